@@ -1,0 +1,94 @@
+"""What the status commands show: resolved rows and the repo-wide catalog, with descriptions.
+
+Descriptions come from each skill's SKILL.md through the fast reader; a skill whose SKILL.md
+is missing or broken still gets a row (with an empty description) — ``skills-validate`` is
+where those problems are reported in full.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+
+from .errors import InputFileError
+from .registry import EXTERNAL, Entry
+from .resolve import Resolved
+from .scopes import GLOBAL, SEED
+from .skillmd import SKILL_FILE, quick_meta
+from .workspace import Workspace
+
+
+def skill_dir(root: Path, home: str, name: str) -> Path:
+    """Where an in-tree skill lives: ``<home>/skills/<name>``."""
+    return (root if home == GLOBAL else root / home) / "skills" / name
+
+
+def description_of(root: Path, home: str, name: str) -> str:
+    """The full description from the skill's SKILL.md, or "" when it cannot be read."""
+    if home == EXTERNAL:
+        return ""
+    path = skill_dir(root, home, name) / SKILL_FILE
+    try:
+        value = quick_meta(path).get("description")
+    except InputFileError:
+        return ""
+    return value if isinstance(value, str) else ""
+
+
+@dataclass(frozen=True)
+class StatusRow:
+    skill: Resolved
+    description: str
+
+    def as_json(self) -> dict:
+        s = self.skill
+        return {"name": s.name, "scope": s.home, "owner": s.owner, "tier": s.tier,
+                "declared_by": s.declared_by, "lifecycle": s.lifecycle, "note": s.note,
+                "link_name": s.link_name, "description": self.description}
+
+
+def status_rows(ws: Workspace, agent: str | None = None, tier: str | None = None) -> list[StatusRow]:
+    """The resolved registry for the workspace's connection, sorted by name then scope."""
+    rows = [StatusRow(s, description_of(ws.root, s.home, s.name)) for s in ws.resolve(agent)
+            if tier is None or s.tier == tier]
+    return sorted(rows, key=lambda r: (r.skill.name, r.skill.home))
+
+
+@dataclass(frozen=True)
+class CatalogRow:
+    entry: Entry
+    description: str
+
+    def as_json(self) -> dict:
+        e = self.entry
+        return {"name": e.name, "scope": EXTERNAL if e.source else e.scope, "registry": e.scope,
+                "owner": e.owner, "tier": e.tier, "force": e.force, "lifecycle": e.lifecycle,
+                "source": e.source, "agent": e.agent, "skipAgents": list(e.skip_agents),
+                "description": self.description}
+
+
+def catalog_rows(ws: Workspace) -> list[CatalogRow]:
+    """Every declaration in the repository (seed/ left out), for discovery."""
+    rows = []
+    for registry in ws.all_registries(include_seed=False):
+        for entry in registry.entries:
+            if entry.is_override or registry.scope == SEED:
+                continue
+            home = EXTERNAL if entry.source else entry.scope
+            rows.append(CatalogRow(entry, description_of(ws.root, home, entry.name)))
+    return sorted(rows, key=lambda r: (r.entry.name, r.entry.scope))
+
+
+def prompt_block(ws: Workspace, rows: list[StatusRow]) -> str:
+    """The ``<available_skills>`` block of the Agent Skills reference tooling."""
+    parts = ["<available_skills>"]
+    for row in rows:
+        location = skill_dir(ws.root, row.skill.home, row.skill.name) / SKILL_FILE
+        if not location.is_file():
+            continue
+        parts += ["<skill>", "<name>", escape(row.skill.name), "</name>", "<description>",
+                  escape(row.description), "</description>", "<location>",
+                  escape(str(location)), "</location>", "</skill>"]
+    parts.append("</available_skills>")
+    return "\n".join(parts)

@@ -1,0 +1,68 @@
+"""What every command shares: the one place where domain errors become messages and exit codes.
+
+Library code raises :class:`~exobrain.errors.ExobrainError`; :func:`command_edge` prints it as
+``error: …`` on stderr and exits with its code, so no user ever sees a traceback for a
+problem they can fix.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import click
+
+from ..errors import ExobrainError
+from ..findings import Finding
+
+
+def command_edge(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap a click callback: ExobrainError → message + exit code; Ctrl-C → 130."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except ExobrainError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(1)
+
+    return wrapper
+
+
+repo_option = click.option(
+    "--repo", type=click.Path(file_okay=False, path_type=Path), default=None,
+    help="The exobrain to use (default: the git repository around the current folder).")
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+
+
+def emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def stdout_is_terminal() -> bool:
+    return sys.stdout.isatty()
+
+
+def report_findings(findings: Iterable[Finding]) -> None:
+    """Warnings and errors about input files, on stderr, one line each."""
+    for finding in findings:
+        click.echo(finding.render(), err=True)
+
+
+def plain_table(rows: list[list[str]], header: list[str]) -> str:
+    """Space-aligned columns for non-terminal output (no colour, no box drawing)."""
+    table = [header, *rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    return "\n".join(
+        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in table)

@@ -1,0 +1,126 @@
+"""``skills-status``: the resolved registry for this connection, or (``--all``) the catalog."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..registry import TIERS
+from ..skillmd import one_line
+from .edge import (command_edge, emit_json, json_option, plain_table, report_findings,
+                   repo_option, stdout_is_terminal)
+
+STATUS_HEADER = ["NAME", "SCOPE", "OWNER", "TIER", "DECLARED-BY", "DESCRIPTION"]
+CATALOG_HEADER = ["NAME", "SCOPE", "OWNER", "TIER", "FORCED", "LIFECYCLE", "DESCRIPTION"]
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--all", "show_all", is_flag=True,
+              help="Discovery catalog: every declaration in the repository (seed/ left out).")
+@click.option("--agent", metavar="AGENT", help="Resolve for this agent (applies agent filters).")
+@click.option("--tier", type=click.Choice(TIERS), help="Show only skills resolved to this tier.")
+@json_option
+@click.option("--plain", is_flag=True, help="Tab-separated rows without a header.")
+@click.option("--format", "fmt", type=click.Choice(["table", "prompt"]), default="table",
+              help="'prompt' prints the <available_skills> block for the always skills.")
+@repo_option
+@command_edge
+def main(show_all: bool, agent: str | None, tier: str | None, as_json: bool, plain: bool,
+         fmt: str, repo: Path | None) -> None:
+    """Show which skills reach you here, at which tier, and why.
+
+    Without options: the skills your connected scope chain resolves (deepest scope wins).
+    With --all: every skill declared anywhere, to discover what you could opt into with
+    skills-promote.
+    """
+    from ..errors import UsageError
+    from ..workspace import open_workspace
+
+    if sum([as_json, plain, fmt != "table"]) > 1:
+        raise UsageError("choose one of --json, --plain and --format prompt")
+    if show_all and fmt == "prompt":
+        raise UsageError("--format prompt lists resolved skills; drop --all")
+    ws = open_workspace(repo)
+    if show_all:
+        _show_catalog(ws, tier, as_json, plain)
+    else:
+        _show_status(ws, agent, tier, as_json, plain, fmt)
+    report_findings(ws.findings)
+    sys.exit(2 if ws.has_bad_input else 0)
+
+
+def _connection_line(ws) -> str:
+    if ws.connection.is_guest:
+        return "guest: global only"
+    leaves = ", ".join(ws.connection.connected_scopes)
+    ids = ", ".join(sorted(ws.my_ids)) or "-"
+    return f"connected: {leaves} (as {ids})"
+
+
+def _show_status(ws, agent, tier, as_json, plain, fmt) -> None:
+    from ..catalog import prompt_block, status_rows
+
+    rows = status_rows(ws, agent, tier)
+    if as_json:
+        emit_json({"connected_scopes": ws.connection.connected_scopes,
+                   "chain": ws.chain.paths, "self_ids": sorted(ws.my_ids), "agent": agent,
+                   "skills": [r.as_json() for r in rows]})
+        return
+    if fmt == "prompt":
+        click.echo(prompt_block(ws, [r for r in rows
+                                     if r.skill.tier == "always" and not r.skill.is_external]))
+        return
+    cells = [[r.skill.name, r.skill.home, r.skill.owner or "-",
+              r.skill.tier + (f" ({r.skill.note})" if r.skill.note else ""),
+              r.skill.declared_by, one_line(r.description, 80)] for r in rows]
+    if plain:
+        for row in cells:
+            click.echo("\t".join(row))
+        return
+    counts = {t: sum(1 for r in rows if r.skill.tier == t) for t in TIERS}
+    totals = "  ".join(f"{t}: {n}" for t, n in counts.items())
+    _render(STATUS_HEADER, cells, title=_connection_line(ws), footer=totals)
+
+
+def _show_catalog(ws, tier, as_json, plain) -> None:
+    from ..catalog import catalog_rows
+
+    rows = [r for r in catalog_rows(ws) if tier is None or r.entry.tier == tier]
+    if as_json:
+        emit_json({"skills": [r.as_json() for r in rows]})
+        return
+    cells = [[r.entry.name, "external" if r.entry.source else r.entry.scope,
+              r.entry.owner or "-", r.entry.tier, "yes" if r.entry.force else "no",
+              r.entry.lifecycle, one_line(r.description, 80)] for r in rows]
+    if plain:
+        for row in cells:
+            click.echo("\t".join(row))
+        return
+    footer = (f"{len(rows)} declared skill(s). Opt in: skills-promote NAME --from SCOPE "
+              f"--to optional|always")
+    _render(CATALOG_HEADER, cells, title="all declared skills", footer=footer)
+
+
+def _render(header: list[str], cells: list[list[str]], *, title: str, footer: str) -> None:
+    """A rich table on a terminal, aligned plain text otherwise."""
+    if not stdout_is_terminal():
+        click.echo(title)
+        if cells:
+            click.echo(plain_table(cells, header))
+        click.echo(footer)
+        return
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=title, title_justify="left", header_style="bold")
+    for column in header:
+        table.add_column(column, overflow="fold" if column == "DESCRIPTION" else "ellipsis",
+                         no_wrap=column != "DESCRIPTION")
+    for row in cells:
+        table.add_row(*(Text(cell) for cell in row))
+    console = Console()
+    console.print(table)
+    console.print(footer, style="dim")

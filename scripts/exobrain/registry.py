@@ -1,0 +1,337 @@
+"""skills.json registries: loading, the entry model, and schema checks with precise locations.
+
+Two levels of checking share one set of rules:
+
+* ``entry_problem`` is a fast structural check used on every load, so resolution never sees a
+  malformed entry and commands such as ``skills-status`` need not import jsonschema;
+* ``schema_findings`` runs the JSON Schema itself (``skills.schema.json``) for
+  ``skills-validate``; a test keeps the two in agreement.
+
+A broken file never stops other files from loading: its problems travel with the
+:class:`Registry` as findings.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .errors import InputFileError
+from .fileio import parse_json, read_text
+from .findings import ERROR, Finding, from_error
+from .scopes import GLOBAL, Scope
+
+REGISTRY_FILE = "skills.json"
+SCHEMA_FILE = "skills.schema.json"
+EXTERNAL = "external"
+TIERS = ("always", "optional", "unlisted", "off")
+DECLARED_TIERS = TIERS[:3]
+LIFECYCLES = ("draft", "active", "deprecated", "archived")
+_KEYS = {"name", "owner", "tier", "from", "force", "source", "agent", "skipAgents",
+         "lifecycle", "notes", "reviewed_by", "reviewed_at"}
+_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_OWNER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_AGENT = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One skills.json entry: a declaration (no ``from``) or an override (``from`` set)."""
+
+    name: str
+    tier: str
+    scope: str                 # the scope whose skills.json holds the entry
+    index: int                 # position in the file's "skills" array
+    owner: str | None = None
+    origin: str | None = None  # the "from" field of an override
+    force: bool = False
+    source: dict | None = None
+    agent: str | None = None
+    skip_agents: tuple[str, ...] = ()
+    lifecycle: str = "active"
+    notes: str | None = None
+
+    @property
+    def is_override(self) -> bool:
+        return self.origin is not None
+
+    @property
+    def is_external(self) -> bool:
+        return self.source is not None or self.origin == EXTERNAL
+
+    @property
+    def identity(self) -> tuple[str, ...]:
+        """``(home, name)`` for in-tree skills, ``("external", name, owner)`` for external ones."""
+        if self.is_external:
+            return (EXTERNAL, self.name, self.owner or "")
+        return (self.origin if self.is_override else self.scope, self.name)
+
+    def applies_to(self, agent: str | None) -> bool:
+        """Agent filtering: ``agent`` = only that agent, ``skipAgents`` = all but those."""
+        if agent is None:
+            return True
+        if self.agent is not None:
+            return self.agent == agent
+        return agent not in self.skip_agents
+
+    def label(self) -> str:
+        return f"#{self.index} {self.name}"
+
+
+def registry_path(root: Path, scope: str) -> Path:
+    return (root if scope == GLOBAL else root / scope) / REGISTRY_FILE
+
+
+def relative(root: Path, path: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def entry_problem(raw: Any) -> str | None:
+    """The first rule ``raw`` breaks (mirrors skills.schema.json), or None when it is fine."""
+    if not isinstance(raw, dict):
+        return "an entry must be a JSON object"
+    unknown = sorted(set(raw) - _KEYS)
+    if unknown:
+        return f"unknown key(s) {', '.join(unknown)}"
+    name, tier = raw.get("name"), raw.get("tier")
+    if not isinstance(name, str) or not _NAME.match(name) or len(name) > 64:
+        return "name must be 1-64 lowercase letters, digits and single hyphens"
+    if "tier" not in raw:
+        return "tier is required"
+    if "owner" in raw and not (isinstance(raw["owner"], str) and _OWNER.match(raw["owner"])):
+        return "owner must be an id of letters, digits, '.', '_' or '-'"
+    if "agent" in raw and "skipAgents" in raw:
+        return "agent and skipAgents are mutually exclusive: keep one"
+    if "agent" in raw and not (isinstance(raw["agent"], str) and _AGENT.match(raw["agent"])):
+        return "agent must be an agent name such as claude"
+    skip = raw.get("skipAgents", ["x"])
+    if not (isinstance(skip, list) and skip and len(set(map(str, skip))) == len(skip)
+            and all(isinstance(a, str) and _AGENT.match(a) for a in skip)):
+        return "skipAgents must be a non-empty list of distinct agent names"
+    for key in ("notes", "reviewed_by"):
+        if key in raw and not isinstance(raw[key], str):
+            return f"{key} must be a string"
+    if "reviewed_at" in raw and not (isinstance(raw["reviewed_at"], str)
+                                     and re.match(r"^\d{4}-\d{2}-\d{2}([T ].*)?$", raw["reviewed_at"])):
+        return "reviewed_at must be an ISO date such as 2026-11-29"
+    if "from" in raw:
+        return _override_problem(raw, tier)
+    return _declaration_problem(raw, tier)
+
+
+def _override_problem(raw: dict, tier: Any) -> str | None:
+    origin = raw["from"]
+    if not isinstance(origin, str) or not _scope_ref_ok(origin):
+        return "from must be 'global', 'external' or a scope path without '..' or '__'"
+    if tier not in TIERS:
+        return f"tier must be one of {', '.join(TIERS)}"
+    if "force" in raw:
+        return "an override cannot carry force: set force on the declaration"
+    if "source" in raw:
+        return "an override cannot carry source: source belongs on the external declaration"
+    if any(k in raw for k in ("lifecycle", "reviewed_by", "reviewed_at")):
+        return "lifecycle, reviewed_by and reviewed_at belong on the declaration, not on an override"
+    if origin == EXTERNAL and "owner" not in raw:
+        return "an override with from: external needs the owner of the external declaration"
+    if origin != EXTERNAL and "owner" in raw:
+        return "owner is only allowed on an override when from is 'external'"
+    return None
+
+
+def _declaration_problem(raw: dict, tier: Any) -> str | None:
+    if tier not in DECLARED_TIERS:
+        return "a declaration's tier is always, optional or unlisted ('off' is for overrides)"
+    if "owner" not in raw:
+        return "a declaration needs an owner (who to ask; whose connection enables it)"
+    if "force" in raw and not isinstance(raw["force"], bool):
+        return "force must be true or false"
+    if "lifecycle" in raw and raw["lifecycle"] not in LIFECYCLES:
+        return f"lifecycle must be one of {', '.join(LIFECYCLES)}"
+    if "source" in raw:
+        source = raw["source"]
+        if not isinstance(source, dict) or set(source) != {"repo", "path", "ref"} or not all(
+                isinstance(v, str) and v for v in source.values()):
+            return "source needs exactly repo, path and ref, each a non-empty string"
+        if source["repo"][0] == "-" or source["ref"][0] == "-" or any(
+                c.isspace() for c in source["repo"] + source["ref"]):
+            return "source repo and ref must not start with '-' or hold spaces"
+        parts = source["path"].split("/")
+        if source["path"].startswith("/") or ".." in parts or source["path"][0].isspace():
+            return "source path must be relative and must not contain '..'"
+    return None
+
+
+def _scope_ref_ok(text: str) -> bool:
+    if text in (GLOBAL, EXTERNAL):
+        return True
+    parts = text.split("/")
+    return "__" not in text and all(
+        part and part not in (".", "..") and re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", part)
+        for part in parts)
+
+
+def make_entry(raw: dict, scope: str, index: int) -> Entry:
+    skip = raw.get("skipAgents")
+    return Entry(
+        name=raw["name"], tier=raw["tier"], scope=scope, index=index, owner=raw.get("owner"),
+        origin=raw.get("from"), force=raw.get("force") is True, source=raw.get("source"),
+        agent=raw.get("agent"), skip_agents=tuple(skip) if skip else (),
+        lifecycle=raw.get("lifecycle", "active"), notes=raw.get("notes"))
+
+
+@dataclass
+class Registry:
+    """The valid entries of one skills.json plus findings about everything else in it."""
+
+    scope: str
+    path: Path
+    entries: list[Entry] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    data: Any = None
+    text: str = ""
+    _lines: list[int] | None = field(default=None, repr=False)
+
+    @property
+    def exists(self) -> bool:
+        return self.data is not None
+
+    def line_of(self, index: int) -> int | None:
+        """The line where entry ``index`` starts (computed once, only when asked)."""
+        if self._lines is None:
+            self._lines = entry_lines(self.text)
+        return self._lines[index] if index < len(self._lines) else None
+
+
+def load_registry(root: Path, scope: str) -> Registry:
+    """Load a scope's skills.json (a missing file is an empty registry)."""
+    path = registry_path(root, scope)
+    registry = Registry(scope, path)
+    rel = relative(root, path)
+    try:
+        registry.text = read_text(path)
+    except InputFileError as exc:
+        if not path.exists() and not path.is_symlink():
+            return registry
+        registry.findings.append(from_error("registry-unreadable", rel, exc.message, path))
+        return registry
+    try:
+        data = parse_json(registry.text, path)
+    except InputFileError as exc:
+        registry.findings.append(from_error("registry-json", rel, exc.message, path))
+        return registry
+    registry.data = data
+    skills = data.get("skills") if isinstance(data, dict) else None
+    if not isinstance(skills, list):
+        registry.findings.append(Finding(ERROR, "registry-schema", rel,
+                                         'expected an object with a "skills" list', bad_input=True))
+        return registry
+    for index, raw in enumerate(skills):
+        problem = entry_problem(raw)
+        if problem is None:
+            registry.entries.append(make_entry(raw, scope, index))
+            continue
+        label = f"#{index} {raw.get('name')}" if isinstance(raw, dict) else f"#{index}"
+        registry.findings.append(Finding(ERROR, "registry-schema", rel, problem, entry=label,
+                                         line=registry.line_of(index), bad_input=True))
+    return registry
+
+
+def load_registries(root: Path, scopes: list[Scope]) -> dict[str, Registry]:
+    """Load the registry of each scope, keyed by scope path (in the given order)."""
+    return {scope.path: load_registry(root, scope.path) for scope in scopes}
+
+
+def entry_lines(text: str) -> list[int]:
+    """The 1-based line on which each element of the top-level "skills" array starts."""
+    decoder = json.JSONDecoder()
+    lines: list[int] = []
+    try:
+        pos = _skip_ws(text, 0)
+        if text[pos] != "{":
+            return lines
+        pos = _skip_ws(text, pos + 1)
+        while pos < len(text) and text[pos] != "}":
+            key, pos = decoder.raw_decode(text, pos)
+            pos = _skip_ws(text, _skip_ws(text, pos) + 1)  # past ':'
+            if key == "skills" and text[pos] == "[":
+                pos = _skip_ws(text, pos + 1)
+                while text[pos] != "]":
+                    lines.append(text.count("\n", 0, pos) + 1)
+                    _, pos = decoder.raw_decode(text, pos)
+                    pos = _skip_ws(text, pos)
+                    if text[pos] == ",":
+                        pos = _skip_ws(text, pos + 1)
+                return lines
+            _, pos = decoder.raw_decode(text, pos)
+            pos = _skip_ws(text, pos)
+            if text[pos] == ",":
+                pos = _skip_ws(text, pos + 1)
+    except (ValueError, IndexError):
+        pass
+    return lines
+
+
+def _skip_ws(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t\r\n":
+        pos += 1
+    return pos
+
+
+@lru_cache(maxsize=4)
+def _validator(schema_text: str):
+    import jsonschema
+
+    schema = json.loads(schema_text)
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema)
+
+
+def schema_text(root: Path) -> tuple[str, Path]:
+    """The repository's skills.schema.json, else the copy shipped with the package."""
+    local = root / SCHEMA_FILE
+    if local.is_file():
+        return read_text(local), local
+    packaged = Path(__file__).parent / "schemas" / SCHEMA_FILE
+    return packaged.read_text(encoding="utf-8"), packaged
+
+
+def schema_findings(root: Path, registry: Registry) -> list[Finding]:
+    """Every JSON Schema violation in a parsed registry, located by entry and line."""
+    if registry.data is None:
+        return []
+    text, schema_path = schema_text(root)
+    try:
+        validator = _validator(text)
+    except (ValueError, Exception) as exc:  # a broken schema file is itself bad input
+        raise InputFileError(f"{schema_path}: not a usable JSON Schema ({exc})") from exc
+    rel = relative(root, registry.path)
+    seen: set[tuple[int | None, str]] = set()
+    found: list[Finding] = []
+    for error in sorted(validator.iter_errors(registry.data), key=lambda e: list(map(str, e.path))):
+        path = list(error.absolute_path)
+        index = path[1] if len(path) > 1 and path[0] == "skills" and isinstance(path[1], int) else None
+        rule = error.schema.get("description") if isinstance(error.schema, dict) else None
+        field_name = ".".join(str(p) for p in path[2:])
+        message = rule or error.message
+        if field_name and not rule:
+            message = f"{field_name}: {error.message}"
+        elif field_name:
+            message = f"{field_name}: {rule}"
+        if (index, message) in seen:
+            continue
+        seen.add((index, message))
+        entry = None
+        if index is not None:
+            raw = registry.data["skills"][index]
+            entry = f"#{index} {raw.get('name')}" if isinstance(raw, dict) else f"#{index}"
+        found.append(Finding(ERROR, "registry-schema", rel, message, entry=entry,
+                             line=registry.line_of(index) if index is not None else None,
+                             bad_input=True))
+    return found

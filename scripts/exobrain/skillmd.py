@@ -1,0 +1,163 @@
+"""SKILL.md: frontmatter parsing, the Agent Skills rules, and a fast summary reader.
+
+The full parser uses PyYAML's C loader when available. ``quick_meta`` reads the common case
+(plain ``key: value`` lines) without YAML at all, so catalog commands over thousands of
+skills stay fast; anything it is not sure about falls back to the full parser.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import InputFileError
+from .fileio import read_text
+
+SKILL_FILE = "SKILL.md"
+NAME_MAX, DESCRIPTION_MAX, COMPATIBILITY_MAX = 64, 1024, 500
+_SIMPLE_LINE = re.compile(r"^([A-Za-z_][\w-]*):(?:[ \t]+(.*))?$")
+
+
+@dataclass
+class SkillDoc:
+    """A parsed SKILL.md: its frontmatter mapping and the markdown body after it."""
+
+    path: Path
+    meta: dict[str, Any]
+    body: str
+
+    @property
+    def description(self) -> str:
+        value = self.meta.get("description")
+        return value if isinstance(value, str) else ""
+
+
+def split_frontmatter(text: str, path: Path) -> tuple[str, str, int]:
+    """Return (frontmatter text, body, line number where the body starts)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip("\r") != "---":
+        raise InputFileError(f"{path}:1: no YAML frontmatter (the file must start with '---')",
+                             hint="add '---', name: and description: lines, then '---'")
+    for index in range(1, len(lines)):
+        if lines[index].rstrip("\r") in ("---", "..."):
+            return "\n".join(lines[1:index]), "\n".join(lines[index + 1:]), index + 2
+    raise InputFileError(f"{path}: frontmatter is not closed (no second '---' line)",
+                         hint="end the frontmatter with a line holding only '---'")
+
+
+def _yaml_load(text: str, path: Path) -> dict[str, Any]:
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        data = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 2}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise InputFileError(f"{path}{line}: invalid YAML in frontmatter: {problem}",
+                             hint="quote values that contain ': ' or start with a special character"
+                             ) from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise InputFileError(f"{path}: frontmatter must be a mapping of keys to values")
+    return data
+
+
+def parse(text: str, path: Path) -> SkillDoc:
+    front, body, _ = split_frontmatter(text, path)
+    return SkillDoc(path, _yaml_load(front, path), body)
+
+
+def read_skill(path: Path) -> SkillDoc:
+    """Read and parse ``path`` (a SKILL.md file)."""
+    return parse(read_text(path), path)
+
+
+def _plain_scalar(raw: str) -> str | None:
+    """The value of a simple one-line YAML scalar, or None when YAML rules might differ."""
+    value = raw.strip()
+    if not value:
+        return None
+    if value[0] == '"' and value[-1] == '"' and len(value) > 1 and "\\" not in value:
+        inner = value[1:-1]
+        return None if '"' in inner else inner
+    if value[0] == "'" and value[-1] == "'" and len(value) > 1:
+        inner = value[1:-1]
+        return None if "'" in inner else inner
+    if value[0] in "\"'>|[]{}&*!%@`#,?-:" or ": " in value or " #" in value or value.endswith(":"):
+        return None
+    if value in ("null", "~", "true", "false", "yes", "no", "on", "off") or value[0].isdigit():
+        return None
+    return value
+
+
+def quick_meta(path: Path, keys: tuple[str, ...] = ("name", "description")) -> dict[str, Any]:
+    """The requested frontmatter keys, parsed without YAML when the lines are simple."""
+    text = read_text(path)
+    front, _, _ = split_frontmatter(text, path)
+    lines = front.split("\n")
+    found: dict[str, Any] = {}
+    for index, line in enumerate(lines):
+        match = _SIMPLE_LINE.match(line.rstrip("\r"))
+        if not match or match.group(1) not in keys:
+            continue
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        value = _plain_scalar(match.group(2) or "")
+        if value is None or following[:1] in (" ", "\t"):
+            return {k: v for k, v in _yaml_load(front, path).items() if k in keys}
+        found[match.group(1)] = value
+    return found
+
+
+def one_line(description: str, limit: int = 120) -> str:
+    """A one-line summary: the first line of the description, cut at ``limit`` characters."""
+    text = " ".join(description.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def spec_problems(meta: dict[str, Any], folder_name: str) -> list[tuple[str, str]]:
+    """The Agent Skills rules a frontmatter breaks, as (code, message) pairs."""
+    problems: list[tuple[str, str]] = []
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        problems.append(("skill-name", "frontmatter needs a 'name'"))
+    else:
+        problems.extend(("skill-name", m) for m in name_problems(name, folder_name))
+    description = meta.get("description")
+    if not isinstance(description, str) or not description.strip():
+        problems.append(("skill-description", "frontmatter needs a non-empty 'description'"))
+    elif len(description) > DESCRIPTION_MAX:
+        problems.append(("skill-description",
+                         f"description is {len(description)} characters (at most {DESCRIPTION_MAX})"))
+    compatibility = meta.get("compatibility")
+    if compatibility is not None and (not isinstance(compatibility, str)
+                                      or len(compatibility) > COMPATIBILITY_MAX):
+        problems.append(("skill-compatibility",
+                         f"compatibility must be a string of at most {COMPATIBILITY_MAX} characters"))
+    metadata = meta.get("metadata")
+    if metadata is not None and not (isinstance(metadata, dict) and all(
+            isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())):
+        problems.append(("skill-metadata", "metadata must map strings to strings"))
+    return problems
+
+
+def name_problems(name: str, folder_name: str) -> list[str]:
+    """Agent Skills name rules: 1-64 chars, lowercase letters, digits, single inner hyphens."""
+    normal = unicodedata.normalize("NFKC", name)
+    problems = []
+    if len(normal) > NAME_MAX:
+        problems.append(f"name {name!r} is longer than {NAME_MAX} characters")
+    if normal != normal.lower() or not all(c.isalnum() or c == "-" for c in normal):
+        problems.append(f"name {name!r} may hold only lowercase letters, digits and hyphens")
+    if normal.startswith("-") or normal.endswith("-") or "--" in normal:
+        problems.append(f"name {name!r} must not start or end with a hyphen or hold '--'")
+    if normal != unicodedata.normalize("NFKC", folder_name):
+        problems.append(f"name {name!r} does not match its folder {folder_name!r}")
+    return problems

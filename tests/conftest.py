@@ -1,0 +1,32 @@
+"""Every test runs with HOME, git configuration and agent folders inside tmp_path."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+AGENT_VARS = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "OPENCLAW_WORKSPACE")
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory, monkeypatch):
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    gitconfig = home / ".gitconfig"
+    gitconfig.write_text("[user]\n\tname = Test\n\temail = test@example.com\n"
+                         "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for name, value in (("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z"),
+                        ("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")):
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
+    monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
+    monkeypatch.setenv("OPENCLAW_WORKSPACE", str(home / ".openclaw" / "workspace"))
+    return home
