@@ -1,0 +1,34 @@
+"""``exobrain``: one umbrella for the artifact, signal, search, substrate and instance verbs.
+
+Subcommands are imported only when invoked (the table maps a verb to ``module:attribute``), so
+``exobrain --help`` and each verb pay only for what they use. Adding a verb is one table row.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+#: verb → "module:attribute" of a click command, relative to ``exobrain.cli``.
+VERBS: dict[str, str] = {
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are loaded from :data:`VERBS` on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(VERBS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        target = VERBS.get(name)
+        if target is None:
+            return None
+        module, attribute = target.split(":")
+        return getattr(importlib.import_module(f"exobrain.cli.{module}"), attribute)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """exobrain: skills as versioned artifacts in a shared git repository."""
