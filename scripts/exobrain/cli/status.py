@@ -62,7 +62,8 @@ def _connection_line(ws) -> str:
 def _show_status(ws, agent, tier, as_json, plain, fmt) -> None:
     from ..catalog import prompt_block, status_rows
 
-    rows = status_rows(ws, agent, tier)
+    skills = ws.resolve(agent)
+    rows = status_rows(skills, ws.root, tier, everything=as_json)
     if as_json:
         emit_json({"connected_scopes": ws.connection.connected_scopes,
                    "chain": ws.chain.paths, "self_ids": sorted(ws.my_ids), "agent": agent,
@@ -79,8 +80,11 @@ def _show_status(ws, agent, tier, as_json, plain, fmt) -> None:
         for row in cells:
             click.echo("\t".join(row))
         return
-    counts = {t: sum(1 for r in rows if r.skill.tier == t) for t in TIERS}
+    counts = {t: sum(1 for s in skills if s.tier == t) for t in TIERS}
     totals = "  ".join(f"{t}: {n}" for t, n in counts.items())
+    hidden = len(skills) - len(rows)
+    if hidden and tier is None:
+        totals += f"  ({hidden} off by default not shown: --tier off lists them)"
     _render(STATUS_HEADER, cells, title=_connection_line(ws), footer=totals)
 
 
