@@ -123,3 +123,9 @@ def test_status_start_up_imports_no_git_jsonschema_or_rich(tmp_path):
     out = subprocess.run([sys.executable, "-c", probe, str(root)], capture_output=True,
                          text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_unknown_agent_is_a_usage_error(tmp_path):
+    root = sample(tmp_path)
+    code, _, err = run(root, "--agent", "vim")
+    assert code == 2 and "unknown agent 'vim'" in err and "claude" in err
