@@ -161,3 +161,50 @@ def name_problems(name: str, folder_name: str) -> list[str]:
     if normal != unicodedata.normalize("NFKC", folder_name):
         problems.append(f"name {name!r} does not match its folder {folder_name!r}")
     return problems
+
+
+def as_list(value: Any) -> list:
+    """A frontmatter field that should be a list: one string becomes a one-item list."""
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def links_of(meta: dict[str, Any], predicate: str) -> list[str]:
+    """The skill refs under ``links.<predicate>`` (objects with a ``ref`` give their ref)."""
+    links = meta.get("links")
+    if not isinstance(links, dict):
+        return []
+    refs = []
+    for item in as_list(links.get(predicate)):
+        ref = item.get("ref") if isinstance(item, dict) else item
+        if isinstance(ref, str):
+            refs.append(ref)
+    return refs
+
+
+def set_scalar(text: str, key: str, value: str) -> str:
+    """Set a top-level scalar in the frontmatter, leaving every other byte as it was.
+
+    An existing ``key:`` line is replaced in place; otherwise the line is inserted after the
+    ``description`` entry (or at the end of the frontmatter).
+    """
+    _, _, body_line = split_frontmatter(text, Path("SKILL.md"))
+    lines = text.split("\n")
+    start, end = 1, body_line - 2  # first frontmatter line, the closing '---'
+    pattern = re.compile(rf"^{re.escape(key)}:(\s|$)")
+    for index in range(start, end):
+        if pattern.match(lines[index]):
+            eol = "\r" if lines[index].endswith("\r") else ""
+            lines[index] = f"{key}: {value}{eol}"
+            return "\n".join(lines)
+    insert_at = end
+    for index in range(start, end):
+        if re.match(r"^description:(\s|$)", lines[index]):
+            insert_at = index + 1
+            while insert_at < end and lines[insert_at][:1] in (" ", "\t"):
+                insert_at += 1
+            break
+    eol = "\r" if lines[start].endswith("\r") else ""
+    lines.insert(insert_at, f"{key}: {value}{eol}")
+    return "\n".join(lines)
