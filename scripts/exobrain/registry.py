@@ -221,6 +221,17 @@ def load_registry(root: Path, scope: str) -> Registry:
             return registry
         registry.findings.append(from_error("registry-unreadable", rel, exc.message, path))
         return registry
+    return _parse_into(registry, rel)
+
+
+def registry_from_text(root: Path, scope: str, text: str) -> Registry:
+    """A registry as it would load if its skills.json held ``text`` (previews of an edit)."""
+    path = registry_path(root, scope)
+    return _parse_into(Registry(scope, path, text=text), relative(root, path))
+
+
+def _parse_into(registry: Registry, rel: str) -> Registry:
+    path = registry.path
     try:
         data = parse_json(registry.text, path)
     except InputFileError as exc:
@@ -235,7 +246,7 @@ def load_registry(root: Path, scope: str) -> Registry:
     for index, raw in enumerate(skills):
         problem = entry_problem(raw)
         if problem is None:
-            registry.entries.append(make_entry(raw, scope, index))
+            registry.entries.append(make_entry(raw, registry.scope, index))
             continue
         label = f"#{index} {raw.get('name')}" if isinstance(raw, dict) else f"#{index}"
         registry.findings.append(Finding(ERROR, "registry-schema", rel, problem, entry=label,
