@@ -117,6 +117,8 @@ def _object_seps(text: str) -> tuple[str | None, str | None, str | None]:
         nxt = _skip(text, after + 1)
         item_sep = item_sep or text[pos:nxt]
         pos = nxt
+    if item_sep is None and key_sep is not None and "\n" not in key_sep:
+        item_sep = "," + key_sep[1:]  # a one-key object: compact files stay compact
     return pad, key_sep, item_sep
 
 

@@ -328,7 +328,8 @@ def schema_findings(root: Path, registry: Registry) -> list[Finding]:
     for error in sorted(validator.iter_errors(registry.data), key=lambda e: list(map(str, e.path))):
         path = list(error.absolute_path)
         index = path[1] if len(path) > 1 and path[0] == "skills" and isinstance(path[1], int) else None
-        rule = error.schema.get("description") if isinstance(error.schema, dict) else None
+        rule = (error.schema.get("description")  # the root's description is no rule
+                if isinstance(error.schema, dict) and error.schema is not validator.schema else None)
         field_name = ".".join(str(p) for p in path[2:])
         message = rule or error.message
         if field_name and not rule:
