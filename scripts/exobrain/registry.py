@@ -330,7 +330,7 @@ def schema_findings(root: Path, registry: Registry) -> list[Finding]:
         index = path[1] if len(path) > 1 and path[0] == "skills" and isinstance(path[1], int) else None
         rule = (error.schema.get("description")  # the root's description is no rule
                 if isinstance(error.schema, dict) and error.schema is not validator.schema else None)
-        field_name = ".".join(str(p) for p in path[2:])
+        field_name = ".".join(str(p) for p in (path[2:] if index is not None else path))
         message = rule or error.message
         if field_name and not rule:
             message = f"{field_name}: {error.message}"
