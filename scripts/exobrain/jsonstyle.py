@@ -178,7 +178,7 @@ def render_element(value: Any, style: Style, indent: str) -> str:
 
 
 def _identity(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)  # key order matters: it is part of the style
+    return repr(value)  # JSON data: a faithful, fast key in which key order counts
 
 
 def splice_array(text: str, span: ArraySpan, old: list[Any], new: list[Any]) -> str:

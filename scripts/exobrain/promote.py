@@ -15,7 +15,7 @@ from typing import Any
 from .errors import InputFileError, UsageError
 from .registry import EXTERNAL, Entry, Registry, registry_from_text
 from .registry_edit import DEFAULT_TIMEOUT, edit_registry, with_key, without_key
-from .resolve import Identity
+from .resolve import Identity, Resolved, resolve
 from .scopes import GLOBAL, SEED, check_scope_path, scope_at
 from .workspace import Workspace
 
@@ -160,23 +160,38 @@ def _identity(entry: Entry) -> Identity:
     return (entry.scope, entry.name)
 
 
-def _my_view(ws: Workspace, identity: Identity) -> tuple[str, str]:
-    """(link name, tier) of a skill as the workspace's connection resolves it."""
-    for row in ws.resolve():
-        if row.identity == identity:
-            return row.link_name, row.tier
-    name = identity[1]
+def _declaration_of(ws: Workspace, identity: Identity) -> Entry | None:
+    """The declaration behind an identity, when the repository still holds one."""
     if identity[0] == EXTERNAL:
-        return f"{name}.{identity[2]}", "off"
-    return (name if identity[0] == GLOBAL else f"{name}.{identity[0].replace('/', '__')}"), "off"
+        registries = ws.all_registries()
+    elif scope_at(ws.root, identity[0], ws.config) is not None:
+        registries = [ws.registry(identity[0])]
+    else:
+        return None
+    found = [e for r in registries for e in r.entries
+             if not e.is_override and _identity(e) == identity]
+    return found[-1] if found else None
 
 
-def _effect(ws: Workspace, identity: Identity, scope: str, text: str | None,
-            before: tuple[str, str]) -> Effect:
+def _my_view(ws: Workspace, identity: Identity, declaration: Entry | None) -> tuple[str, str]:
+    """(link name, tier) of one skill as the workspace's connection resolves it.
+
+    Only that skill's entries are resolved, so the cost does not grow with the registries.
+    """
+    entries = [e for e in ws.chain_entries() if e.identity == identity]
+    outside = {identity: declaration} if declaration is not None else {}
+    rows = resolve(entries, ws.my_ids, None, outside)
+    owner = identity[2] if identity[0] == EXTERNAL else None
+    link = Resolved(identity[1], identity[0], "off", owner, None, None).link_name
+    return link, (rows[0].tier if rows else "off")
+
+
+def _effect(ws: Workspace, identity: Identity, declaration: Entry | None, scope: str,
+            text: str | None, before: tuple[str, str]) -> Effect:
     """Resolve again with the edited registry in place of the one on disk."""
     if text is not None:
         ws.registries[scope] = registry_from_text(ws.root, scope, text)
-    link, after = _my_view(ws, identity)
+    link, after = _my_view(ws, identity, declaration)
     return Effect(link, before[1], after, scope in ws.chain.paths)
 
 
@@ -188,7 +203,7 @@ def promote(ws: Workspace, name: str, origin: str, tier: str, *, owner: str | No
     declaration = find_declaration(ws, name, origin, owner)
     target = target_scope(ws, into)
     identity = _identity(declaration)
-    before_view = _my_view(ws, identity)
+    before_view = _my_view(ws, identity, declaration)
     entry = {"name": name, "from": origin, **({"owner": owner} if origin == EXTERNAL else {}),
              "tier": tier}
     match = {"name": name, "from": origin, "owner": owner if origin == EXTERNAL else None}
@@ -197,7 +212,7 @@ def promote(ws: Workspace, name: str, origin: str, tier: str, *, owner: str | No
     action = "added" if before is None else ("updated" if before != after else "unchanged")
     change = Change(edit.rel, target, action, _override_subject(name, origin, owner), before,
                     after, edit.written, dry_run)
-    change.effect = _effect(ws, identity, target, edit.text, before_view)
+    change.effect = _effect(ws, identity, declaration, target, edit.text, before_view)
     if declaration.lifecycle in ("archived", "draft") and tier != "off":
         change.notes.append(f"{name} is {declaration.lifecycle}: "
                             + ("it resolves off whatever the tier" if declaration.lifecycle ==
@@ -216,7 +231,8 @@ def unpromote(ws: Workspace, name: str, origin: str, *, owner: str | None = None
         raise UsageError("--owner goes with --from external only")
     target = target_scope(ws, into)
     identity: Identity = (EXTERNAL, name, owner or "") if origin == EXTERNAL else (origin, name)
-    before_view = _my_view(ws, identity)
+    declaration = _declaration_of(ws, identity)
+    before_view = _my_view(ws, identity, declaration)
     subject = _override_subject(name, origin, owner)
     match = {"name": name, "from": origin, "owner": owner if origin == EXTERNAL else None}
     with edit_registry(ws.root, target, dry_run=dry_run, timeout=timeout) as edit:
@@ -227,7 +243,7 @@ def unpromote(ws: Workspace, name: str, origin: str, *, owner: str | None = None
     change = Change(edit.rel, target, "removed", subject, removed[-1], None, edit.written, dry_run)
     if len(removed) > 1:
         change.notes.append(f"removed {len(removed)} duplicate entries of this override")
-    change.effect = _effect(ws, identity, target, edit.text, before_view)
+    change.effect = _effect(ws, identity, declaration, target, edit.text, before_view)
     return change
 
 
@@ -255,13 +271,13 @@ def set_force(ws: Workspace, name: str, home: str, force: bool, *, owner: str | 
         before = edit.entries[index]
         declared = Entry(name, before["tier"], home, index, owner=before.get("owner"),
                          source=before.get("source"), lifecycle=before.get("lifecycle", "active"))
-        before_view = _my_view(ws, _identity(declared))  # the file on disk is still the old one
+        before_view = _my_view(ws, _identity(declared), declared)  # the file is still the old one
         after = with_key(before, "force", True) if force else without_key(before, "force")
         edit.entries[index] = after
     subject = f"declaration {name} (owner {before.get('owner')}, tier {before.get('tier')})"
     change = Change(edit.rel, home, "updated" if before != after else "unchanged", subject,
                     before, after, edit.written, dry_run)
-    change.effect = _effect(ws, _identity(declared), home, edit.text, before_view)
+    change.effect = _effect(ws, _identity(declared), declared, home, edit.text, before_view)
     if force and declared.lifecycle == "draft":
         change.notes.append(f"{name} is a draft: it reaches only its owner even when forced")
     if change.changed:

@@ -313,8 +313,13 @@ def schema_text(root: Path) -> tuple[str, Path]:
     return packaged.read_text(encoding="utf-8"), packaged
 
 
-def schema_findings(root: Path, registry: Registry) -> list[Finding]:
-    """Every JSON Schema violation in a parsed registry, located by entry and line."""
+def schema_findings(root: Path, registry: Registry,
+                    positions: list[int] | None = None) -> list[Finding]:
+    """Every JSON Schema violation in a parsed registry, located by entry and line.
+
+    ``positions`` says where each entry of ``registry.data`` sits in the file when the data is
+    a subset of it (the registry editor validates only the entries it adds or changes).
+    """
     if registry.data is None:
         return []
     text, schema_path = schema_text(root)
@@ -339,11 +344,12 @@ def schema_findings(root: Path, registry: Registry) -> list[Finding]:
         if (index, message) in seen:
             continue
         seen.add((index, message))
-        entry = None
+        entry = line = None
         if index is not None:
             raw = registry.data["skills"][index]
+            index = positions[index] if positions is not None else index
             entry = f"#{index} {raw.get('name')}" if isinstance(raw, dict) else f"#{index}"
-        found.append(Finding(ERROR, "registry-schema", rel, message, entry=entry,
-                             line=registry.line_of(index) if index is not None else None,
+            line = registry.line_of(index)
+        found.append(Finding(ERROR, "registry-schema", rel, message, entry=entry, line=line,
                              bad_input=True))
     return found

@@ -17,8 +17,8 @@ through :func:`edit_registry`, so they all get the same guarantees:
 
 from __future__ import annotations
 
-import copy
 import fcntl
+import json
 import os
 import time
 from contextlib import contextmanager, nullcontext
@@ -242,6 +242,11 @@ class RegistryEdit:
         self.entries[:] = [e for e in self.entries if not _matches(e, identity)]
         return removed
 
+    def touched(self) -> list[int]:
+        """Indexes of the entries that differ from every entry the file held when read."""
+        before = {repr(e) for e in self._read}
+        return [i for i, e in enumerate(self.entries) if repr(e) not in before]
+
     def render(self) -> str:
         """The file's new text: spliced into the original, or a new file in the house style."""
         base = self.original
@@ -253,8 +258,17 @@ class RegistryEdit:
         return splice_array(base, span, self._read, self.entries)
 
 
-def registry_problems(root: Path, scope: str, data: Any, text: str) -> list[Finding]:
-    """What is wrong with a registry's content: structure first, then the JSON Schema."""
+def registry_problems(root: Path, scope: str, data: Any, text: str, *,
+                      fast: list[int] | None = None,
+                      full: list[int] | None = None) -> list[Finding]:
+    """What is wrong with a registry's content: its structure, then its entries.
+
+    ``fast`` lists the entries given the fast check (``entry_problem``, kept in agreement with
+    the schema by the test suite), ``full`` those also run through the JSON Schema together
+    with the top level; None means every entry. The editor checks every entry quickly on read
+    and only the entries it adds or changes on write: running jsonschema over every entry of a
+    large file on every edit would cost far more than the edit. ``skills-validate`` runs it all.
+    """
     path = registry_path(root, scope)
     registry = Registry(scope, path, data=data, text=text)
     rel = relative(root, path)
@@ -263,13 +277,18 @@ def registry_problems(root: Path, scope: str, data: Any, text: str) -> list[Find
         return [Finding("error", "registry-schema", rel, 'expected an object with a "skills" list',
                         bad_input=True)]
     found = []
-    for index, raw in enumerate(skills):
+    for index in range(len(skills)) if fast is None else fast:
+        raw = skills[index]
         problem = entry_problem(raw)
         if problem:
             label = f"#{index} {raw.get('name')}" if isinstance(raw, dict) else f"#{index}"
             found.append(Finding("error", "registry-schema", rel, problem, entry=label,
                                  line=registry.line_of(index), bad_input=True))
-    return found or schema_findings(root, registry)
+    if found:
+        return found
+    positions = list(range(len(skills))) if full is None else full
+    registry.data = {**data, "skills": [skills[i] for i in positions]}
+    return schema_findings(root, registry, positions)
 
 
 def _describe(findings: list[Finding]) -> str:
@@ -302,18 +321,21 @@ def edit_registry(root: Path, scope: str, *, create: bool = True,
             except InputFileError as exc:
                 raise InputFileError(f"{exc.message}; refusing to rewrite it, nothing was changed",
                                      hint=f"fix {rel} by hand (skills-validate shows why)") from exc
-            problems = registry_problems(root, scope, data, original)
+            problems = registry_problems(root, scope, data, original, full=[])
             if problems:
                 raise InputFileError(
                     f"{_describe(problems)}; refusing to rewrite it, nothing was changed",
                     hint=f"fix {rel} by hand (skills-validate lists every problem)")
             entries = data["skills"]
-        edit = RegistryEdit(root, scope, path, copy.deepcopy(entries), original,
-                            _read=copy.deepcopy(entries))
+        # two independent copies: what the block edits and what the file held (parsing the
+        # text again is cheaper than a deep copy)
+        read = json.loads(original)["skills"] if original is not None else []
+        edit = RegistryEdit(root, scope, path, entries, original, _read=read)
         yield edit
         edit.text = edit.render()
         new_data = parse_json(edit.text, path)
-        problems = registry_problems(root, scope, new_data, edit.text)
+        touched = edit.touched()
+        problems = registry_problems(root, scope, new_data, edit.text, fast=touched, full=touched)
         if problems:
             raise UsageError(f"the change would break the schema of {_describe(problems)}; "
                              f"nothing was written")
