@@ -1,6 +1,5 @@
-"""Benchmarks: synthetic exobrains and timings of the commands on them.
+"""Benchmarks kept with the project: ``python -m exobrain.bench NAME``.
 
-Each module in this package is one benchmark with a ``run(argv) -> int`` function; run one as
-``python -m exobrain.bench <name>``. Figures are printed, never asserted: tests stay fast and
-deterministic, and the numbers go into the issue notes.
+Each benchmark module builds its own data (synthetic exobrains, generated repositories) and
+times real commands; figures are printed, never asserted in the test suite.
 """

@@ -1,24 +1,28 @@
-"""``python -m exobrain.bench [NAME [ARGS…]]``: list the benchmarks or run one."""
+"""``python -m exobrain.bench NAME [options]``: run one of the project's benchmarks."""
 
 from __future__ import annotations
 
+import argparse
 import importlib
-import pkgutil
-import sys
 
-import exobrain.bench as package
+#: benchmark name → module in this package (each has add_arguments(parser) and run(args)).
+BENCHMARKS = {
+    "registry": "registry",
+    "promote": "promote",
+}
 
 
-def main(argv: list[str]) -> int:
-    names = sorted(m.name for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_"))
-    if not argv or argv[0] in ("-h", "--help") or argv[0] not in names:
-        print("usage: python -m exobrain.bench NAME [--help]\n\nbenchmarks:")
-        for name in names:
-            doc = (importlib.import_module(f"exobrain.bench.{name}").__doc__ or "").strip()
-            print(f"  {name:12} {doc.splitlines()[0] if doc else ''}")
-        return 0 if not argv or argv[0] in ("-h", "--help") else 2
-    return importlib.import_module(f"exobrain.bench.{argv[0]}").run(argv[1:])
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m exobrain.bench")
+    commands = parser.add_subparsers(dest="name", required=True)
+    modules = {}
+    for name, module in BENCHMARKS.items():
+        modules[name] = importlib.import_module(f"exobrain.bench.{module}")
+        sub = commands.add_parser(name, help=modules[name].__doc__.splitlines()[0])
+        modules[name].add_arguments(sub)
+    args = parser.parse_args()
+    modules[args.name].run(args)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    main()

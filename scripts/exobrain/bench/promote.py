@@ -1,4 +1,4 @@
-"""skills-promote and the registry editor on a large synthetic exobrain.
+"""Benchmark of issue 5: skills-promote and the registry editor on a large registry.
 
 Measures, on ``--groups`` groups declaring ``--skills`` skills each and a person registry of
 ``--overrides`` house-style entries: one locked edit of that registry (upsert + write, then
@@ -9,14 +9,15 @@ into the same file at once.
 
 from __future__ import annotations
 
-import argparse
 import json
 import multiprocessing
 import statistics
-import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+from .timing import console_script, time_command
+from .timing import report as report_command
 
 RACE = 20  # promotes per process in the race
 
@@ -61,7 +62,7 @@ def timed(func, repeat: int) -> list[float]:
 
 
 def report(label: str, times: list[float]) -> None:
-    print(f"{label:48} median {statistics.median(times) * 1000:8.1f} ms   "
+    print(f"{label:42} median {statistics.median(times) * 1000:8.1f} ms   "
           f"min {min(times) * 1000:8.1f} ms   (n={len(times)})")
 
 
@@ -74,14 +75,15 @@ def _race_worker(root: str, prefix: str, count: int, start) -> None:
         promote(open_workspace(Path(root)), f"r{prefix}-{i}", "groups/bench", "unlisted")
 
 
-def run(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m exobrain.bench promote", description=__doc__)
+def add_arguments(parser) -> None:
     parser.add_argument("--groups", type=int, default=50)
-    parser.add_argument("--skills", type=int, default=40)
-    parser.add_argument("--overrides", type=int, default=1000)
+    parser.add_argument("--skills", type=int, default=40, help="declarations per group")
+    parser.add_argument("--overrides", type=int, default=1000,
+                        help="entries in the person registry being edited")
     parser.add_argument("--repeat", type=int, default=20)
-    args = parser.parse_args(argv)
 
+
+def run(args) -> None:
     from exobrain.promote import promote, unpromote
     from exobrain.registry_edit import edit_registry
     from exobrain.workspace import open_workspace
@@ -108,11 +110,11 @@ def run(argv: list[str]) -> int:
         report("library: promote + remove (workspace, checks)", timed(library_cycle, args.repeat))
         assert (root / "people/alice/skills.json").read_bytes() == original
 
-        def cli() -> None:
-            subprocess.run(["skills-promote", "s4-4", "--from", "groups/g4", "--to", "always",
-                            "--dry-run", "--repo", str(root)], check=True, capture_output=True)
-
-        report("console script: skills-promote --dry-run", timed(cli, max(3, args.repeat // 4)))
+        script = console_script("skills-promote")
+        argv = [script, "fresh", "--from", "groups/bench", "--to", "always", "--dry-run",
+                "--repo", str(root)]
+        print(report_command("console script: skills-promote --dry-run",
+                             time_command(argv, root, max(3, args.repeat // 4))))
 
         count = RACE
         ctx = multiprocessing.get_context("fork")
@@ -128,4 +130,3 @@ def run(argv: list[str]) -> int:
         print(f"{'race: 2 processes x ' + str(count) + ' promotes, same file':48} "
               f"total {elapsed * 1000:8.1f} ms   entries {len(data['skills'])} "
               f"(expected {args.overrides + 2 * count})")
-    return 0
