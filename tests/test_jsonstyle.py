@@ -22,6 +22,8 @@ STYLES = {
     "minified": json.dumps({"skills": ONE}, separators=(",", ":")),
     "one-line": json.dumps({"$schema": "s", "skills": []}),
     "crlf": HOUSE.replace("\n", "\r\n"),
+    "unpadded": '{\n  "skills": [\n    {"name": "a", "owner": "x", "tier": "always"},\n'
+                '    {"name": "b", "owner": "x", "tier": "always"}\n  ]\n}\n',
     "empty-house": '{\n  "$schema": "skills.schema.json",\n  "skills": []\n}\n',
     "non-ascii-escaped": json.dumps({"skills": [dict(ONE[0], notes="café")]}, indent=2),
 }
@@ -92,3 +94,9 @@ def test_render_like_keeps_indent_newlines_and_final_newline():
         '{\n    "a": 2,\n    "b": [\n        1\n    ]\n}\n'
     assert render_like('{"a":1}', {"a": 2, "b": 3}) == '{"a":2,"b":3}'
     assert render_like('{\r\n\t"a": 1\r\n}', {"a": 2}) == '{\r\n\t"a": 2\r\n}'
+
+
+def test_unpadded_file_gets_unpadded_entries():
+    text = STYLES["unpadded"]
+    added = edit(text, json.loads(text)["skills"] + [{"name": "c", "from": "global", "tier": "off"}])
+    assert added.endswith('"always"},\n    {"name": "c", "from": "global", "tier": "off"}\n  ]\n}\n')

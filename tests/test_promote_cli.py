@@ -275,3 +275,33 @@ def test_console_script_runs(tmp_path):
                           cwd=root / "people", capture_output=True, text=True)
     assert done.returncode == 0 and "(none) → optional" in done.stdout
     assert "\x1b[" not in done.stdout
+
+
+def test_lifecycle_notes_and_force_needs_owner_when_a_name_is_declared_twice(tmp_path):
+    root = sample(tmp_path, ALICE)
+    (root / "groups/acme/skills.json").write_text(HOUSE_ACME.replace(
+        '"ask carol" }', '"ask carol" },\n    { "name": "old", "owner": "acme", "tier": "always", '
+        '"lifecycle": "archived" },\n    { "name": "tidy", "owner": "kim", "tier": "optional", '
+        '"source": { "repo": "https://example.com/t.git", "path": "tidy", "ref": "v1" } }'))
+    code, out, _ = run(root, "old", "--from", "groups/acme", "--to", "always")
+    assert code == 0 and "for you: old.groups__acme stays off" in out
+    assert "note: old is archived: it resolves off whatever the tier" in out
+    before = tree(root)
+    code, _, err = run(root, "tidy", "--in", "groups/acme", "--force")
+    assert code == 2 and "declares tidy 2 times (owners acme, kim)" in err and "--owner" in err
+    assert tree(root) == before
+    code, out, _ = run(root, "tidy", "--in", "groups/acme", "--force", "--owner", "kim", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["after"]["force"] is True and data["after"]["owner"] == "kim"
+    assert list(data["after"]) == ["name", "owner", "tier", "force", "source"]
+
+
+def test_broken_home_registry_is_reported_and_other_broken_files_do_not_block(tmp_path):
+    root = sample(tmp_path, ALICE)
+    (root / "people/bob/skills.json").write_text("{ not json")
+    assert run(root, "tidy", "--from", "groups/acme", "--to", "always")[0] == 0
+    (root / "groups/acme/skills.json").write_text('{"skills": [{"name": "tidy"}]}')
+    before = tree(root)
+    code, _, err = run(root, "tidy", "--from", "groups/acme", "--to", "optional")
+    assert code == 2 and "groups/acme/skills.json: cannot look tidy up: tier is required" in err
+    assert tree(root) == before

@@ -145,7 +145,7 @@ def find_declaration(ws: Workspace, name: str, origin: str, owner: str | None) -
                          hint=f"use --from external --owner {matches[-1].owner}")
     if registry.findings:
         raise InputFileError(f"{rel}: cannot look {name} up: {registry.findings[0].message}",
-                             hint=f"fix {rel} (skills-validate shows why)")
+                             hint=f"repair {rel} (skills-validate shows why)")
     raise UsageError(f"no skill {name!r} is declared in {rel}",
                      hint="skills-status --all lists every declared skill and its home scope")
 

@@ -320,12 +320,12 @@ def edit_registry(root: Path, scope: str, *, create: bool = True,
                 data = parse_json(original, Path(rel))
             except InputFileError as exc:
                 raise InputFileError(f"{exc.message}; refusing to rewrite it, nothing was changed",
-                                     hint=f"fix {rel} by hand (skills-validate shows why)") from exc
+                                     hint=f"edit {rel} by hand (skills-validate shows why)") from exc
             problems = registry_problems(root, scope, data, original, full=[])
             if problems:
                 raise InputFileError(
                     f"{_describe(problems)}; refusing to rewrite it, nothing was changed",
-                    hint=f"fix {rel} by hand (skills-validate lists every problem)")
+                    hint=f"edit {rel} by hand (skills-validate lists every problem)")
             entries = data["skills"]
         # two independent copies: what the block edits and what the file held (parsing the
         # text again is cheaper than a deep copy)
