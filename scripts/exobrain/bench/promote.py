@@ -107,7 +107,7 @@ def run(args) -> None:
             promote(open_workspace(root), "fresh", "groups/bench", "optional")
             unpromote(open_workspace(root), "fresh", "groups/bench")
 
-        report("library: promote + remove (workspace, checks)", timed(library_cycle, args.repeat))
+        report("library: promote + remove round trip", timed(library_cycle, args.repeat))
         assert (root / "people/alice/skills.json").read_bytes() == original
 
         script = console_script("skills-promote")
@@ -127,6 +127,7 @@ def run(args) -> None:
             proc.join()
         elapsed = time.perf_counter() - began
         data = json.loads((root / "people/alice/skills.json").read_text())
-        print(f"{'race: 2 processes x ' + str(count) + ' promotes, same file':48} "
+        label = f"race: 2 processes x {count} promotes"
+        print(f"{label:42} "
               f"total {elapsed * 1000:8.1f} ms   entries {len(data['skills'])} "
               f"(expected {args.overrides + 2 * count})")
