@@ -64,5 +64,5 @@ def test_derives_from_cycle_is_an_error_and_native_fields_are_info(tmp_path):
     assert [m for c, _, m in found if c == "links_acyclic"] == [
         "supersedes/derives_from links form a cycle: a@global → b@global → a@global; "
         "remove one of the links"]
-    assert any(c == "agentskills_io_compat_check" and lvl == "info" and "version, links" in m
+    assert any(c == "agentskills_io_compat_check" and lvl == "info" and "native fields links " in m
                for c, lvl, m in found)

@@ -5,7 +5,9 @@
   names a declared skill; tools and MCP servers are listed as info (they live outside);
 * ``links_acyclic`` — ``supersedes`` and ``derives_from`` form no cycle;
 * ``agentskills_io_compat_check`` — info when a skill uses fields the open standard lacks
-  (they travel in ``metadata`` on export).
+  (they travel in ``metadata`` on export);
+* ``version_bumped`` — a locked skill whose content changed while its version did not, or
+  whose version went backwards (names the files that changed).
 
 (One declaration per name per registry is checked with the registry, also as
 ``skill_name_unique``.)
@@ -20,15 +22,18 @@ from .agents import AGENTS
 from .artifact import find_cycles
 from .catalog import skill_dir
 from .errors import ExobrainError
-from .findings import ERROR, INFO, Finding
+from .findings import ERROR, INFO, Finding, from_error
+from .lockfile import drift, lock_path, read_lock, version_problem
 from .refs import parse_ref
 from .registry import EXTERNAL, Entry, Registry, relative
 from .resolve import Resolved
 from .skillmd import SKILL_FILE, SkillDoc, as_list, links_of
 
 #: Frontmatter keys of the Agent Skills standard; everything else is native or agent-specific.
+#: ``version`` is left out of the native list: every artifact has one and it maps one-to-one
+#: onto the conventional ``metadata.version`` on export, so it is not worth an info line.
 STANDARD_FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
-NATIVE_FIELDS = ("version", "triggers", "tags", "personas", "inputs", "outputs", "dependencies",
+NATIVE_FIELDS = ("triggers", "tags", "personas", "inputs", "outputs", "dependencies",
                  "examples", "files", "requires_substrate_access", "links", "source",
                  "source_format", "source_url", "agentskills_io_compat")
 REF_PREDICATES = ("uses_skill", "derives_from", "supersedes")
@@ -50,6 +55,7 @@ def artifact_findings(root: Path, registries: list[Registry],
             found.append(Finding(INFO, "agentskills_io_compat_check", rel,
                                  f"native fields {', '.join(native)} are not in the Agent Skills "
                                  f"standard; export moves them into metadata"))
+    found.extend(_lock_findings(root, registries, docs))
     for cycle in find_cycles(graph):
         path = " → ".join(f"{n[1]}@{n[0]}" for n in cycle + cycle[:1])
         first = relative(root, skill_dir(root, cycle[0][0], cycle[0][1]) / SKILL_FILE)
@@ -118,4 +124,31 @@ def _link_name_collisions(root: Path, declarations: list[Entry]) -> list[Finding
                                      f"link name {link!r} collides with {other.name!r} declared "
                                      f"in {other.scope} (agent {agent.name}); rename one",
                                      entry=entry.label()))
+    return found
+
+
+def _lock_findings(root: Path, registries: list[Registry],
+                   docs: dict[tuple[str, str], SkillDoc]) -> list[Finding]:
+    found: list[Finding] = []
+    for registry in registries:
+        path = lock_path(root, registry.scope)
+        if not path.exists():
+            continue
+        rel = relative(root, path)
+        try:
+            lock = read_lock(root, registry.scope)
+        except ExobrainError as exc:
+            found.append(from_error("version_bumped", rel, exc.message, path))
+            continue
+        for name, locked in sorted(lock["skills"].items()):
+            doc = docs.get((registry.scope, name))
+            if doc is None:
+                continue  # a missing folder is reported against its declaration
+            version = doc.meta.get("version")
+            folder = skill_dir(root, registry.scope, name)
+            problem = version_problem(str(version) if version is not None else None, locked,
+                                      drift(folder, locked))
+            if problem:
+                found.append(Finding(ERROR, "version_bumped",
+                                     relative(root, folder / SKILL_FILE), problem))
     return found

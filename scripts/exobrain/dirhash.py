@@ -34,9 +34,12 @@ def is_skipped_file(name: str) -> bool:
     return name in SKIPPED_FILES or name.endswith((".pyc", ".pyo"))
 
 
-def _digest_file(path: Path) -> str:
-    digest = hashlib.sha256()
+def _digest_file(path: str) -> str:
     with open(path, "rb") as handle:
+        data = handle.read(_CHUNK)
+        if len(data) < _CHUNK:  # the common case: a small file, one read
+            return hashlib.sha256(data).hexdigest()
+        digest = hashlib.sha256(data)
         for block in iter(lambda: handle.read(_CHUNK), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -45,29 +48,27 @@ def _digest_file(path: Path) -> str:
 def file_digests(folder: Path) -> dict[str, str]:
     """``{relative POSIX path: sha256 hex}`` for every file that counts, links not followed."""
     digests: dict[str, str] = {}
-    for dirpath, dirnames, filenames in os.walk(folder):
-        here = Path(dirpath)
-        kept = []
-        for name in dirnames:
-            if name in SKIPPED_DIRS:
-                continue
-            if (here / name).is_symlink():  # os.walk lists links to folders as folders
-                filenames.append(name)
-            else:
-                kept.append(name)
-        dirnames[:] = kept
-        for name in filenames:
-            if is_skipped_file(name):
-                continue
-            path = here / name
-            rel = path.relative_to(folder).as_posix()
-            if "\n" in rel:
-                raise OperationFailed(f"{path}: file names with a newline cannot be hashed",
-                                      hint="rename the file")
-            if path.is_symlink():
-                digests[rel] = hashlib.sha256(os.fsencode(os.readlink(path))).hexdigest()
-            else:
-                digests[rel] = _digest_file(path)
+    base = os.fspath(folder)
+
+    def walk(directory: str, prefix: str) -> None:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                rel = prefix + entry.name
+                if entry.is_symlink():
+                    if "\n" in rel:
+                        raise OperationFailed(f"{entry.path}: file names with a newline cannot "
+                                              f"be hashed", hint="rename the file")
+                    digests[rel] = hashlib.sha256(os.fsencode(os.readlink(entry.path))).hexdigest()
+                elif entry.is_dir():
+                    if entry.name not in SKIPPED_DIRS:
+                        walk(entry.path, rel + "/")
+                elif not is_skipped_file(entry.name):
+                    if "\n" in rel:
+                        raise OperationFailed(f"{entry.path}: file names with a newline cannot "
+                                              f"be hashed", hint="rename the file")
+                    digests[rel] = _digest_file(entry.path)
+
+    walk(base, "")
     return digests
 
 

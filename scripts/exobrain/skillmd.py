@@ -93,6 +93,8 @@ def _plain_scalar(raw: str) -> str | None:
         return None if "'" in inner else inner
     if value[0] in "\"'>|[]{}&*!%@`#,?-:" or ": " in value or " #" in value or value.endswith(":"):
         return None
+    if re.match(r"^\d+\.\d+\.\d+$", value):
+        return value  # a semantic version: YAML reads it as a string too
     if value in ("null", "~", "true", "false", "yes", "no", "on", "off") or value[0].isdigit():
         return None
     return value
@@ -208,3 +210,38 @@ def set_scalar(text: str, key: str, value: str) -> str:
     eol = "\r" if lines[start].endswith("\r") else ""
     lines.insert(insert_at, f"{key}: {value}{eol}")
     return "\n".join(lines)
+
+
+def dump_frontmatter(meta: dict[str, Any], body: str) -> str:
+    """A whole SKILL.md from a mapping and a body (used when a new file is written)."""
+    import yaml
+
+    front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=100)
+    return f"---\n{front}---\n{body}"
+
+
+def add_link(text: str, predicate: str, value: Any) -> str:
+    """Append ``value`` to ``links.<predicate>`` in a SKILL.md.
+
+    When the frontmatter has no ``links`` yet, a block is appended before the closing ``---``
+    and every other byte stays as it was; otherwise the frontmatter is re-written from its
+    parsed form (comments in it are lost, the body is kept byte for byte).
+    """
+    path = Path("SKILL.md")
+    front, body, body_line = split_frontmatter(text, path)
+    meta = _yaml_load(front, path)
+    links = meta.get("links")
+    if links is None:
+        import yaml
+
+        block = yaml.safe_dump({"links": {predicate: [value]}}, sort_keys=False,
+                               allow_unicode=True, width=100)
+        lines = text.split("\n")
+        closing = body_line - 2
+        return "\n".join(lines[:closing] + block.rstrip("\n").split("\n") + lines[closing:])
+    if not isinstance(links, dict):
+        raise InputFileError(f"{path}: links must be a mapping of predicates to lists")
+    current = as_list(links.get(predicate))
+    if value not in current:
+        links[predicate] = current + [value]
+    return dump_frontmatter(meta, body)

@@ -13,7 +13,8 @@ from pathlib import Path
 from .catalog import skill_dir
 from .errors import InputFileError
 from .findings import ERROR, INFO, Finding, from_error
-from .registry import EXTERNAL, Entry, Registry, relative, schema_findings
+from .registry import (EXTERNAL, Entry, Registry, relative, schema_findings,
+                       schema_is_packaged)
 from .scopes import SEED
 from .artifact_checks import artifact_findings
 from .skillmd import SKILL_FILE, SkillDoc, read_skill, spec_problems
@@ -25,8 +26,9 @@ def validate(ws: Workspace) -> list[Finding]:
     registries = ws.all_registries(include_seed=True)
     # The connection file is per machine; validate judges what the repository shares.
     findings = [f for f in ws.findings if f.code not in ("registry-schema", "connection-scope")]
+    trust_fast_check = schema_is_packaged(ws.root)
     for registry in registries:
-        if registry.data is None:
+        if registry.data is None or (trust_fast_check and not registry.findings):
             continue
         findings.extend(schema_findings(ws.root, registry))
     scanned = [r for r in registries if r.scope != SEED]
