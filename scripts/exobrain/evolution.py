@@ -146,7 +146,7 @@ def fork(ws: Workspace, text_ref: str, into: str, *, name: str | None = None,
             shutil.rmtree(target_dir)
         raise
     with update_json_file(lock_path(ws.root, scope), default=empty_lock,
-                          check=check_lock_data) as update:
+                          check=check_lock_data, durable=False) as update:
         update.data["skills"][new_name] = lock_entry(target_dir, FORK_VERSION)
         update.data["skills"] = dict(sorted(update.data["skills"].items()))
     return Outcome(f"forked {canonical(original)} into skill:{new_name}@{scope} "

@@ -117,7 +117,7 @@ def register(ws: Workspace, folder: Path, *, bump: str | None = None, tier: str 
         return Registered(f"skill:{name}@{scope}", str(version), entry["hash"], bumped_from,
                           declared, notes)
     with update_json_file(lock_path(ws.root, scope), default=empty_lock,
-                          check=check_lock_data) as update:
+                          check=check_lock_data, durable=False) as update:
         previous = update.data["skills"].get(name, {})
         update.data["skills"][name] = {**entry, **{k: v for k, v in previous.items()
                                                   if k not in entry}}
@@ -194,7 +194,7 @@ def lock_all(ws: Workspace, *, check: bool = False) -> LockReport:
                 updates[entry.name] = lock_entry(path.parent, version)
         if updates and not check:
             with update_json_file(lock_path(ws.root, registry.scope), default=empty_lock,
-                                  check=check_lock_data) as update:
+                                  check=check_lock_data, durable=False) as update:
                 for name, item in updates.items():
                     update.data["skills"][name] = {**update.data["skills"].get(name, {}), **item}
                 update.data["skills"] = dict(sorted(update.data["skills"].items()))
