@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from .catalog import skill_dir
+from .crons import crons_findings
 from .errors import InputFileError
 from .findings import ERROR, INFO, Finding, from_error
 from .registry import EXTERNAL, Entry, Registry, relative, schema_findings
@@ -34,6 +35,7 @@ def validate(ws: Workspace) -> list[Finding]:
         findings.extend(_declaration_findings(ws.root, registry))
         findings.extend(_override_findings(ws.root, registry, declarations))
     findings.extend(_folder_findings(ws, declarations))
+    findings.extend(crons_findings(ws))
     return findings
 
 
