@@ -431,3 +431,27 @@ def test_import_stays_lazy():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ})
     assert done.stdout.strip() == "False"
+
+
+def test_pure_helpers():
+    from exobrain.review import is_proof_file, scopes_from_files, skill_location
+    from exobrain.scopes import ScopeConfig
+
+    files = frozenset({"groups/a/AGENTS.md", "people/p/AGENTS.md", "people/p/hosts/h/AGENTS.md",
+                       "people/q/hosts/h/AGENTS.md", "seed/AGENTS.md", "misc/x/AGENTS.md",
+                       "groups/.hidden/AGENTS.md"})
+    scopes = scopes_from_files(files, ScopeConfig())
+    assert scopes == {"global": "global", "seed": "seed", "groups/a": "group",
+                      "people/p": "person", "people/p/hosts/h": "host"}
+    assert skill_location("skills/x/SKILL.md", scopes) == ("global", "x", "SKILL.md")
+    assert skill_location("groups/a/skills/x/skills/y/f", scopes) == ("groups/a", "x",
+                                                                     "skills/y/f")
+    assert skill_location("people/p/hosts/h/skills/z/a/b", scopes) == ("people/p/hosts/h", "z",
+                                                                        "a/b")
+    assert skill_location("misc/x/skills/y/SKILL.md", scopes) is None
+    assert skill_location("myskills/y/SKILL.md", scopes) is None
+    assert skill_location("skills/loose-file", scopes) is None
+    assert [is_proof_file(p) for p in ("test_a.py", "tests/run.sh", "evals/x.json",
+                                       "a.eval.json", "ab-results.json", "SKILL.md",
+                                       "notes/evals.md", "eval.json")] == [
+        True, True, True, True, True, False, False, False]

@@ -6,8 +6,9 @@ Why the git binary and not the working tree: the authoring gate must judge what 
 handful of plumbing calls whose output git already formats for machines (``-z``); one
 ``cat-file --batch`` process reads every blob the gate needs.
 
-Paths are relative to the exobrain root, which may be a subfolder of the git work tree (its
-``prefix``); a linked worktree works like any other because git itself finds its repository.
+Paths are relative to the exobrain root, which may be a subfolder of the git work tree (git
+lists and diffs only what is under the folder it runs in, relative to it); a linked worktree
+works like any other because git itself finds its repository.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ class Git:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.prefix = self.run("rev-parse", "--show-prefix").strip()
+        self.run("rev-parse", "--git-dir")  # fails early, clearly, outside a repository
 
     def run(self, *args: str, stdin: bytes | None = None, check: bool = True) -> str:
         return self.run_bytes(*args, stdin=stdin, check=check).decode("utf-8", "surrogateescape")
@@ -73,42 +74,41 @@ class Git:
         out = self.run_bytes("merge-base", one, other, check=False)
         return out.decode().strip() or None
 
-    def files(self, rev: str | None) -> list[str]:
-        """Tracked files at ``rev`` (INDEX: the staging area), relative to the root."""
+    def files(self, rev: str | None) -> dict[str, str]:
+        """Tracked files at ``rev`` (INDEX: the staging area) → blob id, relative to the root."""
+        found: dict[str, str] = {}
         if rev is INDEX:
-            out = self.run("ls-files", "-z", "--stage")
-            paths = []
-            for record in filter(None, out.split("\0")):
+            for record in filter(None, self.run("ls-files", "-z", "--stage").split("\0")):
                 info, path = record.split("\t", 1)
-                if info.split()[2] != "0":
+                _, oid, stage = info.split()
+                if stage != "0":
                     raise UsageError(f"{path} has unresolved merge conflicts",
                                      hint="resolve them and git add the file, then run again")
-                paths.append(path)
-            return sorted(set(paths))
-        out = self.run("ls-tree", "-r", "-z", "--name-only", rev)
-        return [p for p in out.split("\0") if p]
+                found[path] = oid
+            return found
+        for record in filter(None, self.run("ls-tree", "-r", "-z", rev).split("\0")):
+            info, path = record.split("\t", 1)
+            _, kind, oid = info.split()
+            if kind == "blob":
+                found[path] = oid
+        return found
 
-    def read(self, rev: str | None, paths: list[str]) -> dict[str, bytes]:
-        """The content of each path that exists at ``rev`` (INDEX: staged content)."""
-        wanted = [p for p in paths if "\n" not in p]
-        if not wanted:
+    def read(self, blobs: dict[str, str]) -> dict[str, bytes]:
+        """The content of each blob, by path (``blobs`` maps path → blob id, as from files())."""
+        if not blobs:
             return {}
-        where = ":0:" if rev is INDEX else f"{rev}:"
-        stdin = "".join(f"{where}{self.prefix}{p}\n" for p in wanted).encode("utf-8",
-                                                                             "surrogateescape")
-        out = self.run_bytes("cat-file", "--batch", stdin=stdin)
+        stdin = "".join(f"{oid}\n" for oid in blobs.values()).encode()
+        out = self.run_bytes("cat-file", "--batch", "--buffer", stdin=stdin)
         found: dict[str, bytes] = {}
         pos = 0
-        for path in wanted:
+        for path in blobs:
             end = out.index(b"\n", pos)
             header = out[pos:end]
             pos = end + 1
-            if header.endswith((b" missing", b" ambiguous")):
+            if header.endswith(b" missing"):
                 continue
-            _, kind, size_text = header.rsplit(b" ", 2)
-            size = int(size_text)
-            if kind == b"blob":  # a folder where a file was expected is skipped
-                found[path] = out[pos:pos + size]
+            size = int(header.rsplit(b" ", 1)[1])
+            found[path] = out[pos:pos + size]
             pos += size + 1
         return found
 

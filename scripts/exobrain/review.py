@@ -67,6 +67,7 @@ class Snapshot:
     files: frozenset[str]
     scopes: dict[str, str]                   # scope path → scope type
     declarations: dict[Key, dict[str, Any]]  # first declaration of each name per registry
+    skills: dict[Key, tuple[str, ...]]       # skill folder → the paths inside it
     jobs: tuple[CronJob, ...] = ()
     warnings: tuple[str, ...] = ()
 
@@ -76,12 +77,7 @@ class Snapshot:
 
     def skill_files(self) -> set[Key]:
         """Every skill folder holding a SKILL.md, as (scope, name)."""
-        found = set()
-        for path in self.files:
-            place = skill_location(path, self.scopes)
-            if place and place[2] == "SKILL.md":
-                found.add(place[:2])
-        return found
+        return {key for key, inside in self.skills.items() if "SKILL.md" in inside}
 
 
 def scopes_from_files(files: frozenset[str], config: ScopeConfig) -> dict[str, str]:
@@ -103,12 +99,14 @@ def scopes_from_files(files: frozenset[str], config: ScopeConfig) -> dict[str, s
 
 def skill_location(path: str, scopes: dict[str, str]) -> tuple[str, str, str] | None:
     """``(scope, skill name, path inside the skill folder)`` for a file in a skill folder."""
-    parts = path.split("/")
-    for index, part in enumerate(parts[:-2]):
-        if part == "skills":
-            scope = "/".join(parts[:index]) or GLOBAL
-            if scope in scopes:
-                return scope, parts[index + 1], "/".join(parts[index + 2:])
+    at = path.find("skills/")
+    while at >= 0:
+        if at == 0 or path[at - 1] == "/":
+            scope = path[:at - 1] if at else GLOBAL
+            name, slash, inside = path[at + 7:].partition("/")
+            if scope in scopes and name and inside:
+                return scope, name, inside
+        at = path.find("skills/", at + 1)
     return None
 
 
@@ -143,10 +141,17 @@ def snapshot(files: list[str], contents: dict[str, bytes], *, strict: bool) -> S
         for raw in entries if isinstance(entries, list) else []:
             if isinstance(raw, dict) and isinstance(raw.get("name"), str) and "from" not in raw:
                 declarations.setdefault((scope, raw["name"]), raw)
+    skills: dict[Key, list[str]] = {}
+    for path in files:
+        place = skill_location(path, scopes)
+        if place:
+            skills.setdefault(place[:2], []).append(place[2])
     jobs: tuple[CronJob, ...] = ()
     if strict and CRONS_FILE in contents:
         jobs = tuple(parse_crons(_text(contents[CRONS_FILE], CRONS_FILE), Path(CRONS_FILE)).jobs)
-    return Snapshot(file_set, scopes, declarations, jobs, tuple(warnings))
+    return Snapshot(file_set, scopes, declarations,
+                    {key: tuple(sorted(inside)) for key, inside in skills.items()},
+                    jobs, tuple(warnings))
 
 
 def _text(blob: bytes, path: str) -> str:
@@ -167,10 +172,10 @@ def _scope_config(data: Any, strict: bool, warnings: list[str]) -> ScopeConfig:
         return ScopeConfig()
 
 
-def wanted_blobs(files: list[str]) -> list[str]:
-    """The files a snapshot reads: scopes.json, crons.json and every skills.json."""
-    return [p for p in files if p in ("scopes.json", CRONS_FILE, REGISTRY_FILE)
-            or p.endswith("/" + REGISTRY_FILE)]
+def wanted_blobs(files: dict[str, str]) -> dict[str, str]:
+    """The files a snapshot reads (scopes.json, crons.json, every skills.json) → blob ids."""
+    return {p: oid for p, oid in files.items() if p in ("scopes.json", CRONS_FILE, REGISTRY_FILE)
+            or p.endswith("/" + REGISTRY_FILE)}
 
 
 @dataclass(frozen=True)
@@ -239,11 +244,12 @@ def find_new(base: Snapshot, now: Snapshot, renames: list[Rename]) -> list[tuple
         return any(old[0] == key[0] and old in known_base and old not in known_now
                    and base.shared(old[0]) for old in pairs.get(key, ()))
 
+    all_declared_now = set(now.declarations)
     found: list[tuple[Key, str]] = []
     for key in sorted((declared_now | files_now), key=lambda k: (k[0] != GLOBAL, k)):
         if not now.shared(key[0]):
             continue
-        declared_standing = standing(key, declared_base, set(now.declarations))
+        declared_standing = standing(key, declared_base, all_declared_now)
         if key in declared_now and not declared_standing:
             found.append((key, _reason(key, base, pairs, declared=True)))
         elif key in files_now and not declared_standing and not standing(key, files_base,
@@ -269,9 +275,9 @@ def _reason(key: Key, base: Snapshot, pairs: dict[Key, set[Key]], *, declared: b
 
 def proof_of(now: Snapshot, scope: str, name: str) -> tuple[str, ...]:
     """Tracked proof for a skill: proof files in its folder, or crons.json jobs naming it."""
-    folder = skill_folder(scope, name) + "/"
-    found = [path for path in sorted(now.files)
-             if path.startswith(folder) and is_proof_file(path[len(folder):])]
+    folder = skill_folder(scope, name)
+    found = [f"{folder}/{inside}" for inside in now.skills.get((scope, name), ())
+             if is_proof_file(inside)]
     found += [f"{CRONS_FILE} job {job.name!r}" for job in now.jobs if job.names_skill(name, scope)]
     return tuple(found)
 
@@ -358,8 +364,8 @@ def review(git: Git, base: Base, on_disk: Path | None = None) -> Review:
     """Compare the index with ``base``; ``on_disk`` (the root) lets the report point at proof
     files that exist but are not tracked."""
     base_files, now_files = git.files(base.commit), git.files(INDEX)
-    base_snap = snapshot(base_files, git.read(base.commit, wanted_blobs(base_files)), strict=False)
-    now_snap = snapshot(now_files, git.read(INDEX, wanted_blobs(now_files)), strict=True)
+    base_snap = snapshot(list(base_files), git.read(wanted_blobs(base_files)), strict=False)
+    now_snap = snapshot(list(now_files), git.read(wanted_blobs(now_files)), strict=True)
     renames = git.renames(base.commit, SKILL_PATHSPECS)
     result = Review(base, warnings=[*base_snap.warnings])
     for (scope, name), reason in find_new(base_snap, now_snap, renames):
