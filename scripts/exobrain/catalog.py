@@ -48,10 +48,22 @@ class StatusRow:
                 "link_name": s.link_name, "description": self.description}
 
 
-def status_rows(ws: Workspace, agent: str | None = None, tier: str | None = None) -> list[StatusRow]:
-    """The resolved registry for the workspace's connection, sorted by name then scope."""
-    rows = [StatusRow(s, description_of(ws.root, s.home, s.name)) for s in ws.resolve(agent)
-            if tier is None or s.tier == tier]
+def is_worth_listing(skill: Resolved) -> bool:
+    """On skills, and off ones somebody decided on (an override, a lifecycle, an agent filter).
+
+    A plain non-forced declaration of someone else is off by design; listing every one of them
+    would bury what reaches you (``skills-status --all`` is the catalog for those).
+    """
+    return skill.tier != "off" or skill.decided_by is not None or bool(skill.note)
+
+
+def status_rows(skills: list[Resolved], root: Path, tier: str | None = None, *,
+                everything: bool = False) -> list[StatusRow]:
+    """Rows with descriptions: ``tier`` picks one tier, else every row (``everything``) or
+    the ones worth listing."""
+    chosen = [s for s in skills
+              if (s.tier == tier if tier else everything or is_worth_listing(s))]
+    rows = [StatusRow(s, description_of(root, s.home, s.name)) for s in chosen]
     return sorted(rows, key=lambda r: (r.skill.name, r.skill.home))
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +57,8 @@ def atomic_write_text(path: Path, text: str) -> None:
 
     The file keeps its permission bits when it already exists.
     """
+    import tempfile  # not needed by read-only commands, so not imported at start-up
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

@@ -7,6 +7,8 @@ import importlib
 
 #: benchmark name → module in this package (each has add_arguments(parser) and run(args)).
 BENCHMARKS = {
+    "registry": "registry",
+    "promote": "promote",
     "review": "review",
 }
 

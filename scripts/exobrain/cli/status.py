@@ -42,6 +42,10 @@ def main(show_all: bool, agent: str | None, tier: str | None, as_json: bool, pla
         raise UsageError("choose one of --json, --plain and --format prompt")
     if show_all and fmt == "prompt":
         raise UsageError("--format prompt lists resolved skills; drop --all")
+    if agent is not None:
+        from ..agents import get_agent
+
+        get_agent(agent)
     ws = open_workspace(repo)
     if show_all:
         _show_catalog(ws, tier, as_json, plain)
@@ -62,7 +66,8 @@ def _connection_line(ws) -> str:
 def _show_status(ws, agent, tier, as_json, plain, fmt) -> None:
     from ..catalog import prompt_block, status_rows
 
-    rows = status_rows(ws, agent, tier)
+    skills = ws.resolve(agent)
+    rows = status_rows(skills, ws.root, tier, everything=as_json)
     if as_json:
         emit_json({"connected_scopes": ws.connection.connected_scopes,
                    "chain": ws.chain.paths, "self_ids": sorted(ws.my_ids), "agent": agent,
@@ -79,8 +84,11 @@ def _show_status(ws, agent, tier, as_json, plain, fmt) -> None:
         for row in cells:
             click.echo("\t".join(row))
         return
-    counts = {t: sum(1 for r in rows if r.skill.tier == t) for t in TIERS}
+    counts = {t: sum(1 for s in skills if s.tier == t) for t in TIERS}
     totals = "  ".join(f"{t}: {n}" for t, n in counts.items())
+    hidden = len(skills) - len(rows)
+    if hidden and tier is None:
+        totals += f"  ({hidden} off by default not shown: --tier off lists them)"
     _render(STATUS_HEADER, cells, title=_connection_line(ws), footer=totals)
 
 
@@ -123,4 +131,4 @@ def _render(header: list[str], cells: list[list[str]], *, title: str, footer: st
         table.add_row(*(Text(cell) for cell in row))
     console = Console()
     console.print(table)
-    console.print(footer, style="dim")
+    console.print(footer, style="dim", highlight=False)

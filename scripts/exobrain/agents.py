@@ -1,0 +1,76 @@
+"""The agent table: where each agent reads skills and how its context is wired.
+
+Data, not code: supporting a new agent is one :class:`Agent` row. Paths honour the agents'
+own variables (``CLAUDE_CONFIG_DIR``, ``CODEX_HOME``, ``OPENCLAW_WORKSPACE``) and are resolved
+at call time, so tests (and users) can point them anywhere.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import UsageError
+
+#: How an agent learns about the optional-skills index and the connected scopes.
+CONTEXT_CLAUDE = "claude-md"          # .claude/CLAUDE.md importing generated files
+CONTEXT_CODEX = "agents-override"     # AGENTS.override.md at the project root
+CONTEXT_OPENCLAW = "user-md-block"    # a marked block in the workspace's USER.md
+CONTEXT_INDEX = "index-file"          # the index file beside the skills folder
+
+
+@dataclass(frozen=True)
+class Agent:
+    """One agent: its project skills folder (relative to the repo, None when it has only a
+    user-level one), its home (an environment variable, else a folder under ``~``), the
+    skills folder inside that home, and its context surface."""
+
+    name: str
+    project_skills: str | None
+    home_env: str | None
+    home_default: str
+    context: str
+    home_skills: str = "skills"
+
+    def home(self) -> Path:
+        value = os.environ.get(self.home_env) if self.home_env else None
+        return Path(value).expanduser() if value else Path.home() / self.home_default
+
+    def user_skills_dir(self) -> Path:
+        return self.home() / self.home_skills
+
+    def skills_dir(self, root: Path, user: bool = False) -> Path:
+        """The folder skills are linked into: project-level by default, user-level with --user."""
+        if user or self.project_skills is None:
+            return self.user_skills_dir()
+        return root / self.project_skills
+
+
+AGENTS: tuple[Agent, ...] = (
+    Agent("claude", ".claude/skills", "CLAUDE_CONFIG_DIR", ".claude", CONTEXT_CLAUDE),
+    Agent("codex", ".agents/skills", "CODEX_HOME", ".codex", CONTEXT_CODEX),
+    Agent("openclaw", None, "OPENCLAW_WORKSPACE", ".openclaw/workspace", CONTEXT_OPENCLAW),
+    Agent("gemini", ".gemini/skills", None, ".gemini", CONTEXT_INDEX),
+    Agent("opencode", ".opencode/skills", None, ".config/opencode", CONTEXT_INDEX),
+    Agent("copilot", ".github/skills", None, ".copilot", CONTEXT_INDEX),
+    Agent("cursor", ".cursor/skills", None, ".cursor", CONTEXT_INDEX),
+    Agent("agents", ".agents/skills", None, ".agents", CONTEXT_INDEX),
+)
+
+
+def agent_names() -> list[str]:
+    return [a.name for a in AGENTS]
+
+
+def get_agent(name: str) -> Agent:
+    """The agent called ``name``; an unknown name is a usage error listing the known ones."""
+    for agent in AGENTS:
+        if agent.name == name:
+            return agent
+    raise UsageError(f"unknown agent {name!r}", hint=f"use one of: {', '.join(agent_names())}")
+
+
+def optional_dir(skills_dir: Path) -> Path:
+    """Where optional and unlisted external skills are installed: the sibling folder."""
+    return skills_dir.parent / "skills-optional"

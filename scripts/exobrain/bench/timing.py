@@ -1,0 +1,48 @@
+"""Timing helpers: run a real command several times and report wall-clock statistics."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+
+def console_script(name: str) -> str:
+    """The installed console script's path (benchmarks time what users run)."""
+    path = shutil.which(name)
+    if path is None:
+        raise SystemExit(f"{name} is not installed: run pip install -e . first")
+    return path
+
+
+def bench_env() -> dict[str, str]:
+    """The environment users have: bytecode caching on (sandboxes often turn it off)."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def time_command(argv: list[str], cwd: Path, runs: int, *, check_codes=(0,)) -> dict:
+    """One warm-up run, then ``runs`` timed runs; return median/min/max wall seconds."""
+    env = bench_env()
+    subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        done = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE)
+        samples.append(time.perf_counter() - start)
+        if done.returncode not in check_codes:
+            raise SystemExit(f"{' '.join(argv)} exited {done.returncode}: {done.stderr[-500:]!r}")
+    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples),
+            "runs": runs}
+
+
+def report(label: str, stats: dict, target: float | None = None) -> str:
+    verdict = ""
+    if target is not None:
+        verdict = "  ok" if stats["median"] <= target else f"  OVER target {target:.3f}s"
+    return (f"{label:42} median {stats['median'] * 1000:8.1f} ms  "
+            f"(min {stats['min'] * 1000:.1f}, max {stats['max'] * 1000:.1f}, "
+            f"{stats['runs']} runs){verdict}")
