@@ -93,6 +93,7 @@ def test_invalid_schedule_is_a_skills_validate_error(tmp_path):
     ({"name": "a", "schedule": "0 3 * * *", "command": "x\ny"}, "on one line"),
     ({"name": "a", "schedule": "0 3 * * *", "command": "x", "skill": "Tidy"}, "the skill"),
     ({"name": "a", "schedule": "0 3 * * *", "command": "x", "when": 1}, "no other keys"),
+    ({"name": "a", "schedule": "0 3 * * *", "command": "x", "skill": "t@groups/../x"}, "'..'"),
 ])
 def test_schema_problems(tmp_path, job, needle):
     code, data = run_validate(crons_repo(tmp_path, [job]))

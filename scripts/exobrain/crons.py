@@ -22,9 +22,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import InputFileError
+from .errors import InputFileError, UsageError
 from .fileio import parse_json, read_text
 from .findings import ERROR, Finding, from_error
+from .refs import parse_ref
 from .registry import entry_lines
 
 if TYPE_CHECKING:
@@ -137,15 +138,8 @@ class CronJob:
         """True when the job's ``skill`` is ``name`` (any home) or ``name@home``."""
         if self.skill is None:
             return False
-        wanted, wanted_home = skill_ref(self.skill)
-        return wanted == name and wanted_home in (None, home)
-
-
-def skill_ref(text: str) -> tuple[str, str | None]:
-    """``name``, ``name@home`` or ``skill:name@home`` → (name, home or None)."""
-    text = text.removeprefix("skill:")
-    name, _, home = text.partition("@")
-    return name, (home or None)
+        ref = parse_ref(self.skill)
+        return ref.name == name and ref.home in (None, home)
 
 
 @dataclass
@@ -192,6 +186,7 @@ def check_crons(data: Any) -> list[tuple[int | None, str]]:
         message = rule or error.message
         problems.append((index, f"{where}: {message}" if where else message))
     jobs = data.get("jobs") if isinstance(data, dict) else None
+    flagged = {index for index, _ in problems}
     seen: dict[str, int] = {}
     for index, raw in enumerate(jobs if isinstance(jobs, list) else []):
         if not isinstance(raw, dict):
@@ -200,6 +195,12 @@ def check_crons(data: Any) -> list[tuple[int | None, str]]:
             problem = schedule_problem(raw["schedule"])
             if problem:
                 problems.append((index, f"schedule {raw['schedule']!r}: {problem}"))
+        skill = raw.get("skill")
+        if isinstance(skill, str) and index not in flagged:
+            try:
+                parse_ref(skill)
+            except UsageError as exc:
+                problems.append((index, f"skill: {exc.message}"))
         name = raw.get("name")
         if isinstance(name, str) and name in seen:
             problems.append((index, f"job name {name!r} is already used by job #{seen[name]}; "
@@ -250,11 +251,14 @@ def crons_findings(ws: Workspace) -> list[Finding]:
     return found
 
 
-def _known_skills(ws: Workspace) -> set[tuple[str, ...]]:
-    """Identities of every declared skill plus every in-tree skill folder with a SKILL.md."""
+def _known_skills(ws: Workspace) -> set[tuple[str, str]]:
+    """(home, name) of every declared skill (home ``external/<owner>`` for external ones) and
+    of every in-tree skill folder holding a SKILL.md."""
     from .catalog import skill_dir
+    from .refs import entry_home
 
-    known = {e.identity for r in ws.all_registries() for e in r.entries if not e.is_override}
+    known = {(entry_home(e), e.name) for r in ws.all_registries() for e in r.entries
+             if not e.is_override}
     for scope in ws.discover().scopes:
         folder = skill_dir(ws.root, scope.path, "x").parent
         if folder.is_dir():
@@ -263,15 +267,9 @@ def _known_skills(ws: Workspace) -> set[tuple[str, ...]]:
     return known
 
 
-def _skill_exists(ref: str, known: set[tuple[str, ...]]) -> bool:
-    name, home = skill_ref(ref)
-    for identity in known:
-        if identity[1] != name:
-            continue
-        if home is None or identity[0] == home or (
-                identity[0] == "external" and home == f"external/{identity[2]}"):
-            return True
-    return False
+def _skill_exists(text: str, known: set[tuple[str, str]]) -> bool:
+    ref = parse_ref(text)
+    return any(name == ref.name and ref.home in (None, home) for home, name in known)
 
 
 def crontab_lines(root: Path, jobs: list[CronJob]) -> list[str]:

@@ -1,23 +1,26 @@
 """Benchmark of issue 6: authoring-review on a large exobrain with a busy feature branch.
 
-The repository has groups, people and global skills (each a SKILL.md plus two siblings) on
-``main``; the feature branch adds new shared skills (half with proof), renames global skills,
-moves person skills into groups and changes lifecycles. authoring-review runs as a pre-commit
-hook on every commit, so it should answer well under a second there.
+The synthetic exobrain (``synthetic.generate``) is committed on ``main``; the feature branch then
+stages 20 new global skills (half with a test), 10 renames of global skills with a reworded
+SKILL.md, 5 moves of person skills into a group and one forbidden lifecycle change — the state
+pre-commit sees. authoring-review runs on every commit, so it should answer well under a second.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import statistics
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
+from .synthetic import Shape, generate
+from .timing import console_script, report, time_command
+
 TARGET_SECONDS = 1.0
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
 
 
 def _write(path: Path, text: str) -> None:
@@ -25,117 +28,68 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def _skill(folder: Path, name: str) -> None:
-    _write(folder / name / "SKILL.md", f"---\nname: {name}\ndescription: Use {name} for "
-                                       f"{name.replace('-', ' ')}.\n---\nSteps for {name}.\n")
-    _write(folder / name / "reference.md", f"# {name}\n" + f"Background on {name}.\n" * 20)
-    _write(folder / name / "run.sh", f"#!/bin/sh\necho {name}\n")
+def _entries(path: Path) -> list[dict]:
+    return json.loads(path.read_text(encoding="utf-8"))["skills"]
 
 
-def _registry(folder: Path, entries: list[dict]) -> None:
-    _write(folder / "skills.json", json.dumps({"skills": entries}, indent=2) + "\n")
+def _save(path: Path, entries: list[dict]) -> None:
+    _write(path, json.dumps({"skills": entries}, indent=2) + "\n")
 
 
-def _git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
-
-
-def generate(root: Path, groups: int, people: int, per_scope: int, global_skills: int) -> None:
-    """The base on main, then the feature branch's changes left staged (as under pre-commit)."""
-    entries = []
-    for k in range(global_skills):
-        _skill(root / "skills", f"global-{k:04d}")
-        entries.append({"name": f"global-{k:04d}", "owner": "team", "tier": "optional"})
-    _registry(root, entries)
-    for g in range(groups):
-        scope = root / "groups" / f"g{g:03d}"
-        _write(scope / "AGENTS.md", f"# group {g}\n")
-        for k in range(per_scope):
-            _skill(scope / "skills", f"g{g:03d}-skill-{k}")
-        _registry(scope, [{"name": f"g{g:03d}-skill-{k}", "owner": "team", "tier": "optional"}
-                          for k in range(per_scope)])
-    for p in range(people):
-        scope = root / "people" / f"p{p:04d}"
-        _write(scope / "AGENTS.md", f"# person {p}\n")
-        for k in range(per_scope):
-            _skill(scope / "skills", f"p{p:04d}-skill-{k}")
-        _registry(scope, [{"name": f"p{p:04d}-skill-{k}", "owner": f"p{p:04d}",
-                           "tier": "optional"} for k in range(per_scope)])
-    env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
-           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
-    _git(root, "add", "-A")
-    subprocess.run(["git", "commit", "-q", "-m", "base"], cwd=root, check=True, env=env)
+def feature_branch(root: Path, shape: Shape) -> None:
+    """Stage the feature branch's changes on top of the committed synthetic exobrain."""
     _git(root, "checkout", "-q", "-b", "feature")
-    _feature_changes(root)
-    _git(root, "add", "-A")
-
-
-def _feature_changes(root: Path) -> None:
-    """20 new global skills (10 proven), 10 renames, 5 moves into groups, 1 bad lifecycle."""
-    entries = json.loads((root / "skills.json").read_text())["skills"]
+    entries = _entries(root / "skills.json")
     for k in range(20):
-        _skill(root / "skills", f"fresh-{k:02d}")
+        name = f"fresh-{k:02d}"
+        _write(root / "skills" / name / "SKILL.md",
+               f"---\nname: {name}\ndescription: Use {name} for fresh work {k}.\n---\nSteps.\n")
         if k % 2 == 0:
-            _write(root / "skills" / f"fresh-{k:02d}" / "test_fresh.sh", "#!/bin/sh\n")
-        entries.append({"name": f"fresh-{k:02d}", "owner": "team", "tier": "optional"})
-    for k in range(10):
-        old, new = f"global-{k:04d}", f"renamed-{k:04d}"
+            _write(root / "skills" / name / "test_fresh.sh", "#!/bin/sh\n")
+        entries.append({"name": name, "owner": "p0000", "tier": "optional"})
+    for k in range(min(10, shape.global_skills)):
+        old, new = f"global-skill-{k:04d}", f"renamed-skill-{k:04d}"
         _git(root, "mv", f"skills/{old}", f"skills/{new}")
-        _write(root / "skills" / new / "SKILL.md", f"---\nname: {new}\ndescription: Reworded "
-                                                   f"for {new}.\n---\nNew steps.\n")
+        skill = root / "skills" / new / "SKILL.md"
+        skill.write_text(skill.read_text(encoding="utf-8").replace(f"name: {old}", f"name: {new}"),
+                         encoding="utf-8")
         entries = [dict(e, name=new) if e["name"] == old else e for e in entries]
-    entries[15]["lifecycle"] = "draft"  # active → draft: a forbidden change to report
-    _registry(root, entries)
-    group = root / "groups" / "g000"
-    moved = json.loads((group / "skills.json").read_text())["skills"]
-    for p in range(5):
-        name = f"p{p:04d}-skill-0"
-        _git(root, "mv", f"people/p{p:04d}/skills/{name}", f"groups/g000/skills/{name}")
-        moved.append({"name": name, "owner": f"p{p:04d}", "tier": "optional"})
-    _registry(group, moved)
-
-
-def time_command(argv: list[str], cwd: Path, runs: int) -> list[float]:
-    """One warm-up run, then ``runs`` timed runs (exit 2 is the expected verdict here)."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    subprocess.run(argv, cwd=cwd, env=env, capture_output=True)
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True)
-        samples.append(time.perf_counter() - start)
-        if done.returncode not in (0, 2):
-            raise SystemExit(f"{' '.join(argv)} exited {done.returncode}: {done.stderr[-500:]}")
-    return samples
+    if shape.global_skills > 10:
+        entries[10]["lifecycle"] = "draft"  # active → draft: a forbidden change to report
+    _save(root / "skills.json", entries)
+    if shape.groups:
+        group = root / "groups" / "g000"
+        moved = _entries(group / "skills.json")
+        for p in range(min(5, shape.people)):
+            name = f"p{p:04d}-skill-0"
+            _git(root, "mv", f"people/p{p:04d}/skills/{name}", f"groups/g000/skills/{name}")
+            moved.append({"name": name, "owner": f"p{p:04d}", "tier": "optional"})
+        _save(group / "skills.json", moved)
+    _git(root, "add", "-A")
 
 
 def run(args) -> None:
-    script = shutil.which("authoring-review")
-    if script is None:
-        raise SystemExit("authoring-review is not installed: run pip install -e . first")
+    shape = Shape(args.groups, args.people, args.hosts, args.per_scope, args.global_skills)
+    script = console_script("authoring-review")
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "exobrain"
-        generate(root, args.groups, args.people, args.per_scope, args.global_skills)
+        root = generate(Path(tmp) / "exobrain", shape)
+        feature_branch(root, shape)
+        _git(root, "repack", "-a", "-d", "-q")  # a real repository's objects are packed
         files = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True,
                                text=True).stdout.count("\n")
-        skills = args.global_skills + (args.groups + args.people) * args.per_scope
         verdict = json.loads(subprocess.run([script, "--json"], cwd=root, capture_output=True,
                                             text=True).stdout)
-        print(f"synthetic exobrain: {skills} skills, {files} tracked files; feature branch: "
-              f"{len(verdict['new_shared_skills'])} new shared skills, "
+        print(f"synthetic exobrain: {shape.total_skills} skills, {files} tracked files; "
+              f"staged: {len(verdict['new_shared_skills'])} new shared skills, "
               f"{len(verdict['lifecycle_problems'])} lifecycle problem(s)")
-        samples = time_command([script], root, args.runs)
-        median = statistics.median(samples)
-        status = "ok" if median <= TARGET_SECONDS else f"OVER target {TARGET_SECONDS:.1f}s"
-        print(f"{'authoring-review (staged changes)':42} median {median * 1000:8.1f} ms  "
-              f"(min {min(samples) * 1000:.1f}, max {max(samples) * 1000:.1f}, "
-              f"{args.runs} runs)  {status}")
+        stats = time_command([script], root, args.runs, check_codes=(0, 2))
+        print(report("authoring-review (staged feature branch)", stats, TARGET_SECONDS))
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--groups", type=int, default=20)
     parser.add_argument("--people", type=int, default=500)
+    parser.add_argument("--hosts", type=int, default=2)
     parser.add_argument("--per-scope", type=int, default=5)
     parser.add_argument("--global-skills", type=int, default=400)
     parser.add_argument("--runs", type=int, default=11)
