@@ -193,3 +193,29 @@ def test_crons_without_file_and_with_problems(tmp_path):
 def test_umbrella_lists_the_verb():
     result = CliRunner().invoke(exobrain_cli, ["--help"])
     assert "crons" in result.output
+
+
+def test_external_and_folder_homes_are_known(tmp_path):
+    root = exobrain(tmp_path / "exo", scopes=["groups/acme"], registries={"global": [
+        {"name": "creator", "owner": "anthropic", "tier": "optional",
+         "source": {"repo": "https://example.com/s.git", "path": "creator", "ref": "main"}}]},
+        skills={"groups/acme/loose": None})
+    build_tree(root, {"crons.json": {"jobs": [
+        {"name": "a", "schedule": "0 3 * * *", "command": "x",
+         "skill": "skill:creator@external/anthropic"},
+        {"name": "b", "schedule": "0 3 * * *", "command": "x", "skill": "loose@groups/acme"},
+        {"name": "c", "schedule": "0 3 * * *", "command": "x", "skill": "creator@global"}]}})
+    code, data = run_validate(root)
+    unknown = [f["entry"] for f in data["findings"] if f["code"] == "crons-unknown-skill"]
+    assert unknown == ["#2 c"]
+
+
+def test_table_on_a_terminal(tmp_path, monkeypatch):
+    import exobrain.cli.crons as module
+
+    monkeypatch.setattr(module, "stdout_is_terminal", lambda: True)
+    root = crons_repo(tmp_path, [{"name": "nightly", "schedule": "0 3 * * *",
+                                  "command": "tidy --all", "skill": "tidy"}])
+    result = invoke(root)
+    assert result.exit_code == 0
+    assert "nightly" in result.stdout and "NAME" in result.stdout and "1 job(s)" in result.stdout

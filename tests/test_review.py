@@ -426,7 +426,7 @@ def test_help_names_the_rule(tmp_path):
 
 
 def test_import_stays_lazy():
-    code = ("import sys, exobrain.cli.review; "
+    code = ("import sys, exobrain.cli.review, exobrain.cli.crons; "
             "print(any(m in sys.modules for m in ('git', 'jsonschema', 'rich')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ})
@@ -455,3 +455,20 @@ def test_pure_helpers():
                                        "a.eval.json", "ab-results.json", "SKILL.md",
                                        "notes/evals.md", "eval.json")] == [
         True, True, True, True, True, False, False, False]
+
+
+def test_move_between_shared_scopes_is_new_too(tmp_path):
+    root = base_repo(tmp_path, registries={"global": [{"name": "tidy", **FORCED}]},
+                     skills={"global/tidy": None})
+    build_tree(root, {"skills/tidy/run.sh": "echo tidy\n" * 10})
+    commit(root)
+    git(root, "branch", "-f", "main")
+    (root / "groups/acme/skills").mkdir()
+    git(root, "mv", "skills/tidy", "groups/acme/skills/tidy")
+    set_registry(root, "global", [])
+    set_registry(root, "groups/acme", [{"name": "tidy", **FORCED}])
+    commit(root)
+    code, data = run_json(root)
+    assert code == 2
+    assert data["new_shared_skills"][0]["reason"] == \
+        "moved from skills/tidy (global scope): new in this registry"

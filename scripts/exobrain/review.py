@@ -20,8 +20,8 @@ its unchanged siblings) and the old name is gone. A move from another scope is n
 declarations and overrides are exempt. Lifecycle changes of any declaration must follow
 :mod:`exobrain.lifecycle`.
 
-Everything below ``review()`` is pure: two :class:`Snapshot` values plus git's renames in,
-a :class:`Review` out.
+Everything up to :func:`pick_base` is pure: two :class:`Snapshot` values plus git's renames
+in, new skills and lifecycle problems out; ``pick_base`` and ``review`` ask git for the data.
 """
 
 from __future__ import annotations
@@ -263,8 +263,9 @@ def _reason(key: Key, base: Snapshot, pairs: dict[Key, set[Key]], *, declared: b
     moved = sorted(old for old in pairs.get(key, ()) if old[0] != scope)
     if moved:
         old_scope, old_name = moved[0]
-        kind = base.scopes.get(old_scope, "?")
-        return f"moved from {skill_folder(old_scope, old_name)} ({kind} scope): a widening of reach"
+        kind = base.scopes.get(old_scope, "unknown")
+        why = "a widening of reach" if kind in PERSONAL_TYPES else "new in this registry"
+        return f"moved from {skill_folder(old_scope, old_name)} ({kind} scope): {why}"
     if scope in base.scopes and not base.shared(scope):
         return f"{scope} was a {base.scopes[scope]} scope at the base and is shared now"
     if declared:
@@ -321,7 +322,9 @@ class Base:
 
 @dataclass
 class Review:
-    base: Base | None
+    """The gate's verdict: new shared skills (proven or not) and forbidden lifecycle changes."""
+
+    base: Base
     new: list[NewSkill] = field(default_factory=list)
     lifecycle: list[LifecycleChange] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -335,8 +338,8 @@ class Review:
         return 2 if self.unproven or self.lifecycle else 0
 
     def as_json(self) -> dict[str, Any]:
-        base = None if self.base is None else {
-            "ref": self.base.ref, "commit": self.base.commit, "merge_base": self.base.merge_base}
+        base = {"ref": self.base.ref, "commit": self.base.commit,
+                "merge_base": self.base.merge_base}
         return {"skipped": False, "base": base, "compared": "index",
                 "new_shared_skills": [s.as_json() for s in self.new],
                 "lifecycle_problems": [c.as_json() for c in self.lifecycle],

@@ -21,8 +21,11 @@ HEADER = ["NAME", "SCHEDULE", "SKILL", "COMMAND"]
 def crons(crontab: bool, as_json: bool, repo: Path | None) -> None:
     """List the scheduled jobs in crons.json.
 
-    With --crontab, print them as crontab lines for a person who wants to run them on this
-    machine, e.g.: (crontab -l; exobrain crons --crontab) | crontab -
+    With --crontab, print them as crontab lines that run each job from the repository root,
+    for a person who wants to run them on this machine:
+
+    \b
+        (crontab -l 2>/dev/null; exobrain crons --crontab) | crontab -
 
     Exit 0 when crons.json is fine (or absent), 2 when it breaks its schema or a schedule is
     not a valid 5-field cron expression (those jobs are left out, and --crontab prints nothing).
