@@ -355,7 +355,7 @@ def test_broken_base_registry_is_read_as_empty_with_a_warning(tmp_path):
 def test_merge_conflict_in_index_is_reported(tmp_path):
     root = new_forced_global(tmp_path)
     git(root, "checkout", "-q", "main")
-    (root / "skills.json").write_text('{"skills": [{"name": "x", "owner": "o", "tier": "optional"}]}')
+    set_registry(root, "global", [{"name": "x", "owner": "o", "tier": "optional"}])
     commit(root)
     subprocess.run(["git", "merge", "-q", "feature"], cwd=root, capture_output=True)
     result = run(root)

@@ -53,7 +53,7 @@ class Git:
                                   env=env, check=False)
         except FileNotFoundError as exc:
             raise OperationFailed("git is not installed or not on PATH",
-                                  hint="install git; authoring-review reads what git tracks") from exc
+                                  hint="install git: the gate reads what git tracks") from exc
         if check and done.returncode != 0:
             message = done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
             if "not a git repository" in message:
