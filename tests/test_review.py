@@ -311,6 +311,8 @@ def test_no_base_passes_and_says_so(tmp_path):
     result = run(root)
     assert result.exit_code == 0 and "no base to compare with" in result.stdout
     assert len(result.stdout.splitlines()) == 1
+    code, data = run_json(root)
+    assert code == 0 and data["base"] is None and data["new_shared_skills"] == []
 
 
 def test_unknown_base_is_a_usage_error(tmp_path):

@@ -30,7 +30,6 @@ class Rename:
 
     old: str
     new: str
-    similarity: int
 
 
 class Git:
@@ -123,7 +122,7 @@ class Git:
             status = fields[pos]
             if status[0] in "RC":
                 if status[0] == "R":
-                    found.append(Rename(fields[pos + 1], fields[pos + 2], int(status[1:] or 100)))
+                    found.append(Rename(fields[pos + 1], fields[pos + 2]))
                 pos += 3
             else:
                 pos += 2

@@ -39,7 +39,8 @@ def main(base: str | None, as_json: bool, repo: Path | None) -> None:
         message = (f"authoring-review: skipped because {SKIP_VARIABLE}="
                    f"{os.environ[SKIP_VARIABLE]}; nothing was checked")
         if as_json:
-            emit_json({"skipped": True, "message": message, "exit_code": 0})
+            emit_json({"skipped": True, "base": None, "message": message, "new_shared_skills": [],
+                       "lifecycle_problems": [], "warnings": [], "exit_code": 0})
         else:
             click.echo(message)
         return
@@ -50,7 +51,9 @@ def main(base: str | None, as_json: bool, repo: Path | None) -> None:
         message = ("authoring-review: no base to compare with (none of origin/HEAD, origin/main, "
                    "main, master exists); nothing checked — pass --base REF")
         if as_json:
-            emit_json({"skipped": False, "base": None, "message": message, "exit_code": 0})
+            emit_json({"skipped": False, "base": None, "message": message,
+                       "new_shared_skills": [], "lifecycle_problems": [], "warnings": [],
+                       "exit_code": 0})
         else:
             click.echo(message)
         return
