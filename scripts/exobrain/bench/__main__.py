@@ -10,6 +10,7 @@ BENCHMARKS = {
     "artifact": "artifact",
     "registry": "registry",
     "promote": "promote",
+    "review": "review",
 }
 
 
