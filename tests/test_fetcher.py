@@ -345,3 +345,15 @@ def test_git_runs_without_hooks_prompts_or_foreign_transports():
     assert "core.hooksPath=/dev/null" in argv
     assert env["GIT_TERMINAL_PROMPT"] == "0" and env["GIT_ALLOW_PROTOCOL"] == "https:ssh"
     assert Git(allow_file=True).env()["GIT_ALLOW_PROTOCOL"] == "https:ssh:file"
+
+
+def test_remote_operations_have_a_time_limit(tmp_path, monkeypatch):
+    import time
+
+    monkeypatch.setenv("GIT_SSH_COMMAND", "sleep 30;")  # git appends host and command
+    monkeypatch.setenv("EXOBRAIN_GIT_TIMEOUT", "1")
+    root = brain(tmp_path, [external("pdf", "ssh://git.example.invalid/skills.git")])
+    started = time.monotonic()
+    report = sync(root)
+    assert time.monotonic() - started < 10
+    assert report.failed and "timed out after 1s" in report.events[0].message

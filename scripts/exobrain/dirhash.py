@@ -34,40 +34,36 @@ def is_skipped_file(name: str) -> bool:
     return name in SKIPPED_FILES or name.endswith((".pyc", ".pyo"))
 
 
-def _digest_file(path: Path) -> str:
-    digest = hashlib.sha256()
+def _digest_file(path: str, size: int) -> str:
     with open(path, "rb") as handle:
+        if size <= _CHUNK:
+            return hashlib.sha256(handle.read()).hexdigest()
+        digest = hashlib.sha256()
         for block in iter(lambda: handle.read(_CHUNK), b""):
             digest.update(block)
-    return digest.hexdigest()
+        return digest.hexdigest()
 
 
 def file_digests(folder: Path) -> dict[str, str]:
     """``{relative POSIX path: sha256 hex}`` for every file that counts, links not followed."""
     digests: dict[str, str] = {}
-    for dirpath, dirnames, filenames in os.walk(folder):
-        here = Path(dirpath)
-        kept = []
-        for name in dirnames:
-            if name in SKIPPED_DIRS:
-                continue
-            if (here / name).is_symlink():  # os.walk lists links to folders as folders
-                filenames.append(name)
-            else:
-                kept.append(name)
-        dirnames[:] = kept
-        for name in filenames:
-            if is_skipped_file(name):
-                continue
-            path = here / name
-            rel = path.relative_to(folder).as_posix()
-            if "\n" in rel:
-                raise OperationFailed(f"{path}: file names with a newline cannot be hashed",
-                                      hint="rename the file")
-            if path.is_symlink():
-                digests[rel] = hashlib.sha256(os.fsencode(os.readlink(path))).hexdigest()
-            else:
-                digests[rel] = _digest_file(path)
+    pending = [("", os.fspath(folder))]
+    while pending:
+        prefix, directory = pending.pop()
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                rel = prefix + entry.name
+                if "\n" in rel:
+                    raise OperationFailed(f"{entry.path}: file names with a newline cannot be "
+                                          f"hashed", hint="rename the file")
+                if entry.is_symlink():
+                    target = os.fsencode(os.readlink(entry.path))
+                    digests[rel] = hashlib.sha256(target).hexdigest()
+                elif entry.is_dir():
+                    if entry.name not in SKIPPED_DIRS:
+                        pending.append((rel + "/", entry.path))
+                elif not is_skipped_file(entry.name):
+                    digests[rel] = _digest_file(entry.path, entry.stat().st_size)
     return digests
 
 

@@ -12,12 +12,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote, urlsplit
 
 from .errors import OperationFailed
 
 _FULL_SHA = re.compile(r"^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})$")
 _SCP_LIKE = re.compile(r"^[A-Za-z0-9._~+-]+@[A-Za-z0-9][A-Za-z0-9.-]*:(?!/{2})\S+$")
+_HOST = re.compile(r"^(?:https|ssh)://(?:[^@/]*@)?"                    # scheme, user
+                   r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*)"     # host
+                   r"(?::\d*)?(?:/|$)", re.IGNORECASE)                       # port
 _BAD_REF_CHARS = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
 ALLOWED = "https://, ssh:// or user@host:path (file:// and local paths with --allow-local)"
 
@@ -61,12 +63,12 @@ def check_repo(repo: str, *, allow_local: bool, root: Path) -> tuple[str, bool]:
         raise SourceRefused(f"source.repo {repo!r} starts with '-' and would be read as an option")
     if any(ord(c) < 0x21 or ord(c) == 0x7f for c in repo):
         raise SourceRefused(f"source.repo {repo!r} contains spaces or control characters")
-    if "::" in repo.split("/", 1)[0] or repo.lower().startswith("ext:"):
+    if "::" in repo.split("/", 1)[0]:
         raise SourceRefused(f"source.repo {repo!r} uses git's <transport>::<address> form "
                             f"(ext:: and fd:: can run commands); use {ALLOWED}")
     scheme = repo.split("://", 1)[0].lower() if "://" in repo else ""
     if scheme in ("https", "ssh"):
-        if not urlsplit(repo).hostname:
+        if not _HOST.match(repo):
             raise SourceRefused(f"source.repo {repo!r} has no host name")
         return repo, False
     if scheme == "" and _SCP_LIKE.match(repo):
@@ -78,8 +80,7 @@ def check_repo(repo: str, *, allow_local: bool, root: Path) -> tuple[str, bool]:
                                 '"external_skills": {"allow_local": true} in .exobrain.json')
         if scheme == "file":
             return repo, True
-        folder = (root / Path(repo).expanduser()).resolve()
-        return "file://" + quote(folder.as_posix()), True
+        return (root / Path(repo).expanduser()).resolve().as_uri(), True
     raise SourceRefused(f"source.repo {repo!r} is not an accepted URL; use {ALLOWED}")
 
 

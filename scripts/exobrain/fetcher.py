@@ -12,34 +12,28 @@ and the report says which failed, so ``connect-agent`` can treat them as non-fat
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from . import installs
 from .agents import Agent, get_agent, optional_dir
 from .dirhash import content_hash
 from .errors import ExobrainError, InputFileError, OperationFailed, UsageError
 from .extsource import Source, SourceRefused, check_source
-from .gitfetch import Git, GitFailed, RefInfo, RepoCache, default_cache_root, pick_ref
+from .fetchreport import FetchReport, SkillEvent, short
 from .registry import Entry, relative
 from .resolve import Resolved
 from .scopes import CONNECTION_FILE, Connection
 from .workspace import Workspace
 
+if TYPE_CHECKING:  # git plumbing is imported only when something has to be fetched
+    from .gitfetch import Git, RefInfo
+
 SETTINGS_KEY = "external_skills"
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 ON_TIERS = ("always", "optional", "unlisted")
-#: action → (symbol, counts as a pending change for --check)
-ACTIONS = {"fetched": ("↓", False), "updated": ("↑", False), "unchanged": ("=", False),
-           "moved": ("→", False), "removed": ("-", False), "modified": ("!", False),
-           "failed": ("✗", False), "would-fetch": ("↓", True), "would-update": ("↑", True),
-           "would-move": ("→", True), "would-remove": ("-", True)}
-
-
 @dataclass(frozen=True)
 class FetchSettings:
     """The ``external_skills`` object of ``.exobrain.json``: per-machine fetcher settings."""
@@ -60,93 +54,6 @@ def fetch_settings(connection: Connection) -> FetchSettings:
     if isinstance(cap, bool) or not isinstance(cap, int) or cap <= 0:
         raise InputFileError(f"{where}.max_bytes must be a positive number of bytes")
     return FetchSettings(allow, cap)
-
-
-def short(commit: str | None) -> str:
-    return commit[:7] if commit else "-"
-
-
-@dataclass
-class SkillEvent:
-    """What happened to one skill (or, with ``--check``, what would)."""
-
-    agent: str
-    name: str
-    owner: str
-    link_name: str
-    folder: str
-    action: str = "checking"
-    repo: str | None = None
-    ref: str | None = None
-    from_commit: str | None = None
-    to_commit: str | None = None
-    message: str = ""
-    moved_from: str | None = None
-    check: bool = False
-
-    @property
-    def failed(self) -> bool:
-        return self.action == "failed"
-
-    @property
-    def pending(self) -> bool:
-        return ACTIONS.get(self.action, ("", False))[1]
-
-    def text(self) -> str:
-        a, frm, to, where = self.action, short(self.from_commit), short(self.to_commit), self.folder
-        words = {"fetched": f"fetched {to} into {where}", "updated": f"updated {frm}→{to}",
-                 "unchanged": f"already at {frm}", "moved": f"moved to {where}",
-                 "removed": f"removed from {where}", "modified": "modified locally, left alone",
-                 "failed": "failed", "would-fetch": f"would fetch {to} into {where}",
-                 "would-update": f"would update {frm}→{to}", "would-move": f"would move to {where}",
-                 "would-remove": f"would remove from {where}", "checking": "checking"}[a]
-        if self.moved_from and a not in ("moved", "would-move"):
-            words += f" ({'would move' if self.check else 'moved'} from {self.moved_from})"
-        return f"{words}: {self.message}" if self.message else words
-
-    def line(self) -> str:
-        return f"{self.agent}  {self.link_name}  {ACTIONS.get(self.action, ('…',))[0]} {self.text()}"
-
-    def as_json(self) -> dict:
-        return {"agent": self.agent, "name": self.name, "owner": self.owner,
-                "link_name": self.link_name, "action": self.action, "folder": self.folder,
-                "repo": self.repo, "ref": self.ref, "from_commit": self.from_commit,
-                "to_commit": self.to_commit, "moved_from": self.moved_from,
-                "message": self.message, "failed": self.failed}
-
-
-@dataclass
-class FetchReport:
-    """Everything one :func:`sync_external` call did, for rendering and exit codes."""
-
-    agent: str
-    skills_dir: Path
-    check: bool
-    events: list[SkillEvent] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    network_calls: int = 0
-
-    @property
-    def failed(self) -> bool:
-        return any(e.failed for e in self.events)
-
-    @property
-    def pending(self) -> bool:
-        return any(e.pending for e in self.events)
-
-    def summary(self) -> str:
-        counts: dict[str, int] = {}
-        for event in self.events:
-            counts[event.action] = counts.get(event.action, 0) + 1
-        parts = [f"{n} {'up to date' if a == 'unchanged' else a.replace('-', ' ')}"
-                 for a, n in counts.items()]
-        return f"{self.agent}: " + (", ".join(parts) if parts else "no external skills")
-
-    def as_json(self) -> dict:
-        return {"agent": self.agent, "skills_dir": str(self.skills_dir), "check": self.check,
-                "failed": self.failed, "pending": self.pending,
-                "network_calls": self.network_calls, "warnings": self.warnings,
-                "events": [e.as_json() for e in self.events]}
 
 
 @dataclass(frozen=True)
@@ -189,21 +96,35 @@ def sync_external(ws: Workspace, agent: Agent, skills_dir: Path, *,
     """
     settings = fetch_settings(ws.connection)
     allow = settings.allow_local if allow_local is None else allow_local
-    run = _Run(ws, agent, skills_dir, cache_dir or default_cache_root(), git or Git(allow),
-               settings.max_bytes, force, check, allow, progress)
+    run = _Run(ws, agent, skills_dir, cache_dir, git, settings.max_bytes, force, check, allow,
+               progress)
     return run.go()
 
 
 class _Run:
-    def __init__(self, ws: Workspace, agent: Agent, skills_dir: Path, cache_root: Path, git: Git,
-                 max_bytes: int, force: bool, check: bool, allow_local: bool,
+    def __init__(self, ws: Workspace, agent: Agent, skills_dir: Path, cache_dir: Path | None,
+                 git: Git | None, max_bytes: int, force: bool, check: bool, allow_local: bool,
                  progress: Callable[[SkillEvent], None] | None) -> None:
-        self.ws, self.agent, self.skills_dir, self.cache_root = ws, agent, skills_dir, cache_root
-        self.git, self.max_bytes, self.force, self.check = git, max_bytes, force, check
+        self.ws, self.agent, self.skills_dir, self.cache_dir = ws, agent, skills_dir, cache_dir
+        self._git, self.max_bytes, self.force, self.check = git, max_bytes, force, check
         self.allow_local, self.progress = allow_local, progress or (lambda event: None)
         self.report = FetchReport(agent.name, skills_dir, check)
-        self.listings: dict[str, dict[str, str] | GitFailed] = {}
+        self.listings: dict[str, dict[str, str] | ExobrainError] = {}
         self.refs: dict[str, set[str]] = {}
+
+    @property
+    def git(self) -> Git:
+        if self._git is None:
+            from .gitfetch import Git
+
+            self._git = Git(allow_file=self.allow_local)
+        return self._git
+
+    @property
+    def cache_root(self) -> Path:
+        from .gitfetch import default_cache_root
+
+        return self.cache_dir or default_cache_root()
 
     def go(self) -> FetchReport:
         places = (self.skills_dir, optional_dir(self.skills_dir))
@@ -237,7 +158,7 @@ class _Run:
         else:
             for (place, link), record in stale.items():
                 self._finish(self._remove(place, link, record))
-        self.report.network_calls = self.git.network_calls
+        self.report.network_calls = self._git.network_calls if self._git else 0
         return self.report
 
     def _finish(self, event: SkillEvent) -> None:
@@ -329,6 +250,8 @@ class _Run:
 
     def _resolve(self, source: Source) -> RefInfo:
         """The commit ``source.ref`` names: itself when pinned, else one ls-remote per URL."""
+        from .gitfetch import GitFailed, RefInfo, RepoCache, pick_ref
+
         if source.pinned:
             return RefInfo(source.ref, "commit")
         if source.url not in self.listings:
@@ -338,7 +261,7 @@ class _Run:
             except GitFailed as exc:
                 self.listings[source.url] = exc
         listing = self.listings[source.url]
-        if isinstance(listing, GitFailed):
+        if isinstance(listing, ExobrainError):
             raise listing
         info = pick_ref(listing, source.ref)
         if info is None:
@@ -347,6 +270,10 @@ class _Run:
         return info
 
     def _install(self, want: Want, source: Source, info: RefInfo, target: Path) -> None:
+        import shutil
+        import tempfile
+
+        from .gitfetch import RepoCache
         from .materialise import materialise
 
         want.folder.mkdir(parents=True, exist_ok=True)

@@ -118,7 +118,7 @@ class Git:
             raise
         done = subprocess.CompletedProcess(args, proc.returncode, out, err)
         if check and proc.returncode != 0:
-            raise GitFailed(f"git {args[0]} failed: {last_line(err)}", unreachable=remote)
+            raise GitFailed(f"git {args[0]} failed: {git_message(err)}", unreachable=remote)
         return done
 
 
@@ -138,11 +138,17 @@ def _kind(filt: str) -> str:
     return filt.split("=", 1)[0]  # blob:limit=N → blob:limit; blob:none stays itself
 
 
-def last_line(stderr: bytes) -> str:
+_BOILERPLATE = ("Please make sure you have the correct access rights", "and the repository exists.",
+                "fatal: Could not read from remote repository.", "warning: This repository uses",
+                "hint:")
+
+
+def git_message(stderr: bytes) -> str:
+    """The informative line of git's error output (its first line that is not boilerplate)."""
     lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
-    useful = [ln for ln in lines if not ln.startswith(("warning: This repository uses promisor",
-                                                         "hint:"))]
-    return (useful or lines or ["no message"])[-1].removeprefix("fatal: ")
+    useful = [ln for ln in lines if not ln.startswith(_BOILERPLATE)]
+    line = (useful or lines or ["no message"])[0]
+    return line.removeprefix("fatal: ").removeprefix("error: ")
 
 
 class SizeCapExceeded(OperationFailed):
@@ -169,7 +175,8 @@ class RepoCache:
 
     def __init__(self, git: Git, cache_root: Path, url: str) -> None:
         self.git, self.url = git, url
-        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", url.split("://", 1)[-1]).strip("._")[-60:]
+        name = url.split("://", 1)[-1].removesuffix("/").removesuffix(".git")
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[-60:]
         digest = hashlib.sha256(url.encode("utf-8")).hexdigest()[:16]
         self.dir = cache_root / "git" / f"{slug}-{digest}.git"
         self._rejected: set[str] | None = None
@@ -192,7 +199,7 @@ class RepoCache:
         if (self.dir / "HEAD").is_file():
             return
         tmp = Path(tempfile.mkdtemp(prefix=".init-", dir=self.dir.parent))
-        self.git.run(["init", "-q", "--bare", str(tmp)])
+        self.git.run(["init", "-q", "--bare", "--template=", str(tmp)])  # no sample hooks
         for key, value in (("remote.origin.url", self.url), ("remote.origin.promisor", "true"),
                            ("gc.auto", "0"), ("core.logAllRefUpdates", "false")):
             self.git.run(["config", key, value], cwd=tmp)
@@ -208,7 +215,7 @@ class RepoCache:
         patterns = [p for ref in refs for p in (ref, ref + "^{}")]
         done = self.git.run(["ls-remote", self.url, *patterns], remote=True, check=False)
         if done.returncode != 0:
-            raise GitFailed(f"cannot reach {self.url}: {last_line(done.stderr)}", unreachable=True)
+            raise GitFailed(f"cannot reach {self.url}: {git_message(done.stderr)}", unreachable=True)
         listing: dict[str, str] = {}
         for line in done.stdout.decode("utf-8", "replace").splitlines():
             oid, _, name = line.partition("\t")
@@ -226,7 +233,7 @@ class RepoCache:
                            stdin="".join(w + "\n" for w in wants).encode())
         if done.returncode == 0:
             return
-        message = last_line(done.stderr)
+        message = git_message(done.stderr)
         if filt and "filter" in message.lower():
             self._reject(filt)
             self.fetch(wants, filt, depth=depth)

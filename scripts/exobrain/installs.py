@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -92,7 +91,7 @@ def clean_leftovers(folder: Path) -> list[str]:
         return removed
     for entry in entries:
         if entry.name.startswith((TMP_PREFIX, OLD_PREFIX)) and entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path, ignore_errors=True)
+            _rmtree(entry.path, ignore_errors=True)
             removed.append(entry.name)
     return removed
 
@@ -103,7 +102,7 @@ def swap_in(new: Path, target: Path) -> None:
         os.rename(new, target)
         return
     if _exchange(new, target):
-        shutil.rmtree(new)  # it now holds the previous install
+        _rmtree(new)  # it now holds the previous install
         return
     old = new.with_name(OLD_PREFIX + new.name[len(TMP_PREFIX):])
     os.rename(target, old)
@@ -112,7 +111,7 @@ def swap_in(new: Path, target: Path) -> None:
     except OSError:
         os.rename(old, target)
         raise
-    shutil.rmtree(old)
+    _rmtree(old)
 
 
 def _exchange(a: Path, b: Path) -> bool:
@@ -136,9 +135,15 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(code, os.strerror(code), str(b))
 
 
+def _rmtree(path, **kw) -> None:
+    import shutil  # only runs that change something pay for it
+
+    shutil.rmtree(path, **kw)
+
+
 def remove_install(folder: Path) -> None:
     """Delete an install of ours (the caller has checked the record): first renamed aside in
     one step, so an interruption never leaves a half-deleted skill where an agent looks."""
     aside = folder.with_name(f"{OLD_PREFIX}{folder.name}-{os.getpid()}")
     os.rename(folder, aside)
-    shutil.rmtree(aside)
+    _rmtree(aside)
