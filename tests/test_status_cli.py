@@ -103,3 +103,29 @@ def test_console_script_is_plain_when_not_a_terminal(tmp_path):
     out = subprocess.run(["skills-status", "--all"], cwd=root / "people", capture_output=True,
                          text=True, check=True).stdout
     assert "\x1b[" not in out and "┃" not in out and "hello" in out
+
+
+def test_others_plain_declarations_are_counted_not_listed(tmp_path):
+    root = sample(tmp_path, {"connected_scopes": ["people/alice"]})
+    code, out, _ = run(root)
+    assert "secret" not in out
+    assert "off: 1  (1 off by default not shown: --tier off lists them)" in out
+    assert "secret" in run(root, "--tier", "off")[1]
+
+
+def test_status_start_up_imports_no_git_jsonschema_or_rich(tmp_path):
+    import subprocess
+    import sys
+    root = sample(tmp_path, {"connected_scopes": ["people/alice"]})
+    probe = ("import sys\nfrom exobrain.cli.status import main\n"
+             "try:\n    main(['--repo', sys.argv[1]])\nexcept SystemExit:\n    pass\n"
+             "print(sorted(m for m in ('git', 'jsonschema', 'rich', 'yaml') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe, str(root)], capture_output=True,
+                         text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_unknown_agent_is_a_usage_error(tmp_path):
+    root = sample(tmp_path)
+    code, _, err = run(root, "--agent", "vim")
+    assert code == 2 and "unknown agent 'vim'" in err and "claude" in err

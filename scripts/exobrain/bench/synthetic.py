@@ -49,6 +49,18 @@ def _skill(folder: Path, name: str, topic: str) -> None:
            f"# {name}\n\nInstructions for {topic}.\n")
 
 
+def _scope(folder: Path, title: str, depth: int, skills: list[tuple[str, str, bool]],
+           overrides: list[dict] = ()) -> None:
+    """One scope: its AGENTS.md, a SKILL.md per (name, owner, forced) and its registry."""
+    _write(folder / "AGENTS.md", f"# {title}\n")
+    entries = []
+    for k, (name, owner, forced) in enumerate(skills):
+        _skill(folder / "skills", name, f"{title} topic {k}")
+        entries.append({"name": name, "owner": owner, "tier": TIERS[k % 3],
+                        **({"force": True} if forced else {})})
+    _write(folder / "skills.json", _registry(entries + list(overrides), depth))
+
+
 def generate(root: Path, shape: Shape = Shape(), *, git: bool = True) -> Path:
     """Write the synthetic exobrain at ``root`` (which must not exist yet)."""
     root.mkdir(parents=True)
@@ -62,40 +74,24 @@ def generate(root: Path, shape: Shape = Shape(), *, git: bool = True) -> Path:
                         "tier": TIERS[i % 3], **({"force": True} if i % 4 == 0 else {})})
     _write(root / "skills.json", _registry(entries, 0))
     for g in range(shape.groups):
-        scope = root / "groups" / f"g{g:03d}"
-        _write(scope / "AGENTS.md", f"# group g{g:03d}\n")
-        entries = []
-        for k in range(shape.per_scope):
-            name = f"group-{g:03d}-skill-{k}"
-            _skill(scope / "skills", name, f"group {g} topic {k}")
-            entries.append({"name": name, "owner": f"g{g:03d}", "tier": TIERS[k % 3],
-                            **({"force": True} if k % 2 == 0 else {})})
-        _write(scope / "skills.json", _registry(entries, 2))
+        group = f"g{g:03d}"
+        _scope(root / "groups" / group, f"group {group}", 2,
+               [(f"group-{g:03d}-skill-{k}", group, k % 2 == 0) for k in range(shape.per_scope)])
     for p in range(shape.people):
         person = f"p{p:04d}"
-        scope = root / "people" / person
-        _write(scope / "AGENTS.md", f"# {person}\n")
-        entries = []
-        for k in range(shape.per_scope):
-            name = f"{person}-skill-{k}"
-            _skill(scope / "skills", name, f"{person} topic {k}")
-            entries.append({"name": name, "owner": person, "tier": TIERS[k % 3]})
         g = p % max(shape.groups, 1)
+        overrides = []
         if shape.groups:
-            entries.append({"name": f"group-{g:03d}-skill-1", "from": f"groups/g{g:03d}",
-                            "tier": "always"})
+            overrides.append({"name": f"group-{g:03d}-skill-1", "from": f"groups/g{g:03d}",
+                              "tier": "always"})
         if shape.global_skills:
-            entries.append({"name": "global-skill-0000", "from": "global", "tier": "off"})
-        _write(scope / "skills.json", _registry(entries, 2))
+            overrides.append({"name": "global-skill-0000", "from": "global", "tier": "off"})
+        _scope(root / "people" / person, person, 2,
+               [(f"{person}-skill-{k}", person, False) for k in range(shape.per_scope)],
+               overrides)
         for h in range(shape.hosts):
-            host = scope / "hosts" / f"h{h}"
-            _write(host / "AGENTS.md", f"# {person} host h{h}\n")
-            entries = []
-            for k in range(shape.per_scope):
-                name = f"{person}-h{h}-skill-{k}"
-                _skill(host / "skills", name, f"{person} host {h} topic {k}")
-                entries.append({"name": name, "owner": person, "tier": TIERS[k % 3]})
-            _write(host / "skills.json", _registry(entries, 4))
+            _scope(root / "people" / person / "hosts" / f"h{h}", f"{person} host h{h}", 4,
+                   [(f"{person}-h{h}-skill-{k}", person, False) for k in range(shape.per_scope)])
     connected = [f"people/p0000/hosts/h0"] if shape.hosts else ["people/p0000"]
     if shape.groups:
         connected.insert(0, "groups/g000")

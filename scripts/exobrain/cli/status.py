@@ -42,6 +42,10 @@ def main(show_all: bool, agent: str | None, tier: str | None, as_json: bool, pla
         raise UsageError("choose one of --json, --plain and --format prompt")
     if show_all and fmt == "prompt":
         raise UsageError("--format prompt lists resolved skills; drop --all")
+    if agent is not None:
+        from ..agents import get_agent
+
+        get_agent(agent)
     ws = open_workspace(repo)
     if show_all:
         _show_catalog(ws, tier, as_json, plain)
@@ -127,4 +131,4 @@ def _render(header: list[str], cells: list[list[str]], *, title: str, footer: st
         table.add_row(*(Text(cell) for cell in row))
     console = Console()
     console.print(table)
-    console.print(footer, style="dim")
+    console.print(footer, style="dim", highlight=False)
