@@ -357,3 +357,14 @@ def test_remote_operations_have_a_time_limit(tmp_path, monkeypatch):
     report = sync(root)
     assert time.monotonic() - started < 10
     assert report.failed and "timed out after 1s" in report.events[0].message
+
+
+def test_pinning_the_installed_commit_only_rewrites_the_record(tmp_path, up, gitlog):
+    root = brain(tmp_path, [external("pdf", up.url)])
+    sync(root)
+    brain(tmp_path, [external("pdf", up.url, ref=up.head())])
+    gitlog.clear()
+    assert actions(sync(root)) == {"pdf.anthropic": "unchanged"}
+    assert gitlog.lines() == []
+    record = read_record(root / ".claude/skills/pdf.anthropic")
+    assert (record.ref, record.ref_kind) == (up.head(), "commit")

@@ -12,7 +12,7 @@ and the report says which failed, so ``connect-agent`` can treat them as non-fat
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -34,6 +34,8 @@ if TYPE_CHECKING:  # git plumbing is imported only when something has to be fetc
 SETTINGS_KEY = "external_skills"
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 ON_TIERS = ("always", "optional", "unlisted")
+
+
 @dataclass(frozen=True)
 class FetchSettings:
     """The ``external_skills`` object of ``.exobrain.json``: per-machine fetcher settings."""
@@ -46,8 +48,8 @@ def fetch_settings(connection: Connection) -> FetchSettings:
     raw = connection.raw.get(SETTINGS_KEY, {})
     where = f"{CONNECTION_FILE}: {SETTINGS_KEY}"
     if not isinstance(raw, dict):
-        raise InputFileError(f"{where} must be an object",
-                             hint='e.g. "external_skills": {"allow_local": false, "max_bytes": 52428800}')
+        raise InputFileError(f"{where} must be an object", hint='e.g. "external_skills": '
+                             '{"allow_local": false, "max_bytes": 52428800}')
     allow, cap = raw.get("allow_local", False), raw.get("max_bytes", DEFAULT_MAX_BYTES)
     if not isinstance(allow, bool):
         raise InputFileError(f"{where}.allow_local must be true or false")
@@ -58,6 +60,8 @@ def fetch_settings(connection: Connection) -> FetchSettings:
 
 @dataclass(frozen=True)
 class Want:
+    """An external skill that resolves on, and the folder it belongs in."""
+
     skill: Resolved
     folder: Path
 
@@ -102,6 +106,8 @@ def sync_external(ws: Workspace, agent: Agent, skills_dir: Path, *,
 
 
 class _Run:
+    """One :func:`sync_external` call: its options, the ls-remote answers, the report."""
+
     def __init__(self, ws: Workspace, agent: Agent, skills_dir: Path, cache_dir: Path | None,
                  git: Git | None, max_bytes: int, force: bool, check: bool, allow_local: bool,
                  progress: Callable[[SkillEvent], None] | None) -> None:
@@ -236,6 +242,13 @@ class _Run:
         event.to_commit = info.commit
         if same and not self.force and info.commit == record.commit:
             return _settled(event, modified)
+        if (record is not None and not self.force and not modified
+                and (record.repo, record.path, record.commit) == (source.repo, source.path,
+                                                                 info.commit)):
+            if not self.check:  # same content, now named by another ref: only the record changes
+                installs.write_record(current, replace(record, ref=source.ref,
+                                                       ref_kind=info.kind))
+            return _settled(event, False)
         if modified and not self.force:
             event.action = "modified"
             event.message = (f"{short(info.commit)} is available; --force replaces the local "

@@ -1,4 +1,4 @@
-"""What the fetcher did, per skill: the events behind the progress lines, ``--json`` and exit codes.
+"""What the fetcher did per skill: the facts behind the progress lines, ``--json`` and exit codes.
 
 One event per skill and agent. Its ``action`` is a past-tense fact (``fetched``, ``updated``,
 ``unchanged``, ``moved``, ``removed``, ``modified``, ``failed``) or, under ``--check``, a
@@ -48,7 +48,8 @@ class SkillEvent:
         return ACTIONS.get(self.action, ("", False))[1]
 
     def text(self) -> str:
-        a, frm, to, where = self.action, short(self.from_commit), short(self.to_commit), self.folder
+        a, where = self.action, self.folder
+        frm, to = short(self.from_commit), short(self.to_commit)
         words = {"fetched": f"fetched {to} into {where}", "updated": f"updated {frm}→{to}",
                  "unchanged": f"already at {frm}", "moved": f"moved to {where}",
                  "removed": f"removed from {where}", "modified": "modified locally, left alone",
@@ -60,7 +61,8 @@ class SkillEvent:
         return f"{words}: {self.message}" if self.message else words
 
     def line(self) -> str:
-        return f"{self.agent}  {self.link_name}  {ACTIONS.get(self.action, ('…',))[0]} {self.text()}"
+        symbol = ACTIONS.get(self.action, ("…",))[0]
+        return f"{self.agent}  {self.link_name}  {symbol} {self.text()}"
 
     def as_json(self) -> dict:
         return {"agent": self.agent, "name": self.name, "owner": self.owner,

@@ -38,17 +38,13 @@ TIMEOUT_ENV = "EXOBRAIN_GIT_TIMEOUT"
 DEFAULT_TIMEOUT = 120.0
 _CONFIG = ("core.hooksPath=/dev/null", "protocol.version=2", "core.fsmonitor=false", "gc.auto=0",
            "maintenance.auto=false", "fetch.negotiationAlgorithm=noop",
-           "fetch.writeCommitGraph=false", "credential.interactive=false", "advice.detachedHead=false")
+           "fetch.writeCommitGraph=false", "credential.interactive=false")
 #: What to ask for when a server refuses a filter: the next coarser one, then none at all.
 _FALLBACK = {"tree:0": "blob:none", "blob:none": None}
 
 
 class GitFailed(OperationFailed):
-    """A git command failed; ``unreachable`` when the remote could not be talked to."""
-
-    def __init__(self, message: str, *, unreachable: bool = False, hint: str | None = None):
-        super().__init__(message, hint=hint)
-        self.unreachable = unreachable
+    """A git command failed (the message says which and why, in git's words)."""
 
 
 def default_cache_root() -> Path:
@@ -77,8 +73,10 @@ class Git:
     calls: list[tuple[str, ...]] = field(default_factory=list)
     network_calls: int = 0
 
-    def env(self) -> dict[str, str]:
+    def env(self, *, remote: bool = True) -> dict[str, str]:
         env = dict(os.environ)
+        if not remote:  # reads must not reach the network behind our back (git >= 2.44)
+            env["GIT_NO_LAZY_FETCH"] = "1"
         env.update(GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="true", SSH_ASKPASS="true",
                    SSH_ASKPASS_REQUIRE="never", LC_ALL="C", GIT_NO_REPLACE_OBJECTS="1",
                    GIT_ALLOW_PROTOCOL="https:ssh" + (":file" if self.allow_file else ""))
@@ -95,30 +93,30 @@ class Git:
 
     def run(self, args: list[str], *, cwd: Path | None = None, remote: bool = False,
             stdin: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess:
-        """Run git; remote operations get the time limit and count as network calls."""
+        """Run git, killed after the time limit; remote operations count as network calls."""
         self.calls.append(tuple(args))
         if remote:
             self.network_calls += 1
         try:
             proc = subprocess.Popen(
-                self.argv(args), cwd=cwd, env=self.env(), start_new_session=True,
+                self.argv(args), cwd=cwd, env=self.env(remote=remote), start_new_session=True,
                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except FileNotFoundError as exc:
             raise GitFailed("git is not installed or not on PATH",
                             hint="install git 2.27 or newer") from exc
         try:
-            out, err = proc.communicate(stdin, timeout=self.timeout if remote else None)
+            out, err = proc.communicate(stdin, timeout=self.timeout)
         except subprocess.TimeoutExpired:
             _kill(proc)
-            raise GitFailed(f"git {args[0]} timed out after {self.timeout:g}s", unreachable=True,
+            raise GitFailed(f"git {args[0]} timed out after {self.timeout:g}s",
                             hint=f"check the network, or raise {TIMEOUT_ENV}") from None
         except BaseException:
             _kill(proc)
             raise
         done = subprocess.CompletedProcess(args, proc.returncode, out, err)
         if check and proc.returncode != 0:
-            raise GitFailed(f"git {args[0]} failed: {git_message(err)}", unreachable=remote)
+            raise GitFailed(f"git {args[0]} failed: {git_message(err)}")
         return done
 
 
@@ -215,7 +213,7 @@ class RepoCache:
         patterns = [p for ref in refs for p in (ref, ref + "^{}")]
         done = self.git.run(["ls-remote", self.url, *patterns], remote=True, check=False)
         if done.returncode != 0:
-            raise GitFailed(f"cannot reach {self.url}: {git_message(done.stderr)}", unreachable=True)
+            raise GitFailed(f"cannot reach {self.url}: {git_message(done.stderr)}")
         listing: dict[str, str] = {}
         for line in done.stdout.decode("utf-8", "replace").splitlines():
             oid, _, name = line.partition("\t")
@@ -238,7 +236,7 @@ class RepoCache:
             self._reject(filt)
             self.fetch(wants, filt, depth=depth)
             return
-        raise GitFailed(f"cannot fetch from {self.url}: {message}", unreachable=True)
+        raise GitFailed(f"cannot fetch from {self.url}: {message}")
 
     def _usable(self, filt: str | None) -> str | None:
         if self._rejected is None:
@@ -330,8 +328,8 @@ class RepoCache:
             ids.seek(0)
             self.git.calls.append(("cat-file", "--batch"))
             proc = subprocess.Popen(self.git.argv(["cat-file", "--batch"]), cwd=self.dir,
-                                    env=self.git.env(), stdin=ids, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE)
+                                    env=self.git.env(remote=False), stdin=ids,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             try:
                 assert proc.stdout is not None
                 for _ in wanted:
