@@ -90,19 +90,21 @@ def sync_external(ws: Workspace, agent: Agent, skills_dir: Path, *,
                   cache_dir: Path | None = None, force: bool = False, check: bool = False,
                   allow_local: bool | None = None,
                   progress: Callable[[SkillEvent], None] | None = None,
-                  git: Git | None = None) -> FetchReport:
+                  rows: list[Resolved] | None = None, git: Git | None = None) -> FetchReport:
     """Bring ``agent``'s external skills in ``skills_dir`` (and its ``skills-optional/``
     sibling) in line with the resolver; with ``check`` only report what would change.
 
     ``progress`` is called with an event whose action is ``"checking"`` when a skill starts
     and with its final event when it is done. ``allow_local`` None means the
-    ``.exobrain.json`` setting. Raises only for bad settings; per-skill problems are events.
+    ``.exobrain.json`` setting. ``rows`` are ``ws.resolve(agent.name)`` when the caller has
+    them already; ``git`` an injected runner (its ``network_calls`` is what the report shows).
+    Raises only for bad settings; per-skill problems are events.
     """
     settings = fetch_settings(ws.connection)
     allow = settings.allow_local if allow_local is None else allow_local
     run = _Run(ws, agent, skills_dir, cache_dir, git, settings.max_bytes, force, check, allow,
                progress)
-    return run.go()
+    return run.go(ws.resolve(agent.name) if rows is None else rows)
 
 
 class _Run:
@@ -132,12 +134,12 @@ class _Run:
 
         return self.cache_dir or default_cache_root()
 
-    def go(self) -> FetchReport:
+    def go(self, rows: list[Resolved]) -> FetchReport:
         places = (self.skills_dir, optional_dir(self.skills_dir))
         if not self.check:
             for place in places:
                 installs.clean_leftovers(place)
-        mine = wants_for(self.ws.resolve(self.agent.name), self.skills_dir)
+        mine = wants_for(rows, self.skills_dir)
         wanted = {(w.folder, w.skill.link_name) for w in mine}
         for other in sharing_agents(self.ws, self.agent, self.skills_dir):
             wanted |= {(w.folder, w.skill.link_name)
