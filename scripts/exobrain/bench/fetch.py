@@ -156,10 +156,12 @@ def run(args) -> None:
         print(f"second skill from the same repository: adds {mb(objects2 - objects)} to the "
               f"cache for a {mb(skill2).strip()} folder ({(objects2 - objects) / skill2:.2f}x); "
               f"{second.network_calls} network calls, {seconds * 1000:.0f} ms")
-        clone = base / "clone.git"
-        subprocess.run(["git", "clone", "-q", "--bare", "--depth", "1", url, str(clone)],
-                       check=True)
-        print(f"git clone --depth 1: {mb(folder_bytes(clone / 'objects'))} of objects")
+        for label, extra in (("git clone --depth 1", []),
+                             ("git clone --depth 1 --filter=blob:none", ["--filter=blob:none"])):
+            clone = base / f"clone-{len(extra)}.git"
+            subprocess.run(["git", "clone", "-q", "--bare", "--depth", "1", *extra, url,
+                            str(clone)], check=True)
+            print(f"{label + ':':42} {mb(folder_bytes(clone / 'objects'))} of objects")
         _noop(base, url, paths[: args.installed], head, cache, args.runs)
 
 
