@@ -34,36 +34,41 @@ def is_skipped_file(name: str) -> bool:
     return name in SKIPPED_FILES or name.endswith((".pyc", ".pyo"))
 
 
-def _digest_file(path: str, size: int) -> str:
+def _digest_file(path: str) -> str:
     with open(path, "rb") as handle:
-        if size <= _CHUNK:
-            return hashlib.sha256(handle.read()).hexdigest()
-        digest = hashlib.sha256()
+        data = handle.read(_CHUNK)
+        if len(data) < _CHUNK:  # the common case: a small file, one read
+            return hashlib.sha256(data).hexdigest()
+        digest = hashlib.sha256(data)
         for block in iter(lambda: handle.read(_CHUNK), b""):
             digest.update(block)
-        return digest.hexdigest()
+    return digest.hexdigest()
 
 
 def file_digests(folder: Path) -> dict[str, str]:
     """``{relative POSIX path: sha256 hex}`` for every file that counts, links not followed."""
     digests: dict[str, str] = {}
-    pending = [("", os.fspath(folder))]
-    while pending:
-        prefix, directory = pending.pop()
+    base = os.fspath(folder)
+
+    def walk(directory: str, prefix: str) -> None:
         with os.scandir(directory) as entries:
             for entry in entries:
                 rel = prefix + entry.name
-                if "\n" in rel:
-                    raise OperationFailed(f"{entry.path}: file names with a newline cannot be "
-                                          f"hashed", hint="rename the file")
                 if entry.is_symlink():
-                    target = os.fsencode(os.readlink(entry.path))
-                    digests[rel] = hashlib.sha256(target).hexdigest()
+                    if "\n" in rel:
+                        raise OperationFailed(f"{entry.path}: file names with a newline cannot "
+                                              f"be hashed", hint="rename the file")
+                    digests[rel] = hashlib.sha256(os.fsencode(os.readlink(entry.path))).hexdigest()
                 elif entry.is_dir():
                     if entry.name not in SKIPPED_DIRS:
-                        pending.append((rel + "/", entry.path))
+                        walk(entry.path, rel + "/")
                 elif not is_skipped_file(entry.name):
-                    digests[rel] = _digest_file(entry.path, entry.stat().st_size)
+                    if "\n" in rel:
+                        raise OperationFailed(f"{entry.path}: file names with a newline cannot "
+                                              f"be hashed", hint="rename the file")
+                    digests[rel] = _digest_file(entry.path)
+
+    walk(base, "")
     return digests
 
 

@@ -304,13 +304,30 @@ def _validator(schema_text: str):
     return cls(schema)
 
 
+def packaged_schema_text() -> str:
+    return (Path(__file__).parent / "schemas" / SCHEMA_FILE).read_text(encoding="utf-8")
+
+
+def schema_is_packaged(root: Path) -> bool:
+    """True when the repository uses the schema this package ships (or none of its own).
+
+    Then the fast ``entry_problem`` check — kept equal to that schema by the test suite — is
+    enough for registries it finds nothing wrong with, and jsonschema runs only where there is
+    something to explain.
+    """
+    local = root / SCHEMA_FILE
+    try:
+        return not local.is_file() or local.read_bytes() == packaged_schema_text().encode()
+    except OSError:
+        return False
+
+
 def schema_text(root: Path) -> tuple[str, Path]:
     """The repository's skills.schema.json, else the copy shipped with the package."""
     local = root / SCHEMA_FILE
     if local.is_file():
         return read_text(local), local
-    packaged = Path(__file__).parent / "schemas" / SCHEMA_FILE
-    return packaged.read_text(encoding="utf-8"), packaged
+    return packaged_schema_text(), Path(__file__).parent / "schemas" / SCHEMA_FILE
 
 
 def schema_findings(root: Path, registry: Registry,

@@ -7,6 +7,7 @@ import importlib
 
 #: benchmark name → module in this package (each has add_arguments(parser) and run(args)).
 BENCHMARKS = {
+    "artifact": "artifact",
     "registry": "registry",
     "promote": "promote",
     "fetch": "fetch",

@@ -12,6 +12,12 @@ import click
 
 #: verb → "module:attribute" of a click command, relative to ``exobrain.cli``.
 VERBS: dict[str, str] = {
+    "fork": "fork:command",
+    "lifecycle": "lifecycle:command",
+    "lock": "lock:command",
+    "register": "register:command",
+    "show": "show:command",
+    "supersede": "supersede:command",
 }
 
 
