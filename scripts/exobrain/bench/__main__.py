@@ -11,6 +11,7 @@ BENCHMARKS = {
     "registry": "registry",
     "promote": "promote",
     "review": "review",
+    "fetch": "fetch",
 }
 
 
