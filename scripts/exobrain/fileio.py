@@ -85,3 +85,11 @@ def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
 def dump_json(data: Any) -> str:
     """The house style for small JSON files we own: two-space indent, trailing newline."""
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def default_dir_mode() -> int:
+    """The mode ``mkdir`` would give a new folder under the current umask (``mkdtemp`` gives
+    0700, which a folder we move into the user's tree must not keep)."""
+    current = os.umask(0)
+    os.umask(current)
+    return 0o777 & ~current

@@ -12,11 +12,14 @@ import click
 
 #: verb → "module:attribute" of a click command, relative to ``exobrain.cli``.
 VERBS: dict[str, str] = {
+    "create-instance": "create_instance:command",
     "crons": "crons:crons",
     "fork": "fork:command",
+    "harvest": "harvest:command",
     "lifecycle": "lifecycle:command",
     "lock": "lock:command",
     "register": "register:command",
+    "selftest": "selftest:command",
     "show": "show:command",
     "supersede": "supersede:command",
 }

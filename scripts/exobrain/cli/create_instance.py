@@ -1,0 +1,73 @@
+"""``exobrain create-instance DIR``: render a fresh exobrain from this seed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .edge import command_edge, emit_json, json_option, repo_option
+
+
+@click.command("create-instance")
+@click.argument("target", metavar="DIR", type=click.Path(path_type=Path))
+@click.option("--person", metavar="ID", help="Create the person scope people/ID.")
+@click.option("--host", metavar="NAME", help="Create the host scope people/ID/hosts/NAME "
+                                              "(needs --person).")
+@click.option("--agent", metavar="AGENT",
+              help="Then connect this agent in the new instance (e.g. claude).")
+@json_option
+@repo_option
+@command_edge
+def command(target: Path, person: str | None, host: str | None, agent: str | None,
+            as_json: bool, repo: Path | None) -> None:
+    """Render a new exobrain instance into DIR (new or empty): the framework (package, tests,
+    schemas, knowledge/exobrain/, the global skills and their locks, CI and pre-commit files,
+    .gitignore, .gitattributes), a fresh skills.json declaring the global skills, crons.json,
+    scopes.json, the person and host scopes, and a git repository with one commit. Nothing of
+    seed/ is copied. --repo names the seed (default: the repository around you)."""
+    from ..instance import create_instance
+    from ..scopes import find_root
+
+    seed = find_root() if repo is None else repo.expanduser().resolve()
+    if agent is not None:
+        from ..agents import get_agent
+
+        get_agent(agent)  # an unknown agent is refused before anything is written
+    created = create_instance(seed, target, person=person, host=host)
+    connected = None
+    if agent is not None:
+        connected = _connect(created.root, agent, person, host)
+    if as_json:
+        emit_json({**created.as_json(), "connect": connected})
+        sys.exit(0 if connected is None else connected["exit_code"])
+    click.echo(f"created {created.root}: {created.files} files, one commit "
+               f"{created.commit[:12]} on main")
+    click.echo(f"  framework: {created.framework_files} files from the seed {created.seed}"
+               + (f" at {created.seed_commit[:12]}" if created.seed_commit else ""))
+    click.echo(f"  skills.json declares: {', '.join(created.declared) or 'nothing'}")
+    click.echo(f"  scopes: {', '.join(created.scopes) or 'none (pass --person ID)'}")
+    for note in created.notes:
+        click.echo(f"  note: {note}")
+    if connected is not None:
+        click.echo(f"  connected {agent}: {connected['summary']}")
+        for line in connected["problems"]:
+            click.echo(f"  problem: {line}", err=True)
+    click.echo(f"next: cd {created.root} && pip install -e '.[test]' && exobrain selftest")
+    sys.exit(0 if connected is None else connected["exit_code"])
+
+
+def _connect(root: Path, agent: str, person: str | None, host: str | None) -> dict:
+    """connect-agent AGENT in the new instance, with the scopes just created."""
+    from ..connect_choice import Flags
+    from ..connector import Request, connect
+
+    flags = Flags(person, host, (), (), person is None)
+    report = connect(Request(agent, root, flags=flags, hostname=host or ""))
+    links = [a for a in report.actions if a.kind == "link"]
+    linked = sum(1 for a in links if a.op in ("create", "replace"))
+    files = sum(1 for a in report.actions if a.kind != "link" and a.changes)
+    return {"agent": agent, "exit_code": report.exit_code,
+            "summary": f"{linked} skill(s) linked, {files} file(s) written",
+            "problems": report.problems + report.warnings}

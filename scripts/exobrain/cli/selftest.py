@@ -1,0 +1,58 @@
+"""``exobrain selftest``: check that this exobrain is healthy, one verdict per check."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .edge import command_edge, emit_json, json_option, repo_option
+
+LABELS = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}
+COLOURS = {"pass": "green", "fail": "red", "skip": "yellow"}
+
+
+@click.command("selftest")
+@click.option("--no-suite", is_flag=True, help="Skip the package's own test suite (fast).")
+@click.option("--suite", "suite_paths", multiple=True, metavar="PATH",
+              help="Run only these test paths (repeatable; default: the configured testpaths).")
+@json_option
+@repo_option
+@command_edge
+def command(no_suite: bool, suite_paths: tuple[str, ...], as_json: bool,
+            repo: Path | None) -> None:
+    """Check this exobrain: schemas present, skills-validate clean, locks current, agent docs
+    true, each connected agent's links and indexes equal to connect-agent's plan, git hooks
+    installed, and the package's own tests passing. Exit 1 when any check fails."""
+    from ..errors import UsageError
+    from ..selftest import Options, selftest
+    from ..workspace import open_workspace
+
+    if no_suite and suite_paths:
+        raise UsageError("--no-suite and --suite exclude each other")
+    ws = open_workspace(repo)
+    options = Options(suite=not no_suite, suite_paths=tuple(suite_paths))
+    result = selftest(ws, options, progress=None if as_json else _line)
+    if as_json:
+        emit_json(result.as_json())
+    else:
+        counts = result.as_json()
+        click.echo(f"selftest: {counts['pass']} passed, {counts['fail']} failed, "
+                   f"{counts['skip']} skipped")
+    sys.exit(result.exit_code)
+
+
+def _line(check) -> None:
+    from .edge import stdout_is_terminal
+
+    label = LABELS[check.status]
+    if stdout_is_terminal():
+        label = click.style(label, fg=COLOURS[check.status], bold=True)
+    click.echo(f"{label}  {check.name:<16} {check.detail}")
+    for problem in check.problems[:20]:
+        click.echo(f"        {problem}")
+    if len(check.problems) > 20:
+        click.echo(f"        … and {len(check.problems) - 20} more (--json lists all)")
+    if check.fix and check.status == "fail":
+        click.echo(f"        fix: {check.fix}")
