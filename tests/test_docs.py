@@ -40,3 +40,40 @@ def test_file_map_paths_exist():
         if path == ".exobrain.json":  # per machine, gitignored
             continue
         assert (ROOT / path).exists(), path
+
+
+def test_agent_docs_name_only_commands_verbs_and_paths_that_exist():
+    from exobrain import docfacts
+    from exobrain.cli.umbrella import VERBS
+
+    docs = sorted((ROOT / "knowledge" / "exobrain").glob("*.md"))
+    assert {"skills.md", "scopes.md", "agents.md", "propagation.md"} <= {d.name for d in docs}
+    programs = set(console_scripts())
+    for doc in docs:
+        text = doc.read_text(encoding="utf-8")
+        assert docfacts.problems(ROOT, text, programs, set(VERBS)) == [], doc.name
+
+
+def test_every_console_script_is_named_in_the_agent_docs():
+    text = "".join(p.read_text() for p in (ROOT / "knowledge" / "exobrain").glob("*.md"))
+    for script in console_scripts():
+        assert f"`{script}" in text, script
+
+
+def test_the_doc_checker_catches_what_is_wrong(tmp_path):
+    from exobrain import docfacts
+
+    text = ("Run `skills-status --all`, `skills-statsu --all`, `exobrain show REF`, "
+            "`exobrain VERB …`, `exobrain shwo REF`.\n\n```bash\nconnect-agent claude --relink\n"
+            "```\nSee `scripts/exobrain/scopes.py`, `scripts/nope.py`, `seed/AGENTS.md`, "
+            "`groups/acme`, `skills/<name>/`.\n\n## File map\n\n| file | what |\n|---|---|\n"
+            "| `gone.json` | x |\n| `.exobrain.json` | per machine |\n")
+    (tmp_path / "scripts" / "exobrain").mkdir(parents=True)
+    (tmp_path / "scripts" / "exobrain" / "scopes.py").write_text("")
+    found = docfacts.problems(tmp_path, text, {"skills-status"}, {"show"})
+    assert found == ["`skills-statsu --all`: no command 'skills-statsu'",
+                     "`exobrain shwo REF`: exobrain has no verb 'shwo'",
+                     "`connect-agent claude --relink`: no command 'connect-agent'",
+                     "`gone.json` does not exist", "`scripts/nope.py` does not exist"]
+    (tmp_path / "seed").mkdir()  # in a seed, seed/ paths are checked too
+    assert "`seed/AGENTS.md` does not exist" in docfacts.problems(tmp_path, text, set(), set())

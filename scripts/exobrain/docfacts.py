@@ -12,7 +12,8 @@ What counts:
   ``connect-agent claude --relink``; ``exobrain VERB`` names a verb unless VERB is a
   placeholder (``VERB``, ``<verb>``);
 * a **path** is a code span without spaces or placeholders whose first segment is one of
-  :data:`CHECKED_ROOTS` (``scripts/…``, ``seed/…``), or the first column of a "File map" table.
+  :data:`CHECKED_ROOTS` (``scripts/…``, ``seed/…``), or the first column of a table in a
+  ``## File map`` section.
   Paths under ``seed/`` are skipped where there is no ``seed/`` (an instance).
 """
 
@@ -67,7 +68,8 @@ def commands(text: str) -> list[Command]:
 
 def paths(text: str) -> list[str]:
     """Every repository path the text points at (see the module docstring)."""
-    found = [p for p in _FILE_MAP_ROW.findall(text) if p not in PER_MACHINE and " " not in p]
+    found = [p for section in re.findall(r"^## File map\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+             for p in _FILE_MAP_ROW.findall(section) if p not in PER_MACHINE and " " not in p]
     for span in _SPAN.findall(text):
         if _PATH.match(span) and "/" in span and span.split("/", 1)[0] in CHECKED_ROOTS:
             found.append(span)

@@ -12,7 +12,7 @@ The checks, in order (:data:`CHECKS`):
   "kept" actions);
 * ``git-hooks`` — the hooks this exobrain relies on are installed: pre-commit's (when
   ``.pre-commit-config.yaml`` exists) and connect-agent's (when an agent is connected);
-* ``test-suite`` — the package's own tests pass (``pytest -x -q``, with this exobrain's
+* ``test-suite`` — the package's own tests pass (``pytest -x``, with this exobrain's
   ``scripts/`` first on the import path), when the exobrain carries a test suite.
 
 Checks never write. A check that does not apply is skipped, which is not a failure.
@@ -20,7 +20,6 @@ Checks never write. A check that does not apply is skipped, which is not a failu
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -113,8 +112,11 @@ def check_schemas(ws: Workspace) -> Check:
     root, problems, seen = ws.root, [], 0
     schemas = [root / "skills.schema.json"]
     package = root / PACKAGE_SCHEMAS
-    if package.is_dir():
-        schemas += sorted(package.glob("*.schema.json"))
+    if package.parent.is_dir():  # the package lives here: it needs every schema it ships
+        shipped = Path(__file__).parent / "schemas"
+        names = {p.name for p in shipped.glob("*.schema.json")}
+        names |= {p.name for p in package.glob("*.schema.json")}
+        schemas += [package / name for name in sorted(names)]
     for path in schemas:
         rel = path.relative_to(root).as_posix()
         if not path.is_file():
@@ -240,15 +242,14 @@ def check_suite(root: Path, options: Options) -> Check:
     if (root / "scripts" / "exobrain" / "__init__.py").is_file():
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root / "scripts"),
                                                           env.get("PYTHONPATH")]))
-    argv = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *paths]
-    shown = "pytest -x -q " + " ".join(paths) if options.suite_paths else "pytest -x -q"
+    argv = [sys.executable, "-m", "pytest", "-x", "-p", "no:cacheprovider", *paths]
+    shown = "pytest -x " + " ".join(paths) if options.suite_paths else "pytest -x"
     try:
         done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True,
                               timeout=options.suite_timeout, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         return Check("test-suite", FAIL, f"{shown}: no result after {options.suite_timeout:g}s")
-    lines = [line for line in done.stdout.splitlines() if line.strip()]
-    summary = lines[-1] if lines else (done.stderr.strip().splitlines() or ["no output"])[-1]
+    summary = _summary(done.stdout) or (done.stderr.strip().splitlines() or ["no output"])[-1]
     if done.returncode != 0:
         tail = (done.stdout + done.stderr).strip().splitlines()[-25:]
         return Check("test-suite", FAIL, f"{shown}: {summary}", tail,
@@ -256,5 +257,13 @@ def check_suite(root: Path, options: Options) -> Check:
     return Check("test-suite", PASS, f"{shown}: {summary}")
 
 
-def render_json(result: Result) -> str:
-    return json.dumps(result.as_json(), indent=2, ensure_ascii=False)
+def _summary(output: str) -> str | None:
+    """pytest's closing tally ("3 passed, 1 skipped in 0.52s"), without its decoration."""
+    import re
+
+    for line in reversed(output.splitlines()):
+        match = re.search(r"\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|"
+                          r"warnings?)\b.* in [\d.]+s", line)
+        if match:
+            return match.group(0)
+    return None
