@@ -12,7 +12,9 @@ import click
 
 #: verb → "module:attribute" of a click command, relative to ``exobrain.cli``.
 VERBS: dict[str, str] = {
+    "export": "export:command",
     "fork": "fork:command",
+    "import": "importcmd:command",
     "lifecycle": "lifecycle:command",
     "lock": "lock:command",
     "register": "register:command",
