@@ -259,8 +259,8 @@ def load_registries(root: Path, scopes: list[Scope]) -> dict[str, Registry]:
     return {scope.path: load_registry(root, scope.path) for scope in scopes}
 
 
-def entry_lines(text: str) -> list[int]:
-    """The 1-based line on which each element of the top-level "skills" array starts."""
+def entry_lines(text: str, key_name: str = "skills") -> list[int]:
+    """The 1-based line on which each element of the top-level ``key_name`` array starts."""
     decoder = json.JSONDecoder()
     lines: list[int] = []
     try:
@@ -271,7 +271,7 @@ def entry_lines(text: str) -> list[int]:
         while pos < len(text) and text[pos] != "}":
             key, pos = decoder.raw_decode(text, pos)
             pos = _skip_ws(text, _skip_ws(text, pos) + 1)  # past ':'
-            if key == "skills" and text[pos] == "[":
+            if key == key_name and text[pos] == "[":
                 pos = _skip_ws(text, pos + 1)
                 while text[pos] != "]":
                     lines.append(text.count("\n", 0, pos) + 1)

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from .catalog import skill_dir
+from .crons import crons_findings
 from .errors import InputFileError
 from .findings import ERROR, INFO, Finding, from_error
 from .registry import (EXTERNAL, Entry, Registry, relative, schema_findings,
@@ -39,6 +40,7 @@ def validate(ws: Workspace) -> list[Finding]:
     docs: dict[tuple[str, str], SkillDoc] = {}
     findings.extend(_folder_findings(ws, declarations, docs))
     findings.extend(artifact_findings(ws.root, scanned, docs))
+    findings.extend(crons_findings(ws))
     return findings
 
 

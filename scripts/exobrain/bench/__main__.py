@@ -10,6 +10,8 @@ BENCHMARKS = {
     "artifact": "artifact",
     "registry": "registry",
     "promote": "promote",
+    "review": "review",
+    "fetch": "fetch",
 }
 
 

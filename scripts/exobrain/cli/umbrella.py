@@ -12,6 +12,7 @@ import click
 
 #: verb → "module:attribute" of a click command, relative to ``exobrain.cli``.
 VERBS: dict[str, str] = {
+    "crons": "crons:crons",
     "export": "export:command",
     "fork": "fork:command",
     "import": "importcmd:command",
