@@ -177,7 +177,7 @@ def import_skills(ws: Workspace, source: str, *, fmt: str | None = None, into: s
                   new_name: str | None = None, skills: tuple[str, ...] = (),
                   all_skills: bool = False, tier: str | None = None, owner: str | None = None,
                   path: str | None = None, ref: str | None = None,
-                  dry_run: bool = False) -> Report:
+                  allow_local: bool | None = None, dry_run: bool = False) -> Report:
     """Import the skills of ``source`` into a scope (see the module docstring)."""
     scope = target_scope(ws, into)
     who = who_owns(ws, owner)
@@ -185,7 +185,7 @@ def import_skills(ws: Workspace, source: str, *, fmt: str | None = None, into: s
         raise UsageError(f"--name {new_name!r}: use lowercase letters, digits and single hyphens")
     adapter = importer(fmt) if fmt else None
     kind, url, sub, ref = classify(source, path=path, ref=ref)
-    with open_source(kind, url, sub, ref, root=ws.root) as src:
+    with open_source(kind, url, sub, ref, root=ws.root, allow_local=allow_local) as src:
         bundle = discover(src.root)
         if not bundle.skills:
             raise UsageError(f"{source}: no SKILL.md found",
@@ -201,7 +201,7 @@ def import_skills(ws: Workspace, source: str, *, fmt: str | None = None, into: s
             metas = [r[0] for r in (readings[f.rel] for f in chosen) if isinstance(r, tuple)]
             adapter, reason = detect(bundle, metas)
         else:
-            reason = "--format"
+            reason = "given with --format"
         report = Report(source, adapter.NAME, reason, scope, dry_run, notes=bundle.notes)
         plans = [plan_skill(adapter, src, f, readings[f.rel], new_name) for f in chosen]
         _check_targets(ws, scope, plans)

@@ -59,7 +59,7 @@ def _next_version(current: str, upstream: str | None) -> str:
 
 
 def update_skill(ws: Workspace, text: str, *, into: str | None = None,
-                 dry_run: bool = False) -> Report:
+                 allow_local: bool | None = None, dry_run: bool = False) -> Report:
     """Re-import one skill from its recorded upstream (see the module docstring)."""
     ref = parse_ref(text)
     if into is not None:
@@ -74,9 +74,9 @@ def update_skill(ws: Workspace, text: str, *, into: str | None = None,
                          hint="import a skill with exobrain import SOURCE first")
     adapter = importer_for_source_format(str(record.get("format", "agentskills")))
     local_dir = skill_dir(ws.root, scope, name)
-    report = Report(record["url"], adapter.NAME, "the upstream record", scope, dry_run)
+    report = Report(record["url"], adapter.NAME, "as recorded at import", scope, dry_run)
     with open_source(record["kind"], record["url"], record.get("base", ""), record.get("ref"),
-                     root=ws.root) as src:
+                     root=ws.root, allow_local=allow_local) as src:
         found = _find_upstream(src, record["path"])
         item = Item(name, record["path"], ref=canonical(entry), version=locked["version"])
         report.items.append(item)

@@ -98,8 +98,9 @@ def folder_commit(folder: Path) -> str | None:
 
 @contextmanager
 def open_source(kind: str, url: str, path: str = "", ref: str | None = None, *,
-                root: Path | None = None) -> Iterator[Opened]:
-    """Make a classified source readable; temporary folders are removed on exit."""
+                root: Path, allow_local: bool | None = None) -> Iterator[Opened]:
+    """Make a classified source readable; temporary folders are removed on exit.
+    ``allow_local`` (None: the ``.exobrain.json`` setting) lets git read file:// URLs."""
     if kind == FOLDER:
         folder = Path(url) / path if path else Path(url)
         if not folder.is_dir():
@@ -124,7 +125,7 @@ def open_source(kind: str, url: str, path: str = "", ref: str | None = None, *,
     elif kind == GIT:
         from .gitsource import open_git
 
-        with open_git(url, path, ref, root=root) as opened:
+        with open_git(url, path, ref, root=root, allow_local=allow_local) as opened:
             yield opened
     else:
         raise UsageError(f"unknown source kind {kind!r} in the upstream record",

@@ -28,6 +28,9 @@ FORMATS = ("agentskills", "kdense", "claude")
 @click.option("--owner", help="Owner of the new declarations (default: the connected person).")
 @click.option("--path", "sub_path", help="Folder inside a git repository.")
 @click.option("--ref", help="Branch, tag or commit of a git repository.")
+@click.option("--allow-local", is_flag=True,
+              help="Let git read file:// and local repository paths (also a .exobrain.json "
+                   "setting).")
 @click.option("--update", "update", metavar="NAME",
               help="Re-import the imported skill NAME from its recorded upstream.")
 @click.option("--dry-run", is_flag=True, help="Show what would happen; write nothing.")
@@ -36,7 +39,8 @@ FORMATS = ("agentskills", "kdense", "claude")
 @command_edge
 def command(source: str | None, fmt: str | None, into: str | None, new_name: str | None,
             all_skills: bool, skills: tuple[str, ...], tier: str | None, owner: str | None,
-            sub_path: str | None, ref: str | None, update: str | None, dry_run: bool,
+            sub_path: str | None, ref: str | None, allow_local: bool, update: str | None,
+            dry_run: bool,
             as_json: bool, repo: Path | None) -> None:
     """Import skills from SOURCE: a skill folder, a bundle folder, a .skill/.zip archive, a git
     URL (with --path and --ref) or owner/repo[/path][@ref] on GitHub. Each skill is translated
@@ -57,7 +61,8 @@ def command(source: str | None, fmt: str | None, into: str | None, new_name: str
                              f"{', '.join(extra)}")
         from ..reimport import update_skill
 
-        report = update_skill(ws, update, into=into, dry_run=dry_run)
+        report = update_skill(ws, update, into=into, dry_run=dry_run,
+                              allow_local=True if allow_local else None)
     else:
         if not source:
             raise UsageError("give a SOURCE to import, or --update NAME")
@@ -67,7 +72,8 @@ def command(source: str | None, fmt: str | None, into: str | None, new_name: str
 
         report = import_skills(ws, source, fmt=fmt, into=into, new_name=new_name, skills=skills,
                                all_skills=all_skills, tier=tier, owner=owner, path=sub_path,
-                               ref=ref, dry_run=dry_run)
+                               ref=ref, dry_run=dry_run,
+                               allow_local=True if allow_local else None)
     code = 1 if report.skipped else 0
     if as_json:
         emit_json({**report.as_json(), "exit_code": code})

@@ -52,7 +52,18 @@ def exporter(name: str) -> ModuleType:
 
 
 def detect(bundle: Bundle, metas: list[dict[str, Any]]) -> tuple[ModuleType, str]:
-    """The first adapter (in table order) that recognises the source, and why."""
+    """The first adapter (in table order) that recognises the source, and why.
+
+    Skills an exobrain exported (their metadata names the moved fields) are read back in the
+    format they were exported to, whatever their metadata says about their origin."""
+    from .fields import CLAUDE_FIELDS, MARKER
+
+    if metas and all(isinstance(m.get("metadata"), dict) and MARKER in m["metadata"]
+                     for m in metas):
+        plugin = ".claude-plugin/plugin.json" in bundle.manifests or any(
+            k in m for m in metas for k in CLAUDE_FIELDS if k != "allowed-tools")
+        return (importer("claude"), "an exobrain claude-plugin export") if plugin else \
+            (importer("agentskills"), "an exobrain agentskills-io export")
     for name in IMPORT_FORMATS:
         module = importer(name)
         reason = module.detect(bundle, metas)

@@ -156,17 +156,21 @@ def _scalar_text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def lift_exported(meta: dict[str, Any]) -> None:
-    """Move the fields an exobrain export put into metadata back to the top level."""
+def lift_exported(meta: dict[str, Any]) -> list[str]:
+    """Move the fields an exobrain export put into metadata back to the top level; returns
+    their names (they were top-level fields of an exobrain skill, so they stay there)."""
     metadata = meta.get("metadata")
     if not isinstance(metadata, dict) or not isinstance(metadata.get(MARKER), str):
-        return
+        return []
     metadata = dict(metadata)
+    lifted = []
     for key in metadata.pop(MARKER).split():
         if key in metadata:
             value = metadata.pop(key)
             meta[key] = decode(value) if isinstance(value, str) else value
+            lifted.append(key)
     meta["metadata"] = metadata
+    return lifted
 
 
 def _clean_metadata(raw: Any, meta: dict[str, Any], out: Translation) -> dict[str, str]:
@@ -286,7 +290,7 @@ def translate(raw: dict[str, Any], folder: str, *, keep: frozenset[str], source_
     """Turn a foreign frontmatter into a native one (see the module docstring)."""
     out = Translation()
     meta = {str(k): v for k, v in raw.items()}
-    lift_exported(meta)
+    keep = keep | frozenset(lift_exported(meta))
     metadata = _clean_metadata(meta.pop("metadata", None), meta, out)
     _version(meta, metadata, out)
     name = _name(meta, folder, metadata, out)
