@@ -12,6 +12,7 @@ import os
 import stat
 import zipfile
 from pathlib import Path, PurePosixPath
+from typing import Iterable
 
 from .errors import InputFileError
 from .treecopy import link_escapes
@@ -70,27 +71,28 @@ def extract(archive: Path, dest: Path) -> None:
                 os.chmod(target, 0o755)
 
 
-def write_zip(dest: Path, folder: Path) -> None:
-    """Write every file under ``folder`` into the new archive ``dest`` (paths relative to
-    ``folder``), links as link entries."""
-    entries = []
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames.sort()
-        for name in dirnames + filenames:
-            path = Path(dirpath) / name
-            if path.is_symlink() or path.is_file():
-                entries.append(path)
+#: One archive member: (name in the archive, file to copy, or text, or a link target).
+Member = tuple[str, "str | None", "str | None", "str | None"]
+
+
+def write_zip(dest: Path, members: Iterable[Member]) -> None:
+    """Write ``members`` (sorted by name) into the new archive ``dest``: files streamed from
+    disk, texts encoded as UTF-8, links as link entries."""
     with zipfile.ZipFile(dest, "w", compression=zipfile.ZIP_DEFLATED) as handle:
-        for path in sorted(entries, key=lambda p: p.relative_to(folder).as_posix()):
-            info = zipfile.ZipInfo(path.relative_to(folder).as_posix(), date_time=_EPOCH)
+        for name, path, text, link in sorted(members, key=lambda m: m[0]):
+            info = zipfile.ZipInfo(name, date_time=_EPOCH)
             info.create_system = 3  # unix, so the mode bits below are honoured
-            if path.is_symlink():
-                info.external_attr = (stat.S_IFLNK | 0o777) << 16
-                handle.writestr(info, os.readlink(path))
-                continue
-            executable = os.stat(path).st_mode & 0o111
-            info.external_attr = (stat.S_IFREG | (0o755 if executable else 0o644)) << 16
             info.compress_type = zipfile.ZIP_DEFLATED
+            if link is not None:
+                info.external_attr = (stat.S_IFLNK | 0o777) << 16
+                handle.writestr(info, link)
+                continue
+            executable = path is not None and os.stat(path).st_mode & 0o111
+            info.external_attr = (stat.S_IFREG | (0o755 if executable else 0o644)) << 16
+            if text is not None:
+                handle.writestr(info, text.encode("utf-8"))
+                continue
+            assert path is not None
             with open(path, "rb") as src, handle.open(info, "w") as dst:
                 while block := src.read(1 << 20):
                     dst.write(block)

@@ -14,9 +14,9 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
-from .archive import write_zip
+from .archive import Member, write_zip
 from .catalog import skill_dir
 from .errors import ExobrainError, OperationFailed, UsageError
 from .evolution import in_tree
@@ -27,7 +27,7 @@ from .promote import real_scope
 from .refs import canonical
 from .registry import Entry
 from .skillmd import SKILL_FILE, parse
-from .treecopy import copy_tree, escaping_links
+from .treecopy import copy_tree, escaping_links, iter_tree
 from .workspace import Workspace
 
 
@@ -104,6 +104,17 @@ def _prepare(ws: Workspace, entries: list[Entry], module, strip: bool
     return prepared, problems
 
 
+def _members(prepared: list) -> Iterator[Member]:
+    """The archive members of the prepared skills: ``<name>/<path>``, SKILL.md translated."""
+    for entry, folder, text, _ in prepared:
+        for rel, path, link in iter_tree(folder):
+            name = f"{entry.name}/{rel}"
+            if rel == SKILL_FILE:
+                yield name, None, text, None
+            else:
+                yield name, path, None, link
+
+
 def _stage_skills(staging: Path, prepared: list) -> list[Exported]:
     done = []
     for entry, folder, text, moved in prepared:
@@ -160,11 +171,11 @@ def export_skills(ws: Workspace, refs: tuple[str, ...], *, fmt: str, out: Path |
                 destination.rmdir()  # checked empty above
             staging.rename(destination)
         elif zip_file is not None:
-            report.skills = _stage_skills(staging / "content", prepared)
             archive = staging / "archive.zip"
-            write_zip(archive, staging / "content")
+            write_zip(archive, _members(prepared))
             os.chmod(archive, 0o644)
             archive.rename(destination)
+            report.skills = [Exported(canonical(e), e.name, moved) for e, _, _, moved in prepared]
         else:
             report.skills = _stage_skills(staging, prepared)
             for entry, *_ in prepared:

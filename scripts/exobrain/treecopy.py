@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import Iterator
 
 from .dirhash import SKIPPED_DIRS, is_skipped_file
 from .errors import OperationFailed
@@ -56,6 +57,35 @@ def _copy_file(source: str, target: str) -> str:
     return digest.hexdigest()
 
 
+def iter_tree(source: Path) -> Iterator[tuple[str, str, str | None]]:
+    """``(relative POSIX path, absolute path, link target or None)`` for every file and link
+    of a skill folder that counts (junk left out; folders are implied by the paths).
+    A link that points outside the folder raises :class:`OperationFailed`."""
+
+    def walk(directory: str, prefix: str) -> Iterator[tuple[str, str, str | None]]:
+        with os.scandir(directory) as entries:
+            listing = list(entries)
+        for entry in listing:
+            rel = prefix + entry.name
+            if "\n" in rel:
+                raise OperationFailed(f"{entry.path}: file names with a newline cannot be "
+                                      f"copied", hint="rename the file")
+            if entry.is_symlink():
+                link = os.readlink(entry.path)
+                if link_escapes(rel, link):
+                    raise OperationFailed(f"{entry.path}: symbolic link to {link!r} points "
+                                          f"outside the skill folder",
+                                          hint="replace the link with the file it points to")
+                yield rel, entry.path, link
+            elif entry.is_dir():
+                if entry.name not in SKIPPED_DIRS:
+                    yield from walk(entry.path, rel + "/")
+            elif not is_skipped_file(entry.name):
+                yield rel, entry.path, None
+
+    yield from walk(os.fspath(source), "")
+
+
 def copy_tree(source: Path, target: Path, *, replace: dict[str, str] | None = None
               ) -> tuple[dict[str, str], dict[str, str]]:
     """Copy ``source`` into the existing empty folder ``target`` (junk left out).
@@ -67,36 +97,32 @@ def copy_tree(source: Path, target: Path, *, replace: dict[str, str] | None = No
     replace = replace or {}
     upstream: dict[str, str] = {}
     written: dict[str, str] = {}
-
-    def walk(src_dir: str, dst_dir: str, prefix: str) -> None:
-        with os.scandir(src_dir) as entries:
-            for entry in entries:
-                rel = prefix + entry.name
-                if "\n" in rel:
-                    raise OperationFailed(f"{entry.path}: file names with a newline cannot be "
-                                          f"copied", hint="rename the file")
-                dst = os.path.join(dst_dir, entry.name)
-                if entry.is_symlink():
-                    link = os.readlink(entry.path)
-                    if link_escapes(rel, link):
-                        raise OperationFailed(f"{entry.path}: symbolic link to {link!r} points "
-                                              f"outside the skill folder",
-                                              hint="replace the link with the file it points to")
-                    os.symlink(link, dst)
-                    upstream[rel] = written[rel] = hashlib.sha256(os.fsencode(link)).hexdigest()
-                elif entry.is_dir():
-                    if entry.name not in SKIPPED_DIRS:
-                        os.mkdir(dst)
-                        walk(entry.path, dst, rel + "/")
-                elif not is_skipped_file(entry.name):
-                    upstream[rel] = written[rel] = _copy_file(entry.path, dst)
-
-    walk(os.fspath(source), os.fspath(target), "")
+    made = {""}
+    base = os.fspath(target)
+    for rel, path, link in iter_tree(source):
+        folder = rel.rpartition("/")[0]
+        if folder not in made:
+            os.makedirs(os.path.join(base, folder), exist_ok=True)
+            made.add(folder)
+        dst = os.path.join(base, rel)
+        if link is not None:
+            upstream[rel] = written[rel] = hashlib.sha256(os.fsencode(link)).hexdigest()
+            if rel not in replace:
+                os.symlink(link, dst)
+        elif rel in replace:
+            upstream[rel] = _digest(path)
+        else:
+            upstream[rel] = written[rel] = _copy_file(path, dst)
     for rel, text in replace.items():
         data = text.encode("utf-8")
-        path = target / rel
-        if path.is_symlink():
-            path.unlink()
-        path.write_bytes(data)
+        (target / rel).write_bytes(data)
         written[rel] = hashlib.sha256(data).hexdigest()
     return upstream, written
+
+
+def _digest(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(_CHUNK), b""):
+            digest.update(block)
+    return digest.hexdigest()

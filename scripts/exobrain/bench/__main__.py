@@ -12,6 +12,7 @@ BENCHMARKS = {
     "promote": "promote",
     "review": "review",
     "fetch": "fetch",
+    "formats": "formats",
 }
 
 
