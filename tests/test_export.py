@@ -222,3 +222,24 @@ def test_export_never_overwrites_and_checks_its_arguments(tmp_path):
     code, out = run(root, "export", "survey", "--format", "agentskills-io", "-o",
                     str(tmp_path / "dry"), "--dry-run")
     assert code == 0 and "would export skill:survey@global" in out and not (tmp_path / "dry").exists()
+
+
+def test_console_script_round_trip(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = repo(tmp_path)
+    script = str(Path(sys.executable).parent / "exobrain")
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    archive = tmp_path / "survey.skill"
+    done = subprocess.run([script, "export", "survey", "--format", "agentskills-io", "--zip",
+                           str(archive)], cwd=root, capture_output=True, text=True, env=env)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    done = subprocess.run([script, "import", str(archive), "--into", "groups/lab", "--json"],
+                          cwd=root, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["skills"][0]["ref"] == "skill:survey@groups/lab"
+    done = subprocess.run([script, "import", "--update", "survey", "--into", "groups/lab"],
+                          cwd=root, capture_output=True, text=True, env=env)
+    assert done.returncode == 0 and "up to date" in done.stdout

@@ -194,8 +194,9 @@ def test_failure_writes_nothing(tmp_path):
     root = target_repo(tmp_path)
     build_tree(root, {"people/al/skills.json": '{"skills": [ {"name": "x",'})
     before = snapshot(root)
-    code, out = run(root, "import", str(bundle), "--all")
-    assert code == 2 and "people/al/skills.json" in out and "nothing was changed" in out
+    for extra in ((), ("--dry-run",)):
+        code, out = run(root, "import", str(bundle), "--all", *extra)
+        assert code == 2 and "people/al/skills.json" in out and "nothing was changed" in out
     assert snapshot(root) == before
     # a name that is taken is refused for that skill only
     root2 = target_repo(tmp_path / "second")
@@ -290,3 +291,14 @@ def test_update_of_a_skill_that_was_not_imported(tmp_path):
     assert code == 2 and "was not imported" in out
     code, out = run(root, "import", str(source), "--update", "tidy")
     assert code == 2 and "--update takes only NAME" in out
+
+
+def test_update_when_the_upstream_is_gone_keeps_the_local_copy(tmp_path):
+    source, root = _upstream_skill(tmp_path)
+    (source / "helper.py").unlink()
+    (source / "SKILL.md").unlink()
+    source.rmdir()
+    before = snapshot(root)
+    code, out = run(root, "import", "--update", "tidy")
+    assert code == 1 and "no longer exists" in out and "local copy is kept" in out
+    assert snapshot(root) == before

@@ -23,7 +23,8 @@ _EPOCH = (1980, 1, 1, 0, 0, 0)
 
 
 def is_archive(path: Path) -> bool:
-    return path.is_file() and (path.suffix.lower() in (".skill", ".zip") or zipfile.is_zipfile(path))
+    return path.is_file() and (path.suffix.lower() in (".skill", ".zip")
+                               or zipfile.is_zipfile(path))
 
 
 def _safe_name(name: str) -> str | None:

@@ -51,7 +51,8 @@ class ExportReport:
                 "skipped_archived": self.skipped_archived}
 
 
-def _entries(ws: Workspace, refs: tuple[str, ...], scope: str | None) -> tuple[list[Entry], list[str]]:
+def _entries(ws: Workspace, refs: tuple[str, ...],
+             scope: str | None) -> tuple[list[Entry], list[str]]:
     """The declarations to export: the refs given, or every in-tree one of ``scope`` that is
     not archived."""
     if refs and scope:
@@ -100,7 +101,8 @@ def _prepare(ws: Workspace, entries: list[Entry], module, strip: bool
             problems.append(f"{ref} fails agentskills_io_compat_check: " + "; ".join(found))
             continue
         moved = [] if strip else module.moved_fields(doc.meta)
-        prepared.append((entry, folder, module.export_skill(doc.meta, doc.body, strip=strip), moved))
+        text = module.export_skill(doc.meta, doc.body, strip=strip)
+        prepared.append((entry, folder, text, moved))
     return prepared, problems
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -32,7 +33,7 @@ from .promote import target_scope
 from .registry import relative
 from .registry_edit import edit_registry, ordered_entry, update_json_file
 from .skillmd import SKILL_FILE
-from .sources import Opened, classify, open_source
+from .sources import Opened, classify, is_shorthand, open_source
 from .treecopy import copy_tree, escaping_links
 from .workspace import Workspace
 
@@ -115,7 +116,8 @@ def plan_skill(adapter: ModuleType, src: Opened, found: FoundSkill, reading: Any
     default, notes = adapter.prepare(raw, found)
     result = translate(raw, found.folder_name, keep=adapter.KEEP,
                        source_format=adapter.SOURCE_FORMAT, source_url=src.display(found.rel),
-                       new_name=new_name, default_version=normal_version(default) if default else None)
+                       new_name=new_name,
+                       default_version=normal_version(default) if default else None)
     item.name, item.version = result.name, result.meta.get("version")
     item.repairs, item.flags, item.notes = repairs + result.repairs, result.flags, notes
     links = escaping_links(found.folder)
@@ -185,7 +187,10 @@ def import_skills(ws: Workspace, source: str, *, fmt: str | None = None, into: s
         raise UsageError(f"--name {new_name!r}: use lowercase letters, digits and single hyphens")
     adapter = importer(fmt) if fmt else None
     kind, url, sub, ref = classify(source, path=path, ref=ref)
-    with open_source(kind, url, sub, ref, root=ws.root, allow_local=allow_local) as src:
+    with edit_registry(ws.root, scope, dry_run=True):
+        pass  # a broken target registry refuses the import before anything is fetched
+    with ExitStack() as stack:
+        src = _enter(stack, source, kind, url, sub, ref, ws, allow_local)
         bundle = discover(src.root)
         if not bundle.skills:
             raise UsageError(f"{source}: no SKILL.md found",
@@ -214,6 +219,19 @@ def import_skills(ws: Workspace, source: str, *, fmt: str | None = None, into: s
                 plan.item.ref = f"skill:{plan.item.name}@{scope}"
         report.items = [p.item for p in plans]
     return report
+
+
+def _enter(stack: ExitStack, source: str, kind: str, url: str, sub: str, ref: str | None,
+           ws: Workspace, allow_local: bool | None) -> Opened:
+    """Open the source, saying how SOURCE was read when it was taken for GitHub shorthand."""
+    try:
+        return stack.enter_context(open_source(kind, url, sub, ref, root=ws.root,
+                                               allow_local=allow_local))
+    except ExobrainError as exc:
+        if is_shorthand(source) and not exc.hint:
+            exc.hint = (f"{source} was read as the GitHub repository {url} because no such "
+                        f"local folder or archive exists")
+        raise
 
 
 def install(found: Path, target: Path, text: str) -> tuple[dict[str, str], dict[str, str]]:

@@ -24,7 +24,8 @@ from .errors import ExobrainError, OperationFailed, UsageError
 from .formats import importer_for_source_format
 from .formats.bundle import FoundSkill, discover
 from .formats.fields import dump
-from .importer import Item, Plan, Report, lock_entry_for, plan_skill, read_skill_text, upstream_record
+from .importer import (Item, Plan, Report, lock_entry_for, plan_skill, read_skill_text,
+                       upstream_record)
 from .lockfile import check_lock_data, empty_lock, lock_path, read_lock
 from .promote import real_scope
 from .refs import SkillRef, canonical, find_declaration, parse_ref

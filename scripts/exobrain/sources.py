@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterator
 
 from .archive import extract, is_archive
-from .errors import UsageError
+from .errors import OperationFailed, UsageError
 
 FOLDER, ARCHIVE, GIT = "folder", "archive", "git"
 _GIT_URL = re.compile(r"^(https://|ssh://|git@[^:/]+:|file://)")
@@ -50,7 +50,8 @@ class Opened:
             return f"{self.url}#{where}" if where else self.url
         github = re.match(r"^https://github\.com/([^/]+/[^/]+?)(?:\.git)?/?$", self.url)
         if github:
-            return f"https://github.com/{github.group(1)}/tree/{self.ref or 'HEAD'}/{where}".rstrip("/")
+            tree = f"https://github.com/{github.group(1)}/tree/{self.ref or 'HEAD'}"
+            return f"{tree}/{where}".rstrip("/")
         return self.url + (f"#{where}" if where else "") + (f"@{self.ref}" if self.ref else "")
 
 
@@ -81,6 +82,12 @@ def classify(text: str, *, path: str | None = None, ref: str | None = None
                           "(https://, ssh://, git@host:, file://) or owner/repo[/path][@ref]")
 
 
+def is_shorthand(text: str) -> bool:
+    """True when ``text`` would be read as GitHub's owner/repo shorthand."""
+    return not Path(text).expanduser().exists() and not _GIT_URL.match(text) and \
+        bool(_SHORTHAND.match(text)) and not text.startswith((".", "/", "~"))
+
+
 def folder_commit(folder: Path) -> str | None:
     """The HEAD commit of the git work tree holding ``folder``, when there is one."""
     probe = folder
@@ -104,12 +111,14 @@ def open_source(kind: str, url: str, path: str = "", ref: str | None = None, *,
     if kind == FOLDER:
         folder = Path(url) / path if path else Path(url)
         if not folder.is_dir():
-            raise UsageError(f"{folder}: no such folder")
+            raise OperationFailed(f"the upstream folder {folder} no longer exists",
+                                  hint="the local copy is kept as it is")
         yield Opened(FOLDER, url, folder, path, None, folder_commit(folder))
     elif kind == ARCHIVE:
         archive = Path(url)
         if not archive.is_file():
-            raise UsageError(f"{archive}: no such archive")
+            raise OperationFailed(f"the upstream archive {archive} no longer exists",
+                                  hint="the local copy is kept as it is")
         temp = Path(tempfile.mkdtemp(prefix="exobrain-import-"))
         try:
             stem = archive.name.rsplit(".", 1)[0] or "skill"
@@ -118,7 +127,8 @@ def open_source(kind: str, url: str, path: str = "", ref: str | None = None, *,
             extract(archive, unpacked)
             folder = unpacked / path if path else unpacked
             if not folder.is_dir():
-                raise UsageError(f"{archive}: holds no folder {path}")
+                raise OperationFailed(f"the upstream archive {archive} holds no folder {path} "
+                                      f"any more", hint="the local copy is kept as it is")
             yield Opened(ARCHIVE, url, folder, path, None, None)
         finally:
             shutil.rmtree(temp, ignore_errors=True)

@@ -12,7 +12,8 @@ from .edge import command_edge, emit_json, json_option, repo_option
 
 @click.command("export")
 @click.argument("refs", nargs=-1)
-@click.option("--format", "fmt", required=True, type=click.Choice(("agentskills-io", "claude-plugin")),
+@click.option("--format", "fmt", required=True,
+              type=click.Choice(("agentskills-io", "claude-plugin")),
               help="agentskills-io: standard skill folders; claude-plugin: a Claude Code plugin.")
 @click.option("-o", "--out", type=click.Path(path_type=Path),
               help="Folder to write into (agentskills-io: DIR/<name>/; claude-plugin: the plugin).")

@@ -83,15 +83,16 @@ def command(source: str | None, fmt: str | None, into: str | None, new_name: str
 
 
 def _render(report) -> None:
-    click.echo(f"format {report.format} ({report.reason}); into {report.scope}")
+    click.echo(f"{report.source}: format {report.format} ({report.reason}); "
+               f"into {report.scope}")
     for note in report.notes:
         click.echo(f"note: {note}")
     for item in report.items:
         if item.status == "skipped":
             click.echo(f"skipped  {item.name} ({item.upstream}): {item.problem}")
             continue
-        version = (f"{item.previous} → {item.version}" if item.previous and item.status != "up to date"
-                   else item.version)
+        moved = item.previous and item.status != "up to date"
+        version = f"{item.previous} → {item.version}" if moved else item.version
         click.echo(f"{item.status:8} {item.ref} {version}  from {item.upstream}")
         for line in item.repairs:
             click.echo(f"  repaired: {line}")

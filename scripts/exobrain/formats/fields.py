@@ -101,17 +101,18 @@ def quote_plain_values(front: str) -> tuple[str, list[str]]:
     Returns the new text and the keys whose values were quoted."""
     lines = front.split("\n")
     fixed: list[str] = []
+    keys: list[str] = []
     for index, line in enumerate(lines):
         match = _PLAIN_LINE.match(line.rstrip("\r"))
         following = lines[index + 1] if index + 1 < len(lines) else ""
         indent = len(line) - len(line.lstrip())
         continued = following.strip() and len(following) - len(following.lstrip()) > indent
         if match and not continued and _needs_quotes(match.group(3)):
-            fixed.append(f"{match.group(1)}{match.group(2)}: {json.dumps(match.group(3), ensure_ascii=False)}")
+            value = json.dumps(match.group(3), ensure_ascii=False)
+            fixed.append(f"{match.group(1)}{match.group(2)}: {value}")
+            keys.append(match.group(2))
         else:
             fixed.append(line)
-    keys = [m.group(2) for line, new in zip(lines, fixed) if line != new
-            for m in [_PLAIN_LINE.match(line.rstrip("\r"))] if m]
     return "\n".join(fixed), keys
 
 

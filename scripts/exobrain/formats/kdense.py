@@ -51,6 +51,7 @@ def prepare(raw: dict[str, Any], found: FoundSkill) -> tuple[str | None, list[st
     if isinstance(author_name, str) and isinstance(raw.get("metadata", {}), dict) \
             and "skill-author" not in _metadata(raw):
         raw["metadata"] = {**_metadata(raw), "skill-author": author_name}
-        notes.append(f"metadata.skill-author {author_name!r} taken from plugin {plugin.get('name')!r}")
+        notes.append(f"metadata.skill-author {author_name!r} taken from plugin "
+                     f"{plugin.get('name')!r}")
     version = plugin.get("version")
     return (version if isinstance(version, str) else None), notes
