@@ -111,13 +111,15 @@ def open_source(kind: str, url: str, path: str = "", ref: str | None = None, *,
     if kind == FOLDER:
         folder = Path(url) / path if path else Path(url)
         if not folder.is_dir():
-            raise OperationFailed(f"the upstream folder {folder} no longer exists",
+            raise OperationFailed(f"the upstream folder {folder} does not exist on this "
+                                  f"machine",
                                   hint="the local copy is kept as it is")
         yield Opened(FOLDER, url, folder, path, None, folder_commit(folder))
     elif kind == ARCHIVE:
         archive = Path(url)
         if not archive.is_file():
-            raise OperationFailed(f"the upstream archive {archive} no longer exists",
+            raise OperationFailed(f"the upstream archive {archive} does not exist on this "
+                                  f"machine",
                                   hint="the local copy is kept as it is")
         temp = Path(tempfile.mkdtemp(prefix="exobrain-import-"))
         try:
