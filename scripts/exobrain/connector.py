@@ -1,0 +1,334 @@
+"""connect-agent as a library: choose the connection, resolve, plan, apply, run scope hooks.
+
+:func:`connect` is the whole command without the terminal: it returns a :class:`Report` that
+the CLI renders as lines or JSON. Everything it changes goes through :func:`linker.apply`
+after a plan that read the disk once, so ``dry_run`` and a second identical run write nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from . import githooks, indexes, linker, scopehooks
+from .agents import (AGENTS, CONTEXT_CLAUDE, CONTEXT_CODEX, CONTEXT_OPENCLAW, Agent, get_agent,
+                     optional_dir)
+from .catalog import description_of, skill_dir
+from .connect_choice import Choice, Flags, create_scopes, from_flags, stored_choice
+from .errors import InputFileError, UsageError
+from .fileio import dump_json, read_text
+from .findings import Finding
+from .resolve import Resolved
+from .scopes import (CONNECTION_FILE, GLOBAL, SCOPE_FLAG, Connection, connection_data)
+from .skillmd import SKILL_FILE
+from .workspace import Workspace, open_workspace, workspace_for
+
+USER_AGENTS_KEY = "user_agents"
+Wizard = Callable[[Workspace], Choice]
+#: The fetcher's entry point (issue 4), called with keyword arguments ws, agent, rows,
+#: skills_dir and user before links are planned; whatever it raises is a warning.
+ExternalSync = Callable[..., Any]
+
+
+@dataclass
+class Request:
+    agent: str
+    repo: Path | None = None
+    relink: bool = False
+    dry_run: bool = False
+    user: bool = False
+    flags: Flags = field(default_factory=Flags)
+    wizard: Wizard | None = None          # set only when stdin and stdout are terminals
+    hook_timeout: float = scopehooks.DEFAULT_TIMEOUT
+    hostname: str = ""
+    external_sync: ExternalSync | None = None
+    fetch_area: Path | None = None        # links into it count as ours, like in-tree ones
+
+
+@dataclass
+class Report:
+    agent: str
+    level: str
+    root: Path
+    skills_dir: Path
+    dry_run: bool
+    source: str = ""
+    connected_scopes: list[str] = field(default_factory=list)
+    person: str | None = None
+    chain: list[str] = field(default_factory=list)
+    actions: list[linker.Action] = field(default_factory=list)
+    hooks_planned: list[scopehooks.ScopeHook] = field(default_factory=list)
+    hooks_run: list[scopehooks.HookResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    never_connected: bool = False
+    applied: int = 0
+
+    @property
+    def exit_code(self) -> int:
+        if any(f.bad_input for f in self.findings):
+            return 2
+        failed = any(not r.ok for r in self.hooks_run)
+        return 1 if self.problems or failed else 0
+
+
+def agent_list(connection: Connection, user_level: bool) -> list[str]:
+    """The agents connected at project level (``agents``) or user level (``user_agents``)."""
+    if not user_level:
+        return list(connection.agents)
+    value = connection.raw.get(USER_AGENTS_KEY, [])
+    if not isinstance(value, list) or not all(isinstance(a, str) for a in value):
+        raise InputFileError(f"{CONNECTION_FILE}: {USER_AGENTS_KEY} must be a list of agent names")
+    return list(value)
+
+
+def updated_connection(stored: Connection, choice: Choice, agent: str,
+                       user_level: bool) -> Connection:
+    """The stored connection with the chosen scopes and ``agent`` recorded at its level."""
+    raw = dict(stored.raw)
+    agents = agent_list(stored, False)
+    if user_level:
+        users = agent_list(stored, True)
+        raw[USER_AGENTS_KEY] = users + ([agent] if agent not in users else [])
+    elif agent not in agents:
+        agents.append(agent)
+    return Connection(list(choice.connected_scopes), choice.person, agents, raw)
+
+
+def connect(request: Request) -> Report:
+    agent = get_agent(request.agent)
+    ws = open_workspace(request.repo)
+    user_level = agent.is_user_level(request.user)
+    skills_dir = agent.skills_dir(ws.root, request.user)
+    report = Report(agent.name, "user" if user_level else "project", ws.root, skills_dir,
+                    request.dry_run)
+    stored = ws.connection
+    if request.relink:
+        if request.flags.given:
+            raise UsageError("--relink re-applies the stored connection: drop "
+                             "--person/--host/--group/--scope/--guest, or drop --relink")
+        connected = agent_list(stored, user_level)
+        if agent.name not in connected:
+            report.never_connected = True
+            report.notes.append(
+                f"{agent.name} was never connected here at {report.level} level "
+                f"({CONNECTION_FILE} lists: {', '.join(connected) or 'none'}); nothing to do")
+            return report
+        choice = stored_choice(stored)
+    else:
+        choice = _choose(ws, request)
+    report.source, report.notes = choice.source, list(choice.notes)
+    if choice.create and not request.dry_run:
+        create_scopes(ws.root, choice.create)
+        report.notes += [f"created {path}/{SCOPE_FLAG}" for path in choice.create]
+    connection = updated_connection(stored, choice, agent.name, user_level)
+    ws = workspace_for(ws.root, ws.config, connection)
+    report.connected_scopes, report.person = connection.connected_scopes, connection.person
+    report.chain = ws.chain.paths
+    rows = ws.resolve(agent.name)
+    _sync_external(request, ws, agent, rows, skills_dir, report)
+    report.actions = plan(ws, agent, rows, request, report)
+    report.findings = ws.findings
+    report.actions.append(_connection_action(ws.root, stored, connection))
+    report.actions = [a for a in report.actions if a is not None]
+    hooks = scopehooks.find_hooks(ws.root, ws.chain.scopes, agent.name)
+    report.hooks_planned = hooks
+    if request.dry_run:
+        return report
+    report.applied = linker.apply(report.actions)
+    report.hooks_run = scopehooks.run_hooks(hooks, ws.root, agent.name, skills_dir,
+                                            request.hook_timeout)
+    return report
+
+
+def _choose(ws: Workspace, request: Request) -> Choice:
+    """Flags, else the stored file, else the wizard (terminals only), else guest."""
+    if request.flags.given:
+        return from_flags(ws.root, ws.config, request.flags, ws.connection, request.hostname)
+    if (ws.root / CONNECTION_FILE).exists():
+        return stored_choice(ws.connection)
+    if request.wizard is not None and not request.dry_run:
+        return request.wizard(ws)
+    note = "no connection stored: connected as guest (global skills only)"
+    return Choice("guest", [], None, [note + "; pass --person to connect yourself"])
+
+
+def plan(ws: Workspace, agent: Agent, rows: list[Resolved], request: Request,
+         report: Report) -> list[linker.Action]:
+    """Every action for this agent: links, context files, git hooks (pure over what it reads)."""
+    root, skills_dir = ws.root, report.skills_dir
+    wanted, optional = {}, []
+    for row in rows:
+        if row.is_external:
+            continue
+        if row.tier == "always":
+            wanted[row.link_name] = skill_dir(root, row.home, row.name)
+        elif row.tier == "optional":
+            optional.append(row)
+    actions = linker.plan_links(skills_dir, wanted, root, protected=_shared_wants(
+        ws, agent, request.user, skills_dir), fetch_area=request.fetch_area)
+    report.problems += [f"{a.name}: {a.reason}" for a in actions if a.problem]
+    context = agent.context_dir(root, request.user)
+    index_rows = _index_rows(ws, rows, optional, context, skills_dir, report)
+    actions += _context_actions(ws, agent, context, index_rows, report)
+    actions += _git_hook_actions(ws, report, user_level=report.level == "user",
+                                 agent=agent.name)
+    return actions
+
+
+def _shared_wants(ws: Workspace, agent: Agent, user: bool, skills_dir: Path) -> frozenset[str]:
+    """Link names that other connected agents using the same folder want (codex and agents
+    share ``.agents/skills``): pruning for one agent must leave them."""
+    names: set[str] = set()
+    level = agent.is_user_level(user)
+    for other in AGENTS:
+        if other.name == agent.name or other.name not in agent_list(ws.connection, level):
+            continue
+        if other.skills_dir(ws.root, user) != skills_dir:
+            continue
+        names |= {r.link_name for r in ws.resolve(other.name)
+                  if r.tier == "always" and not r.is_external}
+    return frozenset(names)
+
+
+def _shown(path: Path, base: Path, inside: bool) -> str:
+    return os.path.relpath(path, base) if inside else str(path)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _index_rows(ws: Workspace, rows: list[Resolved], optional: list[Resolved], context: Path,
+                skills_dir: Path, report: Report) -> list[indexes.IndexRow]:
+    """The optional skills as the index lists them; paths relative to the repository when the
+    index lives inside it, absolute otherwise."""
+    root = ws.root
+    inside = _inside(context, root)
+    result = []
+    for row in optional:
+        path = skill_dir(root, row.home, row.name) / SKILL_FILE
+        if not path.is_file():
+            report.problems.append(f"{row.link_name}: optional skill has no {_shown(path, root, True)}"
+                                   "; not listed")
+            continue
+        result.append(indexes.index_row(row.name, _shown(path, root, inside),
+                                        description_of(root, row.home, row.name)))
+    for row in rows:  # external optional skills the fetcher installed beside the skills folder
+        if row.is_external and row.tier == "optional":
+            path = optional_dir(skills_dir) / row.link_name / SKILL_FILE
+            if path.is_file():
+                result.append(indexes.index_row(row.name, _shown(path, root, inside),
+                                                _description(path)))
+    return result
+
+
+def _description(path: Path) -> str:
+    from .skillmd import quick_meta
+
+    try:
+        value = quick_meta(path).get("description")
+    except InputFileError:
+        return ""
+    return value if isinstance(value, str) else ""
+
+
+def _scope_docs(ws: Workspace, context: Path, *, sidecars: bool,
+                texts: bool, report: Report) -> list[indexes.ScopeDoc]:
+    """Each connected scope's AGENTS.md (and CLAUDE.md sidecar), shallow to deep, as paths
+    seen from ``context`` (relative inside the repository, absolute outside)."""
+    inside = _inside(context, ws.root)
+    docs = []
+    for scope in ws.chain.scopes:
+        if scope.path == GLOBAL:
+            continue
+        folder = scope.directory(ws.root)
+        sidecar = folder / "CLAUDE.md"
+        text = ""
+        if texts:
+            try:
+                text = read_text(folder / SCOPE_FLAG)
+            except InputFileError as exc:
+                report.warnings.append(f"{exc.message}; left out of the context")
+                continue
+        docs.append(indexes.ScopeDoc(
+            scope.path, _shown(folder / SCOPE_FLAG, context, inside),
+            _shown(sidecar, context, inside) if sidecars and sidecar.is_file() else None, text))
+    return docs
+
+
+def _context_actions(ws: Workspace, agent: Agent, context: Path,
+                     rows: list[indexes.IndexRow], report: Report) -> list[linker.Action | None]:
+    """The agent's context surface: Claude imports generated files from a block in CLAUDE.md,
+    Codex gets one AGENTS.override.md, OpenClaw a block in USER.md, others an index file."""
+    if agent.context == CONTEXT_CLAUDE:
+        index = indexes.optional_index(rows)
+        scopes = indexes.connected_scopes(_scope_docs(ws, context, sidecars=True, texts=False,
+                                                      report=report))
+        files = [(indexes.SCOPES_FILE, scopes), (indexes.INDEX_FILE, index)]
+        actions = [linker.plan_file(context / name, text) for name, text in files]
+        imports = [name for (name, text), action in zip(files, actions)
+                   if text is not None and (action is None or action.op != linker.SKIP)]
+        return [*actions, linker.plan_block(context / agent.context_file,
+                                            indexes.import_block(imports))]
+    if agent.context == CONTEXT_CODEX:
+        shadowed_path = context / SCOPE_FLAG
+        shadowed = None
+        if shadowed_path.is_file():
+            try:
+                shadowed = read_text(shadowed_path)
+            except InputFileError as exc:
+                report.warnings.append(f"{exc.message}; left out of {agent.context_file}")
+        docs = _scope_docs(ws, context, sidecars=False, texts=True, report=report)
+        return [linker.plan_file(context / agent.context_file,
+                                 indexes.codex_override(shadowed, docs, rows))]
+    if agent.context == CONTEXT_OPENCLAW:
+        docs = _scope_docs(ws, context, sidecars=False, texts=False, report=report)
+        return [linker.plan_block(context / agent.context_file, indexes.openclaw_block(docs, rows))]
+    return [linker.plan_file(context / indexes.INDEX_FILE, indexes.optional_index(rows))]
+
+
+def _git_hook_actions(ws: Workspace, report: Report, *, user_level: bool,
+                      agent: str) -> list[linker.Action]:
+    """post-merge/post-rewrite relink every agent connected here; pre-push validates."""
+    folder = githooks.hooks_dir(ws.root)
+    if folder is None:
+        report.notes.append("not a git work tree: git hooks not installed")
+        return []
+    problem = githooks.hooks_folder_problem(folder, ws.root)
+    if problem:
+        return [linker.Action("hook", linker.SKIP, folder, "git hooks", reason=problem)]
+    relinks = githooks.relink_commands(agent_list(ws.connection, False),
+                                       agent_list(ws.connection, True))
+    return githooks.plan_hooks(folder, githooks.hook_texts(githooks.current_runner(), relinks))
+
+
+def _connection_action(root: Path, stored: Connection,
+                       connection: Connection) -> linker.Action | None:
+    """Rewrite ``.exobrain.json`` only when what it says changes."""
+    data = connection_data(connection)
+    path = root / CONNECTION_FILE
+    if path.exists() and data == stored.raw:
+        return None
+    op = linker.REPLACE if path.exists() else linker.CREATE
+    return linker.Action("connection", op, path, CONNECTION_FILE, content=dump_json(data))
+
+
+def _sync_external(request: Request, ws: Workspace, agent: Agent, rows: list[Resolved],
+                   skills_dir: Path, report: Report) -> None:
+    """Integration point of the fetcher: its failure is a warning, the connect goes on."""
+    external = [r for r in rows if r.is_external and r.tier != "off"]
+    if request.external_sync is None or request.dry_run:
+        if external:
+            report.notes.append(f"{len(external)} external skill(s) resolve here; "
+                                "fetch-external-skills installs them")
+        return
+    try:
+        request.external_sync(ws=ws, agent=agent, rows=rows, skills_dir=skills_dir,
+                              user=request.user)
+    except Exception as exc:  # noqa: BLE001 - any fetch failure is non-fatal by design
+        report.warnings.append(f"external skills not updated: {exc}")
