@@ -368,7 +368,7 @@ def test_flags_never_create_and_a_missing_handle_connects_nothing(tmp_path):
 def test_host_scope_defaults_to_the_short_hostname(tmp_path, monkeypatch):
     root = sample(tmp_path)
     build_tree(root, {"people/alice/hosts/box/AGENTS.md": "# box\n"})
-    monkeypatch.setattr("exobrain.connect_choice.short_hostname", lambda: "box")
+    monkeypatch.setattr("exobrain.connector.short_hostname", lambda: "box")
     run(root, "claude", "--person", "alice")
     stored = json.loads((root / ".exobrain.json").read_text())
     assert stored["connected_scopes"] == ["people/alice/hosts/box"]

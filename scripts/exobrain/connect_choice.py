@@ -11,7 +11,6 @@ terminal.
 from __future__ import annotations
 
 import re
-import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -53,6 +52,8 @@ class Choice:
 
 
 def short_hostname() -> str:
+    import socket  # only when a host name is needed
+
     return socket.gethostname().split(".", 1)[0].lower()
 
 

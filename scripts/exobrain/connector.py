@@ -16,7 +16,8 @@ from . import githooks, indexes, linker, scopehooks
 from .agents import (AGENTS, CONTEXT_CLAUDE, CONTEXT_CODEX, CONTEXT_OPENCLAW, Agent, get_agent,
                      optional_dir)
 from .catalog import description_of, skill_dir
-from .connect_choice import Choice, Flags, create_scopes, from_flags, stored_choice
+from .connect_choice import (Choice, Flags, create_scopes, from_flags, short_hostname,
+                             stored_choice)
 from .errors import InputFileError, UsageError
 from .fileio import dump_json, read_text
 from .findings import Finding
@@ -42,7 +43,7 @@ class Request:
     flags: Flags = field(default_factory=Flags)
     wizard: Wizard | None = None          # set only when stdin and stdout are terminals
     hook_timeout: float = scopehooks.DEFAULT_TIMEOUT
-    hostname: str = ""
+    hostname: str | None = None          # default: this machine's short host name
     external_sync: ExternalSync | None = None
     fetch_area: Path | None = None        # links into it count as ours, like in-tree ones
 
@@ -148,7 +149,8 @@ def connect(request: Request) -> Report:
 def _choose(ws: Workspace, request: Request) -> Choice:
     """Flags, else the stored file, else the wizard (terminals only), else guest."""
     if request.flags.given:
-        return from_flags(ws.root, ws.config, request.flags, ws.connection, request.hostname)
+        hostname = request.hostname if request.hostname is not None else short_hostname()
+        return from_flags(ws.root, ws.config, request.flags, ws.connection, hostname)
     if (ws.root / CONNECTION_FILE).exists():
         return stored_choice(ws.connection)
     if request.wizard is not None and not request.dry_run:

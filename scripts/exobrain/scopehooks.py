@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,6 +76,8 @@ def run_hook(hook: ScopeHook, root: Path, agent: str, target: Path,
     if not hook.executable:
         return HookResult(hook, None, False, 0.0, "",
                           error=f"not executable (chmod +x {_rel(hook.path, root)})")
+    import tempfile  # only when a hook runs
+
     argv = [str(hook.path), agent, str(target), str(hook.path.parent.parent)]
     start = time.monotonic()
     with tempfile.TemporaryFile() as sink:

@@ -58,12 +58,11 @@ def main(agent: str, relink: bool, dry_run: bool, user: bool, person: str | None
 
     AGENT is one of: claude, codex, openclaw, gemini, opencode, copilot, cursor, agents.
     """
-    from ..connect_choice import Flags, short_hostname
+    from ..connect_choice import Flags
     from ..connector import Request, connect
 
     request = Request(agent, repo, relink, dry_run, user,
-                      Flags(person, host, groups, scopes, guest),
-                      hook_timeout=hook_timeout, hostname=short_hostname())
+                      Flags(person, host, groups, scopes, guest), hook_timeout=hook_timeout)
     if not as_json and sys.stdin.isatty() and sys.stdout.isatty():
         request.wizard = _terminal_wizard
     report = connect(request)
