@@ -101,6 +101,8 @@ def updated_connection(stored: Connection, choice: Choice, agent: str,
 
 
 def connect(request: Request) -> Report:
+    """Choose the connection, resolve for the agent, plan every change, then (unless
+    ``dry_run``) apply the plan, record the connection and run the scope hooks."""
     agent = get_agent(request.agent)
     ws = open_workspace(request.repo)
     user_level = agent.is_user_level(request.user)
@@ -304,8 +306,10 @@ def _git_hook_actions(ws: Workspace, report: Report, *, user_level: bool,
     problem = githooks.hooks_folder_problem(folder, ws.root)
     if problem:
         return [linker.Action("hook", linker.SKIP, folder, "git hooks", reason=problem)]
-    relinks = githooks.relink_commands(agent_list(ws.connection, False),
-                                       agent_list(ws.connection, True))
+    known = {a.name for a in AGENTS}  # a misspelt name in .exobrain.json gets no hook line
+    relinks = githooks.relink_commands(
+        [a for a in agent_list(ws.connection, False) if a in known],
+        [a for a in agent_list(ws.connection, True) if a in known])
     return githooks.plan_hooks(folder, githooks.hook_texts(githooks.current_runner(), relinks))
 
 

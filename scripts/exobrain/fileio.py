@@ -52,10 +52,12 @@ def load_json(path: Path) -> Any:
     return parse_json(read_text(path), path)
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
     """Write ``text`` to ``path`` via a temp file in the same folder and an atomic rename.
 
-    The file keeps its permission bits when it already exists.
+    The file keeps its permission bits when it already exists. ``durable=False`` skips the
+    fsync, for files derived from others that the next run regenerates anyway (readers still
+    see the old or the new text, never a mix).
     """
     import tempfile  # not needed by read-only commands, so not imported at start-up
 
@@ -65,7 +67,8 @@ def atomic_write_text(path: Path, text: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         try:
             os.chmod(tmp, path.stat().st_mode & 0o7777)
         except FileNotFoundError:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -56,7 +55,11 @@ def current_runner() -> Runner:
 
 def _script(name: str, module: str) -> list[str]:
     beside = Path(sys.executable).parent / name
-    found = str(beside) if beside.is_file() else shutil.which(name)
+    if beside.is_file():
+        return [str(beside)]
+    import shutil  # only when the script is not beside the interpreter
+
+    found = shutil.which(name)
     if found:
         return [found]
     return ["-c", f"import sys; sys.argv[0] = {name!r}; from {module} import main; main()"]

@@ -268,6 +268,8 @@ def _apply_one(action: Action) -> None:
         return
     if action.aside is not None:
         os.rename(path, action.aside)
-    atomic_write_text(path, action.content or "")
+    # generated files and hooks are rebuilt by every run; a file the user shares with us
+    # (a marked block) and the connection file are written durably
+    atomic_write_text(path, action.content or "", durable=action.kind in ("block", "connection"))
     if action.executable:
         os.chmod(path, 0o755)
