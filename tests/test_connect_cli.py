@@ -299,6 +299,9 @@ def test_codex_override_inlines_scopes_and_index(tmp_path):
     assert "| hello | skills/hello/SKILL.md |" in text
     run(root, "codex", "--guest")
     assert "# Acme rules" not in (root / "AGENTS.override.md").read_text()
+    build_tree(root, {"AGENTS.md": "# Root rules\n" + "x" * 40000})
+    result = run(root, "codex", "--person", "alice")
+    assert "AGENTS.override.md is 39 KiB; Codex reads the first 32 KiB" in result.stderr
 
 
 def test_user_level_folder_and_relink(tmp_path, isolated_home):

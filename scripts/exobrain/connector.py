@@ -27,6 +27,7 @@ from .skillmd import SKILL_FILE
 from .workspace import Workspace, open_workspace, workspace_for
 
 USER_AGENTS_KEY = "user_agents"
+CODEX_DOC_LIMIT = 32 * 1024   # Codex's default project_doc_max_bytes
 Wizard = Callable[[Workspace], Choice]
 #: The fetcher's entry point (issue 4), called with keyword arguments ws, agent, rows,
 #: skills_dir and user before links are planned; whatever it raises is a warning.
@@ -288,8 +289,12 @@ def _context_actions(ws: Workspace, agent: Agent, context: Path,
             except InputFileError as exc:
                 report.warnings.append(f"{exc.message}; left out of {agent.context_file}")
         docs = _scope_docs(ws, context, sidecars=False, texts=True, report=report)
-        return [linker.plan_file(context / agent.context_file,
-                                 indexes.codex_override(shadowed, docs, rows))]
+        text = indexes.codex_override(shadowed, docs, rows)
+        if text is not None and len(text.encode("utf-8")) > CODEX_DOC_LIMIT:
+            report.warnings.append(
+                f"{agent.context_file} is {len(text.encode('utf-8')) // 1024} KiB; Codex reads "
+                f"the first {CODEX_DOC_LIMIT // 1024} KiB unless project_doc_max_bytes is raised")
+        return [linker.plan_file(context / agent.context_file, text)]
     if agent.context == CONTEXT_OPENCLAW:
         docs = _scope_docs(ws, context, sidecars=False, texts=False, report=report)
         return [linker.plan_block(context / agent.context_file, indexes.openclaw_block(docs, rows))]

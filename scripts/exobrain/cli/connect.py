@@ -19,7 +19,7 @@ VERBS = {
              "skip": "skipped"},
     "block": {"keep": "kept", "create": "added block", "replace": "updated block",
               "remove": "removed block", "skip": "skipped"},
-    "hook": {"keep": "kept", "create": "installed", "replace": "installed", "remove": "removed",
+    "hook": {"keep": "kept", "create": "installed", "replace": "updated", "remove": "removed",
              "skip": "skipped"},
     "connection": {"create": "wrote", "replace": "updated"},
 }
