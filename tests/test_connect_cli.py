@@ -445,3 +445,24 @@ def test_index_agents_get_links_and_an_index_beside_the_folder(tmp_path, agent, 
     assert run(root, agent).exit_code == 0
     assert "common" in links(root / folder / "skills")
     assert "| hello |" in (root / folder / "optional-skills.md").read_text()
+
+
+def test_a_write_between_plan_and_apply_is_not_lost(tmp_path, monkeypatch):
+    import exobrain.connector as connector
+
+    root = sample(tmp_path, {"connected_scopes": ["people/alice"], "agents": []})
+    original = connector._prepare
+
+    def racing(ws, agent, choice, request, *, sync):
+        report = original(ws, agent, choice, request, sync=sync)
+        if sync:  # another connect records its agent after our first plan
+            path = root / ".exobrain.json"
+            data = json.loads(path.read_text())
+            path.write_text(json.dumps({**data, "agents": ["codex"], "theme": "dark"}))
+        return report
+
+    monkeypatch.setattr(connector, "_prepare", racing)
+    assert run(root, "claude").exit_code == 0
+    stored = json.loads((root / ".exobrain.json").read_text())
+    assert stored["agents"] == ["codex", "claude"] and stored["theme"] == "dark"
+    assert not (root / ".exobrain.json.lock").exists()

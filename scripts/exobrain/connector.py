@@ -103,49 +103,75 @@ def updated_connection(stored: Connection, choice: Choice, agent: str,
 
 def connect(request: Request) -> Report:
     """Choose the connection, resolve for the agent, plan every change, then (unless
-    ``dry_run``) apply the plan, record the connection and run the scope hooks."""
+    ``dry_run``) apply the plan, record the connection and run the scope hooks.
+
+    A run that has something to change takes the connection file's lock and plans again
+    under it from a fresh read, so two connects at once never lose each other's agent; a run
+    with nothing to change takes no lock and writes nothing."""
     agent = get_agent(request.agent)
     ws = open_workspace(request.repo)
     user_level = agent.is_user_level(request.user)
-    skills_dir = agent.skills_dir(ws.root, request.user)
-    report = Report(agent.name, "user" if user_level else "project", ws.root, skills_dir,
-                    request.dry_run)
-    stored = ws.connection
     if request.relink:
         if request.flags.given:
             raise UsageError("--relink re-applies the stored connection: drop "
                              "--person/--host/--group/--scope/--guest, or drop --relink")
-        connected = agent_list(stored, user_level)
+        connected = agent_list(ws.connection, user_level)
         if agent.name not in connected:
+            report = _empty_report(ws, agent, request)
             report.never_connected = True
             report.notes.append(
                 f"{agent.name} was never connected here at {report.level} level "
                 f"({CONNECTION_FILE} lists: {', '.join(connected) or 'none'}); nothing to do")
             return report
-        choice = stored_choice(stored)
+        choice = stored_choice(ws.connection)
     else:
         choice = _choose(ws, request)
-    report.source, report.notes = choice.source, list(choice.notes)
     if choice.create and not request.dry_run:
         create_scopes(ws.root, choice.create)
-        report.notes += [f"created {path}/{SCOPE_FLAG}" for path in choice.create]
-    connection = updated_connection(stored, choice, agent.name, user_level)
+        choice.notes += [f"created {path}/{SCOPE_FLAG}" for path in choice.create]
+    report = _prepare(ws, agent, choice, request, sync=True)
+    if request.dry_run:
+        return report
+    if any(action.changes for action in report.actions):
+        from .registry_edit import file_lock  # only a run that writes pays for the lock
+
+        with file_lock(ws.root / CONNECTION_FILE):
+            fresh = open_workspace(ws.root)
+            if choice.source == "stored":
+                choice = stored_choice(fresh.connection)
+            first, report = report, _prepare(fresh, agent, choice, request, sync=False)
+            report.notes = list(dict.fromkeys(first.notes + report.notes))  # the fetcher's too
+            report.warnings = list(dict.fromkeys(first.warnings + report.warnings))
+            report.applied = linker.apply(report.actions)
+    report.hooks_run = scopehooks.run_hooks(report.hooks_planned, report.root, agent.name,
+                                            report.skills_dir, request.hook_timeout)
+    return report
+
+
+def _empty_report(ws: Workspace, agent: Agent, request: Request) -> Report:
+    level = "user" if agent.is_user_level(request.user) else "project"
+    return Report(agent.name, level, ws.root, agent.skills_dir(ws.root, request.user),
+                  request.dry_run)
+
+
+def _prepare(ws: Workspace, agent: Agent, choice: Choice, request: Request, *,
+             sync: bool) -> Report:
+    """Everything up to applying: the connection to record, the resolution, the plan."""
+    report = _empty_report(ws, agent, request)
+    report.source, report.notes = choice.source, list(choice.notes)
+    stored = ws.connection
+    connection = updated_connection(stored, choice, agent.name, report.level == "user")
     ws = workspace_for(ws.root, ws.config, connection)
     report.connected_scopes, report.person = connection.connected_scopes, connection.person
     report.chain = ws.chain.paths
     rows = ws.resolve(agent.name)
-    _sync_external(request, ws, agent, rows, skills_dir, report)
-    report.actions = plan(ws, agent, rows, request, report)
+    if sync:
+        _sync_external(request, ws, agent, rows, report.skills_dir, report)
+    actions = [*plan(ws, agent, rows, request, report),
+               _connection_action(ws.root, stored, connection)]
+    report.actions = [a for a in actions if a is not None]
     report.findings = ws.findings
-    report.actions.append(_connection_action(ws.root, stored, connection))
-    report.actions = [a for a in report.actions if a is not None]
-    hooks = scopehooks.find_hooks(ws.root, ws.chain.scopes, agent.name)
-    report.hooks_planned = hooks
-    if request.dry_run:
-        return report
-    report.applied = linker.apply(report.actions)
-    report.hooks_run = scopehooks.run_hooks(hooks, ws.root, agent.name, skills_dir,
-                                            request.hook_timeout)
+    report.hooks_planned = scopehooks.find_hooks(ws.root, ws.chain.scopes, agent.name)
     return report
 
 
