@@ -36,6 +36,8 @@ ExternalSync = Callable[..., Any]
 
 @dataclass
 class Request:
+    """What the command line asked for (the CLI fills it; tests build it directly)."""
+
     agent: str
     repo: Path | None = None
     relink: bool = False
@@ -51,6 +53,8 @@ class Request:
 
 @dataclass
 class Report:
+    """What a connect decided and did, for the CLI to print as lines or JSON."""
+
     agent: str
     level: str
     root: Path

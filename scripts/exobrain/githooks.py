@@ -123,6 +123,8 @@ def plan_hooks(folder: Path, texts: dict[str, str]) -> list[Action]:
                 current = None
         if not path.exists() and not path.is_symlink():
             actions.append(Action("hook", CREATE, path, hook, content=text, executable=True))
+        elif path.is_dir():
+            actions.append(Action("hook", SKIP, path, hook, reason="a folder has this name"))
         elif current is not None and HOOK_MARK in current.split("\n", 3)[:3]:
             same = current == text and os.access(path, os.X_OK)
             actions.append(Action("hook", KEEP, path, hook) if same else

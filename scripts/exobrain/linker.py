@@ -109,8 +109,12 @@ def plan_links(skills_dir: Path, wanted: dict[str, Path], root: Path, *,
     actions: list[Action] = []
     present = {}
     if skills_dir.is_dir():
-        with os.scandir(skills_dir) as entries:
-            present = {e.name: e for e in entries}
+        try:
+            with os.scandir(skills_dir) as entries:
+                present = {e.name: e for e in entries}
+        except OSError as exc:
+            raise InputFileError(f"{skills_dir}: cannot read the skills folder "
+                                 f"({exc.strerror or exc})", hint="check its permissions") from exc
     targets = {}
     for name, folder in wanted.items():
         if os.path.isdir(folder):
