@@ -168,3 +168,12 @@ def test_failing_and_hanging_hooks_are_reported_and_connect_continues(tmp_path):
     result = run(root, "claude", "--hook-timeout", "0.5")
     assert "! hook failed   groups/acme/scripts/connect-agent: exited 3" in result.output
     assert "people/alice/scripts/connect-agent: timed out after" in result.output
+
+
+def test_a_folder_named_like_a_hook_is_left_alone(tmp_path):
+    root = sample(tmp_path)
+    (root / ".git/hooks/post-merge").mkdir()
+    result = run(root, "claude")
+    assert "! skipped       .git/hooks/post-merge: a folder has this name" in result.output
+    assert (root / ".git/hooks/post-merge").is_dir()
+    assert (root / ".git/hooks/post-rewrite").is_file()
