@@ -22,7 +22,8 @@ from .errors import InputFileError, UsageError
 from .fileio import dump_json, read_text
 from .findings import Finding
 from .resolve import Resolved
-from .scopes import (CONNECTION_FILE, GLOBAL, SCOPE_FLAG, Connection, connection_data)
+from .scopes import (CONNECTION_FILE, GLOBAL, SCOPE_FLAG, Connection, connection_data,
+                     read_connection)
 from .skillmd import SKILL_FILE
 from .workspace import Workspace, open_workspace, workspace_for
 
@@ -109,9 +110,10 @@ def connect(request: Request) -> Report:
     """Choose the connection, resolve for the agent, plan every change, then (unless
     ``dry_run``) apply the plan, record the connection and run the scope hooks.
 
-    A run that has something to change takes the connection file's lock and plans again
-    under it from a fresh read, so two connects at once never lose each other's agent; a run
-    with nothing to change takes no lock and writes nothing."""
+    A run that has something to change takes the connection file's lock and, when another
+    process rewrote the connection meanwhile, plans again under it from a fresh read, so two
+    connects at once never lose each other's agent; a run with nothing to change takes no
+    lock and writes nothing."""
     agent = get_agent(request.agent)
     ws = open_workspace(request.repo)
     user_level = agent.is_user_level(request.user)
@@ -140,16 +142,25 @@ def connect(request: Request) -> Report:
         from .registry_edit import file_lock  # only a run that writes pays for the lock
 
         with file_lock(ws.root / CONNECTION_FILE):
-            fresh = open_workspace(ws.root)
-            if choice.source == "stored":
-                choice = stored_choice(fresh.connection)
-            first, report = report, _prepare(fresh, agent, choice, request, sync=False)
-            report.notes = list(dict.fromkeys(first.notes + report.notes))  # the fetcher's too
-            report.warnings = list(dict.fromkeys(first.warnings + report.warnings))
+            if _stored_changed(ws):
+                fresh = open_workspace(ws.root)
+                if choice.source == "stored":
+                    choice = stored_choice(fresh.connection)
+                first, report = report, _prepare(fresh, agent, choice, request, sync=False)
+                report.notes = list(dict.fromkeys(first.notes + report.notes))  # fetcher's too
+                report.warnings = list(dict.fromkeys(first.warnings + report.warnings))
             report.applied = linker.apply(report.actions)
     report.hooks_run = scopehooks.run_hooks(report.hooks_planned, report.root, agent.name,
                                             report.skills_dir, request.hook_timeout)
     return report
+
+
+def _stored_changed(ws: Workspace) -> bool:
+    """Whether another process rewrote the connection file since ``ws`` read it."""
+    path = ws.root / CONNECTION_FILE
+    if not path.exists():
+        return bool(ws.connection.raw)
+    return read_connection(ws.root).raw != ws.connection.raw
 
 
 def _empty_report(ws: Workspace, agent: Agent, request: Request) -> Report:
