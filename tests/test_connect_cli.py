@@ -413,12 +413,53 @@ def test_external_rows_call_the_fetcher_and_its_failure_is_a_warning(tmp_path):
     assert calls[0]["skills_dir"] == root / ".claude/skills"
     assert report.warnings == ["external skills not updated: remote unreachable"]
     assert report.exit_code == 0 and (root / ".claude/skills/common").is_symlink()
-    build_tree(root / ".claude/skills-optional", {
-        "ext.alice/SKILL.md": skill_md("ext", "Fetched from afar.")})
+    report = connect(Request("claude", root, dry_run=True, external_sync=failing_sync))
+    assert len(calls) == 1 and "1 external skill(s) resolve here, not fetched now" in \
+        report.notes[-1]
+
+
+def test_connect_fetches_external_skills_and_lists_the_optional_ones(tmp_path):
+    from upstream import Upstream, external, two_skills
+
+    up = Upstream(tmp_path, two_skills())
+    root = sample(tmp_path, {"connected_scopes": ["people/alice"],
+                             "external_skills": {"allow_local": True}})
+    registry = root / "skills.json"
+    data = json.loads(registry.read_text())
+    data["skills"] += [external("pdf", up.url), external("doc", up.url, tier="optional")]
+    registry.write_text(json.dumps(data))
     result = run(root, "claude")
-    assert "1 external skill(s) resolve here" in result.output
-    assert "| ext | .claude/skills-optional/ext.alice/SKILL.md | Fetched from afar. |" in \
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "↓ external      pdf.anthropic: fetched" in result.output
+    installed = root / ".claude/skills/pdf.anthropic"
+    assert (installed / "SKILL.md").is_file() and not installed.is_symlink()
+    assert "| doc | .claude/skills-optional/doc.anthropic/SKILL.md | Use for documents. |" in \
         (root / ".claude/optional-skills.md").read_text()
+    again = run(root, "claude", "--relink")
+    assert "= external      pdf.anthropic: already at" in again.output
+    assert "skipped       pdf.anthropic" not in again.output  # the fetcher's, not in the way
+    data["skills"] = [e for e in data["skills"] if "source" not in e]
+    registry.write_text(json.dumps(data))
+    result = run(root, "claude", "--relink")
+    assert "- external      pdf.anthropic: removed" in result.output
+    assert not installed.exists()
+    assert "| doc |" not in (root / ".claude/optional-skills.md").read_text()
+
+
+def test_unreachable_external_source_does_not_stop_the_connect(tmp_path):
+    root = sample(tmp_path, {"connected_scopes": ["people/alice"],
+                             "external_skills": {"allow_local": True}})
+    registry = root / "skills.json"
+    data = json.loads(registry.read_text())
+    data["skills"].append({"name": "gone", "owner": "x", "tier": "always", "force": True,
+                           "source": {"repo": (tmp_path / "nowhere.git").as_uri(),
+                                      "path": "skills/gone", "ref": "main"}})
+    registry.write_text(json.dumps(data))
+    result = run(root, "claude")
+    assert result.exit_code == 0
+    assert "✗ external      gone.x: failed" in result.output
+    assert "warning: external skill gone.x: failed" in result.stderr
+    assert (root / ".claude/skills/common").is_symlink()
 
 
 def test_connect_from_a_subfolder_finds_the_repository(tmp_path, monkeypatch):

@@ -12,26 +12,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from . import githooks, indexes, linker, scopehooks
-from .agents import (AGENTS, CONTEXT_CLAUDE, CONTEXT_CODEX, CONTEXT_OPENCLAW, Agent, get_agent,
-                     optional_dir)
-from .catalog import description_of, skill_dir
+from . import githooks, linker, scopehooks, surfaces
+from .agents import AGENTS, Agent, get_agent, optional_dir
+from .catalog import skill_dir
+from .dirhash import INSTALL_RECORD
 from .connect_choice import (Choice, Flags, create_scopes, from_flags, short_hostname,
                              stored_choice)
 from .errors import InputFileError, UsageError
-from .fileio import dump_json, read_text
+from .fileio import dump_json
 from .findings import Finding
 from .resolve import Resolved
-from .scopes import (CONNECTION_FILE, GLOBAL, SCOPE_FLAG, Connection, connection_data,
+from .scopes import (CONNECTION_FILE, SCOPE_FLAG, Connection, connection_data,
                      read_connection)
-from .skillmd import SKILL_FILE
 from .workspace import Workspace, open_workspace, workspace_for
 
 USER_AGENTS_KEY = "user_agents"
-CODEX_DOC_LIMIT = 32 * 1024   # Codex's default project_doc_max_bytes
 Wizard = Callable[[Workspace], Choice]
-#: The fetcher's entry point (issue 4), called with keyword arguments ws, agent, rows,
-#: skills_dir and user before links are planned; whatever it raises is a warning.
+#: Installs external skills before links are planned: called with keyword arguments ws,
+#: agent, rows and skills_dir (see :func:`fetch_external`); whatever it raises is a warning.
 ExternalSync = Callable[..., Any]
 
 
@@ -74,6 +72,7 @@ class Report:
     findings: list[Finding] = field(default_factory=list)
     never_connected: bool = False
     applied: int = 0
+    external: Any = None          # the fetcher's report (a FetchReport) when it ran
 
     @property
     def exit_code(self) -> int:
@@ -219,8 +218,9 @@ def plan(ws: Workspace, agent: Agent, rows: list[Resolved], request: Request,
         ws, agent, request.user, skills_dir), fetch_area=request.fetch_area)
     report.problems += [f"{a.name}: {a.reason}" for a in actions if a.problem]
     context = agent.context_dir(root, request.user)
-    index_rows = _index_rows(ws, rows, optional, context, skills_dir, report)
-    actions += _context_actions(ws, agent, context, index_rows, report)
+    remarks = surfaces.Remarks(report.problems, report.warnings)
+    listed = surfaces.index_rows(ws, rows, optional, context, skills_dir, remarks)
+    actions += surfaces.context_actions(ws, agent, context, listed, remarks)
     actions += _git_hook_actions(ws, report, user_level=report.level == "user",
                                  agent=agent.name)
     return actions
@@ -239,107 +239,6 @@ def _shared_wants(ws: Workspace, agent: Agent, user: bool, skills_dir: Path) -> 
         names |= {r.link_name for r in ws.resolve(other.name)
                   if r.tier == "always" and not r.is_external}
     return frozenset(names)
-
-
-def _shown(path: Path, base: Path, inside: bool) -> str:
-    return os.path.relpath(path, base) if inside else str(path)
-
-
-def _inside(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
-
-
-def _index_rows(ws: Workspace, rows: list[Resolved], optional: list[Resolved], context: Path,
-                skills_dir: Path, report: Report) -> list[indexes.IndexRow]:
-    """The optional skills as the index lists them; paths relative to the repository when the
-    index lives inside it, absolute otherwise."""
-    root = ws.root
-    inside = _inside(context, root)
-    result = []
-    for row in optional:
-        path = skill_dir(root, row.home, row.name) / SKILL_FILE
-        if not path.is_file():
-            report.problems.append(f"{row.link_name}: optional skill has no {_shown(path, root, True)}"
-                                   "; not listed")
-            continue
-        result.append(indexes.index_row(row.name, _shown(path, root, inside),
-                                        description_of(root, row.home, row.name)))
-    for row in rows:  # external optional skills the fetcher installed beside the skills folder
-        if row.is_external and row.tier == "optional":
-            path = optional_dir(skills_dir) / row.link_name / SKILL_FILE
-            if path.is_file():
-                result.append(indexes.index_row(row.name, _shown(path, root, inside),
-                                                _description(path)))
-    return result
-
-
-def _description(path: Path) -> str:
-    from .skillmd import quick_meta
-
-    try:
-        value = quick_meta(path).get("description")
-    except InputFileError:
-        return ""
-    return value if isinstance(value, str) else ""
-
-
-def _scope_docs(ws: Workspace, context: Path, *, sidecars: bool,
-                texts: bool, report: Report) -> list[indexes.ScopeDoc]:
-    """Each connected scope's AGENTS.md (and CLAUDE.md sidecar), shallow to deep, as paths
-    seen from ``context`` (relative inside the repository, absolute outside)."""
-    inside = _inside(context, ws.root)
-    docs = []
-    for scope in ws.chain.scopes:
-        if scope.path == GLOBAL:
-            continue
-        folder = scope.directory(ws.root)
-        sidecar = folder / "CLAUDE.md"
-        text = ""
-        if texts:
-            try:
-                text = read_text(folder / SCOPE_FLAG)
-            except InputFileError as exc:
-                report.warnings.append(f"{exc.message}; left out of the context")
-                continue
-        docs.append(indexes.ScopeDoc(
-            scope.path, _shown(folder / SCOPE_FLAG, context, inside),
-            _shown(sidecar, context, inside) if sidecars and sidecar.is_file() else None, text))
-    return docs
-
-
-def _context_actions(ws: Workspace, agent: Agent, context: Path,
-                     rows: list[indexes.IndexRow], report: Report) -> list[linker.Action | None]:
-    """The agent's context surface: Claude imports generated files from a block in CLAUDE.md,
-    Codex gets one AGENTS.override.md, OpenClaw a block in USER.md, others an index file."""
-    if agent.context == CONTEXT_CLAUDE:
-        index = indexes.optional_index(rows)
-        scopes = indexes.connected_scopes(_scope_docs(ws, context, sidecars=True, texts=False,
-                                                      report=report))
-        files = [(indexes.SCOPES_FILE, scopes), (indexes.INDEX_FILE, index)]
-        actions = [linker.plan_file(context / name, text) for name, text in files]
-        imports = [name for (name, text), action in zip(files, actions)
-                   if text is not None and (action is None or action.op != linker.SKIP)]
-        return [*actions, linker.plan_block(context / agent.context_file,
-                                            indexes.import_block(imports))]
-    if agent.context == CONTEXT_CODEX:
-        shadowed_path = context / SCOPE_FLAG
-        shadowed = None
-        if shadowed_path.is_file():
-            try:
-                shadowed = read_text(shadowed_path)
-            except InputFileError as exc:
-                report.warnings.append(f"{exc.message}; left out of {agent.context_file}")
-        docs = _scope_docs(ws, context, sidecars=False, texts=True, report=report)
-        text = indexes.codex_override(shadowed, docs, rows)
-        if text is not None and len(text.encode("utf-8")) > CODEX_DOC_LIMIT:
-            report.warnings.append(
-                f"{agent.context_file} is {len(text.encode('utf-8')) // 1024} KiB; Codex reads "
-                f"the first {CODEX_DOC_LIMIT // 1024} KiB unless project_doc_max_bytes is raised")
-        return [linker.plan_file(context / agent.context_file, text)]
-    if agent.context == CONTEXT_OPENCLAW:
-        docs = _scope_docs(ws, context, sidecars=False, texts=False, report=report)
-        return [linker.plan_block(context / agent.context_file, indexes.openclaw_block(docs, rows))]
-    return [linker.plan_file(context / indexes.INDEX_FILE, indexes.optional_index(rows))]
 
 
 def _git_hook_actions(ws: Workspace, report: Report, *, user_level: bool,
@@ -370,17 +269,45 @@ def _connection_action(root: Path, stored: Connection,
     return linker.Action("connection", op, path, CONNECTION_FILE, content=dump_json(data))
 
 
+def fetch_external(*, ws: Workspace, agent: Agent, rows: list[Resolved], skills_dir: Path):
+    """The external sync the command uses: the fetcher, for this agent's skills folder."""
+    from .fetcher import sync_external
+
+    return sync_external(ws, agent, skills_dir, rows=rows)
+
+
+def _may_hold_installs(skills_dir: Path) -> bool:
+    """Whether the fetcher may have something to prune here (a skills-optional/ folder, or a
+    folder with an install record), so a connect without external rows still cleans up."""
+    if optional_dir(skills_dir).is_dir():
+        return True
+    try:
+        with os.scandir(skills_dir) as entries:
+            return any(e.is_dir(follow_symlinks=False)
+                       and os.path.exists(os.path.join(e.path, INSTALL_RECORD)) for e in entries)
+    except OSError:
+        return False
+
+
 def _sync_external(request: Request, ws: Workspace, agent: Agent, rows: list[Resolved],
                    skills_dir: Path, report: Report) -> None:
-    """Integration point of the fetcher: its failure is a warning, the connect goes on."""
-    external = [r for r in rows if r.is_external and r.tier != "off"]
+    """Run the fetcher when external skills resolve (or may be installed) here. Its failure,
+    or one skill's, is a warning: the rest of the connect completes."""
+    wanted = [r for r in rows if r.is_external and r.tier != "off"]
+    if not wanted and not _may_hold_installs(skills_dir):
+        return
     if request.external_sync is None or request.dry_run:
-        if external:
-            report.notes.append(f"{len(external)} external skill(s) resolve here; "
-                                "fetch-external-skills installs them")
+        if wanted:
+            report.notes.append(f"{len(wanted)} external skill(s) resolve here, not fetched "
+                                "now: fetch-external-skills [--check] installs them")
         return
     try:
-        request.external_sync(ws=ws, agent=agent, rows=rows, skills_dir=skills_dir,
-                              user=request.user)
+        result = request.external_sync(ws=ws, agent=agent, rows=rows, skills_dir=skills_dir)
     except Exception as exc:  # noqa: BLE001 - any fetch failure is non-fatal by design
         report.warnings.append(f"external skills not updated: {exc}")
+        return
+    report.external = result
+    for event in getattr(result, "events", []):
+        if event.failed:
+            report.warnings.append(f"external skill {event.link_name}: {event.text()}")
+    report.warnings += list(getattr(result, "warnings", []))

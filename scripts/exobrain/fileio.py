@@ -55,9 +55,9 @@ def load_json(path: Path) -> Any:
 def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
     """Write ``text`` to ``path`` via a temp file in the same folder and an atomic rename.
 
-    The file keeps its permission bits when it already exists. ``durable=False`` skips the
-    fsync, for files derived from others that the next run regenerates anyway (readers still
-    see the old or the new text, never a mix).
+    The file keeps its permission bits when it already exists. ``durable`` flushes the data to
+    disk before the rename (what a user wrote must survive a power cut); files the toolkit can
+    regenerate (locks, indexes) skip it, since an fsync per file dominates bulk rewrites.
     """
     import tempfile  # not needed by read-only commands, so not imported at start-up
 

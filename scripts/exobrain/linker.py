@@ -19,12 +19,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from .dirhash import INSTALL_RECORD
 from .errors import InputFileError, OperationFailed
 from .fileio import atomic_write_text, read_text
 from .indexes import BlockError, is_generated, splice_block
 
 KEEP, CREATE, REPLACE, REMOVE, SKIP = "keep", "create", "replace", "remove", "skip"
-INSTALL_RECORD = ".exobrain-source.json"
 
 
 @dataclass(frozen=True)

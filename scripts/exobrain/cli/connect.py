@@ -12,6 +12,8 @@ from .edge import command_edge, emit_json, json_option, report_findings, repo_op
 SYMBOLS = {"keep": "✓", "create": "+", "replace": "~", "remove": "-", "skip": "!"}
 COLOURS = {"keep": "green", "create": "cyan", "replace": "yellow", "remove": "magenta",
            "skip": "red"}
+_EXTERNAL = {"fetched": "↓", "updated": "↑", "unchanged": "=", "moved": "→", "removed": "-",
+             "modified": "!", "failed": "✗"}
 VERBS = {
     "link": {"keep": "kept", "create": "linked", "replace": "replaced", "remove": "removed",
              "skip": "skipped"},
@@ -59,10 +61,11 @@ def main(agent: str, relink: bool, dry_run: bool, user: bool, person: str | None
     AGENT is one of: claude, codex, openclaw, gemini, opencode, copilot, cursor, agents.
     """
     from ..connect_choice import Flags
-    from ..connector import Request, connect
+    from ..connector import Request, connect, fetch_external
 
     request = Request(agent, repo, relink, dry_run, user,
-                      Flags(person, host, groups, scopes, guest), hook_timeout=hook_timeout)
+                      Flags(person, host, groups, scopes, guest), hook_timeout=hook_timeout,
+                      external_sync=fetch_external)
     if not as_json and sys.stdin.isatty() and sys.stdout.isatty():
         request.wizard = _terminal_wizard
     report = connect(request)
@@ -123,6 +126,10 @@ def _render(report, quiet: bool) -> None:
     click.echo(f"{report.agent} [{report.level}] ← {who} → {_shown(report.skills_dir, root)}")
     for note in report.notes:
         click.echo(f"  note: {note}")
+    for event in report.external.events if report.external is not None else []:
+        if not (quiet and event.action == "unchanged"):
+            click.echo(f"{_EXTERNAL.get(event.action, '…')} external      {event.link_name}: "
+                       f"{event.text()}")
     for action in report.actions:
         if quiet and action.op == "keep":
             continue
@@ -174,6 +181,7 @@ def _as_json(report) -> dict:
         "connection": {"source": report.source, "connected_scopes": report.connected_scopes,
                        "person": report.person, "chain": report.chain},
         "plan": [a.as_json() for a in report.actions],
+        "external": report.external.as_json() if report.external is not None else None,
         "scope_hooks": ([{"path": _shown(h.path, root), "scope": h.scope}
                          for h in report.hooks_planned] if report.dry_run else
                         [r.as_json(root) for r in report.hooks_run]),

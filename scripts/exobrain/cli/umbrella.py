@@ -12,6 +12,13 @@ import click
 
 #: verb → "module:attribute" of a click command, relative to ``exobrain.cli``.
 VERBS: dict[str, str] = {
+    "crons": "crons:crons",
+    "fork": "fork:command",
+    "lifecycle": "lifecycle:command",
+    "lock": "lock:command",
+    "register": "register:command",
+    "show": "show:command",
+    "supersede": "supersede:command",
 }
 
 
