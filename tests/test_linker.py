@@ -78,20 +78,9 @@ def test_ownership_rules(repo, tmp_path):
     assert not owns_link(f"{root}/tools/t", root)
     assert not owns_link(f"{root}/.claude/skills/a", root)
     assert not owns_link(f"{tmp_path}/skills/a", root)
-    assert owns_link(f"{tmp_path}/cache/x", root, str(tmp_path / "cache"))
     alias = tmp_path / "alias"
     os.symlink(repo, alias)
     assert owns_link(f"{alias}/skills/a", root)  # a path through a link to the repository
-
-
-def test_link_via_fetch_area_is_ours(repo, tmp_path):
-    area = tmp_path / "cache"
-    build_tree(area, {"x/SKILL.md": "x"})
-    skills = repo / ".agent/skills"
-    skills.mkdir(parents=True)
-    os.symlink(area / "x", skills / "x.o")
-    assert ops(plan_links(skills, {}, repo, fetch_area=area)) == {"x.o": REMOVE}
-    assert ops(plan_links(skills, {}, repo)) == {}
 
 
 @pytest.mark.parametrize("kind", ["file", "dangling", "link-to-file"])

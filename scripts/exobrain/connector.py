@@ -47,7 +47,6 @@ class Request:
     hook_timeout: float = scopehooks.DEFAULT_TIMEOUT
     hostname: str | None = None          # default: this machine's short host name
     external_sync: ExternalSync | None = None
-    fetch_area: Path | None = None        # links into it count as ours, like in-tree ones
 
 
 @dataclass
@@ -215,7 +214,7 @@ def plan(ws: Workspace, agent: Agent, rows: list[Resolved], request: Request,
         elif row.tier == "optional":
             optional.append(row)
     actions = linker.plan_links(skills_dir, wanted, root, protected=_shared_wants(
-        ws, agent, request.user, skills_dir), fetch_area=request.fetch_area)
+        ws, agent, request.user, skills_dir))
     report.problems += [f"{a.name}: {a.reason}" for a in actions if a.problem]
     context = agent.context_dir(root, request.user)
     remarks = surfaces.Remarks(report.problems, report.warnings)

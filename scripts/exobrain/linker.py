@@ -4,7 +4,8 @@ Planning reads the disk once and decides one :class:`Action` per path; applying 
 code that writes. What the linker may touch (design, "What connect-agent owns"):
 
 * a symlink whose target is an in-tree skill folder of this repository
-  (``<root>[/<scope>]/skills/<name>``) or lies in the fetch area — created, replaced, removed;
+  (``<root>[/<scope>]/skills/<name>``) — created, replaced, removed (the fetcher installs real
+  folders with an install record, which are its own to manage);
 * a file whose first line is our generated mark — rewritten, removed;
 * the marked block in a file of the user's — replaced, removed (the rest is kept).
 
@@ -84,19 +85,13 @@ def _in_tree_skill(path: str, root: str) -> bool:
     return len(parts) >= 2 and parts[-2] == "skills" and not any(p.startswith(".") for p in parts)
 
 
-def owns_link(target: str, root: str, fetch_area: str | None = None) -> bool:
+def owns_link(target: str, root: str) -> bool:
     """Whether a link whose absolute target is ``target`` is ours to replace or remove."""
-    for candidate in (target, os.path.realpath(target)):
-        if _in_tree_skill(candidate, root):
-            return True
-        if fetch_area and candidate.startswith(fetch_area + os.sep):
-            return True
-    return False
+    return _in_tree_skill(target, root) or _in_tree_skill(os.path.realpath(target), root)
 
 
 def plan_links(skills_dir: Path, wanted: dict[str, Path], root: Path, *,
-               protected: frozenset[str] = frozenset(), fetch_area: Path | None = None
-               ) -> list[Action]:
+               protected: frozenset[str] = frozenset()) -> list[Action]:
     """Actions that make ``skills_dir`` hold exactly a link per ``wanted`` name (name → the
     skill folder, absolute) among the links we own. ``protected`` names are links another
     connected agent sharing this folder wants: never removed. A wanted skill whose folder is
@@ -105,7 +100,6 @@ def plan_links(skills_dir: Path, wanted: dict[str, Path], root: Path, *,
     real_dir = os.path.realpath(skills_dir)
     root_text = str(root)
     relative = real_dir.startswith(root_text + os.sep)
-    area = str(fetch_area) if fetch_area else None
     actions: list[Action] = []
     present = {}
     if skills_dir.is_dir():
@@ -134,13 +128,13 @@ def plan_links(skills_dir: Path, wanted: dict[str, Path], root: Path, *,
             want = targets[name]
             if actual == want:
                 actions.append(Action("link", KEEP, path, name, target=text))
-            elif owns_link(actual, root_text, area):
+            elif owns_link(actual, root_text):
                 actions.append(Action("link", REPLACE, path, name, target=_link_text(
                     want, real_dir, relative), reason=f"was {text}"))
             else:
                 actions.append(Action("link", SKIP, path, name,
                                       reason=f"foreign symlink exists (→ {text})"))
-        elif name not in protected and owns_link(actual, root_text, area):
+        elif name not in protected and owns_link(actual, root_text):
             actions.append(Action("link", REMOVE, path, name, target=text))
     for name, want in targets.items():
         if name not in present:
