@@ -7,7 +7,7 @@ from exobrain.cli.status import main as status
 from exobrain.registry import make_entry
 from exobrain.resolve import apply_supersession, resolve
 from exobrain.workspace import open_workspace
-from helpers import exobrain, skill_md
+from helpers import exobrain
 
 
 def supersedes(*refs):
