@@ -9,6 +9,7 @@ import importlib
 BENCHMARKS = {
     "artifact": "artifact",
     "registry": "registry",
+    "connect": "connect",
     "promote": "promote",
     "review": "review",
     "fetch": "fetch",
