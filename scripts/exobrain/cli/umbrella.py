@@ -14,8 +14,10 @@ import click
 VERBS: dict[str, str] = {
     "create-instance": "create_instance:command",
     "crons": "crons:crons",
+    "export": "export:command",
     "fork": "fork:command",
     "harvest": "harvest:command",
+    "import": "importcmd:command",
     "lifecycle": "lifecycle:command",
     "lock": "lock:command",
     "register": "register:command",
