@@ -13,7 +13,7 @@ from exobrain.errors import OperationFailed, UsageError
 from exobrain.framework import (FRAMEWORK_FILES, FRAMEWORK_FOLDERS, blob_id, is_framework,
                                 read_framework)
 from exobrain.instance import create_instance
-from helpers import build_tree, exobrain, git
+from helpers import build_tree, exobrain, git, skill_md
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,12 +73,25 @@ def test_an_instance_holds_the_framework_and_fresh_starters(tmp_path):
 
 
 def test_crons_keeps_only_jobs_whose_skill_ships(tmp_path):
-    seed_jobs = json.loads((ROOT / "crons.json").read_text())["jobs"]
-    assert any("seed-tests" in job.get("skill", "") for job in seed_jobs)
-    root = create_instance(ROOT, tmp_path / "mine").root
-    jobs = json.loads((root / "crons.json").read_text())["jobs"]
-    assert [j["name"] for j in jobs] == [j["name"] for j in seed_jobs
-                                         if "seed" not in j.get("skill", "")]
+    seed = create_instance(ROOT, tmp_path / "seed").root
+    build_tree(seed, {"seed/AGENTS.md": "# seed\n", "seed/skills/tour/SKILL.md": skill_md("tour"),
+                      "seed/skills.json": {"skills": [{"name": "tour", "owner": "seed",
+                                                       "tier": "optional"}]}})
+    jobs = [{"name": "plain", "schedule": "0 1 * * *", "command": "true"},
+            {"name": "check", "schedule": "0 2 * * *", "command": "exobrain selftest",
+             "skill": "skill:exobrain-tests@global"},
+            {"name": "short", "schedule": "0 3 * * *", "command": "true",
+             "skill": "exobrain"},
+            {"name": "tour", "schedule": "0 4 * * *", "command": "true",
+             "skill": "skill:tour@seed"},
+            {"name": "other", "schedule": "0 5 * * *", "command": "true",
+             "skill": "skill:exobrain@groups/x"}]
+    build_tree(seed, {"crons.json": {"$schema": "scripts/exobrain/schemas/crons.schema.json",
+                                     "jobs": jobs}})
+    root = create_instance(seed, tmp_path / "mine").root
+    data = json.loads((root / "crons.json").read_text())
+    assert data["$schema"] == "scripts/exobrain/schemas/crons.schema.json"
+    assert [j["name"] for j in data["jobs"]] == ["plain", "check", "short"]
 
 
 def test_scope_stubs_and_no_scopes_without_person(tmp_path):

@@ -65,7 +65,8 @@ def test_schemas_missing_or_unresolved(instance):
     assert code == 1 and checks["schemas"]["status"] == "fail"
     assert checks["schemas"]["problems"] == [
         "scripts/exobrain/schemas/crons.schema.json is missing",
-        "skills.json: $schema 'schemas/skills.schema.json' does not exist"]
+        "skills.json: $schema 'schemas/skills.schema.json' does not exist",
+        "crons.json: $schema 'scripts/exobrain/schemas/crons.schema.json' does not exist"]
     (instance / "skills.schema.json").write_text('{"type": 5}')
     _, checks = selftest(instance, "--no-suite")
     assert "skills.schema.json: not a valid JSON Schema" in checks["schemas"]["problems"][0]
@@ -131,7 +132,7 @@ def test_a_failing_suite_shows_the_failure(instance):
 def test_an_exobrain_without_a_suite_or_docs_skips_them(tmp_path):
     root = exobrain(tmp_path / "exo", registries={"global": []})
     code, checks = selftest(root)
-    assert code == 0
+    assert code == 1 and [n for n, c in checks.items() if c["status"] == "fail"] == ["schemas"]
     assert checks["test-suite"]["detail"] == "no test suite here"
     assert checks["docs"]["status"] == "skip"
     assert checks["git-hooks"]["status"] == "skip"

@@ -8,13 +8,14 @@ suite and by ``exobrain selftest``'s docs check.
 What counts:
 
 * a **command** is a code span (or a line of a fenced shell block) whose first word is
-  ``exobrain`` or a hyphenated lowercase word followed by arguments — ``skills-status --all``,
-  ``connect-agent claude --relink``; ``exobrain VERB`` names a verb unless VERB is a
-  placeholder (``VERB``, ``<verb>``);
+  ``exobrain`` followed by a word, or a hyphenated lowercase word followed by an option —
+  ``skills-status --all``, ``connect-agent claude --relink`` (``only-there PATH`` is a label,
+  not a command); ``exobrain VERB`` names a verb unless VERB is a placeholder (``VERB``,
+  ``<verb>``);
 * a **path** is a code span without spaces or placeholders whose first segment is one of
   :data:`CHECKED_ROOTS` (``scripts/…``, ``seed/…``), or the first column of a table in a
-  ``## File map`` section.
-  Paths under ``seed/`` are skipped where there is no ``seed/`` (an instance).
+  ``## File map`` section. Paths under ``seed/`` are skipped where there is no ``seed/`` (an
+  instance), and so are paths git ignores (agent folders, the connection file).
 """
 
 from __future__ import annotations
@@ -26,8 +27,6 @@ from pathlib import Path
 CHECKED_ROOTS = ("scripts", "knowledge", "seed", "skills", ".github", ".ci")
 #: Hyphenated commands of other tools that the docs may name.
 FOREIGN_COMMANDS = frozenset({"pre-commit"})
-#: Per-machine files a file map may list (gitignored, so absent from a clean tree).
-PER_MACHINE = frozenset({".exobrain.json"})
 _SPAN = re.compile(r"`([^`\n]+)`")
 _FENCE = re.compile(r"^```(?:bash|sh|shell|console)?\s*$\n(.*?)^```\s*$", re.M | re.S)
 _HYPHENATED = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$")
@@ -61,7 +60,7 @@ def commands(text: str) -> list[Command]:
             if words[0] == "exobrain":
                 verb = words[1] if _VERB.match(words[1]) else None
                 found.append(Command("exobrain", verb, part))
-            elif _HYPHENATED.match(words[0]):
+            elif _HYPHENATED.match(words[0]) and any(w.startswith("-") for w in words[1:]):
                 found.append(Command(words[0], None, part))
     return found
 
@@ -69,7 +68,7 @@ def commands(text: str) -> list[Command]:
 def paths(text: str) -> list[str]:
     """Every repository path the text points at (see the module docstring)."""
     found = [p for section in re.findall(r"^## File map\n(.*?)(?=^## |\Z)", text, re.M | re.S)
-             for p in _FILE_MAP_ROW.findall(section) if p not in PER_MACHINE and " " not in p]
+             for p in _FILE_MAP_ROW.findall(section) if " " not in p]
     for span in _SPAN.findall(text):
         if _PATH.match(span) and "/" in span and span.split("/", 1)[0] in CHECKED_ROOTS:
             found.append(span)
@@ -89,9 +88,22 @@ def problems(root: Path, text: str, programs: set[str], verbs: set[str]) -> list
     for path in paths(text):
         if path.startswith("seed/") and not has_seed:
             continue
-        if not (root / path).exists():
+        if not (root / path).exists() and not _ignored(root, path):
             found.append(f"`{path}` does not exist")
     return found
+
+
+def _ignored(root: Path, path: str) -> bool:
+    """Whether git ignores ``path`` (as a file or a folder): a per-machine path such as an
+    agent's skills folder, which a clean checkout does not have."""
+    import subprocess
+
+    for candidate in (path.rstrip("/"), path.rstrip("/") + "/"):
+        done = subprocess.run(["git", "check-ignore", "-q", "--no-index", "--", candidate],
+                              cwd=root, capture_output=True)
+        if done.returncode == 0:
+            return True
+    return False
 
 
 def console_scripts(root: Path) -> set[str]:
