@@ -56,7 +56,7 @@ def with_tidy(root: Path, person: str = "ann", **extra: str) -> Path:
 def test_two_instances_and_a_missing_path_report_exactly_those_facts(seed, tmp_path):
     """Issue 7, must show: one instance with a new skill, one with a changed framework file,
     one path missing."""
-    one = with_tidy(create_instance(seed, tmp_path / "one", person="ann").root)
+    with_tidy(create_instance(seed, tmp_path / "one", person="ann").root)
     two = create_instance(seed, tmp_path / "two").root
     with open(two / "knowledge" / "exobrain" / "skills.md", "a") as handle:
         handle.write("\nA line the instance added.\n")
