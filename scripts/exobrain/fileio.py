@@ -52,8 +52,9 @@ def load_json(path: Path) -> Any:
     return parse_json(read_text(path), path)
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temp file in the same folder and an atomic rename.
+def atomic_write_text(path: Path, text: str | bytes) -> None:
+    """Write ``text`` (UTF-8; bytes as they are) to ``path`` via a temp file in the same
+    folder and an atomic rename.
 
     The file keeps its permission bits when it already exists.
     """
@@ -62,8 +63,8 @@ def atomic_write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8") if isinstance(text, str) else text)
             handle.flush()
             os.fsync(handle.fileno())
         try:
