@@ -221,6 +221,17 @@ def load_registry(root: Path, scope: str) -> Registry:
             return registry
         registry.findings.append(from_error("registry-unreadable", rel, exc.message, path))
         return registry
+    return _parse_into(registry, rel)
+
+
+def registry_from_text(root: Path, scope: str, text: str) -> Registry:
+    """A registry as it would load if its skills.json held ``text`` (previews of an edit)."""
+    path = registry_path(root, scope)
+    return _parse_into(Registry(scope, path, text=text), relative(root, path))
+
+
+def _parse_into(registry: Registry, rel: str) -> Registry:
+    path = registry.path
     try:
         data = parse_json(registry.text, path)
     except InputFileError as exc:
@@ -235,7 +246,7 @@ def load_registry(root: Path, scope: str) -> Registry:
     for index, raw in enumerate(skills):
         problem = entry_problem(raw)
         if problem is None:
-            registry.entries.append(make_entry(raw, scope, index))
+            registry.entries.append(make_entry(raw, registry.scope, index))
             continue
         label = f"#{index} {raw.get('name')}" if isinstance(raw, dict) else f"#{index}"
         registry.findings.append(Finding(ERROR, "registry-schema", rel, problem, entry=label,
@@ -302,8 +313,13 @@ def schema_text(root: Path) -> tuple[str, Path]:
     return packaged.read_text(encoding="utf-8"), packaged
 
 
-def schema_findings(root: Path, registry: Registry) -> list[Finding]:
-    """Every JSON Schema violation in a parsed registry, located by entry and line."""
+def schema_findings(root: Path, registry: Registry,
+                    positions: list[int] | None = None) -> list[Finding]:
+    """Every JSON Schema violation in a parsed registry, located by entry and line.
+
+    ``positions`` says where each entry of ``registry.data`` sits in the file when the data is
+    a subset of it (the registry editor validates only the entries it adds or changes).
+    """
     if registry.data is None:
         return []
     text, schema_path = schema_text(root)
@@ -317,8 +333,9 @@ def schema_findings(root: Path, registry: Registry) -> list[Finding]:
     for error in sorted(validator.iter_errors(registry.data), key=lambda e: list(map(str, e.path))):
         path = list(error.absolute_path)
         index = path[1] if len(path) > 1 and path[0] == "skills" and isinstance(path[1], int) else None
-        rule = error.schema.get("description") if isinstance(error.schema, dict) else None
-        field_name = ".".join(str(p) for p in path[2:])
+        rule = (error.schema.get("description")  # the root's description is no rule
+                if isinstance(error.schema, dict) and error.schema is not validator.schema else None)
+        field_name = ".".join(str(p) for p in (path[2:] if index is not None else path))
         message = rule or error.message
         if field_name and not rule:
             message = f"{field_name}: {error.message}"
@@ -327,11 +344,12 @@ def schema_findings(root: Path, registry: Registry) -> list[Finding]:
         if (index, message) in seen:
             continue
         seen.add((index, message))
-        entry = None
+        entry = line = None
         if index is not None:
             raw = registry.data["skills"][index]
+            index = positions[index] if positions is not None else index
             entry = f"#{index} {raw.get('name')}" if isinstance(raw, dict) else f"#{index}"
-        found.append(Finding(ERROR, "registry-schema", rel, message, entry=entry,
-                             line=registry.line_of(index) if index is not None else None,
+            line = registry.line_of(index)
+        found.append(Finding(ERROR, "registry-schema", rel, message, entry=entry, line=line,
                              bad_input=True))
     return found

@@ -8,6 +8,7 @@ import importlib
 #: benchmark name → module in this package (each has add_arguments(parser) and run(args)).
 BENCHMARKS = {
     "registry": "registry",
+    "promote": "promote",
 }
 
 

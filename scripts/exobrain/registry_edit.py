@@ -1,0 +1,361 @@
+"""The one writer of ``skills.json`` files, and the locked atomic update every JSON writer shares.
+
+Every command that changes a registry (promote now; lifecycle, register and import later) goes
+through :func:`edit_registry`, so they all get the same guarantees:
+
+* writers are serialised by an exclusive ``fcntl`` lock on ``<file>.lock`` next to the target,
+  taken with a timeout, so two commands never lose each other's entries;
+* a file that does not parse or breaks the schema is refused (named by file, entry and rule)
+  and left untouched: we never "repair" a file by rewriting what we could not read;
+* the result is checked against the schema before anything is written;
+* the text is spliced in the file's own style (:mod:`exobrain.jsonstyle`), so untouched
+  entries keep their bytes and an add followed by a remove gives back the original file;
+* the write is atomic (temp file + rename) and happens only when the text changed.
+
+:func:`update_json_file` is the same machinery for other JSON files we own (``skills.lock.json``).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import time
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from .errors import InputFileError, OperationFailed, UsageError
+from .fileio import atomic_write_text, dump_json, parse_json, read_text
+from .findings import Finding
+from .jsonstyle import locate_array, render_like, splice_array
+from .registry import (SCHEMA_FILE, Registry, entry_problem, registry_path, relative,
+                       schema_findings)
+
+DEFAULT_TIMEOUT = 10.0
+LOCK_SUFFIX = ".lock"
+#: The order keys take in an entry we write: identity first, then tier, then the rest.
+ENTRY_KEY_ORDER = ("name", "from", "owner", "tier", "force", "source", "agent", "skipAgents",
+                   "lifecycle", "notes", "reviewed_by", "reviewed_at")
+
+
+@contextmanager
+def file_lock(path: Path, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
+    """Hold an exclusive lock on ``<path>.lock`` for the duration of the block.
+
+    The lock file is removed on release. Removal is safe because a waiter that wins the lock
+    checks that the file it locked is still the one at the path, and retries otherwise. A
+    process that dies keeps nothing locked (the kernel drops ``flock`` locks with the process);
+    at worst it leaves an empty lock file behind, which the next writer reuses.
+    """
+    lock_path = path.with_name(path.name + LOCK_SUFFIX)
+    deadline = time.monotonic() + timeout
+    delay = 0.005
+    while True:
+        try:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise OperationFailed(f"{lock_path}: cannot create the lock file "
+                                  f"({exc.strerror or exc})",
+                                  hint="check that the folder exists and is writable") from exc
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            if time.monotonic() >= deadline:
+                raise OperationFailed(
+                    f"{path}: another process kept {lock_path.name} locked for over {timeout:g}s",
+                    hint="wait for the other exobrain command to finish, then retry") from None
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+            continue
+        if _same_file(fd, lock_path):
+            break
+        os.close(fd)  # the holder before us removed it: lock the new one instead
+    try:
+        yield
+    finally:
+        try:
+            os.unlink(lock_path)
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        on_disk = os.stat(path)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (held.st_dev, held.st_ino) == (on_disk.st_dev, on_disk.st_ino)
+
+
+def _read_existing(path: Path) -> str | None:
+    if not path.exists() and not path.is_symlink():
+        return None
+    return read_text(path)
+
+
+def _write(path: Path, text: str, rel: str) -> None:
+    target = path.resolve() if path.is_symlink() else path  # keep a symlinked file a symlink
+    try:
+        atomic_write_text(target, text)
+    except OSError as exc:
+        raise OperationFailed(f"{rel}: cannot write ({exc.strerror or exc}); the file is unchanged",
+                              hint="check the folder's permissions and free space") from exc
+
+
+@dataclass
+class JsonUpdate:
+    """A JSON document being updated under its lock; change ``data`` in place or replace it."""
+
+    path: Path
+    data: Any
+    original: str | None
+    text: str | None = None    # the rendered result, set when the block ends
+    written: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return self.text is not None and self.text != self.original
+
+
+@contextmanager
+def update_json_file(path: Path, *, default: Callable[[], Any] | None = None,
+                     check: Callable[[Any], None] | None = None,
+                     timeout: float = DEFAULT_TIMEOUT, dry_run: bool = False) -> Iterator[JsonUpdate]:
+    """Lock, read and parse ``path``, let the block change it, then write it back atomically.
+
+    ``default`` builds the document when the file is missing (None: a missing file is an
+    error). ``check`` raises on data that must not be written; it runs on the file as read
+    (so a broken file is refused before the block runs) and on the result. The result keeps
+    the file's indentation and newlines; a new file is written in the house style. With
+    ``dry_run`` nothing is locked or written, but ``text`` still shows the result.
+    """
+    with nullcontext() if dry_run else file_lock(path, timeout):
+        original = _read_existing(path)
+        if original is None:
+            if default is None:
+                raise InputFileError(f"{path}: no such file")
+            data = default()
+        else:
+            data = parse_json(original, path)
+            if check:
+                check(data)
+        update = JsonUpdate(path, data, original)
+        yield update
+        if check:
+            check(update.data)
+        update.text = (render_like(original, update.data) if original is not None
+                       else dump_json(update.data))
+        if update.changed and not dry_run:
+            _write(path, update.text, str(path))
+            update.written = True
+        if not dry_run:
+            _sweep_temp_files(path)
+
+
+def ordered_entry(entry: dict) -> dict:
+    """``entry`` with its keys in :data:`ENTRY_KEY_ORDER` (unknown keys last, as given)."""
+    known = [k for k in ENTRY_KEY_ORDER if k in entry]
+    return {k: entry[k] for k in known + [k for k in entry if k not in ENTRY_KEY_ORDER]}
+
+
+def with_key(entry: dict, key: str, value: Any) -> dict:
+    """A copy of ``entry`` with ``key`` set: in place if present, else at its canonical spot."""
+    if key in entry or key not in ENTRY_KEY_ORDER:
+        return {**entry, key: value}
+    rank = ENTRY_KEY_ORDER.index(key)
+    result: dict = {}
+    placed = False
+    for k, v in entry.items():
+        if not placed and k in ENTRY_KEY_ORDER and ENTRY_KEY_ORDER.index(k) > rank:
+            result[key] = value
+            placed = True
+        result[k] = v
+    if not placed:
+        result[key] = value
+    return result
+
+
+def without_key(entry: dict, key: str) -> dict:
+    return {k: v for k, v in entry.items() if k != key}
+
+
+def _matches(entry: Any, fields: dict[str, Any]) -> bool:
+    """Every field equal (a None value means the key must be absent)."""
+    return isinstance(entry, dict) and all(entry.get(k) == v for k, v in fields.items())
+
+
+@dataclass
+class RegistryEdit:
+    """One scope's registry opened for editing: ``entries`` is the "skills" list, in order."""
+
+    root: Path
+    scope: str
+    path: Path
+    entries: list[dict]
+    original: str | None
+    _read: list[dict] = field(default_factory=list, repr=False)
+    text: str | None = None    # the rendered result, set when the block ends
+    written: bool = False
+
+    @property
+    def rel(self) -> str:
+        return relative(self.root, self.path)
+
+    @property
+    def changed(self) -> bool:
+        """True when the text differs (a missing file changes only by gaining entries)."""
+        if self.original is None:
+            return self.text is not None and bool(self.entries)
+        return self.text is not None and self.text != self.original
+
+    def find(self, **fields: Any) -> list[int]:
+        """Indexes of the entries whose ``fields`` match (value None: key absent)."""
+        return [i for i, e in enumerate(self.entries) if _matches(e, fields)]
+
+    def upsert(self, entry: dict, **identity: Any) -> tuple[dict | None, dict]:
+        """Update the last entry matching ``identity`` with ``entry``'s keys, or append it.
+
+        Keys the existing entry has and ``entry`` does not (notes, agent filters) are kept.
+        Returns (before, after); before is None when the entry was appended.
+        """
+        found = self.find(**identity)
+        if not found:
+            new = ordered_entry(entry)
+            self.entries.append(new)
+            return None, new
+        index = found[-1]
+        before = self.entries[index]
+        after = before
+        for key, value in entry.items():
+            after = with_key(after, key, value)
+        self.entries[index] = after
+        return before, after
+
+    def remove(self, **identity: Any) -> list[dict]:
+        """Remove every entry matching ``identity``; returns what was removed."""
+        removed = [e for e in self.entries if _matches(e, identity)]
+        self.entries[:] = [e for e in self.entries if not _matches(e, identity)]
+        return removed
+
+    def touched(self) -> list[int]:
+        """Indexes of the entries that differ from every entry the file held when read."""
+        before = {repr(e) for e in self._read}
+        return [i for i, e in enumerate(self.entries) if repr(e) not in before]
+
+    def render(self) -> str:
+        """The file's new text: spliced into the original, or a new file in the house style."""
+        base = self.original
+        if base is None:
+            schema = Path(os.path.relpath(self.root / SCHEMA_FILE, self.path.parent)).as_posix()
+            base = dump_json({"$schema": schema, "skills": []})
+        span = locate_array(base, "skills")
+        assert span is not None  # checked on read: the file holds a "skills" list
+        return splice_array(base, span, self._read, self.entries)
+
+
+def registry_problems(root: Path, scope: str, data: Any, text: str, *,
+                      fast: list[int] | None = None,
+                      full: list[int] | None = None) -> list[Finding]:
+    """What is wrong with a registry's content: its structure, then its entries.
+
+    ``fast`` lists the entries given the fast check (``entry_problem``, kept in agreement with
+    the schema by the test suite), ``full`` those also run through the JSON Schema together
+    with the top level; None means every entry. The editor checks every entry quickly on read
+    and only the entries it adds or changes on write: running jsonschema over every entry of a
+    large file on every edit would cost far more than the edit. ``skills-validate`` runs it all.
+    """
+    path = registry_path(root, scope)
+    registry = Registry(scope, path, data=data, text=text)
+    rel = relative(root, path)
+    skills = data.get("skills") if isinstance(data, dict) else None
+    if not isinstance(skills, list):
+        return [Finding("error", "registry-schema", rel, 'expected an object with a "skills" list',
+                        bad_input=True)]
+    found = []
+    for index in range(len(skills)) if fast is None else fast:
+        raw = skills[index]
+        problem = entry_problem(raw)
+        if problem:
+            label = f"#{index} {raw.get('name')}" if isinstance(raw, dict) else f"#{index}"
+            found.append(Finding("error", "registry-schema", rel, problem, entry=label,
+                                 line=registry.line_of(index), bad_input=True))
+    if found:
+        return found
+    positions = list(range(len(skills))) if full is None else full
+    registry.data = {**data, "skills": [skills[i] for i in positions]}
+    return schema_findings(root, registry, positions)
+
+
+def _describe(findings: list[Finding]) -> str:
+    first = findings[0]
+    more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
+    return f"{first.where()}: {first.message}{more}"
+
+
+@contextmanager
+def edit_registry(root: Path, scope: str, *, create: bool = True,
+                  timeout: float = DEFAULT_TIMEOUT, dry_run: bool = False) -> Iterator[RegistryEdit]:
+    """Open ``scope``'s skills.json for editing under its lock; write it back when the block ends.
+
+    Raises InputFileError (file untouched) when the current file is unreadable, does not parse
+    or breaks the schema; UsageError (nothing written) when the edited entries would break the
+    schema, or when the file is missing and ``create`` is False; OperationFailed when the lock
+    is not obtained within ``timeout`` seconds or the write fails. An exception inside the block
+    writes nothing. With ``dry_run`` nothing is locked or written; ``text`` shows the result.
+    """
+    path = registry_path(root, scope)
+    rel = relative(root, path)
+    with nullcontext() if dry_run else file_lock(path, timeout):
+        original = _read_existing(path)
+        if original is None and not create:
+            raise UsageError(f"{rel} does not exist")
+        entries: list[dict] = []
+        if original is not None:
+            try:
+                data = parse_json(original, Path(rel))
+            except InputFileError as exc:
+                raise InputFileError(f"{exc.message}; refusing to rewrite it, nothing was changed",
+                                     hint=f"edit {rel} by hand (skills-validate shows why)") from exc
+            problems = registry_problems(root, scope, data, original, full=[])
+            if problems:
+                raise InputFileError(
+                    f"{_describe(problems)}; refusing to rewrite it, nothing was changed",
+                    hint=f"edit {rel} by hand (skills-validate lists every problem)")
+            entries = data["skills"]
+        # two independent copies: what the block edits and what the file held (parsing the
+        # text again is cheaper than a deep copy)
+        read = json.loads(original)["skills"] if original is not None else []
+        edit = RegistryEdit(root, scope, path, entries, original, _read=read)
+        yield edit
+        edit.text = edit.render()
+        new_data = parse_json(edit.text, path)
+        touched = edit.touched()
+        problems = registry_problems(root, scope, new_data, edit.text, fast=touched, full=touched)
+        if problems:
+            raise UsageError(f"the change would break the schema of {_describe(problems)}; "
+                             f"nothing was written")
+        if edit.changed and not dry_run:
+            _write(path, edit.text, rel)
+            edit.written = True
+        if not dry_run:
+            _sweep_temp_files(path)
+
+
+def _sweep_temp_files(path: Path) -> None:
+    """Remove temp files a writer killed mid-write left (only callable under the file's lock).
+
+    ``atomic_write_text`` names them ``.<file>.<random>.tmp``; every writer of ``path`` holds
+    the lock while its temp file exists, so under the lock any such file is an orphan.
+    """
+    prefix = f".{path.name}."
+    for orphan in path.parent.iterdir():
+        if orphan.name.startswith(prefix) and orphan.name.endswith(".tmp"):
+            try:
+                orphan.unlink()
+            except OSError:
+                pass
