@@ -9,6 +9,7 @@ import importlib
 BENCHMARKS = {
     "registry": "registry",
     "promote": "promote",
+    "signals": "signals",
 }
 
 
