@@ -109,6 +109,24 @@ def test_malformed_lines_are_skipped_and_reported_never_fatal(tmp_path):
         assert words in reasons
 
 
+def test_impossible_dates_and_non_json_numbers_in_toolkit_shaped_lines(tmp_path):
+    good = sig("usage", TIDY, 1, 1)
+    path = write(tmp_path, [good])
+    text = path.read_text()
+    bad_day = text.replace(good["ts"][:10], "2026-02-30")
+    zero_led = text.replace('"kind":"usage","value":1,"auto":false',
+                            '"kind":"fund","value":01,"currency":"token"')
+    tiny = text.replace('"kind":"usage","value":1,"auto":false',
+                        '"kind":"fund","value":0.0000001,"currency":"token"')
+    path.write_text(text + bad_day + zero_led + tiny + text)
+    agg = agg_of(tmp_path)
+    assert sum(agg.usage[TIDY].values()) == 2 and TIDY not in agg.fund
+    assert [p.split(": skipped: ")[0] for p in agg.problems] == [
+        "signals/al/h.jsonl:2", "signals/al/h.jsonl:3", "signals/al/h.jsonl:4"]
+    assert "timezone" in agg.problems[0] and "invalid JSON" in agg.problems[1]
+    assert "at least 0.000001" in agg.problems[2]
+
+
 def test_unreadable_ledger_is_reported_not_fatal(tmp_path):
     write(tmp_path, [sig("usage", TIDY, 1)])
     bad = write(tmp_path, [sig("usage", TIDY, 1)], person="bo")

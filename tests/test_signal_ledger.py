@@ -30,6 +30,7 @@ from signal_helpers import TIDY, repo, sig
     ("fund", -5, {}, "fund amount must be greater than 0"),
     ("fund", 0, {}, "fund amount must be greater than 0"),
     ("fund", "inf", {}, "finite number"),
+    ("fund", 1e-7, {}, "below the smallest unit"),
     ("fund", 5, {"currency": "no spaces"}, "currency"),
     ("bogus", 1, {}, "unknown signal kind"),
 ])

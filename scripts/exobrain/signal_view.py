@@ -80,5 +80,6 @@ def describe(line: dict[str, Any]) -> str:
         if notes:
             text += ": " + "; ".join(str(n) for n in notes)
     else:
-        text = f"{value} {line.get('currency')}" + (" that day" if snapshot else "")
+        amount = f"{value:g}" if isinstance(value, (int, float)) else str(value)
+        text = f"{amount} {line.get('currency')}" + (" that day" if snapshot else "")
     return text + (" (snapshot)" if snapshot else "")

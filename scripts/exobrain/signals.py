@@ -45,8 +45,13 @@ LOCK_TIMEOUT = 10.0
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _CURRENCY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$")
-_CANONICAL_REF = re.compile(r"^skill:[a-z0-9]+(?:-[a-z0-9]+)*@[A-Za-z0-9][A-Za-z0-9._/-]*$")
-_TS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+#: A ledger's skill field. The name part is looser than the naming rule (the reader's pattern
+#: is faster without the nested group); only declared names are ever written or scored.
+_CANONICAL_REF = re.compile(r"^skill:[a-z0-9][a-z0-9-]*@[A-Za-z0-9][A-Za-z0-9._/-]*$")
+#: The canonical timestamp, as two groups (day, time); shared with the fast reader.
+TS_PATTERN = (r"(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))"
+              r"T((?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3})Z")
+_TS = re.compile(f"^{TS_PATTERN}$")
 _EPOCH = date(1970, 1, 1).toordinal()
 
 
@@ -63,7 +68,7 @@ def canonical_ts(text: Any) -> str | None:
     if not isinstance(text, str):
         return None
     if _TS.match(text):
-        return text
+        return text if valid_day(text[:10]) else None
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
     except ValueError:
@@ -83,6 +88,15 @@ def day_number(ts: str) -> int:
     if day is None:
         day = _DAY_CACHE[key] = date.fromisoformat(key).toordinal() - _EPOCH
     return day
+
+
+def valid_day(text: str) -> bool:
+    """True for a real calendar day (the patterns alone let 2026-02-30 through)."""
+    try:
+        day_number(text)
+    except ValueError:
+        return False
+    return True
 
 
 def ts_ms(ts: str) -> int:
@@ -131,6 +145,8 @@ def fund_value(text: Any, currency: str) -> float:
     value = _number(text, "fund amount")
     if value <= 0:
         raise UsageError(f"fund amount must be greater than 0, not {text}")
+    if round(value * FUND_UNIT) < 1:
+        raise UsageError(f"fund amount {text} is below the smallest unit, 0.000001")
     if value * FUND_UNIT > 2**53:
         raise UsageError(f"fund amount {text} is too large")
     if not _CURRENCY.match(currency or ""):

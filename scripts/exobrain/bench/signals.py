@@ -20,6 +20,8 @@ from .synthetic import Shape, generate
 from .timing import bench_env, console_script, report, time_command
 
 DAY = 86400.0
+#: forced in the synthetic exobrain, so it reaches the connected person p0000
+HOOK_SKILL = "global-skill-0004"
 
 
 def skill_refs(root: Path) -> list[str]:
@@ -83,9 +85,23 @@ def _time(func, runs: int) -> dict:
 def _hook_payload(root: Path) -> bytes:
     return json.dumps({"session_id": "bench", "transcript_path": str(root / "t.jsonl"),
                        "cwd": str(root), "hook_event_name": "PostToolUse", "tool_name": "Skill",
-                       "tool_input": {"skill": "global-skill-0000"},
-                       "tool_response": {"success": True, "commandName": "global-skill-0000"},
+                       "tool_input": {"skill": HOOK_SKILL},
+                       "tool_response": {"success": True, "commandName": HOOK_SKILL},
                        "tool_use_id": "toolu_bench"}).encode()
+
+
+def machine_note() -> str:
+    """How fast this machine runs Python right now, so the figures can be compared."""
+    import os
+
+    start = time.perf_counter()
+    total = 0
+    for i in range(10_000_000):
+        total += i
+    loop = time.perf_counter() - start
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    return (f"machine: a 10M-step Python loop takes {loop:.2f} s here (about 0.4 s on an idle "
+            f"recent laptop); load average {load} on {os.cpu_count()} CPU(s)")
 
 
 def run(args) -> None:
@@ -100,6 +116,7 @@ def run(args) -> None:
         files = write_ledgers(root, refs, args.lines, shape.people, max(shape.hosts, 1), now)
         print(f"synthetic exobrain: {len(refs)} skills; {args.lines} signal lines in {files} "
               f"ledger files")
+        print(machine_note())
         agg = aggregate(root, use_cache=False)
         print(f"aggregated: {agg.lines} lines, {len(agg.skills())} skills, "
               f"{len(agg.problems)} problems")
@@ -118,18 +135,25 @@ def run(args) -> None:
         print(report("exobrain quality REF (cached)",
                      time_command([exo, "quality", refs[0]], root, max(3, args.runs)), None))
         _bench_hook(root, args.runs * 3)
+        print(machine_note())
 
 
 def _bench_hook(root: Path, runs: int) -> None:
+    from ..signals import ledger_files
+
     argv = [sys.executable, "-m", "exobrain.usage_hook", "--repo", str(root)]
     payload = _hook_payload(root)
     env = bench_env()
+    before = sum(p.read_text().count("\n") for p in ledger_files(root))
     samples = []
     for _ in range(runs + 1):
         start = time.perf_counter()
         subprocess.run(argv, input=payload, env=env, check=True, stdout=subprocess.DEVNULL)
         samples.append(time.perf_counter() - start)
     samples = samples[1:]
+    added = sum(p.read_text().count("\n") for p in ledger_files(root)) - before
+    if added != runs + 1:
+        raise SystemExit(f"the hook appended {added} lines for {runs + 1} calls")
     stats = {"median": statistics.median(samples), "min": min(samples), "max": max(samples),
              "runs": runs}
     print(report("claude usage hook (whole process)", stats, 0.100))
