@@ -120,7 +120,7 @@ def test_host_is_the_option_then_env_then_host_scope_then_hostname(tmp_path, mon
     root = repo(tmp_path)
     ws = open_workspace(root)
     monkeypatch.delenv("EXOBRAIN_HOST", raising=False)
-    monkeypatch.setattr("socket.gethostname", lambda: "My Laptop.local")
+    monkeypatch.setattr("os.uname", lambda: type("U", (), {"nodename": "My Laptop.local"})())
     assert host_id(ws) == "My-Laptop"
     assert host_id(ws, "desk") == "desk"
     monkeypatch.setenv("EXOBRAIN_HOST", "envhost")

@@ -10,7 +10,8 @@ import pytest
 
 from exobrain.errors import InputFileError
 from exobrain.usage_hook import (HOOK_MODULE, install_usage_hook, invoked_skill, log_path,
-                                 record_usage, usage_hook_command)
+                                 record_usage, skill_names, usage_hook_command)
+from exobrain.workspace import open_workspace
 from signal_helpers import repo
 
 PAYLOAD = json.loads((Path(__file__).parent / "data" / "claude-posttooluse-skill.json").read_text())
@@ -85,8 +86,39 @@ def test_off_and_unresolved_skills_are_not_counted(root):
     # "old" is declared by al (optional) so it resolves; an unknown name does not
     assert record_usage(payload_for(root, "old"), root) is not None
     assert record_usage(payload_for(root, "ghost"), root) is None
+    # lint is reachable as its link name and, being the only "lint", as its plain name
+    assert skill_names(open_workspace(root), "claude") == {
+        "tidy": "skill:tidy@global", "old": "skill:old@global",
+        "lint.groups__acme": "skill:lint@groups/acme", "lint": "skill:lint@groups/acme"}
     assert invoked_skill({"tool_name": "Skill", "tool_input": {}}) is None
     assert invoked_skill({"tool_name": "Skill", "tool_response": {"commandName": "/x"}}) == "x"
+
+
+CACHED_RUN = """
+import io, sys
+from exobrain import usage_hook
+sys.stdin = io.StringIO(sys.argv[1])
+usage_hook.main(["--repo", sys.argv[2]])
+print("exobrain.workspace" in sys.modules, "dataclasses" in sys.modules)
+"""
+
+
+def test_resolution_is_cached_and_refreshed_when_a_registry_changes(root):
+    def call(skill):
+        done = subprocess.run([sys.executable, "-c", CACHED_RUN, json.dumps(payload_for(root, skill)),
+                               str(root)], capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    assert call("tidy") == ["True", "True"]            # first call resolves …
+    assert call("tidy") == ["False", "False"]          # … later calls read the cache
+    assert call("fresh") == ["False", "False"]         # unknown: skipped without resolving
+    registry = json.loads((root / "skills.json").read_text())
+    registry["skills"].append({"name": "fresh", "owner": "al", "tier": "optional"})
+    (root / "skills.json").write_text(json.dumps(registry))
+    assert call("fresh") == ["True", "True"]           # a registry changed: resolved again
+    assert [line["skill"] for line in ledger_lines(root)] == [
+        "skill:tidy@global", "skill:tidy@global", "skill:fresh@global"]
 
 
 def test_installer_merges_keeps_other_settings_and_is_idempotent(tmp_path):

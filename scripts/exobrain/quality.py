@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from operator import mul
 from pathlib import Path
 from typing import Any
 
 from .errors import InputFileError
 from .fileio import load_json
-from .signal_aggregate import Aggregate
+from .signal_aggregate import RANK_SCALE, RANK_STEP, Aggregate
 from .signals import DIMENSIONS, FUND_UNIT, SIGNALS_DIR
 
 WEIGHTS_FILE = "weights.json"
@@ -117,24 +118,20 @@ def wilson_lower(positive: float, total: float, z: float) -> float:
     return max(0.0, (centre - spread) / (1 + z2 / total))
 
 
-class Decay:
-    """``0.5 ** (age / half_life)`` at a fixed ``now``, memoised per day for the day buckets.
-
-    Day buckets are dated at noon UTC; anything dated after ``now`` weighs 1.
-    """
+class Decay(dict):
+    """``0.5 ** (age / half_life)`` at a fixed ``now``; as a mapping, the factor of each day
+    bucket (dated at noon UTC), computed on first use. Anything dated after ``now`` weighs 1."""
 
     def __init__(self, now: float, half_life_days: float) -> None:
+        super().__init__()
         self.now = now
         self.rate = math.log(2) / (half_life_days * DAY)
-        self._days: dict[int, float] = {}
 
     def at(self, seconds: float) -> float:
         return math.exp(-self.rate * (self.now - seconds)) if seconds < self.now else 1.0
 
-    def day(self, day: int) -> float:
-        factor = self._days.get(day)
-        if factor is None:
-            factor = self._days[day] = self.at(day * DAY + DAY / 2)
+    def __missing__(self, day: int) -> float:
+        factor = self[day] = self.at(day * DAY + DAY / 2)
         return factor
 
 
@@ -147,53 +144,56 @@ class Quality:
     components: dict[str, float]
     evidence: dict[str, Any]
 
-    def as_json(self) -> dict[str, Any]:
-        return {"skill": self.skill, "score": round(self.score, 6),
-                "components": {k: round(v, 6) for k, v in self.components.items()},
-                "evidence": self.evidence}
+    def as_json(self, evidence: bool = True) -> dict[str, Any]:
+        data = {"skill": self.skill, "score": round(self.score, 6),
+                "components": {k: round(v, 6) for k, v in self.components.items()}}
+        return {**data, "evidence": self.evidence} if evidence else data
 
 
 def quality(agg: Aggregate, skill: str, weights: Weights, now: float,
             decay: Decay | None = None) -> Quality:
     """Score one skill at time ``now`` (epoch seconds)."""
-    decay = decay or Decay(now, weights.half_life_days)
+    decay = Decay(now, weights.half_life_days) if decay is None else decay
     # math.fsum everywhere: exactly rounded, so the score does not depend on line order
     # (compaction reorders lines and must not move a score by even one ulp).
-    fsum = math.fsum
-    cast = agg.votes_of(skill).values()
-    up, down = sum(1 for _t, v in cast if v > 0), sum(1 for _t, v in cast if v < 0)
-    up_w = fsum(decay.at(t) for t, v in cast if v > 0)
-    down_w = fsum(decay.at(t) for t, v in cast if v < 0)
+    fsum, at = math.fsum, decay.at
+    ups: list[float] = []
+    downs: list[float] = []
+    for code in agg.votes.get(skill, {}).values():          # see vote_code
+        (ups if code & 1 else downs).append(at((code >> 1) / 1000))
+    up_w, down_w = fsum(ups), fsum(downs)
     votes = wilson_lower(up_w, up_w + down_w, weights["votes"]["wilson_z"])
 
     prior, strength = weights["ranks"]["prior_mean"], weights["ranks"]["prior_weight"]
     dims: dict[str, dict[str, float]] = {}
-    ranked = agg.ranks_of(skill)
+    ranked = agg.ranks.get(skill, {})
     for dim in DIMENSIONS:
-        rows = [(decay.at(t), v) for (_by, d), (t, v) in ranked.items() if d == dim]
-        weight = fsum(w for w, _ in rows)
-        dims[dim] = {"raters": len(rows),
-                     "score": (strength * prior + fsum(w * v for w, v in rows)) / (strength + weight)}
+        codes = ranked.get(dim, {}).values()                # see rank_code
+        factors = [at(code // RANK_SCALE / 1000) for code in codes]
+        values = [code % RANK_SCALE / RANK_STEP for code in codes]
+        dims[dim] = {"raters": len(factors),
+                     "score": (strength * prior + fsum(map(mul, factors, values)))
+                     / (strength + fsum(factors))}
     ranks = fsum(d["score"] for d in dims.values()) / len(DIMENSIONS)
 
     outcomes = agg.calibration.get(skill, {})
     done = sum(c for c, _n in outcomes.values())
     total = sum(n for _c, n in outcomes.values())
-    done_w = fsum(c * decay.day(day) for day, (c, _n) in outcomes.items())
-    total_w = fsum(n * decay.day(day) for day, (_c, n) in outcomes.items())
+    done_w = fsum(c * decay[day] for day, (c, _n) in outcomes.items())
+    total_w = fsum(n * decay[day] for day, (_c, n) in outcomes.items())
     prior, strength = weights["calibration"]["prior_mean"], weights["calibration"]["prior_weight"]
     calibration = (strength * prior + done_w) / (strength + total_w)
 
     used = agg.usage.get(skill, {})
     uses = sum(used.values())
-    uses_w = fsum(n * decay.day(day) for day, n in used.items())
+    uses_w = fsum(map(mul, used.values(), map(decay.__getitem__, used)))
     usage = uses_w / (uses_w + weights["usage"]["half_saturation"])
 
     currency = weights["fund"]["currency"]
     funded: dict[str, int] = {}
     for (cur, _day), amount in agg.fund.get(skill, {}).items():
         funded[cur] = funded.get(cur, 0) + amount
-    fund_w = fsum(amount / FUND_UNIT * decay.day(day)
+    fund_w = fsum(amount / FUND_UNIT * decay[day]
                   for (cur, day), amount in agg.fund.get(skill, {}).items() if cur == currency)
     fund = min(1.0, math.log1p(fund_w) / math.log1p(weights["fund"]["saturation"]))
 
@@ -202,7 +202,7 @@ def quality(agg: Aggregate, skill: str, weights: Weights, now: float,
     score = math.fsum(weights.weights[k] * v for k, v in components.items()) / math.fsum(
         weights.weights.values())
     evidence = {
-        "votes": {"up": up, "down": down, "up_weight": round(up_w, 4),
+        "votes": {"up": len(ups), "down": len(downs), "up_weight": round(up_w, 4),
                   "down_weight": round(down_w, 4)},
         "ranks": {d: {"raters": v["raters"], "score": round(v["score"], 4)}
                   for d, v in dims.items()},

@@ -24,9 +24,7 @@ import json
 import math
 import os
 import re
-import socket
 import time
-from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -52,15 +50,15 @@ _CANONICAL_REF = re.compile(r"^skill:[a-z0-9][a-z0-9-]*@[A-Za-z0-9][A-Za-z0-9._/
 TS_PATTERN = (r"(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))"
               r"T((?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3})Z")
 _TS = re.compile(f"^{TS_PATTERN}$")
-_EPOCH = date(1970, 1, 1).toordinal()
+_EPOCH = 719163  # date(1970, 1, 1).toordinal(): datetime is imported only where it is needed
 
 
 # --- time --------------------------------------------------------------------------------
 
 def format_ts(epoch: float) -> str:
     """UTC, millisecond precision, fixed width: sorts as text in time order."""
-    moment = datetime.fromtimestamp(epoch, timezone.utc)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    seconds, ms = divmod(int(epoch * 1000), 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{ms:03d}Z"
 
 
 def canonical_ts(text: Any) -> str | None:
@@ -70,6 +68,8 @@ def canonical_ts(text: Any) -> str | None:
     if _TS.match(text):
         return text if valid_day(text[:10]) else None
     try:
+        from datetime import datetime
+
         moment = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
     except ValueError:
         return None
@@ -86,6 +86,8 @@ def day_number(ts: str) -> int:
     key = ts[:10]
     day = _DAY_CACHE.get(key)
     if day is None:
+        from datetime import date
+
         day = _DAY_CACHE[key] = date.fromisoformat(key).toordinal() - _EPOCH
     return day
 
@@ -106,6 +108,8 @@ def ts_ms(ts: str) -> int:
 
 
 def day_label(day: int) -> str:
+    from datetime import date
+
     return date.fromordinal(day + _EPOCH).isoformat()
 
 
@@ -230,7 +234,7 @@ def host_id(ws, override: str | None = None) -> str:
     hosts = sorted(s.name for s in ws.chain.scopes if s.type == "host")
     if len(hosts) == 1:
         return hosts[0]
-    short = socket.gethostname().split(".")[0]
+    short = os.uname().nodename.split(".")[0]
     cleaned = re.sub(r"[^A-Za-z0-9._-]", "-", short).lstrip(".-")[:64]
     return cleaned or "unknown-host"
 

@@ -10,8 +10,10 @@ the person's ledger.
 
 It must never get in the agent's way: every error is swallowed, written to
 ``$XDG_STATE_HOME/exobrain/usage-hook.log`` (default ``~/.local/state``) and the exit code is
-always 0. It imports no click, rich or jsonschema, so a call costs little more than Python's
-start-up. :func:`install_usage_hook` merges the hook into ``.claude/settings.local.json``.
+always 0. It imports no click, rich or jsonschema, and it keeps what resolution found (names →
+refs, person, host) in the user cache dir, keyed on the size, mtime and inode of every file
+resolution read, so a call usually costs little more than Python's start-up.
+:func:`install_usage_hook` merges the hook into ``.claude/settings.local.json``.
 """
 
 from __future__ import annotations
@@ -62,38 +64,106 @@ def invoked_skill(payload: Any) -> str | None:
     return None
 
 
-def resolve_invoked(ws, name: str, agent: str = "claude") -> str | None:
-    """The canonical ref of the skill ``name`` names for ``agent`` on this connection: its link
-    name first (``tidy.groups__acme``), else a plain name that only one resolved skill has.
-    None when no skill this exobrain links or lists has that name (a plugin's, a personal one)."""
+def skill_names(ws, agent: str) -> dict[str, str]:
+    """Every name ``agent`` may invoke a skill of this connection by → its canonical ref: the
+    link names (``tidy.groups__acme``), plus plain names that only one resolved skill has.
+    A name that is not here (a plugin's skill, a personal one) is not one of ours."""
     rows = [r for r in ws.resolve(agent) if r.tier != "off"]
-    matches = [r for r in rows if r.link_name == name] or [r for r in rows if r.name == name]
-    if len(matches) != 1:
+    refs = {r.link_name: f"skill:{r.name}@" + (f"external/{r.owner}" if r.is_external else r.home)
+            for r in rows}
+    plain: dict[str, list[str]] = {}
+    for r in rows:
+        plain.setdefault(r.name, []).append(refs[r.link_name])
+    for name, found in plain.items():
+        if len(found) == 1 and name not in refs:
+            refs[name] = found[0]
+    return refs
+
+
+# --- the resolution cache: a hook call that hits it imports no dataclass-based module -------
+
+def _cache_path(root: str, agent: str) -> str:
+    import hashlib
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    digest = hashlib.sha256(f"{root}\0{agent}".encode("utf-8")).hexdigest()[:20]
+    return os.path.join(base, "exobrain", "usage-hook", f"{digest}.json")
+
+
+def _stamp(path: str) -> list[int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
         return None
-    row = matches[0]
-    home = f"external/{row.owner}" if row.is_external else row.home
-    return f"skill:{row.name}@{home}"
+    return [info.st_size, info.st_mtime_ns, info.st_ino]
+
+
+def _environment() -> list[str | None]:
+    """What the person and host also depend on besides files."""
+    return [os.environ.get("EXOBRAIN_HOST"), os.uname().nodename]
+
+
+def cached_resolution(root: str, agent: str) -> dict[str, Any] | None:
+    """The cached names, person and host, when no file they were computed from changed."""
+    try:
+        with open(_cache_path(root, agent), encoding="utf-8") as handle:
+            data = json.load(handle)
+        if data["environment"] != _environment():
+            return None
+        for path, stamp in data["files"].items():
+            if _stamp(path) != stamp:
+                return None
+        return data
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def fresh_resolution(root: str, agent: str) -> dict[str, Any]:
+    """Resolve the connection, then cache the result keyed on every file that was read."""
+    from .fileio import atomic_write_text
+    from .registry import registry_path
+    from .scopes import CONNECTION_FILE, SCOPE_FLAG, ancestor_paths
+    from .signals import author, host_id
+    from .workspace import open_workspace
+
+    ws = open_workspace(Path(root))
+    data = {"names": skill_names(ws, agent), "person": author(ws), "host": host_id(ws),
+            "environment": _environment()}
+    scopes = {"seed", *ws.chain.paths, *ws.connection.connected_scopes}
+    for leaf in ws.connection.connected_scopes:
+        scopes.update(ancestor_paths(leaf.strip("/")))
+    files = [ws.root / CONNECTION_FILE, ws.root / "scopes.json"]
+    files += [ws.root / scope / SCOPE_FLAG for scope in scopes if scope != "global"]
+    files += [registry_path(ws.root, scope) for scope in ws.registries]
+    data["files"] = {str(path): _stamp(str(path)) for path in files}
+    try:
+        atomic_write_text(Path(_cache_path(root, agent)), json.dumps(data))
+    except OSError as exc:
+        log(f"resolution cache not written: {exc}")
+    return data
 
 
 def record_usage(payload: Any, repo: Path | None, agent: str = "claude") -> Path | None:
     """Append the usage line for ``payload``; the ledger written, or None when it was skipped."""
-    from .scopes import find_root
-    from .signals import author, host_id, make_signal, record_signal
-    from .workspace import open_workspace
+    from .signals import make_signal, record_signal
 
     name = invoked_skill(payload)
     if name is None:
         return None
     if repo is None:
+        from .scopes import find_root
+
         start = payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
         repo = find_root(Path(start))
-    ws = open_workspace(repo)
-    ref = resolve_invoked(ws, name, agent)
+    root = os.path.realpath(repo)
+    resolution = cached_resolution(root, agent) or fresh_resolution(root, agent)
+    ref = resolution["names"].get(name)
     if ref is None:
-        log(f"skipped {name!r}: no skill of {ws.root} resolves to that name for {agent}")
+        log(f"skipped {name!r}: no skill of {root} resolves to that name for {agent}")
         return None
-    line = make_signal("usage", ref, 1, by=author(ws), host=host_id(ws), agent=agent, auto=True)
-    path, warning = record_signal(ws.root, line)
+    line = make_signal("usage", ref, 1, by=resolution["person"], host=resolution["host"],
+                       agent=agent, auto=True)
+    path, warning = record_signal(Path(root), line)
     if warning:
         log(warning)
     return path

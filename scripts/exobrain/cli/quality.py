@@ -49,7 +49,8 @@ def main(ref: str | None, limit: int | None, as_json: bool, repo: Path | None) -
         unknown = len(agg.skills() - set(entries))
         if as_json:
             emit_json({"weights": source, "half_life_days": weights.half_life_days,
-                       "skills": [{**q.as_json(), "lifecycle": entries[q.skill].lifecycle}
+                       "skills": [{**q.as_json(evidence=False),
+                                   "lifecycle": entries[q.skill].lifecycle}
                                   for q in results],
                        "undeclared_refs": unknown})
         else:
