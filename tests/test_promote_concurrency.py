@@ -44,12 +44,12 @@ def worker(root, prefix, rounds, start, inside, locked):
 
     real_write = registry_edit.atomic_write_text
 
-    def slow_write(path, text):
+    def slow_write(path, text, **options):
         if inside is not None:
             inside.wait(timeout=5)
         else:
             time.sleep(0.02)
-        real_write(path, text)
+        real_write(path, text, **options)
 
     registry_edit.atomic_write_text = slow_write
     if not locked:  # the orphan sweep trusts the lock, so it goes too

@@ -3,7 +3,7 @@ import json
 from click.testing import CliRunner
 
 from exobrain.cli.validate import main as validate
-from helpers import build_tree, exobrain, skill_md
+from helpers import exobrain, skill_md
 
 
 def run(root, *args):
@@ -40,8 +40,8 @@ def test_semantic_findings_exit_1(tmp_path):
     assert codes(data) == [
         ("dangling-override", "skills.json", "#3 x"),
         ("dangling-override", "skills.json", "#4 e"),
-        ("duplicate-declaration", "skills.json", "#1 a"),
         ("missing-skill", "skills.json", "#2 gone"),
+        ("skill_name_unique", "skills.json", "#1 a"),
         ("undeclared", "groups/g/skills/orphan/SKILL.md", None),
     ]
     assert data["errors"] == 4 and data["info"] == 1

@@ -52,11 +52,13 @@ def load_json(path: Path) -> Any:
     return parse_json(read_text(path), path)
 
 
-def atomic_write_text(path: Path, text: str | bytes) -> None:
+def atomic_write_text(path: Path, text: str | bytes, *, durable: bool = True) -> None:
     """Write ``text`` (UTF-8; bytes as they are) to ``path`` via a temp file in the same
     folder and an atomic rename.
 
-    The file keeps its permission bits when it already exists.
+    The file keeps its permission bits when it already exists. ``durable`` flushes the data to
+    disk before the rename (what a user wrote must survive a power cut); files the toolkit can
+    regenerate (locks, indexes) skip it, since an fsync per file dominates bulk rewrites.
     """
     import tempfile  # not needed by read-only commands, so not imported at start-up
 
@@ -66,7 +68,8 @@ def atomic_write_text(path: Path, text: str | bytes) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(text.encode("utf-8") if isinstance(text, str) else text)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         try:
             os.chmod(tmp, path.stat().st_mode & 0o7777)
         except FileNotFoundError:

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable
 
 from .errors import UsageError
 from .registry import EXTERNAL, Entry
 from .scopes import scope_at
-from .workspace import Workspace
+
+if TYPE_CHECKING:
+    from .workspace import Workspace
 
 _REF = re.compile(r"^(?:skill:)?(?P<name>[a-z0-9]+(?:-[a-z0-9]+)*)(?:@(?P<home>[^@\s]+))?$")
 
@@ -81,3 +84,17 @@ def find_declaration(ws: Workspace, ref: SkillRef) -> Entry:
     options = ", ".join(canonical(e) for e in found)
     raise UsageError(f"{ref.name!r} is declared in several scopes: {options}",
                      hint="name one with skill:NAME@HOME")
+
+
+def ref_identity(ref: SkillRef, chain_declarations: Iterable[Entry]) -> tuple[str, ...] | None:
+    """The identity a reference points at: its explicit home, else the deepest declaration of
+    that name among ``chain_declarations`` (given shallow → deep); None when none matches."""
+    if ref.home is not None:
+        if ref.home.startswith(f"{EXTERNAL}/"):
+            return (EXTERNAL, ref.name, ref.home.split("/", 1)[1])
+        return (ref.home, ref.name)
+    found = None
+    for entry in chain_declarations:
+        if entry.name == ref.name and not entry.is_override:
+            found = entry.identity
+    return found

@@ -259,8 +259,8 @@ def load_registries(root: Path, scopes: list[Scope]) -> dict[str, Registry]:
     return {scope.path: load_registry(root, scope.path) for scope in scopes}
 
 
-def entry_lines(text: str) -> list[int]:
-    """The 1-based line on which each element of the top-level "skills" array starts."""
+def entry_lines(text: str, key_name: str = "skills") -> list[int]:
+    """The 1-based line on which each element of the top-level ``key_name`` array starts."""
     decoder = json.JSONDecoder()
     lines: list[int] = []
     try:
@@ -271,7 +271,7 @@ def entry_lines(text: str) -> list[int]:
         while pos < len(text) and text[pos] != "}":
             key, pos = decoder.raw_decode(text, pos)
             pos = _skip_ws(text, _skip_ws(text, pos) + 1)  # past ':'
-            if key == "skills" and text[pos] == "[":
+            if key == key_name and text[pos] == "[":
                 pos = _skip_ws(text, pos + 1)
                 while text[pos] != "]":
                     lines.append(text.count("\n", 0, pos) + 1)
@@ -304,13 +304,30 @@ def _validator(schema_text: str):
     return cls(schema)
 
 
+def packaged_schema_text() -> str:
+    return (Path(__file__).parent / "schemas" / SCHEMA_FILE).read_text(encoding="utf-8")
+
+
+def schema_is_packaged(root: Path) -> bool:
+    """True when the repository uses the schema this package ships (or none of its own).
+
+    Then the fast ``entry_problem`` check — kept equal to that schema by the test suite — is
+    enough for registries it finds nothing wrong with, and jsonschema runs only where there is
+    something to explain.
+    """
+    local = root / SCHEMA_FILE
+    try:
+        return not local.is_file() or local.read_bytes() == packaged_schema_text().encode()
+    except OSError:
+        return False
+
+
 def schema_text(root: Path) -> tuple[str, Path]:
     """The repository's skills.schema.json, else the copy shipped with the package."""
     local = root / SCHEMA_FILE
     if local.is_file():
         return read_text(local), local
-    packaged = Path(__file__).parent / "schemas" / SCHEMA_FILE
-    return packaged.read_text(encoding="utf-8"), packaged
+    return packaged_schema_text(), Path(__file__).parent / "schemas" / SCHEMA_FILE
 
 
 def schema_findings(root: Path, registry: Registry,

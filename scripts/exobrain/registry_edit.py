@@ -98,10 +98,10 @@ def _read_existing(path: Path) -> str | None:
     return read_text(path)
 
 
-def _write(path: Path, text: str, rel: str) -> None:
+def _write(path: Path, text: str, rel: str, durable: bool = True) -> None:
     target = path.resolve() if path.is_symlink() else path  # keep a symlinked file a symlink
     try:
-        atomic_write_text(target, text)
+        atomic_write_text(target, text, durable=durable)
     except OSError as exc:
         raise OperationFailed(f"{rel}: cannot write ({exc.strerror or exc}); the file is unchanged",
                               hint="check the folder's permissions and free space") from exc
@@ -125,7 +125,8 @@ class JsonUpdate:
 @contextmanager
 def update_json_file(path: Path, *, default: Callable[[], Any] | None = None,
                      check: Callable[[Any], None] | None = None,
-                     timeout: float = DEFAULT_TIMEOUT, dry_run: bool = False) -> Iterator[JsonUpdate]:
+                     timeout: float = DEFAULT_TIMEOUT, dry_run: bool = False,
+                     durable: bool = True) -> Iterator[JsonUpdate]:
     """Lock, read and parse ``path``, let the block change it, then write it back atomically.
 
     ``default`` builds the document when the file is missing (None: a missing file is an
@@ -133,6 +134,7 @@ def update_json_file(path: Path, *, default: Callable[[], Any] | None = None,
     (so a broken file is refused before the block runs) and on the result. The result keeps
     the file's indentation and newlines; a new file is written in the house style. With
     ``dry_run`` nothing is locked or written, but ``text`` still shows the result.
+    ``durable=False`` skips the fsync, for files that can be regenerated (locks).
     """
     with nullcontext() if dry_run else file_lock(path, timeout):
         original = _read_existing(path)
@@ -151,7 +153,7 @@ def update_json_file(path: Path, *, default: Callable[[], Any] | None = None,
         update.text = (render_like(original, update.data) if original is not None
                        else dump_json(update.data))
         if update.changed and not dry_run:
-            _write(path, update.text, str(path))
+            _write(path, update.text, str(path), durable)
             update.written = True
         if not dry_run:
             _sweep_temp_files(path)

@@ -13,7 +13,7 @@ Pure functions over data: no file access here. Rules (design section 3 "Resoluti
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
 
 from .registry import EXTERNAL, Entry
@@ -33,6 +33,7 @@ class Resolved:
     declaration: Entry | None     # None when only overrides mention the skill
     decided_by: Entry | None      # the winning contribution, None when nothing contributed
     note: str = ""                # why a skill is off or flagged ("archived", "draft", …)
+    superseded_by: tuple[str, ...] | None = None  # the successor this skill redirects to
 
     @property
     def identity(self) -> Identity:
@@ -110,6 +111,51 @@ def _row(key: Identity, declaration: Entry | None, winner: Entry | None,
     elif winner is not None:
         note = "declaration not found"
     return Resolved(name, home, tier, owner, declaration, winner, note)
+
+
+TIER_RANK = {"off": 0, "unlisted": 1, "optional": 2, "always": 3}
+_UNAVAILABLE = ("archived", "draft: owner only", "not for ")
+
+
+def apply_supersession(rows: list[Resolved], successor: Mapping[Identity, Identity],
+                       cyclic: Iterable[Identity] = ()) -> list[Resolved]:
+    """Redirect each skill that resolves on to its final successor, when that successor is
+    visible here (a row of this resolution) and available (not archived, not someone else's
+    draft, not filtered out for this agent). The successor takes the higher of the two tiers;
+    the old skill resolves off with a note ``superseded: old → new``. Skills on a cycle are
+    left alone (the cycle is reported by skills-validate)."""
+    by_id = {r.identity: r for r in rows}
+    blocked = set(cyclic)
+    promoted: dict[Identity, str] = {}
+    result: dict[Identity, Resolved] = {}
+    for row in rows:
+        if row.tier == "off":
+            continue
+        final = _final_successor(row.identity, successor, by_id, blocked)
+        if final is None:
+            continue
+        new = by_id[final]
+        result[row.identity] = replace(row, tier="off", superseded_by=final,
+                                       note=f"superseded: {row.name} → {new.name}")
+        best = max(promoted.get(final, new.tier), row.tier, key=TIER_RANK.__getitem__)
+        promoted[final] = best
+    for key, tier in promoted.items():
+        result[key] = replace(result.get(key, by_id[key]), tier=tier)
+    return [result.get(r.identity, r) for r in rows]
+
+
+def _final_successor(key: Identity, successor: Mapping[Identity, Identity],
+                     by_id: Mapping[Identity, Resolved], blocked: set[Identity]) -> Identity | None:
+    final, seen, current = None, {key}, key
+    while current in successor and current not in blocked:
+        current = successor[current]
+        if current in seen or current in blocked:
+            return None
+        seen.add(current)
+        row = by_id.get(current)
+        if row is not None and not row.note.startswith(_UNAVAILABLE):
+            final = current
+    return final
 
 
 def override_targets(entries: Iterable[Entry]) -> set[Identity]:

@@ -62,7 +62,11 @@ def load_scope_config(root: Path) -> ScopeConfig:
     path = root / "scopes.json"
     if not path.exists():
         return ScopeConfig()
-    data = load_json(path)
+    return parse_scope_config(load_json(path), path)
+
+
+def parse_scope_config(data: Any, path: Path) -> ScopeConfig:
+    """Check parsed ``scopes.json`` data (read from disk or from git) and build the config."""
     items = data.get("collections") if isinstance(data, dict) else None
     if not isinstance(items, list) or not items:
         raise InputFileError(f"{path}: expected {{\"collections\": [{{\"folder\", \"type\"}}, …]}}",

@@ -93,6 +93,8 @@ def _plain_scalar(raw: str) -> str | None:
         return None if "'" in inner else inner
     if value[0] in "\"'>|[]{}&*!%@`#,?-:" or ": " in value or " #" in value or value.endswith(":"):
         return None
+    if re.match(r"^\d+\.\d+\.\d+$", value):
+        return value  # a semantic version: YAML reads it as a string too
     if value in ("null", "~", "true", "false", "yes", "no", "on", "off") or value[0].isdigit():
         return None
     return value
@@ -161,3 +163,85 @@ def name_problems(name: str, folder_name: str) -> list[str]:
     if normal != unicodedata.normalize("NFKC", folder_name):
         problems.append(f"name {name!r} does not match its folder {folder_name!r}")
     return problems
+
+
+def as_list(value: Any) -> list:
+    """A frontmatter field that should be a list: one string becomes a one-item list."""
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def links_of(meta: dict[str, Any], predicate: str) -> list[str]:
+    """The skill refs under ``links.<predicate>`` (objects with a ``ref`` give their ref)."""
+    links = meta.get("links")
+    if not isinstance(links, dict):
+        return []
+    refs = []
+    for item in as_list(links.get(predicate)):
+        ref = item.get("ref") if isinstance(item, dict) else item
+        if isinstance(ref, str):
+            refs.append(ref)
+    return refs
+
+
+def set_scalar(text: str, key: str, value: str) -> str:
+    """Set a top-level scalar in the frontmatter, leaving every other byte as it was.
+
+    An existing ``key:`` line is replaced in place; otherwise the line is inserted after the
+    ``description`` entry (or at the end of the frontmatter).
+    """
+    _, _, body_line = split_frontmatter(text, Path("SKILL.md"))
+    lines = text.split("\n")
+    start, end = 1, body_line - 2  # first frontmatter line, the closing '---'
+    pattern = re.compile(rf"^{re.escape(key)}:(\s|$)")
+    for index in range(start, end):
+        if pattern.match(lines[index]):
+            eol = "\r" if lines[index].endswith("\r") else ""
+            lines[index] = f"{key}: {value}{eol}"
+            return "\n".join(lines)
+    insert_at = end
+    for index in range(start, end):
+        if re.match(r"^description:(\s|$)", lines[index]):
+            insert_at = index + 1
+            while insert_at < end and lines[insert_at][:1] in (" ", "\t"):
+                insert_at += 1
+            break
+    eol = "\r" if lines[start].endswith("\r") else ""
+    lines.insert(insert_at, f"{key}: {value}{eol}")
+    return "\n".join(lines)
+
+
+def dump_frontmatter(meta: dict[str, Any], body: str) -> str:
+    """A whole SKILL.md from a mapping and a body (used when a new file is written)."""
+    import yaml
+
+    front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=100)
+    return f"---\n{front}---\n{body}"
+
+
+def add_link(text: str, predicate: str, value: Any) -> str:
+    """Append ``value`` to ``links.<predicate>`` in a SKILL.md.
+
+    When the frontmatter has no ``links`` yet, a block is appended before the closing ``---``
+    and every other byte stays as it was; otherwise the frontmatter is re-written from its
+    parsed form (comments in it are lost, the body is kept byte for byte).
+    """
+    path = Path("SKILL.md")
+    front, body, body_line = split_frontmatter(text, path)
+    meta = _yaml_load(front, path)
+    links = meta.get("links")
+    if links is None:
+        import yaml
+
+        block = yaml.safe_dump({"links": {predicate: [value]}}, sort_keys=False,
+                               allow_unicode=True, width=100)
+        lines = text.split("\n")
+        closing = body_line - 2
+        return "\n".join(lines[:closing] + block.rstrip("\n").split("\n") + lines[closing:])
+    if not isinstance(links, dict):
+        raise InputFileError(f"{path}: links must be a mapping of predicates to lists")
+    current = as_list(links.get(predicate))
+    if value not in current:
+        links[predicate] = current + [value]
+    return dump_frontmatter(meta, body)

@@ -11,11 +11,14 @@ import os
 from pathlib import Path
 
 from .catalog import skill_dir
+from .crons import crons_findings
 from .errors import InputFileError
 from .findings import ERROR, INFO, Finding, from_error
-from .registry import EXTERNAL, Entry, Registry, relative, schema_findings
+from .registry import (EXTERNAL, Entry, Registry, relative, schema_findings,
+                       schema_is_packaged)
 from .scopes import SEED
-from .skillmd import SKILL_FILE, read_skill, spec_problems
+from .artifact_checks import artifact_findings
+from .skillmd import SKILL_FILE, SkillDoc, read_skill, spec_problems
 from .workspace import Workspace
 
 
@@ -24,8 +27,9 @@ def validate(ws: Workspace) -> list[Finding]:
     registries = ws.all_registries(include_seed=True)
     # The connection file is per machine; validate judges what the repository shares.
     findings = [f for f in ws.findings if f.code not in ("registry-schema", "connection-scope")]
+    trust_fast_check = schema_is_packaged(ws.root)
     for registry in registries:
-        if registry.data is None:
+        if registry.data is None or (trust_fast_check and not registry.findings):
             continue
         findings.extend(schema_findings(ws.root, registry))
     scanned = [r for r in registries if r.scope != SEED]
@@ -33,7 +37,10 @@ def validate(ws: Workspace) -> list[Finding]:
     for registry in scanned:
         findings.extend(_declaration_findings(ws.root, registry))
         findings.extend(_override_findings(ws.root, registry, declarations))
-    findings.extend(_folder_findings(ws, declarations))
+    docs: dict[tuple[str, str], SkillDoc] = {}
+    findings.extend(_folder_findings(ws, declarations, docs))
+    findings.extend(artifact_findings(ws.root, scanned, docs))
+    findings.extend(crons_findings(ws))
     return findings
 
 
@@ -50,7 +57,7 @@ def _declaration_findings(root: Path, registry: Registry) -> list[Finding]:
             continue
         if entry.identity in seen:
             first = seen[entry.identity]
-            found.append(Finding(ERROR, "duplicate-declaration", rel,
+            found.append(Finding(ERROR, "skill_name_unique", rel,
                                  f"{entry.name!r} is declared twice in this file (first as "
                                  f"{first.label()}); keep one declaration", entry=entry.label(), line=registry.line_of(entry.index)))
             continue
@@ -82,8 +89,10 @@ def _override_findings(root: Path, registry: Registry,
     return found
 
 
-def _folder_findings(ws: Workspace, declarations: set[tuple[str, ...]]) -> list[Finding]:
-    """Check every skill folder outside seed/: its SKILL.md, and whether anything declares it."""
+def _folder_findings(ws: Workspace, declarations: set[tuple[str, ...]],
+                     docs: dict[tuple[str, str], SkillDoc]) -> list[Finding]:
+    """Check every skill folder outside seed/: its SKILL.md, and whether anything declares it.
+    Each SKILL.md that parses lands in ``docs`` under (scope, folder name)."""
     found: list[Finding] = []
     for scope in ws.discover().scopes:
         if scope.path == SEED:
@@ -108,17 +117,15 @@ def _folder_findings(ws: Workspace, declarations: set[tuple[str, ...]]) -> list[
                 found.append(Finding(INFO, "undeclared", rel,
                                      f"skill folder not declared in any skills.json of "
                                      f"{scope.path}; declare it to make it reachable"))
-            found.extend(_skill_md_findings(skill_file, item.name, rel))
+            try:
+                doc = read_skill(skill_file)
+            except InputFileError as exc:
+                found.append(from_error("skill-frontmatter", rel, exc.message, skill_file))
+                continue
+            docs[(scope.path, item.name)] = doc
+            found.extend(Finding(ERROR, code, rel, message)
+                         for code, message in spec_problems(doc.meta, item.name))
     return found
-
-
-def _skill_md_findings(path: Path, folder_name: str, rel: str) -> list[Finding]:
-    try:
-        doc = read_skill(path)
-    except InputFileError as exc:
-        return [from_error("skill-frontmatter", rel, exc.message, path)]
-    return [Finding(ERROR, code, rel, message) for code, message in
-            spec_problems(doc.meta, folder_name)]
 
 
 def exit_code(findings: list[Finding], strict: bool) -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .findings import ERROR, WARNING, Finding
 from .registry import EXTERNAL, Entry, Registry, load_registry
-from .resolve import Resolved, override_targets, resolve
+from .resolve import Resolved, apply_supersession, override_targets, resolve
 from .scopes import (CONNECTION_FILE, SEED, Chain, Discovery, Connection, ScopeConfig, build_chain,
                      discover_scopes, find_root, load_scope_config, read_connection, scope_at,
                      self_ids)
@@ -45,9 +45,17 @@ class Workspace:
         return self.registries[scope]
 
     def resolve(self, agent: str | None = None) -> list[Resolved]:
-        """Resolve the chain for ``agent`` (None: no agent filtering)."""
+        """Resolve the chain for ``agent`` (None: no agent filtering), supersession applied."""
+        from .artifact import find_cycles, successors
+        from .supersession import supersedes_edges
+
         entries = self.chain_entries()
-        return resolve(entries, self.my_ids, agent, self._outside_declarations(entries))
+        rows = resolve(entries, self.my_ids, agent, self._outside_declarations(entries))
+        edges = supersedes_edges(self.root, entries)
+        if not edges:
+            return rows
+        cyclic = {node for cycle in find_cycles(edges) for node in cycle}
+        return apply_supersession(rows, successors(edges), cyclic)
 
     def _outside_declarations(self, entries: list[Entry]) -> dict[tuple[str, ...], Entry]:
         known = {e.identity for e in entries if not e.is_override}

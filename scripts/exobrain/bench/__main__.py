@@ -7,9 +7,12 @@ import importlib
 
 #: benchmark name → module in this package (each has add_arguments(parser) and run(args)).
 BENCHMARKS = {
+    "artifact": "artifact",
     "registry": "registry",
     "promote": "promote",
     "signals": "signals",
+    "review": "review",
+    "fetch": "fetch",
 }
 
 

@@ -23,10 +23,14 @@ def bench_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def time_command(argv: list[str], cwd: Path, runs: int, *, check_codes=(0,)) -> dict:
-    """One warm-up run, then ``runs`` timed runs; return median/min/max wall seconds."""
+def time_command(argv: list[str], cwd: Path, runs: int, *, check_codes=(0,),
+                 warm_up: bool = True) -> dict:
+    """One warm-up run (unless the first run is what is measured), then ``runs`` timed runs;
+    return median/min/max wall seconds."""
     env = bench_env()
-    subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if warm_up:
+        subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
     samples = []
     for _ in range(runs):
         start = time.perf_counter()

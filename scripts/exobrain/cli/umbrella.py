@@ -16,6 +16,13 @@ VERBS: dict[str, str] = {
     "signals": "signal:signals",
     "quality": "quality:main",
     "sweep": "sweep:main",
+    "crons": "crons:crons",
+    "fork": "fork:command",
+    "lifecycle": "lifecycle:command",
+    "lock": "lock:command",
+    "register": "register:command",
+    "show": "show:command",
+    "supersede": "supersede:command",
 }
 
 

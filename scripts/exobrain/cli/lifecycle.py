@@ -1,0 +1,30 @@
+"""``exobrain lifecycle NAME --to STATE``: move a skill along its lifecycle."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .edge import command_edge, emit_json, json_option, repo_option
+
+
+@click.command("lifecycle")
+@click.argument("name")
+@click.option("--to", "to", required=True,
+              type=click.Choice(["active", "deprecated", "archived"]),
+              help="The new state (draft→active→deprecated→archived; anything→archived).")
+@click.option("--in", "home", help="The skill's home scope when the name is ambiguous.")
+@click.option("--dry-run", is_flag=True, help="Print the change; write nothing.")
+@json_option
+@repo_option
+@command_edge
+def command(name: str, to: str, home: str | None, dry_run: bool, as_json: bool,
+            repo: Path | None) -> None:
+    """Set the lifecycle of NAME (or skill:NAME@HOME) in its declaration."""
+    from ..evolution import set_lifecycle
+    from ..workspace import open_workspace
+
+    ref = f"{name}@{home}" if home and "@" not in name else name
+    outcome = set_lifecycle(open_workspace(repo), ref, to, dry_run=dry_run)
+    emit_json(outcome.as_json()) if as_json else click.echo(outcome.summary)
