@@ -135,3 +135,29 @@ def test_sweep_json_lists_every_decision(root):
     assert by_skill["skill:unused@global"]["deprecate"] is True
     assert by_skill["skill:fresh@global"]["deprecate"] is False
     assert by_skill["skill:unused@global"]["declared_since"].endswith("Z")
+
+
+def test_a_skill_archived_after_the_plan_is_left_archived(root):
+    from exobrain.sweep import apply_sweep
+
+    plan = [d for d in decisions(root).values() if d.deprecate]
+    registry = json.loads((root / "skills.json").read_text())
+    for entry in registry["skills"]:
+        if entry["name"] == "unused":
+            entry["lifecycle"] = "archived"
+    (root / "skills.json").write_text(registry_text(registry["skills"]))
+    apply_sweep(root, plan)
+    lifecycles = {e["name"]: e.get("lifecycle") for e in
+                  json.loads((root / "skills.json").read_text())["skills"]}
+    assert lifecycles["unused"] == "archived" and lifecycles["rusty"] == "deprecated"
+
+
+def test_the_repository_schedules_the_sweep():
+    from pathlib import Path
+
+    from exobrain.crons import check_crons, load_crons
+
+    root = Path(__file__).parents[1]
+    crons = load_crons(root)
+    assert any(job.command == "exobrain sweep" for job in crons.jobs)
+    assert check_crons(json.loads((root / "crons.json").read_text())) == []

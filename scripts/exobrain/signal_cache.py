@@ -61,7 +61,7 @@ def save(path: Path, key: tuple, agg: Aggregate) -> None:
     data = (pickle.dumps(key, protocol=pickle.HIGHEST_PROTOCOL)
             + pickle.dumps(agg, protocol=pickle.HIGHEST_PROTOCOL))
     try:
-        atomic_write_text(path, data)
+        atomic_write_text(path, data, durable=False)
     except OSError:
         pass
 

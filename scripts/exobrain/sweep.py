@@ -11,7 +11,8 @@ A skill is deprecated when, over the whole window (``--window`` days, default in
    registry lines: a new skill, or one just moved to ``active``, gets a full window first).
 
 Only ``active`` declarations are considered (seed/ is left out). The write goes through the
-registry editor (locked, schema-checked, style-preserving, atomic) and changes nothing but
+lifecycle table (:mod:`exobrain.lifecycle`: active → deprecated) and the registry editor
+(locked, schema-checked, style-preserving, atomic) and changes nothing but
 ``"lifecycle": "deprecated"``; a deprecated skill still resolves, flagged, and ranks lower.
 """
 
@@ -170,20 +171,22 @@ def declaration_times(root: Path, registries: list[Registry]) -> dict[tuple[str,
 
 
 def apply_sweep(root: Path, decisions: list[Decision]) -> list[str]:
-    """Write ``lifecycle: deprecated`` for every decision to deprecate (still-active entries
-    only, re-checked under the registry lock); returns the registry files changed."""
+    """Write ``lifecycle: deprecated`` for every decision to deprecate; returns the registry
+    files changed. Under each registry's lock the entry is re-read and moved only if the
+    lifecycle table still allows it (someone may have archived it since the plan)."""
+    from .lifecycle import transition_allowed
     from .registry_edit import edit_registry, with_key
 
     changed = []
-    scopes = sorted({d.entry.scope for d in decisions if d.deprecate})
-    for scope in scopes:
+    for scope in sorted({d.entry.scope for d in decisions if d.deprecate}):
         with edit_registry(root, scope, create=False) as edit:
             for decision in (d for d in decisions if d.deprecate and d.entry.scope == scope):
                 identity: dict[str, Any] = {"name": decision.entry.name, "from": None}
                 if decision.entry.source:
                     identity["owner"] = decision.entry.owner
                 for index in edit.find(**identity):
-                    if edit.entries[index].get("lifecycle", "active") == "active":
+                    current = edit.entries[index].get("lifecycle", "active")
+                    if current != "deprecated" and transition_allowed(current, "deprecated"):
                         edit.entries[index] = with_key(edit.entries[index], "lifecycle",
                                                        "deprecated")
         if edit.written:

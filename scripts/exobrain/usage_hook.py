@@ -137,7 +137,7 @@ def fresh_resolution(root: str, agent: str) -> dict[str, Any]:
     files += [registry_path(ws.root, scope) for scope in ws.registries]
     data["files"] = {str(path): _stamp(str(path)) for path in files}
     try:
-        atomic_write_text(Path(_cache_path(root, agent)), json.dumps(data))
+        atomic_write_text(Path(_cache_path(root, agent)), json.dumps(data), durable=False)
     except OSError as exc:
         log(f"resolution cache not written: {exc}")
     return data
