@@ -226,6 +226,25 @@ def effective_records(records: list[Record]) -> list[Record]:
     return kept + list(covered.values())
 
 
+def fast_rows(text: str) -> list[tuple] | None:
+    """All rows of a ledger whose every line is in the exact written format (and that holds no
+    snapshot), from one ``findall``; None when the file needs the line-by-line path."""
+    if '"snapshot"' in text or not text.endswith("\n"):
+        return None
+    rows = _FAST_ALL.findall(text)
+    if len(rows) != text.count("\n") or not all(map(valid_day, {row[0] for row in rows})):
+        return None
+    return rows
+
+
+def file_records(text: str, rel: str, problems: list[str], skills: set[str]) -> list[Record]:
+    """The effective records of one ledger about ``skills`` only (for replaying history)."""
+    rows = fast_rows(text)
+    if rows is not None:
+        return [_row_record(row) for row in rows if row[2] in skills]
+    return [r for r in effective_records(read_records(text, rel, problems)) if r[1] in skills]
+
+
 def _keep_latest(per: dict, key: str, code: int) -> None:
     """Replace aggregation on codes: the latest wins; a tie (same ms) goes to the higher value."""
     old = per.get(key)
@@ -249,11 +268,10 @@ class Folder:
         self.names: dict[str, str] = {}        # one string object per person: smaller caches
 
     def add_file(self, text: str, rel: str) -> None:
-        if '"snapshot"' not in text and text.endswith("\n"):
-            rows = _FAST_ALL.findall(text)
-            if len(rows) == text.count("\n") and all(map(valid_day, {row[0] for row in rows})):
-                self.add_rows(rows)
-                return
+        rows = fast_rows(text)
+        if rows is not None:
+            self.add_rows(rows)
+            return
         for record in effective_records(read_records(text, rel, self.agg.problems)):
             self.add(record)
 

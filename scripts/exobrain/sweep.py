@@ -26,8 +26,8 @@ from typing import Any
 
 from .quality import DAY, Decay, Weights, quality
 from .registry import Entry, Registry, relative
-from .signal_aggregate import (Aggregate, Folder, Record, aggregate, effective_records,
-                               read_ledger_text, read_records)
+from .signal_aggregate import (Aggregate, Folder, Record, aggregate, file_records,
+                               read_ledger_text)
 from .signals import day_number, format_ts, ledger_files, ts_ms
 
 _CLOSING = re.compile(r"^\s*[\]}],?\s*$")
@@ -115,12 +115,10 @@ def peak_quality(root: Path, refs: set[str], weights: Weights, start: float, now
     history: dict[str, list[Record]] = {ref: [] for ref in refs}
     problems: list[str] = []
     for path in ledger_files(root):
-        text = read_ledger_text(path, path.relative_to(root).as_posix(), problems)
-        if text is None:
-            continue
-        for record in effective_records(read_records(text, "", problems)):
-            if record[1] in history:
-                history[record[1]].append(record)
+        rel = path.relative_to(root).as_posix()
+        text = read_ledger_text(path, rel, problems)
+        for record in file_records(text, rel, problems, refs) if text is not None else []:
+            history[record[1]].append(record)
     times = [start + k * step_days * DAY for k in range(int((now - start) / (step_days * DAY)) + 1)]
     times = [t for t in times if t < now] + [now]
     peaks = {}
