@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from .fileio import atomic_write_text
-from .signal_aggregate import FUND_UNIT, Record, _bucket, parse_line, rank_code, vote_code
-from .signals import (LEDGER_SUFFIX, SIGNALS_DIR, dump_line, format_ts, locked_ledger,
-                      ts_ms)
+from .signal_aggregate import _bucket, rank_code, vote_code
+from .signal_lines import Record, parse_line
+from .signals import (FUND_UNIT, LEDGER_SUFFIX, SIGNALS_DIR, dump_line, format_ts,
+                      locked_ledger, ts_ms)
 
 SUMMED = ("usage", "calibration", "fund")
 

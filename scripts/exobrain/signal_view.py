@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .signal_aggregate import Aggregate, parse_line, read_ledger_text
+from .signal_aggregate import Aggregate
+from .signal_lines import parse_line, read_ledger_text
 from .signals import FUND_UNIT, day_label, ledger_files
 
 

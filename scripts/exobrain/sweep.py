@@ -26,8 +26,8 @@ from typing import Any
 
 from .quality import DAY, Decay, Weights, quality
 from .registry import Entry, Registry, relative
-from .signal_aggregate import (Aggregate, Folder, Record, aggregate, file_records,
-                               read_ledger_text)
+from .signal_aggregate import Aggregate, Folder, aggregate, file_records
+from .signal_lines import Record, read_ledger_text
 from .signals import day_number, format_ts, ledger_files, ts_ms
 
 _CLOSING = re.compile(r"^\s*[\]}],?\s*$")
