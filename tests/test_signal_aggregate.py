@@ -95,6 +95,9 @@ def test_malformed_lines_are_skipped_and_reported_never_fatal(tmp_path):
                      b'"kind": "fund", "value": -3, "currency": "token", "by": "al"}\n'
                      b'{"ts": "2026-01-01T00:00:00Z", "skill": "skill:tidy@global", '
                      b'"kind": "calibration", "value": true, "note": "\xff", "by": "al"}\n'
+                     b'{"ts": "0001-01-01T00:00:00+00:00", "skill": "skill:tidy@global", '
+                     b'"kind": "usage", "value": 1, "by": "al"}\n'
+                     + b"[" * 100_000 + b"\n"
                      b"\n"
                      b'{"ts": "2026-01-01T00:00:00Z", "skill": "skill:tidy@global", '
                      b'"kind": "usage", "value": 1, "by": "al"}')  # no final newline: still read
@@ -102,7 +105,7 @@ def test_malformed_lines_are_skipped_and_reported_never_fatal(tmp_path):
     assert agg.lines == 2 and sum(agg.usage[TIDY].values()) == 1
     rel = "signals/al/h.jsonl"
     assert [p.split(": skipped: ")[0] for p in agg.problems] == [
-        f"{rel}:{n}" for n in (2, 3, 4, 5, 6, 7, 8)]
+        f"{rel}:{n}" for n in (2, 3, 4, 5, 6, 7, 8, 9, 10)]
     reasons = " | ".join(agg.problems)
     for words in ("vote value must be 1 or -1", "invalid JSON", "timezone",
                   "home-qualified", "from 0 to 1", "greater than 0", "not UTF-8"):

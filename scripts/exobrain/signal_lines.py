@@ -122,6 +122,8 @@ def parse_line(line: str) -> Record | str | None:
         return "not UTF-8"
     except ValueError as exc:
         return f"invalid JSON ({str(exc).split(':')[0]})"
+    except RecursionError:
+        return "invalid JSON (nested too deeply)"
 
 
 def read_records(text: str, rel: str, problems: list[str]) -> list[Record]:

@@ -75,7 +75,8 @@ def canonical_ts(text: Any) -> str | None:
         return None
     if moment.tzinfo is None:
         return None
-    return format_ts(moment.timestamp())
+    result = format_ts(moment.timestamp())
+    return result if _TS.match(result) else None  # years before 1000 do not fit the width
 
 
 _DAY_CACHE: dict[str, int] = {}
