@@ -9,10 +9,12 @@ import importlib
 BENCHMARKS = {
     "artifact": "artifact",
     "registry": "registry",
+    "connect": "connect",
     "promote": "promote",
     "signals": "signals",
     "review": "review",
     "fetch": "fetch",
+    "formats": "formats",
 }
 
 
