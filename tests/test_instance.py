@@ -54,7 +54,8 @@ def test_an_instance_holds_the_framework_and_fresh_starters(tmp_path):
         assert blob_id(root / path) == blob_id(ROOT / path), path
     tracked = set(git(root, "ls-files").split())
     assert tracked == set(framework.files) | {
-        "skills.json", "skills.lock.json", "crons.json", "scopes.json", "groups/.gitkeep",
+        "skills.json", "skills.lock.json", "crons.json", "scopes.json",
+        "signals/weights.json", "groups/.gitkeep",
         "people/.gitkeep", "people/ann/AGENTS.md", "people/ann/hosts/laptop/AGENTS.md"}
     assert not (root / "seed").exists() and not (root / ".exobrain.json").exists()
     registry = json.loads((root / "skills.json").read_text())
@@ -199,6 +200,6 @@ def test_cli_json_and_an_unknown_agent(tmp_path):
 
 def test_the_manifest_lists_what_the_seed_has():
     for path in FRAMEWORK_FILES:
-        assert (ROOT / path).exists() or path == ".gitattributes", path
+        assert (ROOT / path).exists(), path
     for folder in FRAMEWORK_FOLDERS:
         assert (ROOT / folder).is_dir(), folder

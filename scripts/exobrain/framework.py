@@ -10,10 +10,11 @@ where:
   shipped global skills). :data:`FRAMEWORK_FILES` and :data:`FRAMEWORK_FOLDERS` list them.
 * **starters** — written once at creation, then the instance's own and never compared: the
   fresh global ``skills.json`` and ``skills.lock.json``, ``crons.json`` (the seed's jobs
-  that do not name a seed-only skill), ``scopes.json`` (copied), the collection folders and
-  the person and host scope flags (:data:`STARTERS`).
+  that do not name a seed-only skill), ``scopes.json`` and ``signals/weights.json`` (copied),
+  the collection folders and the person and host scope flags (:data:`STARTERS`).
 * **never** — neither copied nor compared: ``seed/``, every scope's content (``groups/``,
-  ``teams/``, ``people/``), the connection file, agent folders, caches and anything else.
+  ``teams/``, ``people/``), signal ledgers, the connection file, agent folders, caches and
+  anything else.
 
 A seed's files are what git would keep: tracked files plus untracked ones its ``.gitignore``
 does not exclude, read from the working tree (so a seed with uncommitted framework edits
@@ -41,7 +42,9 @@ FRAMEWORK_FILES: tuple[str, ...] = (
 FRAMEWORK_FOLDERS: tuple[str, ...] = ("scripts/", "tests/", "knowledge/exobrain/", ".ci/")
 #: Written at creation, then owned by the instance (harvest never compares them).
 STARTERS: tuple[str, ...] = ("skills.json", "skills.lock.json", "crons.json", "scopes.json",
-                             "groups/.gitkeep", "people/.gitkeep")
+                             "signals/weights.json", "groups/.gitkeep", "people/.gitkeep")
+#: Starters copied as they are in the seed (when it has them); the others are rendered.
+COPIED_STARTERS: tuple[str, ...] = ("scopes.json", "signals/weights.json")
 #: What marks a folder as a seed able to render instances.
 REQUIRED: tuple[str, ...] = ("pyproject.toml", "skills.schema.json", "scripts/exobrain/__init__.py")
 

@@ -2,8 +2,8 @@
 
 The new instance gets the framework (:mod:`exobrain.framework`) copied verbatim, freshly
 written starters (a global ``skills.json`` declaring the shipped skills, their lock entries,
-``crons.json`` without seed-only jobs, ``scopes.json``), the person and host scope folders with
-a stub ``AGENTS.md``, and a git repository holding one commit. Nothing of ``seed/`` and no
+``crons.json`` without seed-only jobs, ``scopes.json``, the signal weights), the person and
+host scope folders with a stub ``AGENTS.md``, and a git repository holding one commit. Nothing of ``seed/`` and no
 scope content is copied.
 
 Everything is built in a hidden temporary folder beside the target and moved into place with
@@ -26,7 +26,7 @@ from typing import Any
 from .crons import CRONS_FILE
 from .errors import InputFileError, OperationFailed, UsageError
 from .fileio import atomic_write_text, default_dir_mode, dump_json, load_json
-from .framework import Framework, read_framework
+from .framework import COPIED_STARTERS, Framework, read_framework
 from .lockfile import LOCK_FILE, LOCK_VERSION, read_lock
 from .refs import parse_ref
 from .scopes import GLOBAL, SCOPE_FLAG
@@ -135,8 +135,9 @@ def write_starters(seed: Path, build: Path, framework: Framework) -> list[str]:
         atomic_write_text(build / LOCK_FILE, dump_json({"lock_version": LOCK_VERSION,
                                                         "skills": dict(sorted(lock.items()))}))
     _write_crons(seed, build, framework.shipped)
-    if (seed / "scopes.json").is_file():
-        shutil.copy2(seed / "scopes.json", build / "scopes.json")
+    for path in COPIED_STARTERS:
+        if (seed / path).is_file():
+            _copy(seed / path, build / path)
     for folder in ("groups", "people"):
         (build / folder).mkdir(exist_ok=True)
         (build / folder / ".gitkeep").touch()

@@ -13,6 +13,10 @@ import click
 #: verb → "module:attribute" of a click command, relative to ``exobrain.cli``.
 VERBS: dict[str, str] = {
     "create-instance": "create_instance:command",
+    "signal": "signal:signal",
+    "signals": "signal:signals",
+    "quality": "quality:main",
+    "sweep": "sweep:main",
     "crons": "crons:crons",
     "export": "export:command",
     "fork": "fork:command",
