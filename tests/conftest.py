@@ -10,6 +10,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 AGENT_VARS = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "OPENCLAW_WORKSPACE")
+#: The repository declares an external skill on GitHub (skill-creator); a test that connects an
+#: agent there must not reach the network, so git is sent to a closed local port instead.
+NO_NETWORK = '[url "https://127.0.0.1:9/"]\n\tinsteadOf = https://github.com/\n'
 
 
 @pytest.fixture(autouse=True)
@@ -20,7 +23,8 @@ def isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     gitconfig = home / ".gitconfig"
     gitconfig.write_text("[user]\n\tname = Test\n\temail = test@example.com\n"
-                         "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n")
+                         "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
+                         + NO_NETWORK)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for name, value in (("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z"),

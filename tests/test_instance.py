@@ -146,7 +146,7 @@ def test_a_folder_without_the_framework_is_no_seed(tmp_path):
     plain = exobrain(tmp_path / "plain", registries={"global": []})
     result = cli("create-instance", str(tmp_path / "out"), "--repo", str(plain))
     assert result.exit_code == 2
-    assert "holds no exobrain framework" in result.output
+    assert "holds no exobrain framework (missing: " in result.output
     assert not (tmp_path / "out").exists()
 
 
@@ -203,3 +203,24 @@ def test_the_manifest_lists_what_the_seed_has():
         assert (ROOT / path).exists(), path
     for folder in FRAMEWORK_FOLDERS:
         assert (ROOT / folder).is_dir(), folder
+
+
+def test_agent_connects_the_new_person_and_host(tmp_path):
+    result = cli("create-instance", str(tmp_path / "mine"), "--person", "ann", "--host", "pc",
+                 "--agent", "claude", "--json", "--repo", str(ROOT))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["connect"]["exit_code"] == 0 and data["connect"]["problems"] == []
+    root = tmp_path / "mine"
+    connection = json.loads((root / ".exobrain.json").read_text())
+    assert connection["connected_scopes"] == ["people/ann/hosts/pc"]
+    assert connection["agents"] == ["claude"] and connection["person"] == "ann"
+    assert "| exobrain | skills/exobrain/SKILL.md |" in \
+        (root / ".claude" / "optional-skills.md").read_text()
+    assert git(root, "status", "--porcelain") == ""  # what connect writes is ignored
+    guest = cli("create-instance", str(tmp_path / "guest"), "--agent", "codex", "--repo",
+                str(ROOT))
+    assert guest.exit_code == 0, guest.output
+    assert "connected codex: 0 skill(s) linked" in guest.output
+    assert json.loads((tmp_path / "guest" / ".exobrain.json").read_text())[
+        "connected_scopes"] == []

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from exobrain.workspace import open_workspace
-from helpers import build_tree, skill_md
+from helpers import build_tree, git, skill_md
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -27,6 +27,17 @@ def run(*argv, cwd: Path, env: dict | None = None) -> subprocess.CompletedProces
     done = subprocess.run([program, *argv[1:]], cwd=cwd, capture_output=True, text=True,
                           timeout=600, env=env, stdin=subprocess.DEVNULL)
     return done
+
+
+def upstream(folder: Path) -> None:
+    """A local stand-in for https://github.com/anthropics/skills (git is told to use it)."""
+    build_tree(folder, {"skills/skill-creator/SKILL.md": skill_md("skill-creator")})
+    git(folder, "init", "-q", "-b", "main")
+    git(folder, "add", "-A")
+    git(folder, "commit", "-q", "-m", "upstream")
+    with open(os.environ["GIT_CONFIG_GLOBAL"], "a") as config:
+        config.write(f'[url "{folder.as_uri()}"]\n\tinsteadOf = '
+                     "https://github.com/anthropics/skills\n")
 
 
 def test_an_instance_validates_lists_connects_and_selftests(tmp_path):
@@ -45,19 +56,27 @@ def test_an_instance_validates_lists_connects_and_selftests(tmp_path):
     assert [line.split("\t")[0] for line in catalog.stdout.splitlines()] == GLOBAL_SKILLS
     assert not SEED_ONLY & set(catalog.stdout.split())
 
-    # a skill of the host scope, always on, so connecting has something to link
+    # a skill of the host scope, always on, so connecting has something to link; and
+    # skill-creator's GitHub repository served from a local copy
     build_tree(inst, {"people/p/hosts/h/skills/h-notes/SKILL.md": skill_md("h-notes"),
                       "people/p/hosts/h/skills.json":
-                          {"skills": [{"name": "h-notes", "owner": "p", "tier": "always"}]}})
+                          {"skills": [{"name": "h-notes", "owner": "p", "tier": "always"}]},
+                      ".exobrain.json": {"external_skills": {"allow_local": True}}})
+    upstream(tmp_path / "anthropic-skills")
     connect = run("connect-agent", "claude", "--person", "p", "--host", "h", cwd=inst)
     assert connect.returncode == 0, connect.stdout + connect.stderr
+    assert "warning" not in connect.stderr, connect.stderr
     links = sorted(p.name for p in (inst / ".claude" / "skills").iterdir())
     assert links == ["h-notes.people__p__hosts__h"]
     assert os.readlink(inst / ".claude" / "skills" / links[0]) == \
         "../../people/p/hosts/h/skills/h-notes"
+    fetched = inst / ".claude" / "skills-optional" / "skill-creator.anthropic"
+    assert (fetched / "SKILL.md").is_file() and (fetched / ".exobrain-source.json").is_file()
     index = (inst / ".claude" / "optional-skills.md").read_text()
     for name in ("exobrain", "exobrain-tests", "skill-authoring"):
         assert f"| {name} | skills/{name}/SKILL.md |" in index
+    assert "| skill-creator | .claude/skills-optional/skill-creator.anthropic/SKILL.md |" \
+        in index
     connection = json.loads((inst / ".exobrain.json").read_text())
     assert connection["connected_scopes"] == ["people/p/hosts/h"]
 

@@ -103,9 +103,8 @@ def read_framework(root: Path) -> Framework:
     present = set(files)
     missing = [path for path in REQUIRED if path not in present]
     if missing:
-        raise UsageError(f"{root} holds no exobrain framework to render (missing: "
-                         f"{', '.join(missing)})",
-                         hint="run create-instance in a clone of the seed, or pass --repo SEED")
+        raise UsageError(f"{root} holds no exobrain framework (missing: {', '.join(missing)})",
+                         hint="run it in a clone of the seed, or pass --repo SEED")
     registry = load_registry(root, GLOBAL)
     if registry.findings:
         raise UsageError(f"{root}/skills.json: {registry.findings[0].message}",

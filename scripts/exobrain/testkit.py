@@ -21,14 +21,16 @@ SKILL_TEMPLATE = "---\nname: {name}\ndescription: Use {name} when the user asks 
 
 
 def isolated_env(base: Path) -> dict[str, str]:
-    """Variables that keep a test away from the real home: HOME, XDG folders, a git
-    configuration with a fixed identity, the agents' folders, and the toolkit's scripts first
-    on PATH."""
+    """Variables that keep a test away from the real home and the network: HOME, XDG folders,
+    a git configuration with a fixed identity that sends GitHub URLs to a closed local port,
+    the agents' folders, and the toolkit's scripts first on PATH."""
     home = base / "home"
     home.mkdir(parents=True, exist_ok=True)
     gitconfig = home / ".gitconfig"
     gitconfig.write_text("[user]\n\tname = Test\n\temail = test@example.com\n"
-                         "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n")
+                         "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
+                         # external skills on GitHub: a closed local port, never the network
+                         '[url "https://127.0.0.1:9/"]\n\tinsteadOf = https://github.com/\n')
     scripts = str(Path(sys.executable).parent)
     return {
         "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache"),

@@ -15,6 +15,7 @@ BENCHMARKS = {
     "review": "review",
     "fetch": "fetch",
     "formats": "formats",
+    "instance": "instance",
 }
 
 

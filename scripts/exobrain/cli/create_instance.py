@@ -52,6 +52,8 @@ def command(target: Path, person: str | None, host: str | None, agent: str | Non
         click.echo(f"  note: {note}")
     if connected is not None:
         click.echo(f"  connected {agent}: {connected['summary']}")
+        for line in connected["warnings"]:
+            click.echo(f"  warning: {line}", err=True)
         for line in connected["problems"]:
             click.echo(f"  problem: {line}", err=True)
     click.echo(f"next: cd {created.root} && pip install -e '.[test]' && exobrain selftest")
@@ -59,15 +61,17 @@ def command(target: Path, person: str | None, host: str | None, agent: str | Non
 
 
 def _connect(root: Path, agent: str, person: str | None, host: str | None) -> dict:
-    """connect-agent AGENT in the new instance, with the scopes just created."""
+    """connect-agent AGENT in the new instance, with the scopes just created (external skills
+    are fetched as connect-agent fetches them; a failed fetch is only a warning)."""
     from ..connect_choice import Flags
-    from ..connector import Request, connect
+    from ..connector import Request, connect, fetch_external
 
     flags = Flags(person, host, (), (), person is None)
-    report = connect(Request(agent, root, flags=flags, hostname=host or ""))
+    report = connect(Request(agent, root, flags=flags, hostname=host or "",
+                             external_sync=fetch_external))
     links = [a for a in report.actions if a.kind == "link"]
     linked = sum(1 for a in links if a.op in ("create", "replace"))
     files = sum(1 for a in report.actions if a.kind != "link" and a.changes)
     return {"agent": agent, "exit_code": report.exit_code,
             "summary": f"{linked} skill(s) linked, {files} file(s) written",
-            "problems": report.problems + report.warnings}
+            "problems": report.problems, "warnings": report.warnings}
