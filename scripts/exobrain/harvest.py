@@ -167,7 +167,7 @@ def _read(report: InstanceReport, git: Git, rev: str, *, bare: bool) -> Instance
     report.ids = files
     report.warnings += [w.replace("base ", "", 1) for w in report.snap.warnings]
     if not bare and git.run("status", "--porcelain", "--untracked-files=normal").strip():
-        _set(report, DIRTY, "uncommitted changes (only what is committed is harvested)")
+        _set(report, DIRTY, "uncommitted changes, not harvested")
     return report
 
 
