@@ -171,3 +171,30 @@ def test_installed_command_runs_the_hook(root):
     done = subprocess.run(command, shell=True, input=json.dumps(payload_for(root, "tidy")).encode(),
                           capture_output=True, cwd="/")
     assert done.returncode == 0 and len(ledger_lines(root)) == 1
+
+
+def test_connect_agent_track_usage_installs_the_hook_once(tmp_path):
+    import json as _json
+
+    from click.testing import CliRunner
+
+    from exobrain.cli.connect import main as connect
+    from helpers import exobrain as make_exobrain
+
+    root = make_exobrain(tmp_path / "repo", scopes=["people/al"])
+    settings = root / ".claude/settings.local.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"permissions": {"allow": ["Bash(ls)"]}}\n')
+    runner = CliRunner()
+    first = runner.invoke(connect, ["claude", "--person", "al", "--track-usage",
+                                    "--repo", str(root)])
+    assert first.exit_code == 0 and "+ usage hook  .claude/settings.local.json" in first.stdout
+    data = _json.loads(settings.read_text())
+    assert data["permissions"] == {"allow": ["Bash(ls)"]}
+    [entry] = data["hooks"]["PostToolUse"]
+    assert entry["matcher"] == "Skill" and "exobrain.usage_hook" in entry["hooks"][0]["command"]
+    again = runner.invoke(connect, ["claude", "--relink", "--track-usage", "--repo", str(root)])
+    assert again.exit_code == 0 and "✓ usage hook" in again.stdout
+    assert _json.loads(settings.read_text()) == data
+    wrong = runner.invoke(connect, ["codex", "--track-usage", "--repo", str(root)])
+    assert wrong.exit_code == 2 and "--track-usage is for claude" in wrong.stderr

@@ -7,14 +7,15 @@ as YAML: resolution stays cheap on large repositories.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Iterable
 
-from .catalog import skill_dir
 from .errors import ExobrainError
 from .fileio import read_text
 from .refs import parse_ref, ref_identity
 from .registry import Entry
+from .scopes import GLOBAL
 from .skillmd import SKILL_FILE, links_of, parse
 
 Identity = tuple[str, ...]
@@ -25,16 +26,22 @@ def supersedes_edges(root: Path, chain_entries: Iterable[Entry]) -> dict[Identit
     declarations = [e for e in chain_entries if not e.is_override]
     edges: dict[Identity, list[Identity]] = {}
     seen: set[Identity] = set()
+    base = os.fspath(root)
     for entry in declarations:
         if entry.source is not None or entry.identity in seen:
             continue
         seen.add(entry.identity)
-        path = skill_dir(root, entry.scope, entry.name) / SKILL_FILE
+        home = "" if entry.scope == GLOBAL else entry.scope
+        raw = os.path.join(base, home, "skills", entry.name, SKILL_FILE)
+        try:  # a plain byte scan first: most skills supersede nothing
+            with open(raw, "rb") as handle:
+                if b"supersedes" not in handle.read():
+                    continue
+        except OSError:
+            continue
+        path = Path(raw)
         try:
-            text = read_text(path)
-            if "supersedes" not in text:
-                continue
-            refs = links_of(parse(text, path).meta, "supersedes")
+            refs = links_of(parse(read_text(path), path).meta, "supersedes")
         except ExobrainError:
             continue  # unreadable SKILL.md files are reported by skills-validate
         targets = []
