@@ -16,6 +16,13 @@ from exobrain.instance import create_instance
 from helpers import build_tree, exobrain, git, skill_md
 
 ROOT = Path(__file__).resolve().parents[1]
+OURS = ("exobrain", "exobrain-tests", "skill-authoring")  # the global skills of issue 7
+
+
+def global_declarations() -> list[dict]:
+    """The seed's global declarations, in file order (other issues may add skills)."""
+    return [e for e in json.loads((ROOT / "skills.json").read_text())["skills"]
+            if "from" not in e]
 
 
 def cli(*args, cwd=None):
@@ -37,13 +44,15 @@ def test_the_manifest_classifies_paths():
 
 def test_the_seeds_framework_is_its_toolkit_docs_and_global_skills():
     framework = read_framework(ROOT)
-    assert framework.shipped == ("exobrain", "exobrain-tests", "skill-authoring")
+    in_tree = sorted(e["name"] for e in global_declarations() if "source" not in e)
+    assert list(framework.shipped) == in_tree and set(OURS) <= set(in_tree)
     files = set(framework.files)
     assert {"pyproject.toml", "scripts/exobrain/framework.py", "tests/test_instance.py",
             "knowledge/exobrain/propagation.md", "skills/exobrain/SKILL.md"} <= files
     assert not any(p.startswith(("seed/", "people/", "groups/")) for p in files)
     names = [d["name"] for d in framework.declarations]
-    assert names == ["exobrain", "exobrain-tests", "skill-authoring", "skill-creator"]
+    assert names == [e["name"] for e in global_declarations()]
+    assert "skill-creator" in names
 
 
 def test_an_instance_holds_the_framework_and_fresh_starters(tmp_path):
@@ -60,9 +69,10 @@ def test_an_instance_holds_the_framework_and_fresh_starters(tmp_path):
     assert not (root / "seed").exists() and not (root / ".exobrain.json").exists()
     registry = json.loads((root / "skills.json").read_text())
     assert registry["$schema"] == "skills.schema.json"
-    assert [e["name"] for e in registry["skills"]] == created.declared == [
-        "exobrain", "exobrain-tests", "skill-authoring", "skill-creator"]
-    assert all(e["force"] and e["tier"] == "optional" for e in registry["skills"])
+    assert registry["skills"] == global_declarations()
+    assert [e["name"] for e in registry["skills"]] == created.declared
+    assert all(e["force"] and e["tier"] == "optional" for e in registry["skills"]
+               if e["name"] in OURS)
     seed_lock = json.loads((ROOT / "skills.lock.json").read_text())["skills"]
     lock = json.loads((root / "skills.lock.json").read_text())["skills"]
     assert lock == {n: seed_lock[n] for n in created.shipped}
@@ -181,8 +191,8 @@ def test_cli_prints_what_it_made_and_the_next_step(tmp_path):
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0].startswith(f"created {tmp_path / 'mine'}: ")
-    assert "skills.json declares: exobrain, exobrain-tests, skill-authoring, skill-creator" \
-        in result.output
+    names = ", ".join(e["name"] for e in global_declarations())
+    assert f"skills.json declares: {names}" in result.output
     assert "scopes: people/ann, people/ann/hosts/pc" in result.output
     assert lines[-1] == f"next: cd {tmp_path / 'mine'} && pip install -e '.[test]' && " \
                         "exobrain selftest"

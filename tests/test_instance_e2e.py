@@ -18,7 +18,8 @@ from helpers import build_tree, git, skill_md
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-GLOBAL_SKILLS = ["exobrain", "exobrain-tests", "skill-authoring", "skill-creator"]
+GLOBAL_SKILLS = sorted(e["name"] for e in json.loads((ROOT / "skills.json").read_text())["skills"]
+                       if "from" not in e)
 SEED_ONLY = {"seed-tests", "seed-harvest", "create-instance"}
 
 
