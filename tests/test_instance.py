@@ -234,3 +234,21 @@ def test_agent_connects_the_new_person_and_host(tmp_path):
     assert "connected codex: 0 skill(s) linked" in guest.output
     assert json.loads((tmp_path / "guest" / ".exobrain.json").read_text())[
         "connected_scopes"] == []
+
+
+def test_a_target_filled_meanwhile_is_left_as_it_is(tmp_path, monkeypatch):
+    import exobrain.instance as instance
+
+    target = tmp_path / "mine"
+    real = instance.initial_commit
+
+    def racing(root, message, notes):  # another process writes into the target meanwhile
+        target.mkdir()
+        (target / "theirs.txt").write_text("theirs\n")
+        return real(root, message, notes)
+
+    monkeypatch.setattr(instance, "initial_commit", racing)
+    with pytest.raises(OperationFailed, match="cannot move the new instance into place"):
+        create_instance(ROOT, target)
+    assert [p.name for p in target.iterdir()] == ["theirs.txt"]
+    assert [p.name for p in tmp_path.iterdir()] == ["mine"]

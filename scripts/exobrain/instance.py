@@ -71,7 +71,11 @@ def check_target(target: Path, seed: Path) -> Path:
     if target.exists() or target.is_symlink():
         if not target.is_dir() or target.is_symlink():
             raise UsageError(f"{target} exists and is not a folder")
-        if any(target.iterdir()):
+        try:
+            busy = any(target.iterdir())
+        except OSError as exc:
+            raise UsageError(f"{target}: cannot look inside ({exc.strerror or exc})") from exc
+        if busy:
             raise UsageError(f"{target} is not empty; create-instance writes only into a new or "
                              f"empty folder", hint="pick another DIR (nothing was changed)")
     seed = seed.resolve()
@@ -90,8 +94,14 @@ def create_instance(seed: Path, target: Path, *, person: str | None = None,
     host = check_id(host, "--host") if host else None
     target = check_target(target, seed)
     framework = read_framework(seed)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    build = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    origin = seed_commit(seed)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        build = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp",
+                                      dir=target.parent))
+    except OSError as exc:
+        raise OperationFailed(f"{target.parent}: cannot write there ({exc.strerror or exc})",
+                              hint="pick a DIR in a folder you can write to") from exc
     try:
         os.chmod(build, default_dir_mode())
         for path in framework.files:
@@ -100,17 +110,31 @@ def create_instance(seed: Path, target: Path, *, person: str | None = None,
         scopes = write_scopes(build, person, host)
         notes: list[str] = []
         commit = initial_commit(build, f"exobrain instance rendered from the seed "
-                                       f"{_short(seed_commit(seed)) or seed.name}", notes)
+                                       f"{_short(origin) or seed.name}", notes)
         files = len(_tracked(build))
-        if target.exists():
-            target.rmdir()  # empty, checked above
-        os.rename(build, target)
+        _move_into_place(build, target)
+    except OSError as exc:
+        shutil.rmtree(build, ignore_errors=True)
+        raise OperationFailed(f"{target}: writing the instance failed ({exc}); nothing was "
+                              f"left behind") from exc
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)
         raise
     notes += install_pre_commit(target)
-    return Created(target, seed.resolve(), seed_commit(seed), len(framework.files),
+    return Created(target, seed.resolve(), origin, len(framework.files),
                    framework.shipped, declared, scopes, commit, files, notes)
+
+
+def _move_into_place(build: Path, target: Path) -> None:
+    """One rename; the target, when it exists, must still be empty (another process may have
+    filled it since the check)."""
+    try:
+        if target.exists():
+            target.rmdir()
+        os.rename(build, target)
+    except OSError as exc:
+        raise OperationFailed(f"{target}: cannot move the new instance into place "
+                              f"({exc.strerror or exc}); nothing was changed there") from exc
 
 
 def _copy(source: Path, dest: Path) -> None:
