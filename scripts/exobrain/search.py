@@ -118,7 +118,7 @@ class Searcher:
         """The top ``k`` of ``artifacts`` for ``query`` (rows must be fresh)."""
         w = self.weights
         rows = self.index.rows(a.ref for a in artifacts)
-        by_id = {rows[a.ref][0]: a for a in artifacts if a.ref in rows}
+        by_id = {rows[a.ref].id: a for a in artifacts if a.ref in rows}
         lexical = {by_id[i].ref: s for i, s in self.index.lexical(fts_query(query), w.boosts)
                    .items() if i in by_id}
         cosine = self._cosines(query, by_id) if self.model is not None else {}
@@ -134,8 +134,8 @@ class Searcher:
                                             q, factor, total))
         hits = []
         for ref in order({r: v[0] for r, v in final.items()})[:k]:
-            _, description, meta = rows[ref]
-            hits.append(Hit(artifact_of[ref], description, meta, final[ref][1]))
+            row = rows[ref]
+            hits.append(Hit(artifact_of[ref], row.description, row.meta, final[ref][1]))
         return hits
 
     def _cosines(self, query: str, by_id: dict[int, Artifact]) -> dict[str, float]:
@@ -195,7 +195,7 @@ def _search(ws: Workspace, query: str, filters: Filters, k: int, semantic: bool,
     update = searcher.refresh(pool)
     if filters.tags or filters.personas:
         rows = searcher.index.rows(a.ref for a in pool)
-        pool = [a for a in pool if a.ref in rows and matches_labels(rows[a.ref][2], filters)]
+        pool = [a for a in pool if a.ref in rows and matches_labels(rows[a.ref].meta, filters)]
     hits = searcher.rank(query, pool, k=k, quality=quality)
     notes = list(searcher.notes)
     if searcher.mode == "lexical" and semantic:

@@ -26,7 +26,7 @@ import sqlite3
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from .corpus import Artifact
 from .dirhash import content_hash
@@ -130,6 +130,15 @@ def artifact_hash(artifact: Artifact) -> str:
     if artifact.folder is not None:
         return content_hash(artifact.folder)
     return "sha256:" + hashlib.sha256(artifact.path.read_bytes()).hexdigest()  # type: ignore
+
+
+class Row(NamedTuple):
+    """One indexed artifact as the readers need it."""
+
+    id: int
+    description: str
+    meta: dict[str, Any]
+    hash: str
 
 
 @dataclass
@@ -284,16 +293,16 @@ class Index:
 
     # --- reading -------------------------------------------------------------------------
 
-    def rows(self, refs: Iterable[str]) -> dict[str, tuple[int, str, dict[str, Any]]]:
-        """ref → (doc id, description, frontmatter) for the refs that are indexed."""
+    def rows(self, refs: Iterable[str]) -> dict[str, Row]:
+        """The indexed rows of ``refs`` (refs not in the index are left out)."""
         wanted = list(dict.fromkeys(refs))
-        found: dict[str, tuple[int, str, dict[str, Any]]] = {}
+        found: dict[str, Row] = {}
         for start in range(0, len(wanted), 500):
             chunk = wanted[start:start + 500]
-            for doc_id, ref, description, meta in self.db.execute(
-                    f"SELECT id, ref, description, meta FROM docs WHERE ref IN "
+            for doc_id, ref, description, meta, digest in self.db.execute(
+                    f"SELECT id, ref, description, meta, hash FROM docs WHERE ref IN "
                     f"({','.join('?' * len(chunk))})", chunk):
-                found[ref] = (doc_id, description, json.loads(meta))
+                found[ref] = Row(doc_id, description, json.loads(meta), digest)
         return found
 
     def ids(self) -> dict[str, int]:

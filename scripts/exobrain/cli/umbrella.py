@@ -13,10 +13,16 @@ import click
 #: verb → "module:attribute" of a click command, relative to ``exobrain.cli``.
 VERBS: dict[str, str] = {
     "crons": "crons:crons",
+    "discover": "discover:command",
+    "events": "events:command",
     "fork": "fork:command",
+    "get": "get:command",
     "lifecycle": "lifecycle:command",
+    "links": "links:command",
+    "list": "list:command",
     "lock": "lock:command",
     "register": "register:command",
+    "search": "search:command",
     "show": "show:command",
     "supersede": "supersede:command",
 }
