@@ -20,6 +20,7 @@ two spaces in a row and can run word by word.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import mmap
@@ -91,19 +92,27 @@ CREATE TABLE IF NOT EXISTS bpe_merges (pair INTEGER PRIMARY KEY, rank INTEGER NO
 def store_tokenizer(db: sqlite3.Connection, model: Model) -> None:
     """Copy the tokenizer's vocabulary and merge table into ``db``'s tables (created from
     :data:`TOKENIZER_SCHEMA`), replacing any old copy."""
-    data = json.loads(model.tokenizer.read_text(encoding="utf-8"))
-    bpe = data["model"]
-    if bpe.get("type") != "BPE" or not bpe.get("byte_fallback"):
-        raise ValueError(f"{model.tokenizer}: not the byte-fallback BPE this reader implements")
-    vocab: dict[str, int] = bpe["vocab"]
-    rows = []
-    for rank, merge in enumerate(bpe["merges"]):
-        left, right = merge.split(" ", 1) if isinstance(merge, str) else merge
-        rows.append((vocab[left] * _PAIR + vocab[right], rank, vocab[left + right]))
+    vocab, merges = _tokenizer_rows(model.tokenizer)
     db.execute("DELETE FROM bpe_vocab")
     db.execute("DELETE FROM bpe_merges")
-    db.executemany("INSERT INTO bpe_vocab VALUES (?, ?)", vocab.items())
-    db.executemany("INSERT INTO bpe_merges VALUES (?, ?, ?)", rows)
+    db.executemany("INSERT INTO bpe_vocab VALUES (?, ?)", vocab)
+    db.executemany("INSERT INTO bpe_merges VALUES (?, ?, ?)", merges)
+
+
+@functools.lru_cache(maxsize=2)
+def _tokenizer_rows(path: Path) -> tuple[list[tuple[str, int]], list[tuple[int, int, int]]]:
+    """(token, id) and (pair code, rank, merged id) rows of a tokenizer file (read once per
+    process: several indexes may be built in one run)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    bpe = data["model"]
+    if bpe.get("type") != "BPE" or not bpe.get("byte_fallback"):
+        raise ValueError(f"{path}: not the byte-fallback BPE this reader implements")
+    vocab: dict[str, int] = bpe["vocab"]
+    merges = []
+    for rank, merge in enumerate(bpe["merges"]):
+        left, right = merge.split(" ", 1) if isinstance(merge, str) else merge
+        merges.append((vocab[left] * _PAIR + vocab[right], rank, vocab[left + right]))
+    return sorted(vocab.items()), merges
 
 
 class Tokenizer:
@@ -252,16 +261,23 @@ def embed_documents(texts: list[str]) -> list[tuple[bytes, bytes]]:
     """
     if not texts:
         return []
+    import numpy
+
+    matrix = _wordllama().embed([normalise(t) or "-" for t in texts], norm=True,
+                                return_np=True)
+    halves = numpy.nan_to_num(matrix).astype("<f2")
+    signs = numpy.packbits(matrix > 0, axis=1)
+    return [(halves[i].tobytes(), signs[i].tobytes()) for i in range(len(texts))]
+
+
+@functools.lru_cache(maxsize=1)
+def _wordllama():  # noqa: ANN202 - the type lives in the optional extra
+    """WordLlama loaded from its own wheel, offline (once per process)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import logging
 
-    import numpy
     import wordllama
     from wordllama import WordLlama
 
     logging.getLogger("wordllama").setLevel(logging.WARNING)
-    model = WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
-    matrix = model.embed([normalise(t) or "-" for t in texts], norm=True, return_np=True)
-    halves = numpy.nan_to_num(matrix).astype("<f2")
-    signs = numpy.packbits(matrix > 0, axis=1)
-    return [(halves[i].tobytes(), signs[i].tobytes()) for i in range(len(texts))]
+    return WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)

@@ -360,11 +360,14 @@ def open_index(path: Path | None) -> tuple[Index, str | None]:
 
 
 def is_corrupt(exc: sqlite3.DatabaseError) -> bool:
-    """Whether SQLite says the file itself is bad (not a database, malformed, or missing our
-    tables), as opposed to busy or locked, which a rebuild would not cure."""
+    """Whether SQLite says the file itself is bad (not a database, malformed, cut short, or
+    missing our tables), as opposed to busy, locked or read-only, which a rebuild won't cure."""
     code = getattr(exc, "sqlite_errorcode", None)
-    return code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or (
-        "no such" in str(exc) or "malformed" in str(exc) or "not a database" in str(exc))
+    bad = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_IOERR,
+           sqlite3.SQLITE_FORMAT)
+    text = str(exc)
+    return (code is not None and code & 0xFF in bad) or any(
+        s in text for s in ("no such", "malformed", "not a database"))
 
 
 def _connect(path: Path | None) -> Index:
