@@ -340,6 +340,9 @@ def open_index(path: Path | None) -> tuple[Index, str | None]:
     if path is not None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            ignore = path.parent / ".gitignore"
+            if not ignore.exists():  # ignored in any repository, whatever its .gitignore says
+                ignore.write_text("*\n", encoding="utf-8")
         except OSError:
             path = None  # a read-only checkout: index in memory for this run
     try:
