@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from exobrain.cli.status import main as status
 from exobrain.cli.validate import main as validate
-from helpers import build_tree, exobrain, skill_md
+from helpers import build_tree, exobrain
 
 COMMANDS = [status, validate]
 

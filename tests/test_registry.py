@@ -4,7 +4,6 @@ import jsonschema
 import pytest
 
 from exobrain.registry import entry_problem, load_registry, schema_findings
-from helpers import build_tree
 
 SCHEMA = json.loads((__import__("pathlib").Path(__file__).parents[1] / "skills.schema.json").read_text())
 SRC = {"repo": "https://github.com/anthropics/skills", "path": "skills/x", "ref": "main"}

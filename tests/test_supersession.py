@@ -7,7 +7,7 @@ from exobrain.cli.status import main as status
 from exobrain.registry import make_entry
 from exobrain.resolve import apply_supersession, resolve
 from exobrain.workspace import open_workspace
-from helpers import exobrain, skill_md
+from helpers import exobrain
 
 
 def supersedes(*refs):
@@ -68,3 +68,23 @@ def test_successor_outside_the_chain_does_not_redirect(tmp_path):
     (root / ".exobrain.json").write_text(json.dumps({"connected_scopes": ["groups/g"]}))
     assert {r.name: r.tier for r in open_workspace(root).resolve()} == {"old": "off",
                                                                         "new": "always"}
+
+
+def test_connect_agent_replaces_old_link_with_new_after_supersede(tmp_path):
+    from exobrain.cli.connect import main as connect
+    from exobrain.cli.umbrella import main as umbrella
+
+    root = exobrain(tmp_path / "x", scopes=["people/al"],
+                    registries={"global": [
+                        {"name": "old", "owner": "o", "tier": "always", "force": True},
+                        {"name": "new", "owner": "o", "tier": "optional"}]},
+                    skills={"global/old": None, "global/new": None})
+    runner = CliRunner()
+    first = runner.invoke(connect, ["claude", "--person", "al", "--repo", str(root)])
+    assert first.exit_code == 0 and "+ linked        old" in first.stdout
+    assert runner.invoke(umbrella, ["supersede", "new", "old", "--repo", str(root)]).exit_code == 0
+    second = runner.invoke(connect, ["claude", "--relink", "--repo", str(root)])
+    assert second.exit_code == 0
+    assert "+ linked        new" in second.stdout and "- removed       old" in second.stdout
+    links = sorted(p.name for p in (root / ".claude/skills").iterdir())
+    assert links == ["new"]

@@ -3,7 +3,7 @@ import json
 from click.testing import CliRunner
 
 from exobrain.cli.validate import main as validate
-from helpers import build_tree, exobrain, skill_md
+from helpers import exobrain, skill_md
 
 
 def run(root, *args):

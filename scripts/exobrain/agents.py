@@ -20,11 +20,22 @@ CONTEXT_OPENCLAW = "user-md-block"    # a marked block in the workspace's USER.m
 CONTEXT_INDEX = "index-file"          # the index file beside the skills folder
 
 
+#: The file each context surface writes or edits, in the agent's context folder (None: the
+#: index file itself is the surface).
+CONTEXT_FILES = {CONTEXT_CLAUDE: "CLAUDE.md", CONTEXT_CODEX: "AGENTS.override.md",
+                 CONTEXT_OPENCLAW: "USER.md", CONTEXT_INDEX: None}
+
+
 @dataclass(frozen=True)
 class Agent:
     """One agent: its project skills folder (relative to the repo, None when it has only a
     user-level one), its home (an environment variable, else a folder under ``~``), the
-    skills folder inside that home, and its context surface."""
+    skills folder inside that home, and its context surface.
+
+    The context folder (where the index files and the surface file live) is the skills
+    folder's parent, except for agents whose project-level context file sits at the repository
+    root (``context_at_root``: Codex reads ``AGENTS.override.md`` there).
+    """
 
     name: str
     project_skills: str | None
@@ -32,6 +43,7 @@ class Agent:
     home_default: str
     context: str
     home_skills: str = "skills"
+    context_at_root: bool = False
 
     def home(self) -> Path:
         value = os.environ.get(self.home_env) if self.home_env else None
@@ -46,10 +58,25 @@ class Agent:
             return self.user_skills_dir()
         return root / self.project_skills
 
+    def is_user_level(self, user: bool) -> bool:
+        """Whether ``--user`` really changes anything (an agent without a project folder is
+        always connected at its user level, and recorded like a project-level one)."""
+        return user and self.project_skills is not None
+
+    def context_dir(self, root: Path, user: bool = False) -> Path:
+        """The folder holding the agent's generated index files and its context file."""
+        if self.context_at_root and self.project_skills and not user:
+            return root
+        return self.skills_dir(root, user).parent
+
+    @property
+    def context_file(self) -> str | None:
+        return CONTEXT_FILES[self.context]
+
 
 AGENTS: tuple[Agent, ...] = (
     Agent("claude", ".claude/skills", "CLAUDE_CONFIG_DIR", ".claude", CONTEXT_CLAUDE),
-    Agent("codex", ".agents/skills", "CODEX_HOME", ".codex", CONTEXT_CODEX),
+    Agent("codex", ".agents/skills", "CODEX_HOME", ".codex", CONTEXT_CODEX, context_at_root=True),
     Agent("openclaw", None, "OPENCLAW_WORKSPACE", ".openclaw/workspace", CONTEXT_OPENCLAW),
     Agent("gemini", ".gemini/skills", None, ".gemini", CONTEXT_INDEX),
     Agent("opencode", ".opencode/skills", None, ".config/opencode", CONTEXT_INDEX),

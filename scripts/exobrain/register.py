@@ -37,14 +37,21 @@ def _native_validator():
     return jsonschema.Draft202012Validator(schema)
 
 
-def native_problems(meta: dict[str, Any]) -> list[str]:
-    """Violations of the native SKILL.md schema (frontmatter field: rule)."""
+def native_errors(meta: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """Violations of the native SKILL.md schema as (top-level key or "", JSON Schema keyword,
+    "field: rule"); importers use the key to move a field that does not fit aside."""
     problems = []
     for error in sorted(_native_validator().iter_errors(meta), key=lambda e: list(map(str, e.path))):
         where = ".".join(str(p) for p in error.absolute_path) or "frontmatter"
         rule = error.schema.get("description") if isinstance(error.schema, dict) else None
-        problems.append(f"{where}: {rule or error.message}")
+        key = str(error.absolute_path[0]) if error.absolute_path else ""
+        problems.append((key, str(error.validator), f"{where}: {rule or error.message}"))
     return problems
+
+
+def native_problems(meta: dict[str, Any]) -> list[str]:
+    """Violations of the native SKILL.md schema (frontmatter field: rule)."""
+    return [message for _, _, message in native_errors(meta)]
 
 
 def skill_home(root: Path, folder: Path) -> tuple[str, str]:

@@ -258,8 +258,8 @@ def read_connection(root: Path) -> Connection:
     return Connection(list(scopes), person or None, list(agents), dict(data))
 
 
-def write_connection(root: Path, connection: Connection) -> None:
-    """Rewrite the connection file atomically, keeping keys we do not know about."""
+def connection_data(connection: Connection) -> dict[str, Any]:
+    """The JSON object the connection file holds, keeping keys we do not know about."""
     data = dict(connection.raw)
     data["connected_scopes"] = list(connection.connected_scopes)
     if connection.person:
@@ -267,6 +267,12 @@ def write_connection(root: Path, connection: Connection) -> None:
     else:
         data.pop("person", None)
     data["agents"] = list(connection.agents)
+    return data
+
+
+def write_connection(root: Path, connection: Connection) -> None:
+    """Rewrite the connection file atomically."""
+    data = connection_data(connection)
     atomic_write_text(root / CONNECTION_FILE, dump_json(data))
     connection.raw = data
 

@@ -98,7 +98,11 @@ def open_workspace(repo: Path | None = None) -> Workspace:
     """Find the exobrain (``repo`` or the enclosing git root) and read its connection."""
     root = find_root(repo) if repo is None else _explicit_root(repo)
     config = load_scope_config(root)
-    connection = read_connection(root)
+    return workspace_for(root, config, read_connection(root))
+
+
+def workspace_for(root: Path, config: ScopeConfig, connection: Connection) -> Workspace:
+    """The exobrain at ``root`` seen through ``connection`` (which need not be stored yet)."""
     chain = build_chain(root, connection.connected_scopes, config)
     findings = [Finding(WARNING, "connection-scope", CONNECTION_FILE, w.split(": ", 1)[-1],
                         bad_input=True) for w in chain.warnings]

@@ -9,9 +9,11 @@ import importlib
 BENCHMARKS = {
     "artifact": "artifact",
     "registry": "registry",
+    "connect": "connect",
     "promote": "promote",
     "review": "review",
     "fetch": "fetch",
+    "formats": "formats",
 }
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from .synthetic import Shape, generate
+from .synthetic import add_shape_arguments, generate, shape_from
 from .timing import console_script, report, time_command
 
 
 def run(args) -> None:
-    shape = Shape(args.groups, args.people, args.hosts, args.per_scope, args.global_skills)
+    shape = shape_from(args)
     with tempfile.TemporaryDirectory() as tmp:
         root = generate(Path(tmp) / "exobrain", shape)
         print(f"synthetic exobrain: {shape.total_skills} skills")
@@ -25,9 +25,4 @@ def run(args) -> None:
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--groups", type=int, default=20)
-    parser.add_argument("--people", type=int, default=500)
-    parser.add_argument("--hosts", type=int, default=2)
-    parser.add_argument("--per-scope", type=int, default=5)
-    parser.add_argument("--global-skills", type=int, default=400)
-    parser.add_argument("--runs", type=int, default=5)
+    add_shape_arguments(parser, runs=5)

@@ -31,6 +31,21 @@ class Shape:
         return self.global_skills + scopes * self.per_scope
 
 
+def add_shape_arguments(parser, runs: int) -> None:
+    """The options every scale benchmark shares: the synthetic shape and the number of runs."""
+    default = Shape()
+    parser.add_argument("--groups", type=int, default=default.groups)
+    parser.add_argument("--people", type=int, default=default.people)
+    parser.add_argument("--hosts", type=int, default=default.hosts)
+    parser.add_argument("--per-scope", type=int, default=default.per_scope)
+    parser.add_argument("--global-skills", type=int, default=default.global_skills)
+    parser.add_argument("--runs", type=int, default=runs)
+
+
+def shape_from(args) -> Shape:
+    return Shape(args.groups, args.people, args.hosts, args.per_scope, args.global_skills)
+
+
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
@@ -92,7 +107,7 @@ def generate(root: Path, shape: Shape = Shape(), *, git: bool = True) -> Path:
         for h in range(shape.hosts):
             _scope(root / "people" / person / "hosts" / f"h{h}", f"{person} host h{h}", 4,
                    [(f"{person}-h{h}-skill-{k}", person, False) for k in range(shape.per_scope)])
-    connected = [f"people/p0000/hosts/h0"] if shape.hosts else ["people/p0000"]
+    connected = ["people/p0000/hosts/h0"] if shape.hosts else ["people/p0000"]
     if shape.groups:
         connected.insert(0, "groups/g000")
     _write(root / ".exobrain.json", json.dumps({"connected_scopes": connected,

@@ -1,0 +1,192 @@
+"""``connect-agent AGENT``: wire the skills your connection resolves into an agent."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .edge import command_edge, emit_json, json_option, report_findings, repo_option
+
+SYMBOLS = {"keep": "✓", "create": "+", "replace": "~", "remove": "-", "skip": "!"}
+COLOURS = {"keep": "green", "create": "cyan", "replace": "yellow", "remove": "magenta",
+           "skip": "red"}
+_EXTERNAL = {"fetched": "↓", "updated": "↑", "unchanged": "=", "moved": "→", "removed": "-",
+             "modified": "!", "failed": "✗"}
+VERBS = {
+    "link": {"keep": "kept", "create": "linked", "replace": "replaced", "remove": "removed",
+             "skip": "skipped"},
+    "file": {"keep": "kept", "create": "wrote", "replace": "updated", "remove": "removed",
+             "skip": "skipped"},
+    "block": {"keep": "kept", "create": "added block", "replace": "updated block",
+              "remove": "removed block", "skip": "skipped"},
+    "hook": {"keep": "kept", "create": "installed", "replace": "updated", "remove": "removed",
+             "skip": "skipped"},
+    "connection": {"create": "wrote", "replace": "updated"},
+}
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("agent")
+@click.option("--relink", is_flag=True,
+              help="Re-apply the stored connection without asking (does nothing when AGENT was "
+                   "never connected here).")
+@click.option("--dry-run", is_flag=True, help="Print the plan and change nothing.")
+@click.option("--user", is_flag=True,
+              help="Use the agent's user-level skills folder (e.g. ~/.claude/skills).")
+@click.option("--person", "--handle", "person", metavar="ID",
+              help="Connect as this person (people/ID, plus people/ID/hosts/HOST if it exists).")
+@click.option("--host", metavar="NAME", help="Host scope under the person (default: short hostname).")
+@click.option("--group", "groups", multiple=True, metavar="NAME", help="Also connect groups/NAME.")
+@click.option("--scope", "scopes", multiple=True, metavar="PATH",
+              help="Also connect this scope path (repeatable).")
+@click.option("--guest", is_flag=True, help="Connect no scope: global skills only.")
+@click.option("-q", "--quiet", is_flag=True, help="Do not list what was kept as it was.")
+@click.option("--hook-timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+              metavar="SECONDS", help="Time limit for each scope hook.")
+@json_option
+@repo_option
+@command_edge
+def main(agent: str, relink: bool, dry_run: bool, user: bool, person: str | None,
+         host: str | None, groups: tuple[str, ...], scopes: tuple[str, ...], guest: bool,
+         quiet: bool, hook_timeout: float, as_json: bool, repo: Path | None) -> None:
+    """Link the skills your connection resolves into AGENT's skills folder, write the index
+    of optional skills where AGENT reads it, and install git hooks that relink after a pull.
+
+    The connection comes from the flags, else from .exobrain.json, else (on a terminal) from a
+    few questions, else guest. Only links into this repository and files connect-agent
+    generated are ever changed; anything else in the way is reported and kept.
+
+    AGENT is one of: claude, codex, openclaw, gemini, opencode, copilot, cursor, agents.
+    """
+    from ..connect_choice import Flags
+    from ..connector import Request, connect, fetch_external
+
+    request = Request(agent, repo, relink, dry_run, user,
+                      Flags(person, host, groups, scopes, guest), hook_timeout=hook_timeout,
+                      external_sync=fetch_external)
+    if not as_json and sys.stdin.isatty() and sys.stdout.isatty():
+        request.wizard = _terminal_wizard
+    report = connect(request)
+    if as_json:
+        emit_json(_as_json(report))
+    else:
+        _render(report, quiet)
+    report_findings(report.findings)
+    sys.exit(report.exit_code)
+
+
+def _terminal_wizard(ws):
+    import getpass
+
+    from ..connect_choice import short_hostname, wizard
+
+    def prompt(text: str, default: str) -> str:
+        return click.prompt(text, default=default, show_default=bool(default))
+
+    def confirm(text: str, default: bool) -> bool:
+        return click.confirm(text, default=default)
+
+    return wizard(ws.root, ws.config, prompt=prompt, confirm=confirm, echo=click.echo,
+                  login=getpass.getuser(), hostname=short_hostname())
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _line(action, root: Path) -> str:
+    symbol = click.style(SYMBOLS[action.op], fg=COLOURS[action.op], bold=True)
+    verb = VERBS[action.kind][action.op]
+    if action.kind == "link":
+        subject = action.name
+        if action.op in ("create", "replace") or (action.op == "keep" and action.target):
+            subject += f" → {action.target}"
+    else:
+        subject = _shown(action.path, root)
+    reason = f" ({action.reason})" if action.reason and action.op != "skip" else ""
+    if action.op == "skip":
+        reason = f": {action.reason}"
+    return f"{symbol} {verb:<13} {subject}{reason}"
+
+
+def _render(report, quiet: bool) -> None:
+    root = report.root
+    if report.never_connected:
+        for note in report.notes:
+            click.echo(note)
+        return
+    who = ", ".join(report.connected_scopes) or "guest: global only"
+    if report.person:
+        who += f" (as {report.person})"
+    click.echo(f"{report.agent} [{report.level}] ← {who} → {_shown(report.skills_dir, root)}")
+    for note in report.notes:
+        click.echo(f"  note: {note}")
+    for event in report.external.events if report.external is not None else []:
+        if not (quiet and event.action == "unchanged"):
+            click.echo(f"{_EXTERNAL.get(event.action, '…')} external      {event.link_name}: "
+                       f"{event.text()}")
+    for action in report.actions:
+        if quiet and action.op == "keep":
+            continue
+        click.echo(_line(action, root))
+    for hook in report.hooks_planned if report.dry_run else []:
+        click.echo(f"  would run {_shown(hook.path, root)}")
+    for result in report.hooks_run:
+        _render_hook(result, root)
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    for problem in report.problems:
+        click.echo(f"problem: {problem}", err=True)
+    click.echo(_summary(report))
+
+
+def _render_hook(result, root: Path) -> None:
+    path = _shown(result.hook.path, root)
+    if result.ok:
+        click.echo(f"{click.style('✓', fg='green', bold=True)} ran           {path} "
+                   f"({result.seconds:.1f}s)")
+    else:
+        why = (f"timed out after {result.seconds:.1f}s; killed" if result.timed_out
+               else result.error or f"exited {result.exit_code}")
+        click.echo(f"{click.style('!', fg='red', bold=True)} hook failed   {path}: {why}")
+    for line in result.output.splitlines():
+        click.echo(f"    {line}")
+
+
+def _summary(report) -> str:
+    links = [a for a in report.actions if a.kind == "link"]
+    counts = {op: sum(1 for a in links if a.op == op) for op in SYMBOLS}
+    files = sum(1 for a in report.actions if a.kind != "link" and a.changes)
+    parts = [f"{counts['create']} linked", f"{counts['keep']} kept",
+             f"{counts['replace']} replaced", f"{counts['remove']} removed",
+             f"{counts['skip']} skipped", f"{files} file(s) changed"]
+    if report.hooks_run:
+        failed = sum(1 for r in report.hooks_run if not r.ok)
+        parts.append(f"{len(report.hooks_run)} hook(s) run, {failed} failed")
+    prefix = "dry run, nothing changed — would do: " if report.dry_run else "done: "
+    return prefix + ", ".join(parts)
+
+
+def _as_json(report) -> dict:
+    root = report.root
+    return {
+        "agent": report.agent, "level": report.level, "dry_run": report.dry_run,
+        "never_connected": report.never_connected, "root": str(root),
+        "skills_dir": str(report.skills_dir),
+        "connection": {"source": report.source, "connected_scopes": report.connected_scopes,
+                       "person": report.person, "chain": report.chain},
+        "plan": [a.as_json() for a in report.actions],
+        "external": report.external.as_json() if report.external is not None else None,
+        "scope_hooks": ([{"path": _shown(h.path, root), "scope": h.scope}
+                         for h in report.hooks_planned] if report.dry_run else
+                        [r.as_json(root) for r in report.hooks_run]),
+        "result": {"applied": not report.dry_run and not report.never_connected,
+                   "changes": report.applied, "exit_code": report.exit_code},
+        "notes": report.notes, "warnings": report.warnings, "problems": report.problems,
+        "findings": [f.as_json() for f in report.findings],
+    }
