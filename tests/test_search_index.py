@@ -160,5 +160,5 @@ def test_semantic_vectors_are_keyed_by_text_and_reused(tmp_path):
     artifact = open_view(ws).skills()[0]
     from dataclasses import replace
 
-    twin = replace(artifact, ref="skill:tidy-imports-copy@global", path=copy / "SKILL.md")
+    twin = replace(artifact, ref="skill:tidy-imports-copy@global", file=str(copy / "SKILL.md"))
     assert Searcher(ws).refresh([twin]).embedded == 0

@@ -18,17 +18,17 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import installs
 from .agents import AGENTS, optional_dir
-from .catalog import skill_dir
 from .errors import UsageError
 from .registry import EXTERNAL, Entry
 from .resolve import Resolved
-from .scopes import Scope
+from .scopes import GLOBAL, Scope, discover_scopes
 from .skillmd import SKILL_FILE
+from .supersession import LinksReader
 from .workspace import Workspace
 
 PERSONAL = frozenset({"person", "host"})
@@ -47,13 +47,18 @@ class Artifact:
     name: str
     home: str                    # scope path, or external/<owner>
     scope: str                   # the scope holding the file, or the declaring registry
-    path: Path | None            # SKILL.md or the .md file; None: external not installed
+    file: str | None             # SKILL.md or the .md file; None: external not installed
     declaration: Entry | None = None
     resolved: Resolved | None = None
 
     @property
-    def folder(self) -> Path | None:
-        return self.path.parent if self.type == "skill" and self.path else None
+    def path(self) -> Path | None:
+        return Path(self.file) if self.file else None
+
+    @property
+    def folder(self) -> str | None:
+        """The skill's folder (what its content hash covers); None for knowledge."""
+        return os.path.dirname(self.file) if self.type == "skill" and self.file else None
 
     @property
     def lifecycle(self) -> str:
@@ -81,42 +86,70 @@ def home_of(entry: Entry) -> str:
 
 @dataclass
 class View:
-    """What one connection can see, built once per command."""
+    """What one connection can see, built once per command. Resolution (tiers for me) is
+    computed on first need, so a caller may refresh the search index first and hand its
+    frontmatter to the resolver as ``supersedes`` instead of re-reading every SKILL.md."""
 
     ws: Workspace
     scopes: list[Scope]                       # scopes whose artifacts are visible
     everywhere: bool = False
-    _rows: dict[tuple[str, ...], Resolved] = field(default_factory=dict)
+    supersedes: LinksReader | None = None
+    _rows: dict[tuple[str, ...], Resolved] | None = None
+    _declared: dict[tuple[str, ...], Artifact] | None = None
     _skills: list[Artifact] | None = None
-    _installed: dict[tuple[str, str], Path] | None = None
+    _installed: dict[tuple[str, str], str] | None = None
 
     @property
     def scope_paths(self) -> set[str]:
         return {s.path for s in self.scopes}
 
-    def skills(self) -> list[Artifact]:
-        """Every visible skill declaration, once each (chain order, then file order)."""
-        if self._skills is None:
+    def declared(self) -> list[Artifact]:
+        """The skills declared in the visible scopes, not yet resolved."""
+        if self._declared is None:
             found: dict[tuple[str, ...], Artifact] = {}
             for scope in self.scopes:
                 for entry in self.ws.registry(scope.path).entries:
                     if not entry.is_override and entry.identity not in found:
-                        found[entry.identity] = self._artifact(entry)
-            for identity, row in self._rows.items():  # opted in from outside the chain
+                        found[entry.identity] = self._artifact(entry, None)
+            self._declared = found
+        return list(self._declared.values())
+
+    def rows(self) -> dict[tuple[str, ...], Resolved]:
+        """My resolution of the chain, by identity. A skill declared outside the view is kept
+        only when an override in the chain makes it reach me (it is then linked into my agents
+        anyway); an override to "off" reveals nothing."""
+        if self._rows is None:
+            allowed = self.scope_paths
+            self._rows = {row.identity: row for row in self.ws.resolve(supersedes=self.supersedes)
+                          if row.declaration is not None
+                          and (row.declaration.scope in allowed or row.tier != "off")}
+        return self._rows
+
+    def skills(self) -> list[Artifact]:
+        """Every visible skill, resolved: the declarations of the visible scopes (chain order,
+        then file order), then skills the chain opted into from elsewhere."""
+        if self._skills is None:
+            rows = self.rows()
+            self.declared()
+            assert self._declared is not None
+            found = {key: Artifact(a.ref, a.type, a.name, a.home, a.scope, a.file, a.declaration,
+                                   rows.get(key)) for key, a in self._declared.items()}
+            for identity, row in rows.items():
                 if identity not in found and row.declaration is not None:
-                    found[identity] = self._artifact(row.declaration)
+                    found[identity] = self._artifact(row.declaration, row)
             self._skills = list(found.values())
         return self._skills
 
-    def _artifact(self, entry: Entry) -> Artifact:
+    def _artifact(self, entry: Entry, row: Resolved | None) -> Artifact:
         if entry.source:
-            path = self.installed().get((entry.name, entry.owner or ""))
-        else:
-            path = skill_dir(self.ws.root, entry.scope, entry.name) / SKILL_FILE
+            file = self.installed().get((entry.name, entry.owner or ""))
+        else:  # a string, not a Path: this runs for every visible skill
+            folder = "" if entry.scope == GLOBAL else entry.scope + "/"
+            file = f"{self.ws.root}/{folder}skills/{entry.name}/{SKILL_FILE}"
         return Artifact(skill_ref(entry), "skill", entry.name, home_of(entry), entry.scope,
-                        path, entry, self._rows.get(entry.identity))
+                        file, entry, row)
 
-    def installed(self) -> dict[tuple[str, str], Path]:
+    def installed(self) -> dict[tuple[str, str], str]:
         """(name, owner) → SKILL.md of an installed external copy, from the install records in
         the agents' project and user folders."""
         if self._installed is None:
@@ -127,7 +160,7 @@ class View:
                     for name, record in sorted(installs.scan(folder).items()):
                         path = folder / name / SKILL_FILE
                         if path.is_file():
-                            self._installed.setdefault((record.name, record.owner), path)
+                            self._installed.setdefault((record.name, record.owner), str(path))
         return self._installed
 
     def knowledge(self) -> list[Artifact]:
@@ -139,7 +172,7 @@ class View:
             for rel in _markdown_files(base, private_ok):
                 name = rel[:-3]
                 found.append(Artifact(f"knowledge:{name}@{scope.path}", "knowledge", name,
-                                      scope.path, scope.path, base / rel))
+                                      scope.path, scope.path, str(base / rel)))
         return found
 
     def artifacts(self, types: tuple[str, ...] = TYPES) -> list[Artifact]:
@@ -177,19 +210,34 @@ class View:
 def open_view(ws: Workspace, *, everywhere: bool = False) -> View:
     """The connection's view: the chain, or with ``everywhere`` every non-personal scope plus
     the chain's own personal scopes."""
-    chain = list(ws.chain.scopes)
-    scopes = chain
-    if everywhere:
-        chain_paths = {s.path for s in chain}
-        scopes = [s for s in ws.discover().scopes
-                  if s.path in chain_paths or s.type not in PERSONAL]
-    allowed = {s.path for s in scopes}
-    # A skill declared outside the view is visible only when an override in the chain makes
-    # it reach me (then it is linked into my agents anyway); an override to "off" shows nothing.
-    rows = {row.identity: row for row in ws.resolve()
-            if row.declaration is not None
-            and (row.declaration.scope in allowed or row.tier != "off")}
-    return View(ws, scopes, everywhere, rows)
+    scopes = list(ws.chain.scopes)
+    if everywhere:  # other people's scopes are not even walked
+        chain_paths = {s.path for s in scopes}
+        scopes = discover_scopes(ws.root, ws.config, lambda s: s.path in chain_paths
+                                 or s.type not in PERSONAL).scopes
+    return View(ws, scopes, everywhere)
+
+
+def index_artifacts(ws: Workspace) -> list[Artifact]:
+    """Every skill folder and knowledge document of the repository, for building the search
+    cache (never shown to anyone: queries filter the cache through :func:`open_view`). Found
+    on disk, so a whole-repository update reads no registry."""
+    found: list[Artifact] = []
+    view = View(ws, list(ws.discover().scopes), True)
+    for scope in view.scopes:
+        base = os.path.join(scope.directory(ws.root), "skills")
+        try:
+            entries = sorted(e.name for e in os.scandir(base)
+                             if not e.name.startswith(".") and e.is_dir())
+        except OSError:
+            continue
+        for name in entries:  # a folder without SKILL.md is dropped by the refresh
+            found.append(Artifact(f"skill:{name}@{scope.path}", "skill", name, scope.path,
+                                  scope.path, os.path.join(base, name, SKILL_FILE)))
+    for (name, owner), path in sorted(view.installed().items()):
+        home = f"{EXTERNAL}/{owner}"
+        found.append(Artifact(f"skill:{name}@{home}", "skill", name, home, home, path))
+    return found + view.knowledge()
 
 
 def _safe_relative(path: str) -> bool:

@@ -23,7 +23,7 @@ from html import escape
 from typing import Any
 
 from . import embedding
-from .corpus import Artifact, open_view
+from .corpus import Artifact
 from .errors import ExobrainError
 from .refs import parse_ref
 from .search import Hit, QualityFn, Searcher, fts_query, hit_json
@@ -76,7 +76,7 @@ def discover(ws: Workspace, task: str, *, persona: str | None = None, k: int = 5
              semantic: bool = True, quality: QualityFn | None = None) -> Discovery:
     fts_query(task)  # an empty task is a usage error, before any work
     searcher = Searcher(ws, semantic=semantic)
-    view = open_view(ws)
+    view = searcher.view()
     pool = [a for a in view.skills() if a.lifecycle != "archived"
             and not (a.resolved and a.resolved.note.startswith("draft: owner only"))
             and not (a.resolved is None and a.lifecycle == "draft")]

@@ -24,6 +24,7 @@ import functools
 import importlib.util
 import json
 import mmap
+import operator
 import os
 import sqlite3
 import struct
@@ -239,7 +240,7 @@ def signature(vector: Sequence[float]) -> int:
 
 
 def dot(a: Sequence[float], b: Sequence[float]) -> float:
-    return sum(x * y for x, y in zip(a, b))
+    return sum(map(operator.mul, a, b))
 
 
 class QueryEncoder:

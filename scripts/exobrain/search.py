@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from . import embedding
-from .corpus import Artifact, View, open_view
+from .corpus import Artifact, View, index_artifacts, open_view
 from .errors import OperationFailed, UsageError
 from .ranking import Components, SearchWeights, load_search_weights, order, relevance, score
 from .search_index import Index, Update, discard, index_path, is_corrupt, open_index
@@ -85,6 +85,8 @@ class Searcher:
         self.weights = weights or load_search_weights(ws.root)
         self.model = embedding.find_model() if semantic else None
         self.notes: list[str] = []
+        self.update = Update()
+        self._fresh: set[str] = set()  # refs refreshed by this searcher already
         self.index = self._open()
         self._encoder: embedding.QueryEncoder | None = None
 
@@ -103,9 +105,26 @@ class Searcher:
     def mode(self) -> str:
         return "hybrid" if self.model is not None else "lexical"
 
-    def refresh(self, artifacts: list[Artifact], *, prune: bool = False) -> Update:
-        embedder = embedding.embed_documents if self.model is not None else None
-        return self.index.refresh(artifacts, prune=prune, embedder=embedder)
+    def refresh(self, artifacts: list[Artifact], *, prune: bool = False,
+                embed: bool = True) -> Update:
+        """Refresh the rows of ``artifacts`` (and their vectors, when ``embed`` and the model
+        is installed); what was done accumulates in :attr:`update`."""
+        embedder = embedding.embed_documents if self.model is not None and embed else None
+        fresh = artifacts if prune else [a for a in artifacts if a.ref not in self._fresh]
+        self._fresh.update(a.ref for a in fresh)
+        update = self.index.refresh(fresh, prune=prune, embedder=None, update=self.update)
+        if embedder is not None:  # vectors for every artifact asked about, fresh or not
+            update.embedded += self.index.embed_missing(embedder, [a.ref for a in artifacts])
+        return update
+
+    def view(self, *, everywhere: bool = False) -> View:
+        """The connection's view with the declared skills' rows refreshed first, so resolution
+        reads ``links.supersedes`` from the index instead of opening every SKILL.md."""
+        view = open_view(self.ws, everywhere=everywhere)
+        self.refresh(view.declared(), embed=False)
+        known = self.index.supersedes()
+        view.supersedes = lambda entry: known.get(f"skill:{entry.name}@{entry.scope}")
+        return view
 
     def encoder(self) -> embedding.QueryEncoder:
         if self._encoder is None:
@@ -117,8 +136,8 @@ class Searcher:
              quality: QualityFn | None = None) -> list[Hit]:
         """The top ``k`` of ``artifacts`` for ``query`` (rows must be fresh)."""
         w = self.weights
-        rows = self.index.rows(a.ref for a in artifacts)
-        by_id = {rows[a.ref].id: a for a in artifacts if a.ref in rows}
+        ids = self.index.ids(a.ref for a in artifacts)
+        by_id = {ids[a.ref]: a for a in artifacts if a.ref in ids}
         lexical = {by_id[i].ref: s for i, s in self.index.lexical(fts_query(query), w.boosts)
                    .items() if i in by_id}
         cosine = self._cosines(query, by_id) if self.model is not None else {}
@@ -133,7 +152,9 @@ class Searcher:
             final[ref] = (total, Components(lexical.get(ref), lex, cosine.get(ref), sem, rel,
                                             q, factor, total))
         hits = []
-        for ref in order({r: v[0] for r, v in final.items()})[:k]:
+        best = order({r: v[0] for r, v in final.items()})[:k]
+        rows = self.index.rows(best)
+        for ref in best:
             row = rows[ref]
             hits.append(Hit(artifact_of[ref], row.description, row.meta, final[ref][1]))
         return hits
@@ -143,7 +164,7 @@ class Searcher:
         if vector is None:
             return {}
         mine = embedding.signature(vector)
-        signatures = {i: s for i, s in self.index.signatures().items() if i in by_id}
+        signatures = self.index.signatures(list(by_id))
         # first cut by Hamming distance of the sign bits, then exact cosines on the shortlist
         distance = {i: (mine ^ int.from_bytes(s, "big")).bit_count()
                     for i, s in signatures.items()}
@@ -190,7 +211,7 @@ def search(ws: Workspace, query: str, filters: Filters = Filters(), *, k: int = 
 def _search(ws: Workspace, query: str, filters: Filters, k: int, semantic: bool,
             quality: QualityFn | None) -> Result:
     searcher = Searcher(ws, semantic=semantic)
-    view = open_view(ws, everywhere=filters.everywhere)
+    view = searcher.view(everywhere=filters.everywhere)
     pool = candidates(view, filters)
     update = searcher.refresh(pool)
     if filters.tags or filters.personas:
@@ -201,6 +222,15 @@ def _search(ws: Workspace, query: str, filters: Filters, k: int, semantic: bool,
     if searcher.mode == "lexical" and semantic:
         notes.append(LEXICAL_NOTE)
     return Result(hits, searcher.mode, notes, update, len(pool))
+
+
+def build_index(ws: Workspace, *, semantic: bool = True) -> Update:
+    """Bring the cache up to date for every artifact of the repository (rows of artifacts that
+    no longer exist are dropped): what a first search would otherwise do piecemeal."""
+    searcher = Searcher(ws, semantic=semantic)
+    update = searcher.refresh(index_artifacts(ws), prune=True)
+    update.rebuilt = "; ".join(searcher.notes) or None
+    return update
 
 
 def opt_in_hint(artifact: Artifact) -> str | None:

@@ -33,7 +33,7 @@ from .dirhash import content_hash
 from .embedding import TOKENIZER_SCHEMA
 from .errors import ExobrainError
 from .fileio import read_text
-from .skillmd import as_list, one_line, parse, split_frontmatter
+from .skillmd import as_list, links_of, one_line, parse, split_frontmatter
 
 FORMAT = "1"
 CACHE_DIR = ".exobrain-cache"
@@ -70,13 +70,14 @@ class Doc:
 def read_doc(artifact: Artifact) -> Doc:
     """Parse an artifact's markdown into index fields; a file that does not parse is indexed by
     its name and raw text (skills-validate reports it), so one bad file never stops search."""
-    assert artifact.path is not None
-    text = read_text(artifact.path)
+    path = artifact.path
+    assert path is not None
+    text = read_text(path)
     try:
-        doc = parse(text, artifact.path) if text.startswith(("---", "\ufeff---")) else None
+        doc = parse(text, path) if text.startswith(("---", "\ufeff---")) else None
         meta, body = (doc.meta, doc.body) if doc else ({}, text)
     except ExobrainError:
-        meta, body = {}, _after_frontmatter(text, artifact.path)
+        meta, body = {}, _after_frontmatter(text, path)
     meta = json.loads(json.dumps(meta, default=str))
     name = str(meta.get("name") or artifact.name)
     description = meta.get("description")
@@ -117,10 +118,12 @@ def _first_paragraph(body: str) -> str:
 def stat_signature(artifact: Artifact) -> str | None:
     """A cheap fingerprint: the file's mtime, size and inode, plus the skill folder's mtime
     (which moves when a file is added, removed or renamed). None when the file is gone."""
+    if artifact.file is None:
+        return None
     try:
-        info = os.stat(artifact.path)  # type: ignore[arg-type]
+        info = os.stat(artifact.file)
         folder = os.stat(artifact.folder).st_mtime_ns if artifact.folder else 0
-    except (OSError, TypeError):
+    except OSError:
         return None
     return f"{info.st_mtime_ns}:{info.st_size}:{info.st_ino}:{folder}"
 
@@ -128,8 +131,9 @@ def stat_signature(artifact: Artifact) -> str | None:
 def artifact_hash(artifact: Artifact) -> str:
     """The content hash the index is keyed on: the skill folder's dirhash, or the file's."""
     if artifact.folder is not None:
-        return content_hash(artifact.folder)
-    return "sha256:" + hashlib.sha256(artifact.path.read_bytes()).hexdigest()  # type: ignore
+        return content_hash(Path(artifact.folder))
+    with open(artifact.file, "rb") as handle:  # type: ignore[arg-type]
+        return "sha256:" + hashlib.sha256(handle.read()).hexdigest()
 
 
 class Row(NamedTuple):
@@ -173,7 +177,7 @@ class Index:
                 embedder: Callable[[list[str]], list[tuple[bytes, bytes]]] | None = None,
                 update: Update | None = None) -> Update:
         """Bring the rows of ``artifacts`` up to date (``prune``: drop every other row), then
-        embed the texts that have no vector yet when an ``embedder`` is given.
+        embed those of their texts that have no vector yet when an ``embedder`` is given.
 
         A first pass compares stat signatures without any lock; only when something changed
         is a write transaction opened (and the changed rows checked again inside it, so two
@@ -181,16 +185,16 @@ class Index:
         update = update or Update()
         wanted: dict[str, tuple[Artifact, str | None]] = {}
         for artifact in artifacts:
-            if artifact.path is not None and artifact.ref not in wanted:
+            if artifact.file is not None and artifact.ref not in wanted:
                 wanted[artifact.ref] = (artifact, stat_signature(artifact))
         update.checked += len(wanted)
-        known = self._known()
+        known = self._known(None if prune else list(wanted))
         stale = [ref for ref, (_, stat) in wanted.items()
                  if (known.get(ref) or (0, None, None))[1] != stat]
         gone = [ref for ref in known if ref not in wanted] if prune else []
         if stale or gone:
             with self.transaction():
-                known = self._known()
+                known = self._known(stale + gone)
                 for ref in stale:
                     self._refresh_one(wanted[ref][0], wanted[ref][1], known.get(ref), update)
                 for ref in gone:
@@ -202,12 +206,14 @@ class Index:
                 self.db.execute("DELETE FROM vectors WHERE embed_hash NOT IN "
                                 "(SELECT embed_hash FROM docs)")
         if embedder is not None:
-            update.embedded += self._embed_missing(embedder)
+            update.embedded += self.embed_missing(embedder, None if prune else list(wanted))
         return update
 
-    def _known(self) -> dict[str, tuple[int, str, str]]:
-        return {ref: (doc_id, stat, digest) for ref, doc_id, stat, digest
-                in self.db.execute("SELECT ref, id, stat, hash FROM docs")}
+    def _known(self, refs: list[str] | None) -> dict[str, tuple[int, str, str]]:
+        """ref → (id, stat signature, hash) of ``refs`` (None: every row)."""
+        rows = (self.db.execute("SELECT ref, id, stat, hash FROM docs").fetchall()
+                if refs is None else self._select("ref, id, stat, hash", "ref", refs))
+        return {ref: (doc_id, stat, digest) for ref, doc_id, stat, digest in rows}
 
     def _refresh_one(self, artifact: Artifact, stat: str | None,
                      old: tuple[int, str, str] | None, update: Update) -> None:
@@ -263,10 +269,20 @@ class Index:
         self.db.execute("DELETE FROM docs WHERE id = ?", (doc_id,))
         self.db.execute("DELETE FROM fts WHERE rowid = ?", (doc_id,))
 
-    def _embed_missing(self, embedder: Callable[[list[str]], list[tuple[bytes, bytes]]]) -> int:
-        missing = [h for (h,) in self.db.execute(
-            "SELECT DISTINCT d.embed_hash FROM docs d LEFT JOIN vectors v "
-            "ON v.embed_hash = d.embed_hash WHERE v.embed_hash IS NULL")]
+    def embed_missing(self, embedder: Callable[[list[str]], list[tuple[bytes, bytes]]],
+                       refs: list[str] | None) -> int:
+        """Embed the texts of ``refs`` (None: every row) that have no vector yet."""
+        query = ("SELECT DISTINCT d.embed_hash FROM docs d LEFT JOIN vectors v "
+                 "ON v.embed_hash = d.embed_hash WHERE v.embed_hash IS NULL")
+        if refs is None:
+            missing = [h for (h,) in self.db.execute(query)]
+        else:
+            missing = []
+            for start in range(0, len(refs), 900):
+                chunk = refs[start:start + 900]
+                missing += [h for (h,) in self.db.execute(
+                    f"{query} AND d.ref IN ({','.join('?' * len(chunk))})", chunk)]
+            missing = list(dict.fromkeys(missing))
         if not missing:
             return 0
         texts = {h: self._pending.get(h) for h in missing}
@@ -295,19 +311,29 @@ class Index:
 
     def rows(self, refs: Iterable[str]) -> dict[str, Row]:
         """The indexed rows of ``refs`` (refs not in the index are left out)."""
-        wanted = list(dict.fromkeys(refs))
-        found: dict[str, Row] = {}
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start:start + 500]
-            for doc_id, ref, description, meta, digest in self.db.execute(
-                    f"SELECT id, ref, description, meta, hash FROM docs WHERE ref IN "
-                    f"({','.join('?' * len(chunk))})", chunk):
-                found[ref] = Row(doc_id, description, json.loads(meta), digest)
+        return {ref: Row(doc_id, description, json.loads(meta), digest)
+                for doc_id, ref, description, meta, digest
+                in self._select("id, ref, description, meta, hash", "ref", list(refs))}
+
+    def ids(self, refs: Iterable[str]) -> dict[str, int]:
+        """ref → doc id of the indexed ``refs``."""
+        return {ref: doc_id for ref, doc_id in self._select("ref, id", "ref", list(refs))}
+
+    def _select(self, columns: str, key: str, values: list) -> list[tuple]:
+        """``SELECT columns FROM docs WHERE key IN values``, in chunks SQLite accepts."""
+        found: list[tuple] = []
+        values = list(dict.fromkeys(values))
+        for start in range(0, len(values), 900):
+            chunk = values[start:start + 900]
+            found += self.db.execute(f"SELECT {columns} FROM docs WHERE {key} IN "
+                                     f"({','.join('?' * len(chunk))})", chunk).fetchall()
         return found
 
-    def ids(self) -> dict[str, int]:
-        """ref → doc id for every indexed artifact."""
-        return dict(self.db.execute("SELECT ref, id FROM docs"))
+    def supersedes(self) -> dict[str, list[str]]:
+        """ref → its ``links.supersedes`` refs, for the rows whose frontmatter has any."""
+        return {ref: refs for ref, meta in self.db.execute(
+                "SELECT ref, meta FROM docs WHERE instr(meta, '\"supersedes\"') > 0")
+                if (refs := links_of(json.loads(meta), "supersedes"))}
 
     def lexical(self, match: str, boosts: tuple[float, ...]) -> dict[int, float]:
         """doc id → BM25 relevance (higher is better) for an FTS5 query expression."""
@@ -315,17 +341,21 @@ class Index:
         return {doc_id: -score for doc_id, score in self.db.execute(
             f"SELECT rowid, bm25(fts, {weights}) FROM fts WHERE fts MATCH ?", (match,))}
 
-    def signatures(self) -> dict[int, bytes]:
-        return dict(self.db.execute("SELECT d.id, v.sig FROM docs d JOIN vectors v "
-                                    "ON v.embed_hash = d.embed_hash"))
+    def signatures(self, doc_ids: list[int]) -> dict[int, bytes]:
+        """doc id → sign-bit signature of its vector (ids without a vector are left out)."""
+        return self._by_ids("v.sig", doc_ids)
 
     def vectors(self, doc_ids: list[int]) -> dict[int, bytes]:
+        """doc id → float16 unit vector."""
+        return self._by_ids("v.vec", doc_ids)
+
+    def _by_ids(self, column: str, doc_ids: list[int]) -> dict[int, bytes]:
         found: dict[int, bytes] = {}
-        for start in range(0, len(doc_ids), 500):
-            chunk = doc_ids[start:start + 500]
+        for start in range(0, len(doc_ids), 900):
+            chunk = doc_ids[start:start + 900]
             found.update(self.db.execute(
-                f"SELECT d.id, v.vec FROM docs d JOIN vectors v ON v.embed_hash = d.embed_hash "
-                f"WHERE d.id IN ({','.join('?' * len(chunk))})", chunk))
+                f"SELECT d.id, {column} FROM docs d JOIN vectors v ON v.embed_hash = "
+                f"d.embed_hash WHERE d.id IN ({','.join('?' * len(chunk))})", chunk))
         return found
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from .corpus import TYPES, Artifact, View, open_view
+from .corpus import TYPES, Artifact, View
 from .errors import ExobrainError, UsageError
 from .jsonlogic import evaluate, sort_rows, truthy
 from .refs import parse_ref
@@ -37,16 +37,14 @@ class Substrate:
 
     def __init__(self, ws: Workspace, quality: QualityFn | None = None) -> None:
         self.ws = ws
-        self.view: View = open_view(ws)
+        self.searcher = Searcher(ws, semantic=False)
+        self.view: View = self.searcher.view()
         self.quality = quality
-        self._searcher: Searcher | None = None
 
     def rows(self, artifacts: list[Artifact]) -> list[dict[str, Any]]:
         """The rows of ``artifacts`` (index refreshed first; unreadable files are left out)."""
-        if self._searcher is None:
-            self._searcher = Searcher(self.ws, semantic=False)
-        index = self._searcher.index
-        index.refresh(artifacts)
+        index = self.searcher.index
+        self.searcher.refresh(artifacts)
         indexed = index.rows(a.ref for a in artifacts)
         scores = self.quality([a.ref for a in artifacts if a.type == "skill"]) \
             if self.quality else {}

@@ -8,7 +8,7 @@ as YAML: resolution stays cheap on large repositories.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from .catalog import skill_dir
 from .errors import ExobrainError
@@ -20,8 +20,15 @@ from .skillmd import SKILL_FILE, links_of, parse
 Identity = tuple[str, ...]
 
 
-def supersedes_edges(root: Path, chain_entries: Iterable[Entry]) -> dict[Identity, list[Identity]]:
-    """NEW identity → the identities its SKILL.md says it supersedes."""
+#: Reads the ``links.supersedes`` refs of an in-tree declaration's SKILL.md (None: none).
+LinksReader = Callable[[Entry], "list[str] | None"]
+
+
+def supersedes_edges(root: Path, chain_entries: Iterable[Entry],
+                     read: LinksReader | None = None) -> dict[Identity, list[Identity]]:
+    """NEW identity → the identities its SKILL.md says it supersedes. ``read`` replaces the
+    file reads (search passes its index, which already holds every frontmatter)."""
+    read = read or _file_reader(root)
     declarations = [e for e in chain_entries if not e.is_override]
     edges: dict[Identity, list[Identity]] = {}
     seen: set[Identity] = set()
@@ -29,14 +36,9 @@ def supersedes_edges(root: Path, chain_entries: Iterable[Entry]) -> dict[Identit
         if entry.source is not None or entry.identity in seen:
             continue
         seen.add(entry.identity)
-        path = skill_dir(root, entry.scope, entry.name) / SKILL_FILE
-        try:
-            text = read_text(path)
-            if "supersedes" not in text:
-                continue
-            refs = links_of(parse(text, path).meta, "supersedes")
-        except ExobrainError:
-            continue  # unreadable SKILL.md files are reported by skills-validate
+        refs = read(entry)
+        if not refs:
+            continue
         targets = []
         for text_ref in refs:
             try:
@@ -48,3 +50,16 @@ def supersedes_edges(root: Path, chain_entries: Iterable[Entry]) -> dict[Identit
         if targets:
             edges[entry.identity] = targets
     return edges
+
+
+def _file_reader(root: Path) -> LinksReader:
+    def read(entry: Entry) -> list[str] | None:
+        path = skill_dir(root, entry.scope, entry.name) / SKILL_FILE
+        try:
+            text = read_text(path)
+            if "supersedes" not in text:
+                return None
+            return links_of(parse(text, path).meta, "supersedes")
+        except ExobrainError:
+            return None  # unreadable SKILL.md files are reported by skills-validate
+    return read

@@ -14,6 +14,7 @@ BENCHMARKS = {
     "review": "review",
     "fetch": "fetch",
     "formats": "formats",
+    "search": "search",
 }
 
 
