@@ -77,7 +77,7 @@ def test_quality_does_not_beat_much_better_relevance(tmp_path):
 def test_the_repository_weights_file_is_used_and_checked(tmp_path):
     root = twins(tmp_path, ("deprecated", "active"))
     packaged = load_search_weights(root)
-    assert packaged.path.name == "search-weights.json"
+    assert packaged.path.name == "signal-weights.json"
     assert packaged.boosts[:2] == (2.0, 1.5)
     data = json.loads(packaged.path.read_text("utf-8"))
     data["search"]["lifecycle"]["deprecated"] = 1.0

@@ -52,8 +52,9 @@ def load_json(path: Path) -> Any:
     return parse_json(read_text(path), path)
 
 
-def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
-    """Write ``text`` to ``path`` via a temp file in the same folder and an atomic rename.
+def atomic_write_text(path: Path, text: str | bytes, *, durable: bool = True) -> None:
+    """Write ``text`` (UTF-8; bytes as they are) to ``path`` via a temp file in the same
+    folder and an atomic rename.
 
     The file keeps its permission bits when it already exists. ``durable`` flushes the data to
     disk before the rename (what a user wrote must survive a power cut); files the toolkit can
@@ -64,8 +65,8 @@ def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8") if isinstance(text, str) else text)
             handle.flush()
             if durable:
                 os.fsync(handle.fileno())

@@ -31,7 +31,7 @@ from .fileio import load_json
 
 WEIGHTS_FILE = "signals/weights.json"
 SECTION = "search"
-PACKAGED = Path(__file__).parent / "schemas" / "search-weights.json"
+PACKAGED = Path(__file__).parent / "schemas" / "signal-weights.json"
 COLUMNS = ("name", "triggers", "description", "instructions", "tags", "personas")
 LIFECYCLES = ("draft", "active", "deprecated", "archived")
 

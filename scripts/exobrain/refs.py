@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from .errors import UsageError
 from .registry import EXTERNAL, Entry
+from .scopes import scope_at
 
 if TYPE_CHECKING:
     from .workspace import Workspace
@@ -58,7 +59,12 @@ def find_declaration(ws: Workspace, ref: SkillRef) -> Entry:
     else the only one in the repository. Unknown or ambiguous → a usage error that lists the
     candidates."""
     if ref.home is not None:
-        for registry in ws.all_registries():
+        # an in-tree home names its scope: read that one registry, not the whole repository
+        in_tree = not ref.home.startswith(f"{EXTERNAL}/")
+        if in_tree and scope_at(ws.root, ref.home, ws.config) is None:
+            raise UsageError(f"no skill {ref.name!r} is declared at {ref.home} (not a scope)",
+                             hint="skills-status --all lists every declared skill and its scope")
+        for registry in ([ws.registry(ref.home)] if in_tree else ws.all_registries()):
             for entry in registry.entries:
                 if not entry.is_override and entry.name == ref.name and entry_home(entry) == ref.home:
                     return entry

@@ -233,6 +233,24 @@ def build_index(ws: Workspace, *, semantic: bool = True) -> Update:
     return update
 
 
+def signal_quality(ws: Workspace) -> QualityFn:
+    """Quality scores from the signal ledgers (:mod:`exobrain.quality`), computed only for the
+    refs asked about and only when asked (the ledgers are read on the first call)."""
+    def scores(refs: list[str]) -> dict[str, float]:
+        import time
+
+        from .quality import load_weights, quality_all
+        from .signal_aggregate import aggregate
+
+        skills = [ref for ref in refs if ref.startswith("skill:")]
+        if not skills:
+            return {}
+        results = quality_all(aggregate(ws.root), skills, load_weights(ws.root), time.time())
+        return {q.skill: q.score for q in results}
+
+    return scores
+
+
 def opt_in_hint(artifact: Artifact) -> str | None:
     """How to turn a skill on for me, or why it cannot be; None when it is already on."""
     if artifact.type != "skill" or artifact.tier != "off":

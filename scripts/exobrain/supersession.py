@@ -2,32 +2,32 @@
 
 Only skills declared in the chain can be successors (a successor must be visible to be linked),
 so only their SKILL.md files are read, and only files that mention ``supersedes`` are parsed
-as YAML: resolution stays cheap on large repositories.
+as YAML: resolution stays cheap on large repositories. A caller that already holds every
+frontmatter (search, through its index) passes a reader instead, and no file is opened.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Callable, Iterable
 
-from .catalog import skill_dir
 from .errors import ExobrainError
 from .fileio import read_text
 from .refs import parse_ref, ref_identity
 from .registry import Entry
+from .scopes import GLOBAL
 from .skillmd import SKILL_FILE, links_of, parse
 
 Identity = tuple[str, ...]
-
-
 #: Reads the ``links.supersedes`` refs of an in-tree declaration's SKILL.md (None: none).
 LinksReader = Callable[[Entry], "list[str] | None"]
 
 
 def supersedes_edges(root: Path, chain_entries: Iterable[Entry],
                      read: LinksReader | None = None) -> dict[Identity, list[Identity]]:
-    """NEW identity → the identities its SKILL.md says it supersedes. ``read`` replaces the
-    file reads (search passes its index, which already holds every frontmatter)."""
+    """NEW identity → the identities its SKILL.md says it supersedes (``read`` replaces the
+    file reads)."""
     read = read or _file_reader(root)
     declarations = [e for e in chain_entries if not e.is_override]
     edges: dict[Identity, list[Identity]] = {}
@@ -53,13 +53,21 @@ def supersedes_edges(root: Path, chain_entries: Iterable[Entry],
 
 
 def _file_reader(root: Path) -> LinksReader:
+    base = os.fspath(root)
+
     def read(entry: Entry) -> list[str] | None:
-        path = skill_dir(root, entry.scope, entry.name) / SKILL_FILE
+        home = "" if entry.scope == GLOBAL else entry.scope
+        raw = os.path.join(base, home, "skills", entry.name, SKILL_FILE)
+        try:  # a plain byte scan first: most skills supersede nothing
+            with open(raw, "rb") as handle:
+                if b"supersedes" not in handle.read():
+                    return None
+        except OSError:
+            return None
+        path = Path(raw)
         try:
-            text = read_text(path)
-            if "supersedes" not in text:
-                return None
-            return links_of(parse(text, path).meta, "supersedes")
+            return links_of(parse(read_text(path), path).meta, "supersedes")
         except ExobrainError:
             return None  # unreadable SKILL.md files are reported by skills-validate
+
     return read

@@ -11,6 +11,7 @@ BENCHMARKS = {
     "registry": "registry",
     "connect": "connect",
     "promote": "promote",
+    "signals": "signals",
     "review": "review",
     "fetch": "fetch",
     "formats": "formats",

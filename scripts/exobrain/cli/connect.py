@@ -42,6 +42,9 @@ VERBS = {
 @click.option("--scope", "scopes", multiple=True, metavar="PATH",
               help="Also connect this scope path (repeatable).")
 @click.option("--guest", is_flag=True, help="Connect no scope: global skills only.")
+@click.option("--track-usage", is_flag=True,
+              help="claude only: install a PostToolUse hook on the Skill tool that records a "
+                   "usage signal each time a skill is invoked.")
 @click.option("--persona", metavar="P",
               help="Also link every skill you can see whose personas or tags include P "
                    "(remembered for AGENT; --persona '' forgets it).")
@@ -56,8 +59,8 @@ VERBS = {
 @command_edge
 def main(agent: str, relink: bool, dry_run: bool, user: bool, person: str | None,
          host: str | None, groups: tuple[str, ...], scopes: tuple[str, ...], guest: bool,
-         persona: str | None, discover: str | None, quiet: bool, hook_timeout: float,
-         as_json: bool, repo: Path | None) -> None:
+         track_usage: bool, persona: str | None, discover: str | None, quiet: bool,
+         hook_timeout: float, as_json: bool, repo: Path | None) -> None:
     """Link the skills your connection resolves into AGENT's skills folder, write the index
     of optional skills where AGENT reads it, and install git hooks that relink after a pull.
 
@@ -69,19 +72,38 @@ def main(agent: str, relink: bool, dry_run: bool, user: bool, person: str | None
     """
     from ..connect_choice import Flags
     from ..connector import Request, connect, fetch_external
+    from ..errors import UsageError
 
+    if track_usage and agent != "claude":
+        raise UsageError("--track-usage is for claude (its PostToolUse hook on the Skill tool)")
     request = Request(agent, repo, relink, dry_run, user,
                       Flags(person, host, groups, scopes, guest), hook_timeout=hook_timeout,
                       external_sync=fetch_external, persona=persona, discover=discover)
     if not as_json and sys.stdin.isatty() and sys.stdout.isatty():
         request.wizard = _terminal_wizard
     report = connect(request)
+    usage = _track_usage(report, user) if track_usage and not dry_run else None
     if as_json:
-        emit_json(_as_json(report))
+        emit_json({**_as_json(report), **({"usage_hook": usage} if usage else {})})
     else:
         _render(report, quiet)
+        if usage:
+            mark = "+ usage hook  " if usage["changed"] else "✓ usage hook  "
+            click.echo(f"{mark}{_shown(Path(usage['settings']), report.root)}")
     report_findings(report.findings)
     sys.exit(report.exit_code)
+
+
+def _track_usage(report, user: bool) -> dict:
+    """Install the usage hook into Claude's settings: the project's settings.local.json, or
+    the user-level settings.json with --user."""
+    from ..agents import get_agent
+    from ..usage_hook import install_usage_hook, usage_hook_command
+
+    settings = (get_agent("claude").home() / "settings.json" if user
+                else report.root / ".claude" / "settings.local.json")
+    changed = install_usage_hook(settings, usage_hook_command(report.root))
+    return {"settings": str(settings), "changed": changed}
 
 
 def _terminal_wizard(ws):

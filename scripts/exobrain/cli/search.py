@@ -100,5 +100,7 @@ def parse_lifecycles(values: tuple[str, ...]) -> tuple[str, ...] | None:
 
 
 def quality_of(ws):
-    """The quality score source for ranking (None: every skill counts as neutral)."""
-    return None
+    """The quality scores ranking and rows use: the skills' signals."""
+    from ..search import signal_quality
+
+    return signal_quality(ws)

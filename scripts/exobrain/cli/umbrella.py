@@ -12,6 +12,10 @@ import click
 
 #: verb → "module:attribute" of a click command, relative to ``exobrain.cli``.
 VERBS: dict[str, str] = {
+    "signal": "signal:signal",
+    "signals": "signal:signals",
+    "quality": "quality:main",
+    "sweep": "sweep:main",
     "crons": "crons:crons",
     "discover": "discover:command",
     "events": "events:command",

@@ -1,0 +1,103 @@
+"""``exobrain quality [REF]``: the quality score of one skill or of every declared skill."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+
+from .edge import command_edge, emit_json, json_option, plain_table, repo_option
+
+SHOWN_PROBLEMS = 10
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("ref", required=False)
+@click.option("--limit", type=click.IntRange(min=1), metavar="N", help="Show the top N only.")
+@json_option
+@repo_option
+@command_edge
+def main(ref: str | None, limit: int | None, as_json: bool, repo: Path | None) -> None:
+    """Show the quality score (0..1) and its components: votes, ranks, calibration, usage, fund.
+
+    Signals lose half their weight every half-life; the formula and its constants are in
+    signals/weights.json and knowledge/exobrain/signals.md. Without REF: every declared skill,
+    best first.
+    """
+    from ..quality import load_weights, quality, quality_all
+    from ..refs import canonical, find_declaration, parse_ref
+    from ..signal_aggregate import aggregate
+    from ..workspace import open_workspace
+
+    ws = open_workspace(repo)
+    weights = load_weights(ws.root)
+    agg = aggregate(ws.root)
+    now = time.time()
+    source = _rel(ws.root, weights.path)
+    if ref is not None:
+        result = quality(agg, canonical(find_declaration(ws, parse_ref(ref))), weights, now)
+        if as_json:
+            emit_json({**result.as_json(), "weights": source})
+        else:
+            _show_one(result, weights, source)
+    else:
+        entries = {canonical(e): e for r in ws.all_registries(include_seed=False)
+                   for e in r.entries if not e.is_override}
+        results = sorted(quality_all(agg, list(entries), weights, now),
+                         key=lambda q: (-q.score, q.skill))[:limit]
+        unknown = len(agg.skills() - set(entries))
+        if as_json:
+            emit_json({"weights": source, "half_life_days": weights.half_life_days,
+                       "skills": [{**q.as_json(evidence=False),
+                                   "lifecycle": entries[q.skill].lifecycle}
+                                  for q in results],
+                       "undeclared_refs": unknown})
+        else:
+            _show_all(results, entries, weights, source, unknown)
+    for problem in agg.problems[:SHOWN_PROBLEMS]:
+        click.echo(f"warning: {problem}", err=True)
+    if len(agg.problems) > SHOWN_PROBLEMS:
+        click.echo(f"warning: … and {len(agg.problems) - SHOWN_PROBLEMS} more skipped ledger "
+                   f"lines", err=True)
+
+
+def _rel(root: Path, path: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return f"{path} (packaged default)"
+
+
+def _show_one(result, weights, source: str) -> None:
+    ev = result.evidence
+    votes, cal, usage, fund = ev["votes"], ev["calibration"], ev["usage"], ev["fund"]
+    ranks = ", ".join(f"{d} {v['score']:.2f} ({v['raters']})" for d, v in ev["ranks"].items())
+    funds = ", ".join(f"{a:g} {c}" for c, a in fund["totals"].items()) or "none"
+    detail = {
+        "votes": f"{votes['up']} up, {votes['down']} down "
+                 f"(decayed {votes['up_weight']:.2f} / {votes['down_weight']:.2f})",
+        "ranks": ranks,
+        "calibration": (f"{cal['completed']}/{cal['outcomes']} completed"
+                        if cal["outcomes"] else "no outcomes yet (prior)"),
+        "usage": f"{usage['uses']} uses (decayed {usage['decayed']:.2f})",
+        "fund": f"{funds} (decayed {fund['decayed']:.2f} {fund['scored_currency']})",
+    }
+    click.echo(f"{result.skill}  quality {result.score:.3f}  "
+               f"(weights: {source}, half-life {weights.half_life_days:g} days)")
+    rows = [[name, f"{value:.3f}", f"{weights.weights[name]:g}", detail[name]]
+            for name, value in result.components.items()]
+    click.echo(plain_table(rows, ["COMPONENT", "VALUE", "WEIGHT", "EVIDENCE"]))
+
+
+def _show_all(results, entries, weights, source: str, unknown: int) -> None:
+    rows = [[f"{q.score:.3f}", q.skill, *(f"{v:.2f}" for v in q.components.values()),
+             entries[q.skill].lifecycle] for q in results]
+    header = ["SCORE", "SKILL", "VOTES", "RANKS", "CALIB", "USAGE", "FUND", "LIFECYCLE"]
+    if rows:
+        click.echo(plain_table(rows, header))
+    footer = (f"{len(rows)} skill(s); weights: {source}, half-life "
+              f"{weights.half_life_days:g} days")
+    if unknown:
+        footer += f"; {unknown} skill ref(s) in the ledgers match no declaration"
+    click.echo(footer)
