@@ -58,6 +58,11 @@ def scenario(tmp_path):
         tree[f"skills/{name}/SKILL.md"] = skill_text(name, spec)
     for name in change["edit"]:
         tree[f"skills/{name}/SKILL.md"] = skill_text(name, skills[name]) + "\nMore steps.\n"
+    from exobrain.signals import dump_line, make_signal
+
+    tree["signals/team/laptop.jsonl"] = "".join(
+        dump_line(make_signal("vote", ref, 1, by=f"voter{i}", host="laptop", at=1.7e9))
+        for ref, count in SCENARIO["votes"].items() for i in range(count))
     build_tree(root, tree)
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "a week of work")
@@ -93,6 +98,8 @@ def test_its_commands_answer_from_live_data(scenario):
     events = run(root, events_cmd, since=base)["events"]
     recent = sorted(e["ref"] for e in events if e["type"] in ("skill.added", "skill.updated"))
     assert recent == expect["recent"]
+    voted = {e["ref"] for e in events if e["type"] == "signal"}
+    assert voted == set(SCENARIO["votes"])
     deprecated = [e["ref"] for e in events
                   if e["type"] == "skill.lifecycle" and e["to"] == "deprecated"]
     assert deprecated == expect["deprecated"]
@@ -103,8 +110,9 @@ def test_its_commands_answer_from_live_data(scenario):
     old = hits.index("skill:old-docking@global") if "skill:old-docking@global" in hits else None
     assert old is None or old > hits.index("skill:flex-docking@global")  # deprecated is lower
 
-    tagged = [row["ref"] for row in run(root, list_cmd, topic=topic)]
-    assert sorted(tagged) == expect["tagged"]
+    tagged = run(root, list_cmd, topic=topic)
+    assert [row["ref"] for row in tagged] == expect["tagged"]  # best quality first
+    assert tagged[0]["quality"] > tagged[1]["quality"] > tagged[2]["quality"]
 
     for ref, sides in expect["links"].items():
         links = run(root, links_cmd, ref=ref)

@@ -110,3 +110,31 @@ def test_score_formula():
     total, quality, factor = score(0.8, None, "deprecated", weights)
     assert quality == weights.quality_neutral
     assert total == pytest.approx(0.8 * (0.5 + 0.5 * quality) * weights.lifecycle["deprecated"])
+
+
+def ledger(root, votes: dict[str, int]) -> None:
+    """Up-votes from distinct people, committed as the signals code writes them."""
+    from exobrain.signals import dump_line, make_signal
+
+    lines = [dump_line(make_signal("vote", ref, 1, by=f"voter{i}", host="h", at=1.7e9))
+             for ref, count in votes.items() for i in range(count)]
+    build_tree(root, {"signals/voters/h.jsonl": "".join(lines)})
+
+
+def test_signals_reorder_equally_relevant_skills_from_the_command_line(tmp_path):
+    from click.testing import CliRunner
+
+    from exobrain.cli.umbrella import main
+
+    root = twins(tmp_path)
+    ledger(root, {"skill:tidy-csv@global": 6})
+    result = CliRunner().invoke(main, ["search", "tidy csv duplicate rows", "--json",
+                                       "--repo", str(root)])
+    hits = json.loads(result.stdout)["hits"]
+    assert [h["name"] for h in hits] == ["tidy-csv", "csv-tidy"]
+    assert hits[0]["components"]["quality"] > hits[1]["components"]["quality"]
+    assert hits[0]["components"]["relevance"] == pytest.approx(hits[1]["components"]["relevance"])
+    rows = json.loads(CliRunner().invoke(main, ["list", "--sort", "quality:desc", "--json",
+                                                "--repo", str(root)]).stdout)
+    assert [r["name"] for r in rows] == ["tidy-csv", "csv-tidy"]
+    assert rows[0]["quality"] > rows[1]["quality"] > 0
