@@ -138,3 +138,26 @@ def test_signals_reorder_equally_relevant_skills_from_the_command_line(tmp_path)
                                                 "--repo", str(root)]).stdout)
     assert [r["name"] for r in rows] == ["tidy-csv", "csv-tidy"]
     assert rows[0]["quality"] > rows[1]["quality"] > 0
+
+
+def test_skipping_hopeless_refs_never_changes_the_top_k():
+    """Quality is computed only for refs that can still make the top k: same order as scoring
+    every ref (random relevances, lifecycles and qualities)."""
+    import random
+    from pathlib import Path
+
+    from exobrain.ranking import order
+    from exobrain.search import _contenders
+
+    weights = load_search_weights(Path("/nonexistent"))
+    rng = random.Random(7)
+    for _ in range(200):
+        n, k = rng.randint(1, 40), rng.randint(1, 10)
+        fused = {f"skill:s{i}@global": (0, 0, rng.random()) for i in range(n)}
+        life = {ref: rng.choice(["active", "deprecated", "draft"]) for ref in fused}
+        qual = {ref: rng.random() for ref in fused}
+
+        def top(refs):
+            return order({r: score(fused[r][2], qual[r], life[r], weights)[0] for r in refs})[:k]
+
+        assert top(_contenders(fused, life, k, weights)) == top(fused)

@@ -141,13 +141,13 @@ class Searcher:
         lexical = {by_id[i].ref: s for i, s in self.index.lexical(fts_query(query), w.boosts)
                    .items() if i in by_id}
         cosine = self._cosines(query, by_id) if self.model is not None else {}
-        fused = relevance(lexical, cosine, w)
-        known = quality(sorted(fused)) if quality else {}
-        final: dict[str, tuple[float, Components]] = {}
         artifact_of = {a.ref: a for a in by_id.values()}
-        for ref, (lex, sem, rel) in fused.items():
-            if rel <= 0:
-                continue
+        fused = {ref: v for ref, v in relevance(lexical, cosine, w).items() if v[2] > 0}
+        contenders = _contenders(fused, {r: artifact_of[r].lifecycle for r in fused}, k, w)
+        known = quality(sorted(contenders)) if quality else {}
+        final: dict[str, tuple[float, Components]] = {}
+        for ref in contenders:
+            lex, sem, rel = fused[ref]
             total, q, factor = score(rel, known.get(ref), artifact_of[ref].lifecycle, w)
             final[ref] = (total, Components(lexical.get(ref), lex, cosine.get(ref), sem, rel,
                                             q, factor, total))
@@ -172,6 +172,20 @@ class Searcher:
         vectors = self.index.vectors(shortlist)
         return {by_id[i].ref: embedding.dot(vector, embedding.unpack_vector(v))
                 for i, v in vectors.items()}
+
+
+def _contenders(fused: Mapping[str, tuple[float, float, float]], lifecycles: Mapping[str, str],
+                k: int, w: SearchWeights) -> list[str]:
+    """The refs that can still make the top ``k`` whatever their quality: a ref whose best
+    possible score (quality 1) is below the k-th best worst-case score (quality 0) cannot, so
+    its quality is never computed."""
+    def factor(ref: str) -> float:
+        return w.lifecycle.get(lifecycles[ref], w.lifecycle["active"])
+
+    floor = sorted((v[2] * (1 - w.quality_weight) * factor(ref) for ref, v in fused.items()),
+                   reverse=True)
+    threshold = floor[k - 1] if len(floor) >= k else 0.0
+    return [ref for ref, v in fused.items() if v[2] * factor(ref) >= threshold]
 
 
 def candidates(view: View, filters: Filters) -> list[Artifact]:

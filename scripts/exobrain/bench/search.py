@@ -55,14 +55,16 @@ def run(args) -> None:
             (root / ".exobrain.json").write_text(json.dumps(
                 {"connected_scopes": ["groups/g000", "groups/g001", "people/p0000/hosts/h0"],
                  "person": "p0000"}), encoding="utf-8")
+        _ledger(root, shape, args.signals)
         print(f"synthetic exobrain: {shape.total_skills} skills"
-              + (" all in global" if args.flat else f", connected as p0000 (2 groups, a host)"))
+              + (" all in global" if args.flat else ", connected as p0000 (2 groups, a host)")
+              + f", {args.signals} signal lines")
         cold = json.loads(subprocess.run([sys.executable, "-c", _COLD, str(root)], check=True,
                                          capture_output=True, text=True, env=bench_env()).stdout)
         print(_line(f"cold build ({cold['indexed']} indexed, {cold['embedded']} embedded)",
                     cold["wall"], cold["cpu"], 5.0) + "  (fresh process, model load included)")
 
-        from ..search import build_index, search
+        from ..search import build_index
         from ..workspace import open_workspace
 
         edited = root / "skills" / "global-skill-0007" / "SKILL.md"
@@ -78,7 +80,7 @@ def run(args) -> None:
                     statistics.median(s[0] for s in samples),
                     statistics.median(s[1] for s in samples), 0.3))
         edited.write_text(edited.read_text(encoding="utf-8") + "\nOne more edit.\n", "utf-8")
-        result, wall, cpu = _timed(lambda: search(open_workspace(root), "kubernetes rollouts"))
+        result, wall, cpu = _timed(lambda: _query(root, "kubernetes rollouts"))
         assert result.update.reindexed == ["skill:global-skill-0007@global"]
         print(_line("query right after an edit (re-indexes it)", wall, cpu))
 
@@ -87,12 +89,11 @@ def run(args) -> None:
             from ..search import Filters
 
             filters = Filters(everywhere=everywhere)
-            search(open_workspace(root), "warm up", filters)
+            _query(root, "warm up", filters)
             timings = []
             for _ in range(args.runs):
                 for query in QUERIES:
-                    result, wall, cpu = _timed(
-                        lambda: search(open_workspace(root), query, filters))
+                    result, wall, cpu = _timed(lambda: _query(root, query, filters))
                     assert result.mode == "hybrid", result.mode
                     timings.append((wall, cpu))
             print(_line(f"{label} ({result.considered} visible, median)",
@@ -108,8 +109,36 @@ def run(args) -> None:
               f"{(whole['median'] - start['median']) * 1000:8.1f} ms")
 
 
+def _query(root: Path, text: str, filters=None):
+    """What ``exobrain search`` does in-process: open, refresh, rank with signal quality."""
+    from ..search import Filters, search, signal_quality
+    from ..workspace import open_workspace
+
+    ws = open_workspace(root)
+    return search(ws, text, filters or Filters(), quality=signal_quality(ws))
+
+
+def _ledger(root: Path, shape: Shape, count: int) -> None:
+    """``count`` votes and uses on global skills from 50 people, committed."""
+    from ..signals import dump_line, make_signal
+
+    lines = []
+    for i in range(count):
+        ref = f"skill:global-skill-{i * 7 % max(shape.global_skills, 1):04d}@global"
+        kind = "vote" if i % 2 else "usage"
+        lines.append(dump_line(make_signal(kind, ref, 1, by=f"p{i % 50:04d}", host="h0",
+                                           at=1.7e9 + i * 60)))
+    folder = root / "signals" / "bench"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "h0.jsonl").write_text("".join(lines), encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com",
+                    "commit", "-q", "-m", "signals"], cwd=root, check=True)
+
+
 def add_arguments(parser) -> None:
     add_shape_arguments(parser, runs=5)
     parser.add_argument("--edits", type=int, default=5, help="Incremental updates to time.")
+    parser.add_argument("--signals", type=int, default=5000, help="Signal lines in the ledger.")
     parser.add_argument("--flat", action="store_true",
                         help="Every skill in the global scope (all visible to every query).")
