@@ -154,8 +154,8 @@ def _dependency_problem(meta: dict[str, Any], skills: list[Artifact],
             ref = parse_ref(str(text))
         except ExobrainError:
             return f"dependency {text!r} is not a skill reference"
-        found = [a for a in skills if a.name == ref.name and (ref.home is None or a.home == ref.home)
-                 and a.lifecycle != "archived"]
+        found = [a for a in skills if a.name == ref.name and a.lifecycle != "archived"
+                 and (ref.home is None or a.home == ref.home)]
         if not found:
             return f"needs {text}, which you cannot see"
     return None

@@ -170,7 +170,8 @@ def _ranks(scores: Mapping[str, float]) -> dict[str, int]:
     return {key: position for position, key in enumerate(ordered, 1)}
 
 
-def score(rel: float, quality: float | None, lifecycle: str, w: SearchWeights) -> tuple[float, float, float]:
+def score(rel: float, quality: float | None, lifecycle: str,
+          w: SearchWeights) -> tuple[float, float, float]:
     """(score, quality used, lifecycle factor) of one hit."""
     q = w.quality_neutral if quality is None else min(1.0, max(0.0, quality))
     factor = w.lifecycle.get(lifecycle, w.lifecycle["active"])

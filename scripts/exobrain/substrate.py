@@ -22,7 +22,7 @@ from .jsonlogic import evaluate, sort_rows, truthy
 from .refs import parse_ref
 from .registry import relative
 from .search import Searcher
-from .search_index import read_doc
+from .search_docs import read_doc
 from .skillmd import links_of
 from .workspace import Workspace
 
