@@ -256,10 +256,11 @@ def signal_quality(ws: Workspace) -> QualityFn:
         from .quality import load_weights, quality_all
         from .signal_aggregate import aggregate
 
-        skills = [ref for ref in refs if ref.startswith("skill:")]
-        if not skills:
+        if not refs:
             return {}
-        results = quality_all(aggregate(ws.root), skills, load_weights(ws.root), time.time())
+        # knowledge documents carry no signals: they get the same no-signal baseline as an
+        # unrated skill, so neither kind is favoured for it
+        results = quality_all(aggregate(ws.root), refs, load_weights(ws.root), time.time())
         return {q.skill: q.score for q in results}
 
     return scores

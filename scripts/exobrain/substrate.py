@@ -46,8 +46,7 @@ class Substrate:
         index = self.searcher.index
         self.searcher.refresh(artifacts)
         indexed = index.rows(a.ref for a in artifacts)
-        scores = self.quality([a.ref for a in artifacts if a.type == "skill"]) \
-            if self.quality else {}
+        scores = self.quality([a.ref for a in artifacts]) if self.quality else {}
         rows = []
         for artifact in artifacts:
             row = indexed.get(artifact.ref)
