@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from . import githooks, linker, scopehooks, surfaces
+from . import githooks, linker, preload, scopehooks, surfaces
 from .agents import AGENTS, Agent, get_agent, optional_dir
 from .catalog import skill_dir
 from .dirhash import INSTALL_RECORD
@@ -47,6 +47,8 @@ class Request:
     hook_timeout: float = scopehooks.DEFAULT_TIMEOUT
     hostname: str | None = None          # default: this machine's short host name
     external_sync: ExternalSync | None = None
+    persona: str | None = None           # preload this persona's skills ("" forgets it)
+    discover: str | None = None          # write discovered-skills.md for this task ("" forgets)
 
 
 @dataclass
@@ -174,13 +176,27 @@ def _prepare(ws: Workspace, agent: Agent, choice: Choice, request: Request, *,
     report.source, report.notes = choice.source, list(choice.notes)
     stored = ws.connection
     connection = updated_connection(stored, choice, agent.name, report.level == "user")
+    wanted = preload.merged(preload.stored_preload(stored, agent.name), request.persona,
+                            request.discover)
+    connection.raw = preload.with_preload(connection.raw, agent.name, wanted)
     ws = workspace_for(ws.root, ws.config, connection)
     report.connected_scopes, report.person = connection.connected_scopes, connection.person
     report.chain = ws.chain.paths
     rows = ws.resolve(agent.name)
+    if wanted.persona:
+        rows, raised = preload.persona_rows(ws, rows, wanted.persona)
+        report.notes.append(f"persona {wanted.persona}: " + (
+            f"{len(raised)} skill(s) preloaded ({', '.join(raised)})" if raised
+            else "no other visible skill has that persona or tag"))
     if sync:
         _sync_external(request, ws, agent, rows, report.skills_dir, report)
-    actions = [*plan(ws, agent, rows, request, report),
+    discovered = None
+    if wanted.discover:
+        discovered, notes = preload.discovered_index(
+            ws, wanted.discover, agent.context_dir(ws.root, request.user))
+        report.notes += notes if discovered else notes + [
+            f"no visible skill fits {wanted.discover!r}: {preload.DISCOVERED_FILE} not written"]
+    actions = [*plan(ws, agent, rows, request, report, discovered=discovered),
                _connection_action(ws.root, stored, connection)]
     report.actions = [a for a in actions if a is not None]
     report.findings = ws.findings
@@ -202,8 +218,9 @@ def _choose(ws: Workspace, request: Request) -> Choice:
 
 
 def plan(ws: Workspace, agent: Agent, rows: list[Resolved], request: Request,
-         report: Report) -> list[linker.Action]:
-    """Every action for this agent: links, context files, git hooks (pure over what it reads)."""
+         report: Report, *, discovered: str | None = None) -> list[linker.Action]:
+    """Every action for this agent: links, context files (``discovered``: the text of
+    discovered-skills.md), git hooks (pure over what it reads)."""
     root, skills_dir = ws.root, report.skills_dir
     wanted, optional = {}, []
     for row in rows:
@@ -219,7 +236,7 @@ def plan(ws: Workspace, agent: Agent, rows: list[Resolved], request: Request,
     context = agent.context_dir(root, request.user)
     remarks = surfaces.Remarks(report.problems, report.warnings)
     listed = surfaces.index_rows(ws, rows, optional, context, skills_dir, remarks)
-    actions += surfaces.context_actions(ws, agent, context, listed, remarks)
+    actions += surfaces.context_actions(ws, agent, context, listed, remarks, discovered)
     actions += _git_hook_actions(ws, report, user_level=report.level == "user",
                                  agent=agent.name)
     return actions

@@ -82,11 +82,11 @@ def resolve(
     """
     declarations: dict[Identity, Entry] = dict(outside_declarations or {})
     winners: dict[Identity, Entry] = {}
-    order: list[Identity] = []
+    order: dict[Identity, None] = {}  # first mention order (a dict: O(1) membership)
     for entry in chain_entries:
         key = entry.identity
-        if key not in winners and key not in order:
-            order.append(key)
+        if key not in order:
+            order[key] = None
         if not entry.is_override:
             declarations[key] = entry
         if entry.applies_to(agent) and contributes(entry, my_ids):

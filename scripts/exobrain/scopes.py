@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .errors import InputFileError, UsageError
 from .fileio import atomic_write_text, dump_json, load_json
@@ -143,8 +143,10 @@ class Discovery:
     problems: list[tuple[str, str]] = field(default_factory=list)  # (folder, reason)
 
 
-def discover_scopes(root: Path, config: ScopeConfig) -> Discovery:
-    """Walk the collection folders and return every scope, in chain order."""
+def discover_scopes(root: Path, config: ScopeConfig,
+                    keep: Callable[[Scope], bool] | None = None) -> Discovery:
+    """Walk the collection folders and return every scope, in chain order. ``keep`` prunes:
+    a scope it refuses is left out with everything below it (never walked)."""
     found: list[Scope] = [Scope(GLOBAL, GLOBAL)]
     problems: list[tuple[str, str]] = []
     if (root / SEED / SCOPE_FLAG).is_file():
@@ -168,8 +170,10 @@ def discover_scopes(root: Path, config: ScopeConfig) -> Discovery:
                     continue
                 rel = f"{prefix}{folder}/{entry.name}"
                 if os.path.isfile(os.path.join(entry.path, SCOPE_FLAG)):
-                    found.append(Scope(rel, kind))
-                    visit(Path(entry.path), rel + "/")
+                    scope = Scope(rel, kind)
+                    if keep is None or keep(scope):
+                        found.append(scope)
+                        visit(Path(entry.path), rel + "/")
 
     visit(root, "")
     return Discovery(order_chain(found, config), problems)

@@ -101,14 +101,20 @@ def scope_docs(ws: Workspace, context: Path, *, sidecars: bool,
 
 
 def context_actions(ws: Workspace, agent: Agent, context: Path,
-                     rows: list[indexes.IndexRow], remarks: Remarks) -> list[linker.Action | None]:
+                    rows: list[indexes.IndexRow], remarks: Remarks,
+                    discovered: str | None = None) -> list[linker.Action | None]:
     """The agent's context surface: Claude imports generated files from a block in CLAUDE.md,
-    Codex gets one AGENTS.override.md, OpenClaw a block in USER.md, others an index file."""
+    Codex gets one AGENTS.override.md, OpenClaw a block in USER.md, others an index file.
+    ``discovered`` (connect-agent --discover) is one more generated file, inlined where the
+    surface inlines everything."""
+    from .preload import DISCOVERED_FILE, without_mark
+
     if agent.context == CONTEXT_CLAUDE:
         index = indexes.optional_index(rows)
         scopes = indexes.connected_scopes(scope_docs(ws, context, sidecars=True, texts=False,
                                                       remarks=remarks))
-        files = [(indexes.SCOPES_FILE, scopes), (indexes.INDEX_FILE, index)]
+        files = [(indexes.SCOPES_FILE, scopes), (indexes.INDEX_FILE, index),
+                 (DISCOVERED_FILE, discovered)]
         actions = [linker.plan_file(context / name, text) for name, text in files]
         imports = [name for (name, text), action in zip(files, actions)
                    if text is not None and (action is None or action.op != linker.SKIP)]
@@ -124,6 +130,9 @@ def context_actions(ws: Workspace, agent: Agent, context: Path,
                 remarks.warnings.append(f"{exc.message}; left out of {agent.context_file}")
         docs = scope_docs(ws, context, sidecars=False, texts=True, remarks=remarks)
         text = indexes.codex_override(shadowed, docs, rows)
+        if discovered:
+            text = (text or indexes.GENERATED_MARK + "\n").rstrip("\n") + "\n\n" + \
+                without_mark(discovered)
         if text is not None and len(text.encode("utf-8")) > CODEX_DOC_LIMIT:
             remarks.warnings.append(
                 f"{agent.context_file} is {len(text.encode('utf-8')) // 1024} KiB; Codex reads "
@@ -131,5 +140,9 @@ def context_actions(ws: Workspace, agent: Agent, context: Path,
         return [linker.plan_file(context / agent.context_file, text)]
     if agent.context == CONTEXT_OPENCLAW:
         docs = scope_docs(ws, context, sidecars=False, texts=False, remarks=remarks)
-        return [linker.plan_block(context / agent.context_file, indexes.openclaw_block(docs, rows))]
-    return [linker.plan_file(context / indexes.INDEX_FILE, indexes.optional_index(rows))]
+        body = indexes.openclaw_block(docs, rows)
+        if discovered:
+            body = ((body + "\n\n") if body else "") + without_mark(discovered).rstrip("\n")
+        return [linker.plan_block(context / agent.context_file, body)]
+    return [linker.plan_file(context / indexes.INDEX_FILE, indexes.optional_index(rows)),
+            linker.plan_file(context / DISCOVERED_FILE, discovered)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .findings import ERROR, WARNING, Finding
 from .registry import EXTERNAL, Entry, Registry, load_registry
@@ -15,6 +16,9 @@ from .resolve import Resolved, apply_supersession, override_targets, resolve
 from .scopes import (CONNECTION_FILE, SEED, Chain, Discovery, Connection, ScopeConfig, build_chain,
                      discover_scopes, find_root, load_scope_config, read_connection, scope_at,
                      self_ids)
+
+if TYPE_CHECKING:
+    from .supersession import LinksReader
 
 
 @dataclass
@@ -44,14 +48,16 @@ class Workspace:
             self.findings.extend(registry.findings)
         return self.registries[scope]
 
-    def resolve(self, agent: str | None = None) -> list[Resolved]:
-        """Resolve the chain for ``agent`` (None: no agent filtering), supersession applied."""
+    def resolve(self, agent: str | None = None, *,
+                supersedes: LinksReader | None = None) -> list[Resolved]:
+        """Resolve the chain for ``agent`` (None: no agent filtering), supersession applied
+        (``supersedes`` reads the links instead of the SKILL.md files, see supersession)."""
         from .artifact import find_cycles, successors
         from .supersession import supersedes_edges
 
         entries = self.chain_entries()
         rows = resolve(entries, self.my_ids, agent, self._outside_declarations(entries))
-        edges = supersedes_edges(self.root, entries)
+        edges = supersedes_edges(self.root, entries, supersedes)
         if not edges:
             return rows
         cyclic = {node for cycle in find_cycles(edges) for node in cycle}

@@ -16,6 +16,7 @@ BENCHMARKS = {
     "fetch": "fetch",
     "formats": "formats",
     "instance": "instance",
+    "search": "search",
 }
 
 

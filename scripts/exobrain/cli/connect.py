@@ -45,6 +45,12 @@ VERBS = {
 @click.option("--track-usage", is_flag=True,
               help="claude only: install a PostToolUse hook on the Skill tool that records a "
                    "usage signal each time a skill is invoked.")
+@click.option("--persona", metavar="P",
+              help="Also link every skill you can see whose personas or tags include P "
+                   "(remembered for AGENT; --persona '' forgets it).")
+@click.option("--discover", "discover", metavar="TEXT",
+              help="Write discovered-skills.md: the top skills for this task (remembered for "
+                   "AGENT; --discover '' forgets it).")
 @click.option("-q", "--quiet", is_flag=True, help="Do not list what was kept as it was.")
 @click.option("--hook-timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
               metavar="SECONDS", help="Time limit for each scope hook.")
@@ -53,8 +59,8 @@ VERBS = {
 @command_edge
 def main(agent: str, relink: bool, dry_run: bool, user: bool, person: str | None,
          host: str | None, groups: tuple[str, ...], scopes: tuple[str, ...], guest: bool,
-         track_usage: bool, quiet: bool, hook_timeout: float, as_json: bool,
-         repo: Path | None) -> None:
+         track_usage: bool, persona: str | None, discover: str | None, quiet: bool,
+         hook_timeout: float, as_json: bool, repo: Path | None) -> None:
     """Link the skills your connection resolves into AGENT's skills folder, write the index
     of optional skills where AGENT reads it, and install git hooks that relink after a pull.
 
@@ -72,7 +78,7 @@ def main(agent: str, relink: bool, dry_run: bool, user: bool, person: str | None
         raise UsageError("--track-usage is for claude (its PostToolUse hook on the Skill tool)")
     request = Request(agent, repo, relink, dry_run, user,
                       Flags(person, host, groups, scopes, guest), hook_timeout=hook_timeout,
-                      external_sync=fetch_external)
+                      external_sync=fetch_external, persona=persona, discover=discover)
     if not as_json and sys.stdin.isatty() and sys.stdout.isatty():
         request.wizard = _terminal_wizard
     report = connect(request)

@@ -32,8 +32,8 @@ def test_frontmatter_follows_the_agent_skills_rules_and_names_its_triggers():
     assert spec_problems(doc.meta, SKILL.name) == []
     assert is_version(doc.meta["version"])
     description = doc.meta["description"].lower()
-    for trigger in ("use it when", "what skills exist", "opt in", "relink", "signal",
-                    "add or share"):
+    for trigger in ("use it when", "what skills exist", "search", "opt in", "relink",
+                    "signal", "add or share"):
         assert trigger in description, trigger
 
 

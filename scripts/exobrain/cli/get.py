@@ -1,0 +1,40 @@
+"""``exobrain get REF``: one skill or knowledge document, in full (read-only)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .edge import command_edge, emit_json, json_option, repo_option
+
+
+@click.command("get", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("ref")
+@json_option
+@repo_option
+@command_edge
+def command(ref: str, as_json: bool, repo: Path | None) -> None:
+    """Print an artifact you can see: skill:NAME[@HOME] or knowledge:PATH[@SCOPE] (PATH below
+    knowledge/, without .md). Its frontmatter, body and links; --json for all fields."""
+    from ..substrate import Substrate
+    from ..workspace import open_workspace
+    from .search import quality_of
+
+    ws = open_workspace(repo)
+    row = Substrate(ws, quality_of(ws)).get(ref)
+    if as_json:
+        emit_json(row)
+        return
+    click.echo(f"{row['ref']}  ({row['type']}, {row['lifecycle']}, tier {row['tier']})")
+    for key in ("path", "owner", "version", "hash", "quality"):
+        if row.get(key) is not None:
+            click.echo(f"  {key + ':':9} {row[key]}")
+    if row["description"]:
+        click.echo(f"  {'about:':9} {' '.join(row['description'].split())}")
+    for link in row["links"]["outgoing"]:
+        click.echo(f"  {link['predicate']} → {link['ref'] or link['target']}")
+    for link in row["links"]["incoming"]:
+        click.echo(f"  {link['predicate']} ← {link['source']}")
+    click.echo("")
+    click.echo(row["body"].strip("\n"))

@@ -1,0 +1,39 @@
+"""``exobrain links REF``: an artifact's links, outgoing and incoming (read-only)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .edge import command_edge, emit_json, json_option, repo_option
+
+
+@click.command("links", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("ref")
+@click.option("--predicate", metavar="P",
+              help="Only this predicate: uses_tool, uses_skill, derives_from, "
+                   "documents_artifact, supersedes.")
+@json_option
+@repo_option
+@command_edge
+def command(ref: str, predicate: str | None, as_json: bool, repo: Path | None) -> None:
+    """Links written in REF's frontmatter (resolved when the target is visible to you) and the
+    links other visible artifacts point at REF with."""
+    from ..substrate import Substrate
+    from ..workspace import open_workspace
+
+    data = Substrate(open_workspace(repo)).links(ref, predicate)
+    if as_json:
+        emit_json(data)
+        return
+    if not data["outgoing"] and not data["incoming"]:
+        click.echo(f"{data['ref']}: no links")
+        return
+    for link in data["outgoing"]:
+        target = link["ref"] or f"{link['target']}" + (
+            " (not visible)" if link["predicate"] in ("uses_skill", "derives_from",
+                                                       "supersedes") else "")
+        click.echo(f"{data['ref']} {link['predicate']} {target}")
+    for link in data["incoming"]:
+        click.echo(f"{link['source']} {link['predicate']} {data['ref']}")

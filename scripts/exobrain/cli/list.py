@@ -1,0 +1,47 @@
+"""``exobrain list``: the artifacts you can see, filtered (JSONLogic) and sorted (read-only)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .edge import command_edge, emit_json, json_option, plain_table, repo_option
+
+
+@click.command("list", context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--types", "types", default="skill,knowledge", show_default=True,
+              metavar="T[,T]", help="Artifact types: skill, knowledge.")
+@click.option("--filter", "rule_text", metavar="JSON",
+              help='A JSONLogic rule over the row, e.g. \'{"in": ["chemistry", '
+                   '{"var": "content.tags"}]}\' (==, !=, <, >, <=, >=, in, and, or, !, var).')
+@click.option("--sort", "sort", multiple=True, metavar="FIELD[:desc]",
+              help="Sort by a row field such as content.version:desc or quality:desc.")
+@click.option("--limit", type=click.IntRange(min=1), metavar="N", help="At most N rows.")
+@json_option
+@repo_option
+@command_edge
+def command(types: str, rule_text: str | None, sort: tuple[str, ...], limit: int | None,
+            as_json: bool, repo: Path | None) -> None:
+    """List the skills and knowledge documents of your connected chain. A row has ref, type,
+    name, home, owner, lifecycle, tier, path, version, hash, quality, description and content
+    (the frontmatter); --filter and --sort read any of them by dotted path."""
+    from ..jsonlogic import parse_rule, parse_sort
+    from ..substrate import Substrate
+    from ..workspace import open_workspace
+    from .search import parse_types, quality_of
+
+    chosen = parse_types(types)
+    rule = parse_rule(rule_text) if rule_text is not None else None
+    keys = parse_sort(sort)
+    ws = open_workspace(repo)
+    rows = Substrate(ws, quality_of(ws)).list(chosen, rule, keys, limit)
+    if as_json:
+        emit_json(rows)
+        return
+    if not rows:
+        click.echo("nothing matches")
+        return
+    click.echo(plain_table([[r["ref"], r["lifecycle"], r["tier"], str(r["version"] or "-"),
+                             " ".join(r["description"].split())[:70]] for r in rows],
+                           ["REF", "LIFECYCLE", "TIER", "VERSION", "DESCRIPTION"]))

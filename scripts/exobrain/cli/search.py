@@ -1,0 +1,106 @@
+"""``exobrain search QUERY``: ranked skills (and knowledge) for a text, from what you can see."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .edge import command_edge, emit_json, json_option, repo_option, stdout_is_terminal
+
+
+def split_list(values: tuple[str, ...]) -> tuple[str, ...]:
+    """``--x a,b --x c`` → (a, b, c)."""
+    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
+
+
+@click.command("search", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("query", nargs=-1, required=True)
+@click.option("--types", "types", default="skill", show_default=True, metavar="T[,T]",
+              help="Artifact types: skill, knowledge.")
+@click.option("--tag", "tags", multiple=True, metavar="T", help="Keep artifacts with this tag.")
+@click.option("--persona", "personas", multiple=True, metavar="P",
+              help="Keep artifacts with this persona (or tag).")
+@click.option("--lifecycle", "lifecycles", multiple=True, metavar="L[,L]",
+              help="Only these lifecycles (default: all but archived).")
+@click.option("--all-scopes", "everywhere", is_flag=True,
+              help="Search every shared scope too, not only your connected chain.")
+@click.option("-k", "k", type=click.IntRange(min=1), default=10, show_default=True,
+              help="How many hits.")
+@click.option("--lexical", is_flag=True, help="Lexical (BM25) ranking only.")
+@json_option
+@repo_option
+@command_edge
+def command(query: tuple[str, ...], types: str, tags: tuple[str, ...],
+            personas: tuple[str, ...], lifecycles: tuple[str, ...], everywhere: bool, k: int,
+            lexical: bool, as_json: bool, repo: Path | None) -> None:
+    """Rank the skills your connection can see for QUERY: BM25 and meaning (with the
+    [semantic] extra) fused, times quality, times lifecycle (deprecated lower, archived only
+    with --lifecycle archived). Each hit shows its home, its tier for you, the score
+    components and, when it is not on for you, how to opt in."""
+    from ..search import Filters, hit_json, search
+    from ..workspace import open_workspace
+
+    filters = Filters(types=parse_types(types), tags=split_list(tags),
+                      personas=split_list(personas),
+                      lifecycles=parse_lifecycles(lifecycles), everywhere=everywhere)
+    ws = open_workspace(repo)
+    text = " ".join(query)
+    result = search(ws, text, filters, k=k, semantic=not lexical, quality=quality_of(ws))
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
+    if as_json:
+        emit_json({"query": text, "mode": result.mode,
+                   "scopes": "all-scopes" if everywhere else "chain",
+                   "considered": result.considered, "notes": result.notes,
+                   "hits": [hit_json(h) for h in result.hits]})
+        return
+    if not result.hits:
+        click.echo(f"no match among {result.considered} visible artifacts"
+                   + ("" if everywhere else " (--all-scopes searches the shared scopes too)"))
+        return
+    bold = stdout_is_terminal()
+    for number, hit in enumerate(result.hits, 1):
+        data = hit_json(hit)
+        c = data["components"]
+        parts = [f"lex {c['lexical']:.2f}"]
+        if c["cosine"] is not None:
+            parts.append(f"sem {c['semantic']:.2f}")
+        parts += [f"quality {c['quality']:.2f}", data["lifecycle"]]
+        head = click.style(data["name"], bold=True) if bold else data["name"]
+        tier = f"tier {data['tier']}" if data["type"] == "skill" else data["type"]
+        click.echo(f"{number:2}. {head}  {data['home']}  {tier}  score {data['score']:.3f} "
+                   f"({', '.join(parts)})")
+        if data["description"]:
+            click.echo(f"    {data['description']}")
+        if data.get("opt_in"):
+            click.echo(f"    opt in: {data['opt_in']}")
+
+
+def parse_types(text: str) -> tuple[str, ...]:
+    from ..corpus import TYPES
+    from ..errors import UsageError
+
+    types = split_list((text,))
+    unknown = [t for t in types if t not in TYPES]
+    if unknown or not types:
+        raise UsageError(f"--types {text!r}: use one or more of {', '.join(TYPES)}")
+    return types
+
+
+def parse_lifecycles(values: tuple[str, ...]) -> tuple[str, ...] | None:
+    from ..errors import UsageError
+    from ..ranking import LIFECYCLES
+
+    chosen = split_list(values)
+    unknown = [v for v in chosen if v not in LIFECYCLES]
+    if unknown:
+        raise UsageError(f"--lifecycle {', '.join(unknown)}: use {', '.join(LIFECYCLES)}")
+    return chosen or None
+
+
+def quality_of(ws):
+    """The quality scores ranking and rows use: the skills' signals."""
+    from ..search import signal_quality
+
+    return signal_quality(ws)
