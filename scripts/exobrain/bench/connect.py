@@ -5,11 +5,10 @@ from __future__ import annotations
 import shutil
 import statistics
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
-from .synthetic import add_shape_arguments, generate, shape_from
+from .synthetic import add_shape_arguments, synthetic_repo
 from .timing import bench_env, console_script, report, time_command
 
 GENERATED_HOOKS = ("post-merge", "post-rewrite", "pre-push")
@@ -42,11 +41,7 @@ def _time_from_scratch(argv: list[str], root: Path, runs: int) -> dict:
 
 
 def run(args) -> None:
-    shape = shape_from(args)
-    with tempfile.TemporaryDirectory() as tmp:
-        root = generate(Path(tmp) / "exobrain", shape)
-        print(f"synthetic exobrain: {shape.total_skills} skills, {shape.groups} groups, "
-              f"{shape.people} people x {shape.hosts} hosts")
+    with synthetic_repo(args) as (root, _):
         connect = console_script("connect-agent")
         scratch = _time_from_scratch([connect, "claude"], root, args.runs)
         linked = sum(1 for p in (root / ".claude/skills").iterdir() if p.is_symlink())

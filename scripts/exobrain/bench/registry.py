@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
 
-from .synthetic import add_shape_arguments, generate, shape_from
+from .synthetic import add_shape_arguments, synthetic_repo
 from .timing import console_script, report, time_command
 
 
 def run(args) -> None:
-    shape = shape_from(args)
-    with tempfile.TemporaryDirectory() as tmp:
-        root = generate(Path(tmp) / "exobrain", shape)
-        print(f"synthetic exobrain: {shape.total_skills} skills, {shape.groups} groups, "
-              f"{shape.people} people x {shape.hosts} hosts")
+    with synthetic_repo(args) as (root, _):
         status, validate = console_script("skills-status"), console_script("skills-validate")
         cases = [("skills-status", [status], args.runs, 0.100),
                  ("skills-status --all", [status, "--all"], max(3, args.runs // 4), 1.0),

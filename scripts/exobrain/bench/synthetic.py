@@ -11,8 +11,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 TIERS = ("always", "optional", "unlisted")
 
@@ -44,6 +47,18 @@ def add_shape_arguments(parser, runs: int) -> None:
 
 def shape_from(args) -> Shape:
     return Shape(args.groups, args.people, args.hosts, args.per_scope, args.global_skills)
+
+
+@contextmanager
+def synthetic_repo(args) -> Iterator[tuple[Path, Shape]]:
+    """A synthetic exobrain of the shape the options ask for, in a temporary folder that is
+    removed afterwards; its size is printed first, so every figure has its context."""
+    shape = shape_from(args)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = generate(Path(tmp) / "exobrain", shape)
+        print(f"synthetic exobrain: {shape.total_skills} skills, {shape.groups} groups, "
+              f"{shape.people} people x {shape.hosts} hosts")
+        yield root, shape
 
 
 def _write(path: Path, text: str) -> None:
