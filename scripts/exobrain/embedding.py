@@ -220,11 +220,6 @@ def unit(vector: Sequence[float]) -> list[float] | None:
 _VEC = struct.Struct(f"<{DIM}e")
 
 
-def pack_vector(vector: Sequence[float]) -> bytes:
-    """A unit vector as float16 bytes (what the index stores)."""
-    return _VEC.pack(*vector)
-
-
 def unpack_vector(blob: bytes) -> tuple[float, ...]:
     return _VEC.unpack(blob)
 

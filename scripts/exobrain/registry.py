@@ -23,7 +23,7 @@ from typing import Any
 from .errors import InputFileError
 from .fileio import parse_json, read_text
 from .findings import ERROR, Finding, from_error
-from .scopes import GLOBAL, Scope
+from .scopes import GLOBAL
 
 REGISTRY_FILE = "skills.json"
 SCHEMA_FILE = "skills.schema.json"
@@ -252,11 +252,6 @@ def _parse_into(registry: Registry, rel: str) -> Registry:
         registry.findings.append(Finding(ERROR, "registry-schema", rel, problem, entry=label,
                                          line=registry.line_of(index), bad_input=True))
     return registry
-
-
-def load_registries(root: Path, scopes: list[Scope]) -> dict[str, Registry]:
-    """Load the registry of each scope, keyed by scope path (in the given order)."""
-    return {scope.path: load_registry(root, scope.path) for scope in scopes}
 
 
 def entry_lines(text: str, key_name: str = "skills") -> list[int]:
