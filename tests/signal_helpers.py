@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from exobrain.signals import dump_line, ledger_path, make_signal
+from exobrain.signals.ledger import dump_line, ledger_path, make_signal
 from helpers import exobrain
 
 DAY = 86400.0

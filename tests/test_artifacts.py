@@ -6,7 +6,7 @@ from click.testing import CliRunner
 
 from exobrain.cli.umbrella import main as exobrain_cli
 from exobrain.cli.validate import main as validate
-from exobrain.dirhash import file_digests, hash_digests
+from exobrain.util.dirhash import file_digests, hash_digests
 from helpers import build_tree, exobrain, git
 
 SKILL = "---\nname: tool\ndescription: Use tool for tooling.\n# a comment that must survive\nversion: 1.0.0\n---\nBody text.\n"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from exobrain.connect_choice import Flags, from_flags, wizard
-from exobrain.connector import Request, connect
+from exobrain.connect.choice import Flags, from_flags, wizard
+from exobrain.connect.connector import Request, connect
 from exobrain.errors import OperationFailed, UsageError
 from exobrain.scopes import Connection, ScopeConfig
 from helpers import exobrain

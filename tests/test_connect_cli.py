@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from exobrain.cli.connect import main as connect_cmd
-from exobrain.indexes import GENERATED_MARK
+from exobrain.connect.indexes import GENERATED_MARK
 from helpers import build_tree, exobrain, git, mtimes, skill_md
 
 FORCED = {"owner": "bob", "force": True}
@@ -371,7 +371,7 @@ def test_flags_never_create_and_a_missing_handle_connects_nothing(tmp_path):
 def test_host_scope_defaults_to_the_short_hostname(tmp_path, monkeypatch):
     root = sample(tmp_path)
     build_tree(root, {"people/alice/hosts/box/AGENTS.md": "# box\n"})
-    monkeypatch.setattr("exobrain.connector.short_hostname", lambda: "box")
+    monkeypatch.setattr("exobrain.connect.connector.short_hostname", lambda: "box")
     run(root, "claude", "--person", "alice")
     stored = json.loads((root / ".exobrain.json").read_text())
     assert stored["connected_scopes"] == ["people/alice/hosts/box"]
@@ -394,7 +394,7 @@ def test_guest_without_connection_and_stored_unknown_keys_kept(tmp_path):
 
 
 def test_external_rows_call_the_fetcher_and_its_failure_is_a_warning(tmp_path):
-    from exobrain.connector import Request, connect
+    from exobrain.connect.connector import Request, connect
 
     root = sample(tmp_path, {"connected_scopes": ["people/alice"]})
     registry = root / "people/alice/skills.json"
@@ -489,7 +489,7 @@ def test_index_agents_get_links_and_an_index_beside_the_folder(tmp_path, agent, 
 
 
 def test_a_write_between_plan_and_apply_is_not_lost(tmp_path, monkeypatch):
-    import exobrain.connector as connector
+    import exobrain.connect.connector as connector
 
     root = sample(tmp_path, {"connected_scopes": ["people/alice"], "agents": []})
     original = connector._prepare

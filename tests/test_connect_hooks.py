@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from exobrain.cli.connect import main as connect_cmd
-from exobrain.githooks import HOOK_MARK, hooks_dir
+from exobrain.connect.githooks import HOOK_MARK, hooks_dir
 from helpers import build_tree, exobrain, git, skill_md
 
 BIN = Path(sys.executable).parent

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from helpers import exobrain, skill_md
 
 from exobrain.cli.connect import main as connect_cmd
-from exobrain.indexes import GENERATED_MARK
+from exobrain.connect.indexes import GENERATED_MARK
 
 FORCED = {"owner": "ops", "tier": "optional", "force": True}
 

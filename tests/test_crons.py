@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from exobrain.cli.umbrella import main as exobrain_cli
 from exobrain.cli.validate import main as validate
-from exobrain.crons import parse_schedule, schedule_problem
+from exobrain.gate.crons import parse_schedule, schedule_problem
 from helpers import build_tree, exobrain
 
 PROJECT = Path(__file__).resolve().parents[1]

@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from exobrain.dirhash import content_hash, file_digests, hash_digests
+from exobrain.util.dirhash import content_hash, file_digests, hash_digests
 from helpers import build_tree
 
 # Computed outside Python with coreutils, for {a.txt: "hello\n", sub/b.md: "world"}:

@@ -46,7 +46,7 @@ def test_file_map_paths_exist():
 
 
 def test_agent_docs_name_only_commands_verbs_and_paths_that_exist():
-    from exobrain import docfacts
+    from exobrain.instance import docfacts
     from exobrain.cli.umbrella import VERBS
 
     docs = sorted((ROOT / "knowledge" / "exobrain").glob("*.md"))
@@ -64,7 +64,7 @@ def test_every_console_script_is_named_in_the_agent_docs():
 
 
 def test_the_doc_checker_catches_what_is_wrong(tmp_path):
-    from exobrain import docfacts
+    from exobrain.instance import docfacts
 
     text = ("Run `skills-status --all`, `skills-statsu --all`, `exobrain show REF`, "
             "`exobrain VERB …`, `exobrain shwo REF`.\n\n```bash\nconnect-agent claude --relink\n"

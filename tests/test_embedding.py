@@ -8,8 +8,8 @@ import sqlite3
 import pytest
 from search_corpus import load_fixture
 
-from exobrain import embedding
-from exobrain.search_index import SCHEMA
+from exobrain.search import embedding
+from exobrain.search.index import SCHEMA
 
 TRICKY = ["dock a ligand into a pocket", "Hello, World! naïve café — 日本語 テスト 🚀",
           "  spaces\tand\nnewlines  ", "x" * 40, "snake_case CamelCase kebab-case 3.14159 $HOME",
@@ -81,7 +81,7 @@ def test_queries_do_not_import_numpy_or_the_model(tmp_path):
     root = build_corpus(tmp_path / "corpus")
     prelude = ("import sys\nfrom pathlib import Path\n"
                "from exobrain.workspace import open_workspace\n"
-               "from exobrain.search import search\n"
+               "from exobrain.search.engine import search\n"
                f"ws = open_workspace(Path({str(root)!r}))\n")
     build = subprocess.run([sys.executable, "-c", prelude + "search(ws, 'warm up')"],
                            capture_output=True, text=True)

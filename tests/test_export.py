@@ -10,11 +10,11 @@ import yaml
 from click.testing import CliRunner
 
 from bundles import claude_skill, lock_of, snapshot, target_repo
-from exobrain.artifact_checks import STANDARD_FIELDS
+from exobrain.artifacts.checks import STANDARD_FIELDS
 from exobrain.cli.umbrella import main as exobrain_cli
 from exobrain.cli.validate import main as validate
-from exobrain.dirhash import hash_digests
-from exobrain.formats.fields import PROVENANCE
+from exobrain.util.dirhash import hash_digests
+from exobrain.interop.formats.fields import PROVENANCE
 from exobrain.skillmd import read_skill
 from helpers import build_tree
 

@@ -1,6 +1,6 @@
 import pytest
 
-from exobrain.extsource import SourceRefused, check_path, check_ref, check_repo, check_source
+from exobrain.fetch.remote import SourceRefused, check_path, check_ref, check_repo, check_source
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 

@@ -160,7 +160,7 @@ def test_terminal_progress_uses_rich_on_stderr(monkeypatch):
     import io
 
     from exobrain.cli import fetch as module
-    from exobrain.fetchreport import SkillEvent
+    from exobrain.fetch.report import SkillEvent
 
     class Terminal(io.StringIO):
         def isatty(self):

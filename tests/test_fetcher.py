@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from exobrain.agents import get_agent
-from exobrain.dirhash import content_hash
-from exobrain.fetcher import sync_external
-from exobrain.gitfetch import Git
-from exobrain.installs import TMP_PREFIX, read_record
+from exobrain.util.dirhash import content_hash
+from exobrain.fetch.fetcher import sync_external
+from exobrain.fetch.repocache import Git
+from exobrain.fetch.installs import TMP_PREFIX, read_record
 from exobrain.workspace import open_workspace
 from helpers import build_tree, exobrain, git, skill_md
 from upstream import GitLog, Upstream, external, git_wrapper, two_skills
@@ -303,7 +303,7 @@ def test_server_that_refuses_tree_filters_still_works(tmp_path, up):
 
 CRASH = """
 import sys
-from exobrain import fetcher, installs
+from exobrain.fetch import fetcher, installs
 from exobrain.agents import get_agent
 from exobrain.workspace import open_workspace
 def crash(new, target):

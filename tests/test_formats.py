@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 
 from bundles import kdense_bundle
-from exobrain.dirhash import file_digests
+from exobrain.util.dirhash import file_digests
 from exobrain.errors import InputFileError, UsageError
-from exobrain.formats import detect
-from exobrain.formats.bundle import discover
-from exobrain.formats.fields import (decode, encode, normal_version, read_lenient, slugify,
+from exobrain.interop.formats import detect
+from exobrain.interop.formats.bundle import discover
+from exobrain.interop.formats.fields import (decode, encode, normal_version, read_lenient, slugify,
                                      translate)
-from exobrain.sources import ARCHIVE, FOLDER, GIT, Opened, classify
-from exobrain.treecopy import copy_tree, link_escapes
+from exobrain.interop.inputs import ARCHIVE, FOLDER, GIT, Opened, classify
+from exobrain.util.treecopy import copy_tree, link_escapes
 from helpers import build_tree
 
 
@@ -60,7 +60,7 @@ def test_translation_moves_and_repairs_without_losing_anything():
     assert (meta["source"], meta["source_format"], meta["source_url"]) == (
         "imported", "agentskills_io", "/src/tool")
     assert not result.problems and len(result.repairs) == 8
-    from exobrain.register import native_problems
+    from exobrain.artifacts.register import native_problems
     assert native_problems(meta) == []
 
 

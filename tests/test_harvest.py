@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from exobrain.cli.umbrella import main as exobrain_main
-from exobrain.harvest import cache_dir, compare, is_url
-from exobrain.instance import create_instance
+from exobrain.instance.harvest import cache_dir, compare, is_url
+from exobrain.instance.create import create_instance
 from helpers import build_tree, git, skill_md
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ from bundles import (CLAUDE_REVIEW, LONG_DESCRIPTION, claude_skill, kdense_bundl
                      snapshot, target_repo)
 from exobrain.cli.umbrella import main as exobrain_cli
 from exobrain.cli.validate import main as validate
-from exobrain.dirhash import content_hash
+from exobrain.util.dirhash import content_hash
 from exobrain.skillmd import read_skill
 from helpers import build_tree, git
 

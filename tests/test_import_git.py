@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from bundles import lock_of, snapshot, target_repo
 from exobrain.cli.umbrella import main as exobrain_cli
-from exobrain.dirhash import content_hash
+from exobrain.util.dirhash import content_hash
 from exobrain.skillmd import read_skill
 from upstream import Upstream, two_skills
 

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 
 from exobrain.cli.umbrella import main as exobrain_main
 from exobrain.errors import OperationFailed, UsageError
-from exobrain.framework import (FRAMEWORK_FILES, FRAMEWORK_FOLDERS, blob_id, is_framework,
+from exobrain.instance.framework import (FRAMEWORK_FILES, FRAMEWORK_FOLDERS, blob_id, is_framework,
                                 read_framework)
-from exobrain.instance import create_instance
+from exobrain.instance.create import create_instance
 from helpers import build_tree, exobrain, git, skill_md
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,7 +47,7 @@ def test_the_seeds_framework_is_its_toolkit_docs_and_global_skills():
     in_tree = sorted(e["name"] for e in global_declarations() if "source" not in e)
     assert list(framework.shipped) == in_tree and set(OURS) <= set(in_tree)
     files = set(framework.files)
-    assert {"pyproject.toml", "scripts/exobrain/framework.py", "tests/test_instance.py",
+    assert {"pyproject.toml", "scripts/exobrain/instance/framework.py", "tests/test_instance.py",
             "knowledge/exobrain/propagation.md", "skills/exobrain/SKILL.md"} <= files
     assert not any(p.startswith(("seed/", "people/", "groups/")) for p in files)
     names = [d["name"] for d in framework.declarations]
@@ -161,7 +161,7 @@ def test_a_folder_without_the_framework_is_no_seed(tmp_path):
 
 
 def test_a_failure_midway_leaves_nothing_behind(tmp_path, monkeypatch):
-    import exobrain.instance as instance
+    import exobrain.instance.create as instance
 
     def broken(*args, **kwargs):
         raise OperationFailed("git init failed: simulated")
@@ -237,7 +237,7 @@ def test_agent_connects_the_new_person_and_host(tmp_path):
 
 
 def test_a_target_filled_meanwhile_is_left_as_it_is(tmp_path, monkeypatch):
-    import exobrain.instance as instance
+    import exobrain.instance.create as instance
 
     target = tmp_path / "mine"
     real = instance.initial_commit

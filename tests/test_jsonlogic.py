@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from exobrain.errors import UsageError
-from exobrain.jsonlogic import evaluate, parse_rule, parse_sort, sort_rows
+from exobrain.util.jsonlogic import evaluate, parse_rule, parse_sort, sort_rows
 
 ROW = {"ref": "skill:a@global", "lifecycle": "active", "quality": 0.7,
        "content": {"tags": ["chemistry", "docking"], "version": "1.2.0", "inputs": {"n": 3}}}

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from exobrain.jsonstyle import locate_array, render_like, splice_array
+from exobrain.util.jsonstyle import locate_array, render_like, splice_array
 
 HOUSE = """{
   "$schema": "../../skills.schema.json",

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from helpers import build_tree, exobrain, git
 
 from exobrain.cli.umbrella import main
-from exobrain.review import is_proof_file
+from exobrain.gate.review import is_proof_file
 from exobrain.skillmd import read_skill
 
 ROOT = Path(__file__).parents[1]
@@ -58,7 +58,7 @@ def scenario(tmp_path):
         tree[f"skills/{name}/SKILL.md"] = skill_text(name, spec)
     for name in change["edit"]:
         tree[f"skills/{name}/SKILL.md"] = skill_text(name, skills[name]) + "\nMore steps.\n"
-    from exobrain.signals import dump_line, make_signal
+    from exobrain.signals.ledger import dump_line, make_signal
 
     tree["signals/team/laptop.jsonl"] = "".join(
         dump_line(make_signal("vote", ref, 1, by=f"voter{i}", host="laptop", at=1.7e9))

@@ -5,9 +5,9 @@ import os
 import pytest
 
 from exobrain.errors import InputFileError, OperationFailed
-from exobrain.indexes import (BEGIN, END, GENERATED_MARK, IndexRow, index_row, index_table,
+from exobrain.connect.indexes import (BEGIN, END, GENERATED_MARK, IndexRow, index_row, index_table,
                               optional_index, splice_block)
-from exobrain.linker import (CREATE, KEEP, REMOVE, REPLACE, SKIP, apply, owns_link, plan_block,
+from exobrain.connect.linker import (CREATE, KEEP, REMOVE, REPLACE, SKIP, apply, owns_link, plan_block,
                              plan_file, plan_links)
 from helpers import build_tree
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from exobrain.errors import InputFileError
-from exobrain.quality import Decay, load_weights, quality, wilson_lower
-from exobrain.signal_aggregate import aggregate
+from exobrain.signals.quality import Decay, load_weights, quality, wilson_lower
+from exobrain.signals.aggregate import aggregate
 from signal_helpers import NOW, TIDY, sig, write
 
 ROOT = Path(__file__).parents[1]

@@ -8,8 +8,8 @@ import pytest
 from helpers import build_tree, exobrain, skill_md
 
 from exobrain.errors import InputFileError
-from exobrain.ranking import load_search_weights, relevance, score
-from exobrain.search import Filters, search
+from exobrain.search.ranking import load_search_weights, relevance, score
+from exobrain.search.engine import Filters, search
 from exobrain.workspace import open_workspace
 
 TEXT = "Tidy a CSV file: trim cells, fix dates and drop duplicate rows."
@@ -114,7 +114,7 @@ def test_score_formula():
 
 def ledger(root, votes: dict[str, int]) -> None:
     """Up-votes from distinct people, committed as the signals code writes them."""
-    from exobrain.signals import dump_line, make_signal
+    from exobrain.signals.ledger import dump_line, make_signal
 
     lines = [dump_line(make_signal("vote", ref, 1, by=f"voter{i}", host="h", at=1.7e9))
              for ref, count in votes.items() for i in range(count)]
@@ -146,8 +146,8 @@ def test_skipping_hopeless_refs_never_changes_the_top_k():
     import random
     from pathlib import Path
 
-    from exobrain.ranking import order
-    from exobrain.search import _contenders
+    from exobrain.search.ranking import order
+    from exobrain.search.engine import _contenders
 
     weights = load_search_weights(Path("/nonexistent"))
     rng = random.Random(7)

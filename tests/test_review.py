@@ -436,7 +436,7 @@ def test_import_stays_lazy():
 
 
 def test_pure_helpers():
-    from exobrain.review import is_proof_file, scopes_from_files, skill_location
+    from exobrain.gate.review import is_proof_file, scopes_from_files, skill_location
     from exobrain.scopes import ScopeConfig
 
     files = frozenset({"groups/a/AGENTS.md", "people/p/AGENTS.md", "people/p/hosts/h/AGENTS.md",

@@ -9,11 +9,11 @@ import pytest
 from click.testing import CliRunner
 from helpers import exobrain, skill_md
 
-from exobrain import embedding
+from exobrain.search import embedding
 from exobrain.cli.umbrella import main
-from exobrain.corpus import open_view
-from exobrain.search import Searcher, fts_query, search
-from exobrain.search_index import index_path
+from exobrain.search.corpus import open_view
+from exobrain.search.engine import Searcher, fts_query, search
+from exobrain.search.index import index_path
 from exobrain.workspace import open_workspace
 
 SKILLS = {

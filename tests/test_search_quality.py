@@ -12,9 +12,9 @@ import json
 
 from search_corpus import build_corpus, evaluate, load_fixture
 
-from exobrain.discover import content_words
-from exobrain.embedding import find_model
-from exobrain.search import search
+from exobrain.search.discover import content_words
+from exobrain.search.embedding import find_model
+from exobrain.search.engine import search
 from exobrain.workspace import open_workspace
 
 

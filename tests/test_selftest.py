@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from exobrain.cli.umbrella import main as exobrain_main
-from exobrain.instance import create_instance
-from exobrain.selftest import CHECKS
+from exobrain.instance.create import create_instance
+from exobrain.instance.selftest import CHECKS
 from helpers import build_tree, exobrain, git, skill_md
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -140,7 +140,7 @@ def test_an_exobrain_without_a_suite_or_docs_skips_them(tmp_path):
 
 
 def test_a_check_that_crashes_is_a_failed_check(instance, monkeypatch):
-    import exobrain.selftest as selftest_module
+    import exobrain.instance.selftest as selftest_module
 
     def boom(ws):
         raise RuntimeError("disk on fire")

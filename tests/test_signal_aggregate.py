@@ -5,9 +5,9 @@ import os
 
 import pytest
 
-from exobrain import signal_aggregate, signal_cache
-from exobrain.signal_aggregate import aggregate, aggregate_files
-from exobrain.signals import FUND_UNIT, day_number, format_ts, ledger_files
+from exobrain.signals import aggregate as signal_aggregate, cache as signal_cache
+from exobrain.signals.aggregate import aggregate, aggregate_files
+from exobrain.signals.ledger import FUND_UNIT, day_number, format_ts, ledger_files
 from signal_helpers import DAY, LINT, NOW, TIDY, sig, write
 
 

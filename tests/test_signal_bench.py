@@ -2,10 +2,10 @@
 
 import time
 
-from exobrain.bench.signals import write_ledgers
-from exobrain.signal_aggregate import aggregate
-from exobrain.signal_lines import fast_rows
-from exobrain.signals import dump_line, ledger_files, make_signal
+from benchmarks.signals import write_ledgers
+from exobrain.signals.aggregate import aggregate
+from exobrain.signals.lines import fast_rows
+from exobrain.signals.ledger import dump_line, ledger_files, make_signal
 
 REFS = [f"skill:s{i}@global" for i in range(30)] + ["skill:t@groups/acme"]
 

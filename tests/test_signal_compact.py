@@ -6,10 +6,10 @@ import random
 from click.testing import CliRunner
 
 from exobrain.cli.umbrella import main as exobrain_main
-from exobrain.quality import load_weights, quality_all
-from exobrain.signal_aggregate import aggregate
-from exobrain.signal_compact import compact_person, compact_text
-from exobrain.signals import DIMENSIONS, day_number, format_ts
+from exobrain.signals.quality import load_weights, quality_all
+from exobrain.signals.aggregate import aggregate
+from exobrain.signals.compact import compact_person, compact_text
+from exobrain.signals.ledger import DIMENSIONS, day_number, format_ts
 from signal_helpers import LINT, NOW, TIDY, repo, sig, write
 
 SKILLS = [TIDY, LINT, "skill:old@global"]

@@ -10,9 +10,9 @@ import time
 import pytest
 
 from exobrain.errors import UsageError
-from exobrain.fileio import atomic_write_text
-from exobrain.signal_aggregate import aggregate
-from exobrain.signals import (UNION_RULE, append_line, author, ensure_union_merge, host_id,
+from exobrain.util.fileio import atomic_write_text
+from exobrain.signals.aggregate import aggregate
+from exobrain.signals.ledger import (UNION_RULE, append_line, author, ensure_union_merge, host_id,
                               ledger_path, locked_ledger, make_signal, record_signal)
 from exobrain.workspace import open_workspace
 from signal_helpers import TIDY, repo, sig

@@ -6,7 +6,7 @@ import subprocess
 from click.testing import CliRunner
 
 from exobrain.cli.umbrella import main as exobrain_main
-from exobrain.signal_aggregate import aggregate
+from exobrain.signals.aggregate import aggregate
 from helpers import git
 from signal_helpers import TIDY, repo
 

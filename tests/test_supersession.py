@@ -2,7 +2,7 @@ import json
 
 from click.testing import CliRunner
 
-from exobrain.artifact import find_cycles, successors
+from exobrain.artifacts.versions import find_cycles, successors
 from exobrain.cli.status import main as status
 from exobrain.registry import make_entry
 from exobrain.resolve import apply_supersession, resolve

@@ -6,8 +6,8 @@ import pytest
 from click.testing import CliRunner
 
 from exobrain.cli.umbrella import main as exobrain_main
-from exobrain.quality import load_weights
-from exobrain.sweep import plan_sweep
+from exobrain.signals.quality import load_weights
+from exobrain.signals.sweep import plan_sweep
 from exobrain.workspace import open_workspace
 from helpers import build_tree, git, init_repo, skill_md
 from signal_helpers import DAY, NOW, sig, write
@@ -138,7 +138,7 @@ def test_sweep_json_lists_every_decision(root):
 
 
 def test_a_skill_archived_after_the_plan_is_left_archived(root):
-    from exobrain.sweep import apply_sweep
+    from exobrain.signals.sweep import apply_sweep
 
     plan = [d for d in decisions(root).values() if d.deprecate]
     registry = json.loads((root / "skills.json").read_text())
@@ -155,7 +155,7 @@ def test_a_skill_archived_after_the_plan_is_left_archived(root):
 def test_the_repository_schedules_the_sweep():
     from pathlib import Path
 
-    from exobrain.crons import check_crons, load_crons
+    from exobrain.gate.crons import check_crons, load_crons
 
     root = Path(__file__).parents[1]
     crons = load_crons(root)

@@ -2,7 +2,7 @@ import json
 
 from click.testing import CliRunner
 
-from exobrain.bench.synthetic import Shape, generate
+from benchmarks.synthetic import Shape, generate
 from exobrain.cli.status import main as status
 from exobrain.cli.validate import main as validate
 

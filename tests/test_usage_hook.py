@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from exobrain.errors import InputFileError
-from exobrain.usage_hook import (HOOK_MODULE, install_usage_hook, invoked_skill, log_path,
+from exobrain.signals.usage_hook import (HOOK_MODULE, install_usage_hook, invoked_skill, log_path,
                                  record_usage, skill_names, usage_hook_command)
 from exobrain.workspace import open_workspace
 from signal_helpers import repo
@@ -96,7 +96,7 @@ def test_off_and_unresolved_skills_are_not_counted(root):
 
 CACHED_RUN = """
 import io, sys
-from exobrain import usage_hook
+from exobrain.signals import usage_hook
 sys.stdin = io.StringIO(sys.argv[1])
 usage_hook.main(["--repo", sys.argv[2]])
 print("exobrain.workspace" in sys.modules, "dataclasses" in sys.modules)
@@ -192,7 +192,7 @@ def test_connect_agent_track_usage_installs_the_hook_once(tmp_path):
     data = _json.loads(settings.read_text())
     assert data["permissions"] == {"allow": ["Bash(ls)"]}
     [entry] = data["hooks"]["PostToolUse"]
-    assert entry["matcher"] == "Skill" and "exobrain.usage_hook" in entry["hooks"][0]["command"]
+    assert entry["matcher"] == "Skill" and "exobrain.signals.usage_hook" in entry["hooks"][0]["command"]
     again = runner.invoke(connect, ["claude", "--relink", "--track-usage", "--repo", str(root)])
     assert again.exit_code == 0 and "✓ usage hook" in again.stdout
     assert _json.loads(settings.read_text()) == data

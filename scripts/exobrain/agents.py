@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import UsageError
+from exobrain.errors import UsageError
 
 #: How an agent learns about the optional-skills index and the connected scopes.
 CONTEXT_CLAUDE = "claude-md"          # .claude/CLAUDE.md importing generated files

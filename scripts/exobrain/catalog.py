@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
-from .errors import InputFileError
-from .registry import EXTERNAL, Entry
-from .resolve import Resolved
-from .scopes import GLOBAL, SEED
-from .skillmd import SKILL_FILE, quick_meta
-from .workspace import Workspace
+from exobrain.errors import InputFileError
+from exobrain.registry import EXTERNAL, Entry
+from exobrain.resolve import Resolved
+from exobrain.scopes import GLOBAL, SEED
+from exobrain.skillmd import SKILL_FILE, quick_meta
+from exobrain.workspace import Workspace
 
 
 def skill_dir(root: Path, home: str, name: str) -> Path:

@@ -9,7 +9,7 @@ successor. The authoring gate checks every change in a diff against this table, 
 
 from __future__ import annotations
 
-from .registry import LIFECYCLES
+from exobrain.registry import LIFECYCLES
 
 DEFAULT = "active"
 
@@ -50,7 +50,7 @@ def transition_problem(old: str, new: str) -> str | None:
 
 def check_transition(name: str, old: str, new: str) -> None:
     """Refuse a lifecycle move of skill ``name`` before anything is written."""
-    from .errors import UsageError
+    from exobrain.errors import UsageError
 
     problem = transition_problem(old, new)
     if problem:

@@ -11,12 +11,12 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
-from .errors import UsageError
-from .registry import EXTERNAL, Entry
-from .scopes import scope_at
+from exobrain.errors import UsageError
+from exobrain.registry import EXTERNAL, Entry
+from exobrain.scopes import scope_at
 
 if TYPE_CHECKING:
-    from .workspace import Workspace
+    from exobrain.workspace import Workspace
 
 _REF = re.compile(r"^(?:skill:)?(?P<name>[a-z0-9]+(?:-[a-z0-9]+)*)(?:@(?P<home>[^@\s]+))?$")
 

@@ -20,10 +20,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .errors import InputFileError
-from .fileio import parse_json, read_text
-from .findings import ERROR, Finding, from_error
-from .scopes import GLOBAL
+from exobrain.errors import InputFileError
+from exobrain.util.fileio import parse_json, read_text
+from exobrain.findings import ERROR, Finding, from_error
+from exobrain.scopes import GLOBAL
+from exobrain.paths import packaged
 
 REGISTRY_FILE = "skills.json"
 SCHEMA_FILE = "skills.schema.json"
@@ -300,7 +301,7 @@ def _validator(schema_text: str):
 
 
 def packaged_schema_text() -> str:
-    return (Path(__file__).parent / "schemas" / SCHEMA_FILE).read_text(encoding="utf-8")
+    return packaged(SCHEMA_FILE).read_text(encoding="utf-8")
 
 
 def schema_is_packaged(root: Path) -> bool:
@@ -322,7 +323,7 @@ def schema_text(root: Path) -> tuple[str, Path]:
     local = root / SCHEMA_FILE
     if local.is_file():
         return read_text(local), local
-    return packaged_schema_text(), Path(__file__).parent / "schemas" / SCHEMA_FILE
+    return packaged_schema_text(), packaged(SCHEMA_FILE)
 
 
 def schema_findings(root: Path, registry: Registry,

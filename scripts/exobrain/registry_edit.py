@@ -8,7 +8,7 @@ through :func:`edit_registry`, so they all get the same guarantees:
 * a file that does not parse or breaks the schema is refused (named by file, entry and rule)
   and left untouched: we never "repair" a file by rewriting what we could not read;
 * the result is checked against the schema before anything is written;
-* the text is spliced in the file's own style (:mod:`exobrain.jsonstyle`), so untouched
+* the text is spliced in the file's own style (:mod:`exobrain.util.jsonstyle`), so untouched
   entries keep their bytes and an add followed by a remove gives back the original file;
 * the write is atomic (temp file + rename) and happens only when the text changed.
 
@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .errors import InputFileError, OperationFailed, UsageError
-from .fileio import atomic_write_text, dump_json, parse_json, read_text
-from .findings import Finding
-from .jsonstyle import locate_array, render_like, splice_array
-from .registry import (SCHEMA_FILE, Registry, entry_problem, registry_path, relative,
+from exobrain.errors import InputFileError, OperationFailed, UsageError
+from exobrain.util.fileio import atomic_write_text, dump_json, parse_json, read_text
+from exobrain.findings import Finding
+from exobrain.util.jsonstyle import locate_array, render_like, splice_array
+from exobrain.registry import (SCHEMA_FILE, Registry, entry_problem, registry_path, relative,
                        schema_findings)
 
 DEFAULT_TIMEOUT = 10.0

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
 
-from .registry import EXTERNAL, Entry
-from .scopes import GLOBAL
+from exobrain.registry import EXTERNAL, Entry
+from exobrain.scopes import GLOBAL
 
 Identity = tuple[str, ...]
 

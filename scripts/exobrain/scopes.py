@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .errors import InputFileError, UsageError
-from .fileio import atomic_write_text, dump_json, load_json
+from exobrain.errors import InputFileError, UsageError
+from exobrain.util.fileio import atomic_write_text, dump_json, load_json
 
 GLOBAL = "global"
 SEED = "seed"

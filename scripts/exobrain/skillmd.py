@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import InputFileError
-from .fileio import read_text
+from exobrain.errors import InputFileError
+from exobrain.util.fileio import read_text
 
 SKILL_FILE = "SKILL.md"
 NAME_MAX, DESCRIPTION_MAX, COMPATIBILITY_MAX = 64, 1024, 500

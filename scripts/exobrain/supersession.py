@@ -12,12 +12,12 @@ import os
 from pathlib import Path
 from typing import Callable, Iterable
 
-from .errors import ExobrainError
-from .fileio import read_text
-from .refs import parse_ref, ref_identity
-from .registry import Entry
-from .scopes import GLOBAL
-from .skillmd import SKILL_FILE, links_of, parse
+from exobrain.errors import ExobrainError
+from exobrain.util.fileio import read_text
+from exobrain.refs import parse_ref, ref_identity
+from exobrain.registry import Entry
+from exobrain.scopes import GLOBAL
+from exobrain.skillmd import SKILL_FILE, links_of, parse
 
 Identity = tuple[str, ...]
 #: Reads the ``links.supersedes`` refs of an in-tree declaration's SKILL.md (None: none).

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .registry import packaged_schema_text
+from exobrain.registry import packaged_schema_text
 
 SKILL_TEMPLATE = "---\nname: {name}\ndescription: Use {name} when the user asks for {name}.\n---\n" \
                  "Do the {name} thing.\n"

@@ -10,15 +10,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .findings import ERROR, WARNING, Finding
-from .registry import EXTERNAL, Entry, Registry, load_registry
-from .resolve import Resolved, apply_supersession, override_targets, resolve
-from .scopes import (CONNECTION_FILE, SEED, Chain, Discovery, Connection, ScopeConfig, build_chain,
+from exobrain.findings import ERROR, WARNING, Finding
+from exobrain.registry import EXTERNAL, Entry, Registry, load_registry
+from exobrain.resolve import Resolved, apply_supersession, override_targets, resolve
+from exobrain.scopes import (CONNECTION_FILE, SEED, Chain, Discovery, Connection, ScopeConfig, build_chain,
                      discover_scopes, find_root, load_scope_config, read_connection, scope_at,
                      self_ids)
 
 if TYPE_CHECKING:
-    from .supersession import LinksReader
+    from exobrain.supersession import LinksReader
 
 
 @dataclass
@@ -52,8 +52,8 @@ class Workspace:
                 supersedes: LinksReader | None = None) -> list[Resolved]:
         """Resolve the chain for ``agent`` (None: no agent filtering), supersession applied
         (``supersedes`` reads the links instead of the SKILL.md files, see supersession)."""
-        from .artifact import find_cycles, successors
-        from .supersession import supersedes_edges
+        from exobrain.artifacts.versions import find_cycles, successors
+        from exobrain.supersession import supersedes_edges
 
         entries = self.chain_entries()
         rows = resolve(entries, self.my_ids, agent, self._outside_declarations(entries))
@@ -116,7 +116,7 @@ def workspace_for(root: Path, config: ScopeConfig, connection: Connection) -> Wo
 
 
 def _explicit_root(repo: Path) -> Path:
-    from .errors import UsageError
+    from exobrain.errors import UsageError
 
     path = repo.expanduser().resolve()
     if not path.is_dir():

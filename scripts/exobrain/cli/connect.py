@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .edge import command_edge, emit_json, json_option, report_findings, repo_option
+from exobrain.cli.edge import command_edge, emit_json, json_option, report_findings, repo_option
 
 SYMBOLS = {"keep": "✓", "create": "+", "replace": "~", "remove": "-", "skip": "!"}
 COLOURS = {"keep": "green", "create": "cyan", "replace": "yellow", "remove": "magenta",
@@ -70,9 +70,9 @@ def main(agent: str, relink: bool, dry_run: bool, user: bool, person: str | None
 
     AGENT is one of: claude, codex, openclaw, gemini, opencode, copilot, cursor, agents.
     """
-    from ..connect_choice import Flags
-    from ..connector import Request, connect, fetch_external
-    from ..errors import UsageError
+    from exobrain.connect.choice import Flags
+    from exobrain.connect.connector import Request, connect, fetch_external
+    from exobrain.errors import UsageError
 
     if track_usage and agent != "claude":
         raise UsageError("--track-usage is for claude (its PostToolUse hook on the Skill tool)")
@@ -97,8 +97,8 @@ def main(agent: str, relink: bool, dry_run: bool, user: bool, person: str | None
 def _track_usage(report, user: bool) -> dict:
     """Install the usage hook into Claude's settings: the project's settings.local.json, or
     the user-level settings.json with --user."""
-    from ..agents import get_agent
-    from ..usage_hook import install_usage_hook, usage_hook_command
+    from exobrain.agents import get_agent
+    from exobrain.signals.usage_hook import install_usage_hook, usage_hook_command
 
     settings = (get_agent("claude").home() / "settings.json" if user
                 else report.root / ".claude" / "settings.local.json")
@@ -109,7 +109,7 @@ def _track_usage(report, user: bool) -> dict:
 def _terminal_wizard(ws):
     import getpass
 
-    from ..connect_choice import short_hostname, wizard
+    from exobrain.connect.choice import short_hostname, wizard
 
     def prompt(text: str, default: str) -> str:
         return click.prompt(text, default=default, show_default=bool(default))

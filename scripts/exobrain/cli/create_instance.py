@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 
 @click.command("create-instance")
@@ -27,12 +27,12 @@ def command(target: Path, person: str | None, host: str | None, agent: str | Non
     .gitignore, .gitattributes), a fresh skills.json declaring the global skills, crons.json,
     scopes.json, the person and host scopes, and a git repository with one commit. Nothing of
     seed/ is copied. --repo names the seed (default: the repository around you)."""
-    from ..instance import create_instance
-    from ..scopes import find_root
+    from exobrain.instance.create import create_instance
+    from exobrain.scopes import find_root
 
     seed = find_root() if repo is None else repo.expanduser().resolve()
     if agent is not None:
-        from ..agents import get_agent
+        from exobrain.agents import get_agent
 
         get_agent(agent)  # an unknown agent is refused before anything is written
     created = create_instance(seed, target, person=person, host=host)
@@ -63,8 +63,8 @@ def command(target: Path, person: str | None, host: str | None, agent: str | Non
 def _connect(root: Path, agent: str, person: str | None, host: str | None) -> dict:
     """connect-agent AGENT in the new instance, with the scopes just created (external skills
     are fetched as connect-agent fetches them; a failed fetch is only a warning)."""
-    from ..connect_choice import Flags
-    from ..connector import Request, connect, fetch_external
+    from exobrain.connect.choice import Flags
+    from exobrain.connect.connector import Request, connect, fetch_external
 
     flags = Flags(person, host, (), (), person is None)
     report = connect(Request(agent, root, flags=flags, hostname=host or "",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .edge import command_edge, emit_json, json_option, plain_table, repo_option, stdout_is_terminal
+from exobrain.cli.edge import command_edge, emit_json, json_option, plain_table, repo_option, stdout_is_terminal
 
 HEADER = ["NAME", "SCHEDULE", "SKILL", "COMMAND"]
 
@@ -30,10 +30,10 @@ def crons(crontab: bool, as_json: bool, repo: Path | None) -> None:
     Exit 0 when crons.json is fine (or absent), 2 when it breaks its schema or a schedule is
     not a valid 5-field cron expression (those jobs are left out, and --crontab prints nothing).
     """
-    from ..crons import CRONS_FILE, crontab_lines, load_crons
-    from ..errors import UsageError
-    from ..scopes import find_root
-    from ..workspace import _explicit_root
+    from exobrain.gate.crons import CRONS_FILE, crontab_lines, load_crons
+    from exobrain.errors import UsageError
+    from exobrain.scopes import find_root
+    from exobrain.workspace import _explicit_root
 
     if crontab and as_json:
         raise UsageError("choose one of --crontab and --json")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .edge import command_edge, emit_json, repo_option
+from exobrain.cli.edge import command_edge, emit_json, repo_option
 
 
 @click.command("discover", context_settings={"help_option_names": ["-h", "--help"]})
@@ -24,9 +24,9 @@ def command(task: str, persona: str | None, k: int, fmt: str, lexical: bool,
     """Search the skills you can see with the task text, keep those whose triggers match it,
     that fit the persona and whose dependencies resolve, and print the top K. Missing tools
     are flagged, not filtered."""
-    from ..discover import discover, render_markdown, render_prompt
-    from ..workspace import open_workspace
-    from .search import quality_of
+    from exobrain.search.discover import discover, render_markdown, render_prompt
+    from exobrain.workspace import open_workspace
+    from exobrain.cli.search import quality_of
 
     ws = open_workspace(repo)
     result = discover(ws, task, persona=persona, k=k, semantic=not lexical,

@@ -16,8 +16,8 @@ from typing import Any, Callable, Iterable
 
 import click
 
-from ..errors import ExobrainError
-from ..findings import Finding
+from exobrain.errors import ExobrainError
+from exobrain.findings import Finding
 
 
 def command_edge(func: Callable[..., Any]) -> Callable[..., Any]:

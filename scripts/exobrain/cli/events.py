@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 
 @click.command("events", context_settings={"help_option_names": ["-h", "--help"]})
@@ -19,8 +19,8 @@ def command(cursor: str, as_json: bool, repo: Path | None) -> None:
     """New and removed skills, lifecycle changes, edited skills and knowledge documents, and
     new signals in your connected chain between CURSOR and HEAD. Pass the printed head as the
     next --since to follow along."""
-    from ..events import events_since
-    from ..workspace import open_workspace
+    from exobrain.search.events import events_since
+    from exobrain.workspace import open_workspace
 
     data = events_since(open_workspace(repo), cursor)
     if as_json:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 
 @click.command("export")
@@ -33,8 +33,8 @@ def command(refs: tuple[str, ...], fmt: str, out: Path | None, zip_file: Path | 
             as_json: bool, repo: Path | None) -> None:
     """Export skills (REF: skill:NAME[@HOME]) after checking each with
     agentskills_io_compat_check; any failure exports nothing and says why (exit 1)."""
-    from ..exporter import export_skills
-    from ..workspace import open_workspace
+    from exobrain.interop.exporter import export_skills
+    from exobrain.workspace import open_workspace
 
     report = export_skills(open_workspace(repo), refs, fmt=fmt, out=out, zip_file=zip_file,
                            all_scope=all_scope, strip=strip, plugin_name=plugin_name,

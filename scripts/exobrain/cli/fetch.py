@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .edge import (command_edge, emit_json, json_option, report_findings, repo_option,
+from exobrain.cli.edge import (command_edge, emit_json, json_option, report_findings, repo_option,
                    stdout_is_terminal)
 
 STYLES = {"fetched": "green", "updated": "green", "moved": "green", "unchanged": "dim",
@@ -41,10 +41,10 @@ def main(agent_names: tuple[str, ...], user: bool, force: bool, check: bool, as_
     Exit 0 when everything is in place, 1 when a skill failed (or, with --check, when
     something would change), 2 for bad usage or broken input files.
     """
-    from ..agents import agent_names as known_agents, get_agent
-    from ..errors import UsageError
-    from ..fetcher import sync_external
-    from ..workspace import open_workspace
+    from exobrain.agents import agent_names as known_agents, get_agent
+    from exobrain.errors import UsageError
+    from exobrain.fetch.fetcher import sync_external
+    from exobrain.workspace import open_workspace
 
     if check and force:
         raise UsageError("--check reports without changing anything; drop --force")

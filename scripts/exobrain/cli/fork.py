@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 
 @click.command("fork")
@@ -22,8 +22,8 @@ def command(ref: str, into: str, name: str | None, owner: str | None, dry_run: b
             as_json: bool, repo: Path | None) -> None:
     """Fork REF: a native draft at version 0.1.0 whose links.derives_from records the original's
     ref, version and hash. The original is not changed."""
-    from ..evolution import fork
-    from ..workspace import open_workspace
+    from exobrain.artifacts.evolution import fork
+    from exobrain.workspace import open_workspace
 
     outcome = fork(open_workspace(repo), ref, into, name=name, owner=owner, dry_run=dry_run)
     emit_json(outcome.as_json()) if as_json else click.echo(outcome.summary)

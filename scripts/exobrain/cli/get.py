@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 
 @click.command("get", context_settings={"help_option_names": ["-h", "--help"]})
@@ -17,9 +17,9 @@ from .edge import command_edge, emit_json, json_option, repo_option
 def command(ref: str, as_json: bool, repo: Path | None) -> None:
     """Print an artifact you can see: skill:NAME[@HOME] or knowledge:PATH[@SCOPE] (PATH below
     knowledge/, without .md). Its frontmatter, body and links; --json for all fields."""
-    from ..substrate import Substrate
-    from ..workspace import open_workspace
-    from .search import quality_of
+    from exobrain.search.substrate import Substrate
+    from exobrain.workspace import open_workspace
+    from exobrain.cli.search import quality_of
 
     ws = open_workspace(repo)
     row = Substrate(ws, quality_of(ws)).get(ref)

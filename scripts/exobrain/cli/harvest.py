@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 
 @click.command("harvest")
@@ -32,9 +32,9 @@ def command(instances: tuple[str, ...], pick_name: str | None, into: str | None,
     or git URLs (fetched into .exobrain-cache/instances/). Instances are only read; what they
     committed is compared. Exit 1 when an instance could not be read.
     """
-    from ..errors import UsageError
-    from ..harvest import listed_instances
-    from ..workspace import open_workspace
+    from exobrain.errors import UsageError
+    from exobrain.instance.harvest import listed_instances
+    from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
     sources = list(instances) or listed_instances(ws.connection)
@@ -54,7 +54,7 @@ def command(instances: tuple[str, ...], pick_name: str | None, into: str | None,
 
 
 def _report(root: Path, sources: list[str], as_json: bool) -> None:
-    from ..harvest import harvest
+    from exobrain.instance.harvest import harvest
 
     reports = harvest(root, sources)
     code = 0 if all(r.readable for r in reports) else 1
@@ -86,7 +86,7 @@ def _report(root: Path, sources: list[str], as_json: bool) -> None:
 
 def _pick(ws, sources: list[str], name: str, into: str, chosen: str | None,
           owner: str | None, as_json: bool) -> None:
-    from ..harvest_pick import pick
+    from exobrain.instance.pick import pick
 
     picked = pick(ws, sources, name, into, instance=chosen, owner=owner)
     if as_json:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from ..registry import DECLARED_TIERS
-from .edge import command_edge, emit_json, json_option, repo_option
+from exobrain.registry import DECLARED_TIERS
+from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 FORMATS = ("agentskills", "kdense", "claude")
 
@@ -46,8 +46,8 @@ def command(source: str | None, fmt: str | None, into: str | None, new_name: str
     URL (with --path and --ref) or owner/repo[/path][@ref] on GitHub. Each skill is translated
     (repairs are listed), copied into <scope>/skills/<name>/, declared and locked with its
     upstream commit and hash. Exit 1 when some skill could not be imported."""
-    from ..errors import UsageError
-    from ..workspace import open_workspace
+    from exobrain.errors import UsageError
+    from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
     if update:
@@ -59,7 +59,7 @@ def command(source: str | None, fmt: str | None, into: str | None, new_name: str
         if extra:
             raise UsageError(f"--update takes only NAME (and --into, --dry-run); drop "
                              f"{', '.join(extra)}")
-        from ..reimport import update_skill
+        from exobrain.interop.reimport import update_skill
 
         report = update_skill(ws, update, into=into, dry_run=dry_run,
                               allow_local=True if allow_local else None)
@@ -68,7 +68,7 @@ def command(source: str | None, fmt: str | None, into: str | None, new_name: str
             raise UsageError("give a SOURCE to import, or --update NAME")
         if all_skills and skills:
             raise UsageError("give --all or --skill, not both")
-        from ..importer import import_skills
+        from exobrain.interop.importer import import_skills
 
         report = import_skills(ws, source, fmt=fmt, into=into, new_name=new_name, skills=skills,
                                all_skills=all_skills, tier=tier, owner=owner, path=sub_path,

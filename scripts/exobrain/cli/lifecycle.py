@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 
 @click.command("lifecycle")
@@ -22,8 +22,8 @@ from .edge import command_edge, emit_json, json_option, repo_option
 def command(name: str, to: str, home: str | None, dry_run: bool, as_json: bool,
             repo: Path | None) -> None:
     """Set the lifecycle of NAME (or skill:NAME@HOME) in its declaration."""
-    from ..evolution import set_lifecycle
-    from ..workspace import open_workspace
+    from exobrain.artifacts.evolution import set_lifecycle
+    from exobrain.workspace import open_workspace
 
     ref = f"{name}@{home}" if home and "@" not in name else name
     outcome = set_lifecycle(open_workspace(repo), ref, to, dry_run=dry_run)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 
 @click.command("links", context_settings={"help_option_names": ["-h", "--help"]})
@@ -20,8 +20,8 @@ from .edge import command_edge, emit_json, json_option, repo_option
 def command(ref: str, predicate: str | None, as_json: bool, repo: Path | None) -> None:
     """Links written in REF's frontmatter (resolved when the target is visible to you) and the
     links other visible artifacts point at REF with."""
-    from ..substrate import Substrate
-    from ..workspace import open_workspace
+    from exobrain.search.substrate import Substrate
+    from exobrain.workspace import open_workspace
 
     data = Substrate(open_workspace(repo)).links(ref, predicate)
     if as_json:

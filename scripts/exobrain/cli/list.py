@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .edge import command_edge, emit_json, json_option, plain_table, repo_option
+from exobrain.cli.edge import command_edge, emit_json, json_option, plain_table, repo_option
 
 
 @click.command("list", context_settings={"help_option_names": ["-h", "--help"]})
@@ -26,10 +26,10 @@ def command(types: str, rule_text: str | None, sort: tuple[str, ...], limit: int
     """List the skills and knowledge documents of your connected chain. A row has ref, type,
     name, home, owner, lifecycle, tier, path, version, hash, quality, description and content
     (the frontmatter); --filter and --sort read any of them by dotted path."""
-    from ..jsonlogic import parse_rule, parse_sort
-    from ..substrate import Substrate
-    from ..workspace import open_workspace
-    from .search import parse_types, quality_of
+    from exobrain.util.jsonlogic import parse_rule, parse_sort
+    from exobrain.search.substrate import Substrate
+    from exobrain.workspace import open_workspace
+    from exobrain.cli.search import parse_types, quality_of
 
     chosen = parse_types(types)
     rule = parse_rule(rule_text) if rule_text is not None else None

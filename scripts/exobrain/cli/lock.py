@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 
 @click.command("lock")
@@ -18,8 +18,8 @@ from .edge import command_edge, emit_json, json_option, repo_option
 def command(check: bool, as_json: bool, repo: Path | None) -> None:
     """Recompute the lock of every versioned skill; content changed without a version bump is
     refused (exobrain register PATH --bump patch)."""
-    from ..register import lock_all
-    from ..workspace import open_workspace
+    from exobrain.artifacts.register import lock_all
+    from exobrain.workspace import open_workspace
 
     report = lock_all(open_workspace(repo), check=check)
     code = 1 if (report.refused or (check and report.stale)) else 0

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from ..registry import TIERS
-from .edge import (command_edge, emit_json, json_option, plain_table, report_findings,
+from exobrain.registry import TIERS
+from exobrain.cli.edge import (command_edge, emit_json, json_option, plain_table, report_findings,
                    repo_option, stdout_is_terminal)
 
 LIST_HEADER = ["#", "NAME", "KIND", "FROM", "OWNER", "TIER", "FORCE", "AGENTS"]
@@ -50,14 +50,14 @@ def main(name: str | None, origin: str | None, tier: str | None, owner: str | No
     tier, or off. --force makes a declaration reach everyone whose chain includes its home
     (a reviewed act: commit it in a pull request). Add --dry-run to see the change first.
     """
-    from ..workspace import open_workspace
+    from exobrain.workspace import open_workspace
 
     mode = _mode(name, origin, tier, owner, into, remove, home, force, show_list)
     ws = open_workspace(repo)
     if mode == "list":
         _list(ws, into, as_json)
         return
-    from .. import promote as lib
+    from exobrain.artifacts import promote as lib
 
     if mode == "force":
         change = lib.set_force(ws, name, home, bool(force), owner=owner, dry_run=dry_run)
@@ -85,7 +85,7 @@ def main(name: str | None, origin: str | None, tier: str | None, owner: str | No
 
 def _mode(name, origin, tier, owner, into, remove, home, force, show_list) -> str:
     """Which of the four forms the options make, refusing mixtures."""
-    from ..errors import UsageError
+    from exobrain.errors import UsageError
 
     def refuse(form: str, **given: object) -> None:
         extra = [f"--{k.replace('_', '-')}" for k, v in given.items() if v not in (None, False)]
@@ -116,7 +116,7 @@ def _mode(name, origin, tier, owner, into, remove, home, force, show_list) -> st
 
 
 def _list(ws, into: str | None, as_json: bool) -> None:
-    from ..promote import list_registry
+    from exobrain.artifacts.promote import list_registry
 
     registry = list_registry(ws, into)
     rel = registry.path.relative_to(ws.root).as_posix()

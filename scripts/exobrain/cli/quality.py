@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .edge import command_edge, emit_json, json_option, plain_table, repo_option
+from exobrain.cli.edge import command_edge, emit_json, json_option, plain_table, repo_option
 
 SHOWN_PROBLEMS = 10
 
@@ -25,10 +25,10 @@ def main(ref: str | None, limit: int | None, as_json: bool, repo: Path | None) -
     signals/weights.json and knowledge/exobrain/signals.md. Without REF: every declared skill,
     best first.
     """
-    from ..quality import load_weights, quality, quality_all
-    from ..refs import canonical, find_declaration, parse_ref
-    from ..signal_aggregate import aggregate
-    from ..workspace import open_workspace
+    from exobrain.signals.quality import load_weights, quality, quality_all
+    from exobrain.refs import canonical, find_declaration, parse_ref
+    from exobrain.signals.aggregate import aggregate
+    from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
     weights = load_weights(ws.root)

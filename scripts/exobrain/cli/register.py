@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from ..artifact import BUMPS
-from ..registry import DECLARED_TIERS
-from .edge import command_edge, emit_json, json_option, repo_option
+from exobrain.artifacts.versions import BUMPS
+from exobrain.registry import DECLARED_TIERS
+from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 
 @click.command("register")
@@ -24,8 +24,8 @@ from .edge import command_edge, emit_json, json_option, repo_option
 def command(path: Path, bump: str | None, tier: str | None, owner: str | None, dry_run: bool,
             as_json: bool, repo: Path | None) -> None:
     """Register the skill folder PATH (<scope>/skills/<name>) as a versioned artifact."""
-    from ..register import register
-    from ..workspace import open_workspace
+    from exobrain.artifacts.register import register
+    from exobrain.workspace import open_workspace
 
     done = register(open_workspace(repo), path, bump=bump, tier=tier, owner=owner,
                     dry_run=dry_run)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -32,8 +32,8 @@ def main(base: str | None, as_json: bool, repo: Path | None) -> None:
     Exit 0 when clean, 2 when a new shared skill lacks proof or a lifecycle change is not
     allowed. Set EXOBRAIN_SKIP_AUTHORING_REVIEW=1 to skip the check (it says so).
     """
-    from ..gittree import Git
-    from ..review import SKIP_VARIABLE, pick_base, review, skip_requested
+    from exobrain.util.gittree import Git
+    from exobrain.gate.review import SKIP_VARIABLE, pick_base, review, skip_requested
 
     if skip_requested(dict(os.environ)):
         message = (f"authoring-review: skipped because {SKIP_VARIABLE}="
@@ -69,14 +69,14 @@ def main(base: str | None, as_json: bool, repo: Path | None) -> None:
 
 def _root(repo: Path | None) -> Path:
     """The exobrain root exactly as every other command finds it (without reading its files)."""
-    from ..scopes import find_root
-    from ..workspace import _explicit_root
+    from exobrain.scopes import find_root
+    from exobrain.workspace import _explicit_root
 
     return find_root() if repo is None else _explicit_root(repo)
 
 
 def _render(result) -> None:
-    from ..review import PROOF_RULES, SKIP_VARIABLE
+    from exobrain.gate.review import PROOF_RULES, SKIP_VARIABLE
 
     base = result.base
     against = f"{base.ref} at {base.commit[:10]}" + ("" if base.merge_base else

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .edge import command_edge, emit_json, json_option, repo_option, stdout_is_terminal
+from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option, stdout_is_terminal
 
 
 def split_list(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -38,8 +38,8 @@ def command(query: tuple[str, ...], types: str, tags: tuple[str, ...],
     [semantic] extra) fused, times quality, times lifecycle (deprecated lower, archived only
     with --lifecycle archived). Each hit shows its home, its tier for you, the score
     components and, when it is not on for you, how to opt in."""
-    from ..search import Filters, hit_json, search
-    from ..workspace import open_workspace
+    from exobrain.search.engine import Filters, hit_json, search
+    from exobrain.workspace import open_workspace
 
     filters = Filters(types=parse_types(types), tags=split_list(tags),
                       personas=split_list(personas),
@@ -78,8 +78,8 @@ def command(query: tuple[str, ...], types: str, tags: tuple[str, ...],
 
 
 def parse_types(text: str) -> tuple[str, ...]:
-    from ..corpus import TYPES
-    from ..errors import UsageError
+    from exobrain.search.corpus import TYPES
+    from exobrain.errors import UsageError
 
     types = split_list((text,))
     unknown = [t for t in types if t not in TYPES]
@@ -89,8 +89,8 @@ def parse_types(text: str) -> tuple[str, ...]:
 
 
 def parse_lifecycles(values: tuple[str, ...]) -> tuple[str, ...] | None:
-    from ..errors import UsageError
-    from ..ranking import LIFECYCLES
+    from exobrain.errors import UsageError
+    from exobrain.search.ranking import LIFECYCLES
 
     chosen = split_list(values)
     unknown = [v for v in chosen if v not in LIFECYCLES]
@@ -101,6 +101,6 @@ def parse_lifecycles(values: tuple[str, ...]) -> tuple[str, ...] | None:
 
 def quality_of(ws):
     """The quality scores ranking and rows use: the skills' signals."""
-    from ..search import signal_quality
+    from exobrain.search.engine import signal_quality
 
     return signal_quality(ws)

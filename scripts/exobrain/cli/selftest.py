@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 LABELS = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}
 COLOURS = {"pass": "green", "fail": "red", "skip": "yellow"}
@@ -25,9 +25,9 @@ def command(no_suite: bool, suite_paths: tuple[str, ...], as_json: bool,
     """Check this exobrain: schemas present, skills-validate clean, locks current, agent docs
     true, each connected agent's links and indexes equal to connect-agent's plan, git hooks
     installed, and the package's own tests passing. Exit 1 when any check fails."""
-    from ..errors import UsageError
-    from ..selftest import Options, selftest
-    from ..workspace import open_workspace
+    from exobrain.errors import UsageError
+    from exobrain.instance.selftest import Options, selftest
+    from exobrain.workspace import open_workspace
 
     if no_suite and suite_paths:
         raise UsageError("--no-suite and --suite exclude each other")
@@ -44,7 +44,7 @@ def command(no_suite: bool, suite_paths: tuple[str, ...], as_json: bool,
 
 
 def _line(check) -> None:
-    from .edge import stdout_is_terminal
+    from exobrain.cli.edge import stdout_is_terminal
 
     label = LABELS[check.status]
     if stdout_is_terminal():

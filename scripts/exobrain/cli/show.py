@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 
 @click.command("show")
@@ -17,8 +17,8 @@ from .edge import command_edge, emit_json, json_option, repo_option
 def command(ref: str, as_json: bool, repo: Path | None) -> None:
     """Show one skill: frontmatter, home, declarations and overrides, how it resolves for you,
     version and lock state, lifecycle, and links both ways. REF is skill:NAME[@HOME]."""
-    from ..show import describe_skill
-    from ..workspace import open_workspace
+    from exobrain.artifacts.show import describe_skill
+    from exobrain.workspace import open_workspace
 
     facts = describe_skill(open_workspace(repo), ref)
     if as_json:

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from .edge import command_edge, emit_json, json_option, plain_table, repo_option
+from exobrain.cli.edge import command_edge, emit_json, json_option, plain_table, repo_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 #: Lets a value such as -1 or -5 through as an argument, to be refused with a clear message.
@@ -23,10 +23,10 @@ def _common(func):
 
 
 def _record(kind: str, ref_text: str, value: Any, options: dict[str, Any], **extra: Any) -> None:
-    from ..agents import get_agent
-    from ..refs import canonical, find_declaration, parse_ref
-    from ..signals import author, host_id, make_signal, record_signal
-    from ..workspace import open_workspace
+    from exobrain.agents import get_agent
+    from exobrain.refs import canonical, find_declaration, parse_ref
+    from exobrain.signals.ledger import author, host_id, make_signal, record_signal
+    from exobrain.workspace import open_workspace
 
     if options["agent"]:
         get_agent(options["agent"])
@@ -40,7 +40,7 @@ def _record(kind: str, ref_text: str, value: Any, options: dict[str, Any], **ext
     if options["as_json"]:
         emit_json({**line, "file": path.relative_to(ws.root).as_posix()})
         return
-    from ..signal_view import describe
+    from exobrain.signals.view import describe
 
     click.echo(f"recorded {kind} {describe(line)} on {ref} by {line['by']} "
                f"({path.relative_to(ws.root).as_posix()})")
@@ -126,8 +126,8 @@ def signals(ref: str | None, compact: bool, person: str | None, older_than: int 
     The aggregate follows SPEC-013: a voter's latest vote counts, a rater's latest rank per
     dimension counts, uses and funds add up, calibration outcomes give a completion rate.
     """
-    from ..errors import UsageError
-    from ..workspace import open_workspace
+    from exobrain.errors import UsageError
+    from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
     if compact:
@@ -143,9 +143,9 @@ def signals(ref: str | None, compact: bool, person: str | None, older_than: int 
 
 
 def _list(ws, ref_text: str, as_json: bool) -> None:
-    from ..refs import canonical, find_declaration, parse_ref
-    from ..signal_aggregate import aggregate
-    from ..signal_view import describe, skill_lines, summary
+    from exobrain.refs import canonical, find_declaration, parse_ref
+    from exobrain.signals.aggregate import aggregate
+    from exobrain.signals.view import describe, skill_lines, summary
 
     ref = canonical(find_declaration(ws, parse_ref(ref_text)))
     lines, problems = skill_lines(ws.root, ref)
@@ -176,9 +176,9 @@ def _compact(ws, person: str | None, older_than: int | None, dry_run: bool,
              as_json: bool) -> None:
     import time
 
-    from ..quality import load_weights
-    from ..signal_compact import compact_person
-    from ..signals import author, check_id, day_label, day_number, format_ts
+    from exobrain.signals.quality import load_weights
+    from exobrain.signals.compact import compact_person
+    from exobrain.signals.ledger import author, check_id, day_label, day_number, format_ts
 
     who = check_id(person, "person") if person else author(ws)
     days = older_than if older_than is not None else int(

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from ..registry import TIERS
-from ..skillmd import one_line
-from .edge import (command_edge, emit_json, json_option, plain_table, report_findings,
+from exobrain.registry import TIERS
+from exobrain.skillmd import one_line
+from exobrain.cli.edge import (command_edge, emit_json, json_option, plain_table, report_findings,
                    repo_option, stdout_is_terminal)
 
 STATUS_HEADER = ["NAME", "SCOPE", "OWNER", "TIER", "DECLARED-BY", "DESCRIPTION"]
@@ -35,15 +35,15 @@ def main(show_all: bool, agent: str | None, tier: str | None, as_json: bool, pla
     With --all: every skill declared anywhere, to discover what you could opt into with
     skills-promote.
     """
-    from ..errors import UsageError
-    from ..workspace import open_workspace
+    from exobrain.errors import UsageError
+    from exobrain.workspace import open_workspace
 
     if sum([as_json, plain, fmt != "table"]) > 1:
         raise UsageError("choose one of --json, --plain and --format prompt")
     if show_all and fmt == "prompt":
         raise UsageError("--format prompt lists resolved skills; drop --all")
     if agent is not None:
-        from ..agents import get_agent
+        from exobrain.agents import get_agent
 
         get_agent(agent)
     ws = open_workspace(repo)
@@ -64,7 +64,7 @@ def _connection_line(ws) -> str:
 
 
 def _show_status(ws, agent, tier, as_json, plain, fmt) -> None:
-    from ..catalog import prompt_block, status_rows
+    from exobrain.catalog import prompt_block, status_rows
 
     skills = ws.resolve(agent)
     rows = status_rows(skills, ws.root, tier, everything=as_json)
@@ -93,7 +93,7 @@ def _show_status(ws, agent, tier, as_json, plain, fmt) -> None:
 
 
 def _show_catalog(ws, tier, as_json, plain) -> None:
-    from ..catalog import catalog_rows
+    from exobrain.catalog import catalog_rows
 
     rows = [r for r in catalog_rows(ws) if tier is None or r.entry.tier == tier]
     if as_json:

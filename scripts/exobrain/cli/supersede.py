@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 
 @click.command("supersede")
@@ -19,8 +19,8 @@ from .edge import command_edge, emit_json, json_option, repo_option
 def command(new: str, old: str, dry_run: bool, as_json: bool, repo: Path | None) -> None:
     """Write links.supersedes: OLD into NEW's SKILL.md. Wherever NEW is visible, OLD then
     redirects to it (connect-agent links NEW instead of OLD)."""
-    from ..evolution import supersede
-    from ..workspace import open_workspace
+    from exobrain.artifacts.evolution import supersede
+    from exobrain.workspace import open_workspace
 
     outcome = supersede(open_workspace(repo), new, old, dry_run=dry_run)
     emit_json(outcome.as_json()) if as_json else click.echo(outcome.summary)

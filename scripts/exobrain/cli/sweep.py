@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -24,9 +24,9 @@ def main(dry_run: bool, window: float | None, as_json: bool, repo: Path | None) 
 
     Deprecated skills still resolve (flagged) but rank lower; prints why for each.
     """
-    from ..quality import load_weights
-    from ..sweep import apply_sweep, plan_sweep
-    from ..workspace import open_workspace
+    from exobrain.signals.quality import load_weights
+    from exobrain.signals.sweep import apply_sweep, plan_sweep
+    from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
     weights = load_weights(ws.root)

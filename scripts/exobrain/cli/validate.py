@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -21,9 +21,9 @@ def main(strict: bool, as_json: bool, repo: Path | None) -> None:
     Exit 0 when clean, 1 on errors (or infos with --strict), 2 when a file is unreadable,
     unparseable or breaks its schema.
     """
-    from ..findings import ERROR
-    from ..validate import exit_code, validate
-    from ..workspace import open_workspace
+    from exobrain.findings import ERROR
+    from exobrain.gate.validate import exit_code, validate
+    from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
     findings = validate(ws)

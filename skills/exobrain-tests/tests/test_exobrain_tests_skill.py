@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from exobrain.selftest import CHECKS
+from exobrain.instance.selftest import CHECKS
 from exobrain.skillmd import read_skill, spec_problems
 from exobrain.testkit import isolated_env, run, small_exobrain
 

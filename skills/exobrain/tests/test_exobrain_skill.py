@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from exobrain import docfacts
-from exobrain.artifact import is_version
+from exobrain.instance import docfacts
+from exobrain.artifacts.versions import is_version
 from exobrain.cli.umbrella import VERBS
 from exobrain.skillmd import read_skill, spec_problems
 from exobrain.testkit import isolated_env, run, small_exobrain

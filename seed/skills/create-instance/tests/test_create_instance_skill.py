@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from exobrain.framework import FRAMEWORK_FILES, FRAMEWORK_FOLDERS
+from exobrain.instance.framework import FRAMEWORK_FILES, FRAMEWORK_FOLDERS
 from exobrain.skillmd import read_skill, spec_problems
 from exobrain.testkit import isolated_env, run
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from exobrain.instance import create_instance
+from exobrain.instance.create import create_instance
 from exobrain.skillmd import read_skill, spec_problems
 from exobrain.testkit import git, isolated_env, run
 

@@ -1,0 +1,3 @@
+"""Skills as versioned artifacts: semantic versions, the lock file, registering, lifecycle
+moves, supersession and forks, promotion between scopes, and the artifact checks behind
+skills-validate."""

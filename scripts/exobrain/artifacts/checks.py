@@ -1,0 +1,154 @@
+"""The artifact validators of skills-validate (SPEC-013 section 3), each with its own code:
+
+* ``skill_name_unique`` — no two skills an agent could see share a link name;
+* ``skill_dependencies_resolve`` — every skill ref in ``dependencies.skills`` and ``links.*``
+  names a declared skill; tools and MCP servers are listed as info (they live outside);
+* ``links_acyclic`` — ``supersedes`` and ``derives_from`` form no cycle;
+* ``agentskills_io_compat_check`` — info when a skill uses fields the open standard lacks
+  (they travel in ``metadata`` on export);
+* ``version_bumped`` — a locked skill whose content changed while its version did not, or
+  whose version went backwards (names the files that changed).
+
+(One declaration per name per registry is checked with the registry, also as
+``skill_name_unique``.)
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from exobrain.agents import AGENTS
+from exobrain.artifacts.versions import find_cycles
+from exobrain.catalog import skill_dir
+from exobrain.errors import ExobrainError
+from exobrain.findings import ERROR, INFO, Finding, from_error
+from exobrain.artifacts.lockfile import drift, lock_path, read_lock, version_problem
+from exobrain.refs import parse_ref
+from exobrain.registry import EXTERNAL, Entry, Registry, relative
+from exobrain.resolve import Resolved
+from exobrain.skillmd import SKILL_FILE, SkillDoc, as_list, links_of
+
+#: Frontmatter keys of the Agent Skills standard; everything else is native or agent-specific.
+#: ``version`` is left out of the native list: every artifact has one and it maps one-to-one
+#: onto the conventional ``metadata.version`` on export, so it is not worth an info line.
+STANDARD_FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
+NATIVE_FIELDS = ("triggers", "tags", "personas", "inputs", "outputs", "dependencies",
+                 "examples", "files", "requires_substrate_access", "links", "source",
+                 "source_format", "source_url", "agentskills_io_compat")
+REF_PREDICATES = ("uses_skill", "derives_from", "supersedes")
+
+
+def artifact_findings(root: Path, registries: list[Registry],
+                      docs: dict[tuple[str, str], SkillDoc]) -> list[Finding]:
+    declarations = [e for r in registries for e in r.entries if not e.is_override]
+    found = _link_name_collisions(root, declarations)
+    by_name: dict[str, set[tuple[str, ...]]] = defaultdict(set)
+    for entry in declarations:
+        by_name[entry.name].add(entry.identity)
+    graph: dict[tuple[str, ...], list[tuple[str, ...]]] = defaultdict(list)
+    for (home, name), doc in sorted(docs.items()):
+        rel = relative(root, skill_dir(root, home, name) / SKILL_FILE)
+        found.extend(_reference_findings(rel, doc, by_name, graph, (home, name)))
+        native = [k for k in NATIVE_FIELDS if k in doc.meta]
+        if native:
+            found.append(Finding(INFO, "agentskills_io_compat_check", rel,
+                                 f"native fields {', '.join(native)} are not in the Agent Skills "
+                                 f"standard; export moves them into metadata"))
+    found.extend(_lock_findings(root, registries, docs))
+    for cycle in find_cycles(graph):
+        path = " → ".join(f"{n[1]}@{n[0]}" for n in cycle + cycle[:1])
+        first = relative(root, skill_dir(root, cycle[0][0], cycle[0][1]) / SKILL_FILE)
+        found.append(Finding(ERROR, "links_acyclic", first,
+                             f"supersedes/derives_from links form a cycle: {path}; "
+                             f"remove one of the links"))
+    return found
+
+
+def _reference_findings(rel: str, doc: SkillDoc, by_name: dict[str, set[tuple[str, ...]]],
+                        graph: dict, node: tuple[str, str]) -> list[Finding]:
+    found = []
+    deps = doc.meta.get("dependencies") if isinstance(doc.meta.get("dependencies"), dict) else {}
+    refs = [("dependencies.skills", r) for r in as_list(deps.get("skills")) if isinstance(r, str)]
+    refs += [(f"links.{p}", r) for p in REF_PREDICATES for r in links_of(doc.meta, p)]
+    for where, text in refs:
+        target = _resolve(text, by_name)
+        if target is None:
+            found.append(Finding(ERROR, "skill_dependencies_resolve", rel,
+                                 f"{where}: {text} names no declared skill; declare it or fix "
+                                 f"the reference (skill:NAME or skill:NAME@HOME)"))
+        elif where in ("links.supersedes", "links.derives_from"):
+            graph[node].append(target)
+    for kind in ("tools", "mcp_servers"):
+        names = [str(t) for t in as_list(deps.get(kind))]
+        if names:
+            found.append(Finding(INFO, "skill_dependencies_resolve", rel,
+                                 f"dependencies.{kind}: {', '.join(names)} (provided outside "
+                                 f"this repository; not checked)"))
+    return found
+
+
+def _resolve(text: str, by_name: dict[str, set[tuple[str, ...]]]) -> tuple[str, ...] | None:
+    """A reference's target identity when some declaration matches (any home when none is
+    given: nearest-in-chain depends on the reader's connection, existence does not)."""
+    try:
+        ref = parse_ref(text)
+    except ExobrainError:
+        return None
+    candidates = by_name.get(ref.name, set())
+    if ref.home is None:
+        return min(candidates) if candidates else None
+    if ref.home.startswith(f"{EXTERNAL}/"):
+        key = (EXTERNAL, ref.name, ref.home.split("/", 1)[1])
+    else:
+        key = (ref.home, ref.name)
+    return key if key in candidates else None
+
+
+def _link_name_collisions(root: Path, declarations: list[Entry]) -> list[Finding]:
+    """Two different skills that would get the same folder name in one agent's skills dir."""
+    found, reported = [], set()
+    for agent in AGENTS:
+        names: dict[str, Entry] = {}
+        for entry in declarations:
+            if not entry.applies_to(agent.name):
+                continue
+            home = EXTERNAL if entry.source else entry.scope
+            link = Resolved(entry.name, home, entry.tier, entry.owner, entry, None).link_name
+            other = names.setdefault(link, entry)
+            if other.identity != entry.identity and (link, entry.identity) not in reported:
+                reported.add((link, entry.identity))
+                rel = relative(root, (root if entry.scope == "global" else root / entry.scope)
+                               / "skills.json")
+                found.append(Finding(ERROR, "skill_name_unique", rel,
+                                     f"link name {link!r} collides with {other.name!r} declared "
+                                     f"in {other.scope} (agent {agent.name}); rename one",
+                                     entry=entry.label()))
+    return found
+
+
+def _lock_findings(root: Path, registries: list[Registry],
+                   docs: dict[tuple[str, str], SkillDoc]) -> list[Finding]:
+    found: list[Finding] = []
+    for registry in registries:
+        path = lock_path(root, registry.scope)
+        if not path.exists():
+            continue
+        rel = relative(root, path)
+        try:
+            lock = read_lock(root, registry.scope)
+        except ExobrainError as exc:
+            found.append(from_error("version_bumped", rel, exc.message, path))
+            continue
+        for name, locked in sorted(lock["skills"].items()):
+            doc = docs.get((registry.scope, name))
+            if doc is None:
+                continue  # a missing folder is reported against its declaration
+            version = doc.meta.get("version")
+            folder = skill_dir(root, registry.scope, name)
+            problem = version_problem(str(version) if version is not None else None, locked,
+                                      drift(folder, locked))
+            if problem:
+                found.append(Finding(ERROR, "version_bumped",
+                                     relative(root, folder / SKILL_FILE), problem))
+    return found

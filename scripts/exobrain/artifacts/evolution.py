@@ -1,0 +1,168 @@
+"""How skills replace and derive from each other: lifecycle moves, supersession and forks.
+
+Each operation checks everything first and then writes through the shared machinery (the
+registry editor for declarations, atomic writes for SKILL.md files), so a refused operation
+leaves every file as it was.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from exobrain.artifacts.versions import find_cycles
+from exobrain.catalog import skill_dir
+from exobrain.util.dirhash import SKIPPED_DIRS, is_skipped_file
+from exobrain.errors import UsageError
+from exobrain.util.fileio import atomic_write_text, read_text
+from exobrain.lifecycle import check_transition
+from exobrain.artifacts.lockfile import empty_lock, check_lock_data, lock_entry, lock_path
+from exobrain.refs import canonical, find_declaration, parse_ref, ref_identity
+from exobrain.registry import Entry, relative
+from exobrain.registry_edit import (edit_registry, ordered_entry, update_json_file, with_key,
+                            without_key)
+from exobrain.scopes import check_scope_path, scope_at
+from exobrain.skillmd import SKILL_FILE, add_link, dump_frontmatter, links_of, parse, read_skill
+from exobrain.workspace import Workspace
+
+FORK_VERSION = "0.1.0"
+
+
+@dataclass
+class Outcome:
+    """What an operation did (or would do, with ``dry_run``), for text and JSON output."""
+
+    summary: str
+    files: list[str]
+
+    def as_json(self) -> dict:
+        return {"summary": self.summary, "files": self.files}
+
+
+def in_tree(ws: Workspace, text_ref: str) -> Entry:
+    """The in-tree declaration a reference names (external skills have no files here)."""
+    entry = find_declaration(ws, parse_ref(text_ref))
+    if entry.source is not None:
+        raise UsageError(f"{canonical(entry)} is an external skill; its files live upstream",
+                         hint="fork it into a scope first: exobrain fork REF --into SCOPE")
+    return entry
+
+
+def set_lifecycle(ws: Workspace, text_ref: str, to: str, *, dry_run: bool = False) -> Outcome:
+    """Move a declaration's lifecycle along an allowed transition."""
+    entry = find_declaration(ws, parse_ref(text_ref))
+    check_transition(canonical(entry), entry.lifecycle, to)
+    if entry.lifecycle == to:
+        return Outcome(f"{canonical(entry)} is already {to}", [])
+    with edit_registry(ws.root, entry.scope, dry_run=dry_run) as edit:
+        index = edit.find(name=entry.name, owner=entry.owner, **{"from": None})[-1]
+        current = edit.entries[index]
+        # "active" is the default: the key goes away rather than being spelled out
+        edit.entries[index] = (without_key(current, "lifecycle") if to == "active"
+                               else with_key(current, "lifecycle", to))
+    return Outcome(f"{canonical(entry)}: lifecycle {entry.lifecycle} → {to}", [edit.rel])
+
+
+def supersede(ws: Workspace, new_ref: str, old_ref: str, *, dry_run: bool = False) -> Outcome:
+    """Record in NEW's SKILL.md that it supersedes OLD (refusing self-links and cycles)."""
+    new, old = in_tree(ws, new_ref), find_declaration(ws, parse_ref(old_ref))
+    if new.identity == old.identity:
+        raise UsageError(f"{canonical(new)} cannot supersede itself")
+    path = skill_dir(ws.root, new.scope, new.name) / SKILL_FILE
+    text = read_text(path)
+    doc = parse(text, path)
+    target = canonical(old)
+    if target in links_of(doc.meta, "supersedes"):
+        return Outcome(f"{canonical(new)} already supersedes {target}", [])
+    edges = _supersedes_graph(ws)
+    edges.setdefault(new.identity, []).append(old.identity)
+    if find_cycles(edges):
+        raise UsageError(f"{canonical(new)} superseding {target} would make a cycle",
+                         hint=f"exobrain show {target} lists what it supersedes")
+    if not dry_run:
+        atomic_write_text(path, add_link(text, "supersedes", target))
+    return Outcome(f"{canonical(new)} now supersedes {target}", [relative(ws.root, path)])
+
+
+def _supersedes_graph(ws: Workspace) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
+    declarations = [e for r in ws.all_registries() for e in r.entries if not e.is_override]
+    edges: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+    for entry in declarations:
+        if entry.source:
+            continue
+        path = skill_dir(ws.root, entry.scope, entry.name) / SKILL_FILE
+        try:
+            refs = links_of(read_skill(path).meta, "supersedes")
+        except Exception:  # noqa: BLE001 - unreadable skills are skills-validate's business
+            continue
+        targets = [t for t in (ref_identity(parse_ref(r), declarations) for r in refs) if t]
+        if targets:
+            edges[entry.identity] = targets
+    return edges
+
+
+def fork(ws: Workspace, text_ref: str, into: str, *, name: str | None = None,
+         owner: str | None = None, dry_run: bool = False) -> Outcome:
+    """Copy a skill into ``into`` as a new native draft that derives from the original."""
+    original = in_tree(ws, text_ref)
+    scope = check_scope_path(into)
+    if scope_at(ws.root, scope, ws.config) is None:
+        raise UsageError(f"--into {into}: not a scope (no {scope}/AGENTS.md)")
+    new_name = name or original.name
+    source_dir = skill_dir(ws.root, original.scope, original.name)
+    target_dir = skill_dir(ws.root, scope, new_name)
+    if target_dir.exists():
+        raise UsageError(f"{relative(ws.root, target_dir)} already exists",
+                         hint="choose another name with --name")
+    who = owner or ws.connection.person or (sorted(ws.my_ids)[0] if ws.my_ids else None)
+    if who is None:
+        raise UsageError("a fork needs an owner", hint="connect as a person or pass --owner")
+    doc = read_skill(source_dir / SKILL_FILE)
+    meta = dict(doc.meta)
+    origin_lock = lock_entry(source_dir, str(meta.get("version") or FORK_VERSION))
+    meta["name"] = new_name
+    meta["version"] = FORK_VERSION
+    meta["source"] = "native"
+    links = dict(meta.get("links") or {})
+    links.pop("supersedes", None)
+    links["derives_from"] = [{"ref": canonical(original), "version": origin_lock["version"],
+                              "hash": origin_lock["hash"]}]
+    meta["links"] = links
+    files = [relative(ws.root, target_dir / SKILL_FILE), relative(ws.root, ws.root / scope)]
+    if dry_run:
+        return Outcome(f"would fork {canonical(original)} into skill:{new_name}@{scope}", files)
+    try:
+        with edit_registry(ws.root, scope) as edit:
+            if edit.find(name=new_name, **{"from": None, "source": None}):
+                raise UsageError(f"{new_name} is already declared in {edit.rel}")
+            _copy_skill(source_dir, target_dir, dump_frontmatter(meta, doc.body))
+            edit.upsert(ordered_entry({"name": new_name, "owner": who, "tier": "optional",
+                                       "lifecycle": "draft"}), name=new_name,
+                        **{"from": None, "source": None})
+    except BaseException:
+        if target_dir.exists():  # we created it a moment ago; the registry was not written
+            shutil.rmtree(target_dir)
+        raise
+    with update_json_file(lock_path(ws.root, scope), default=empty_lock,
+                          check=check_lock_data, durable=False) as update:
+        update.data["skills"][new_name] = lock_entry(target_dir, FORK_VERSION)
+        update.data["skills"] = dict(sorted(update.data["skills"].items()))
+    return Outcome(f"forked {canonical(original)} into skill:{new_name}@{scope} "
+                   f"(draft {FORK_VERSION}, owner {who})", files)
+
+
+def _copy_skill(source: Path, target: Path, skill_md: str) -> None:
+    """Copy a skill folder (junk left out) via a temp folder and one rename."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        shutil.copytree(source, staging, dirs_exist_ok=True, symlinks=True,
+                        ignore=lambda d, names: [n for n in names
+                                                 if n in SKIPPED_DIRS or is_skipped_file(n)])
+        (staging / SKILL_FILE).write_text(skill_md, encoding="utf-8")
+        staging.rename(target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise

@@ -1,0 +1,210 @@
+"""``exobrain register`` and ``exobrain lock``: make a skill folder a versioned artifact.
+
+Register checks the SKILL.md (Agent Skills rules and the native schema), optionally bumps its
+version (only the ``version:`` line changes), declares it in its scope's registry and writes its
+lock entry. Lock recomputes lock entries repository-wide, refusing content that changed without
+a version bump; ``--check`` only reports.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from exobrain.artifacts.versions import bump as bump_version, is_version
+from exobrain.catalog import skill_dir
+from exobrain.errors import InputFileError, UsageError
+from exobrain.util.fileio import atomic_write_text, read_text
+from exobrain.artifacts.lockfile import (check_lock_data, drift, empty_lock, lock_entry, lock_path, read_lock,
+                       version_problem)
+from exobrain.registry import relative
+from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
+from exobrain.scopes import GLOBAL, scope_at
+from exobrain.skillmd import SKILL_FILE, parse, quick_meta, set_scalar, spec_problems
+from exobrain.workspace import Workspace
+from exobrain.paths import packaged
+
+FIRST_VERSION = "0.1.0"
+
+
+@lru_cache(maxsize=1)
+def _native_validator():
+    import jsonschema
+
+    schema = json.loads(packaged("skill.schema.json").read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def native_errors(meta: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """Violations of the native SKILL.md schema as (top-level key or "", JSON Schema keyword,
+    "field: rule"); importers use the key to move a field that does not fit aside."""
+    problems = []
+    for error in sorted(_native_validator().iter_errors(meta), key=lambda e: list(map(str, e.path))):
+        where = ".".join(str(p) for p in error.absolute_path) or "frontmatter"
+        rule = error.schema.get("description") if isinstance(error.schema, dict) else None
+        key = str(error.absolute_path[0]) if error.absolute_path else ""
+        problems.append((key, str(error.validator), f"{where}: {rule or error.message}"))
+    return problems
+
+
+def native_problems(meta: dict[str, Any]) -> list[str]:
+    """Violations of the native SKILL.md schema (frontmatter field: rule)."""
+    return [message for _, _, message in native_errors(meta)]
+
+
+def skill_home(root: Path, folder: Path) -> tuple[str, str]:
+    """(scope, name) of a skill folder ``<scope>/skills/<name>``; anything else is refused."""
+    folder = folder.resolve()
+    if folder.name == SKILL_FILE:
+        folder = folder.parent
+    try:
+        rel = folder.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        raise UsageError(f"{folder} is not inside the exobrain at {root}") from None
+    parts = rel.split("/")
+    if len(parts) < 2 or parts[-2] != "skills":
+        raise UsageError(f"{rel}: a skill folder must be <scope>/skills/<name>",
+                         hint="move the folder under a scope's skills/ folder")
+    scope = "/".join(parts[:-2]) or GLOBAL
+    return scope, parts[-1]
+
+
+@dataclass
+class Registered:
+    ref: str
+    version: str
+    hash: str
+    bumped_from: str | None = None
+    declared: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def register(ws: Workspace, folder: Path, *, bump: str | None = None, tier: str | None = None,
+             owner: str | None = None, dry_run: bool = False) -> Registered:
+    """Check, optionally bump, declare and lock one skill folder."""
+    scope, name = skill_home(ws.root, folder)
+    if scope != GLOBAL and scope_at(ws.root, scope, ws.config) is None:
+        raise UsageError(f"{scope} is not a scope (no {scope}/AGENTS.md)")
+    path = skill_dir(ws.root, scope, name) / SKILL_FILE
+    text = read_text(path)
+    doc = parse(text, path)
+    problems = [m for _, m in spec_problems(doc.meta, name)] + native_problems(doc.meta)
+    if problems:
+        raise InputFileError(f"{relative(ws.root, path)}: " + "; ".join(problems),
+                             hint="fix the frontmatter, then register again")
+    version = doc.meta.get("version")
+    notes: list[str] = []
+    locked = read_lock(ws.root, scope)["skills"].get(name)
+    if version is None:
+        version = FIRST_VERSION
+        notes.append(f"no version yet: set {FIRST_VERSION}")
+    elif not is_version(version):
+        raise InputFileError(f"{relative(ws.root, path)}: version {version!r} is not MAJOR.MINOR.PATCH")
+    bumped_from = None
+    if bump:
+        bumped_from, version = version, bump_version(str(version), bump)
+    if bump or version != doc.meta.get("version"):
+        text = set_scalar(text, "version", str(version))
+    if locked is not None:
+        folder_drift = drift(path.parent, locked)
+        if bump is None:
+            problem = version_problem(str(version), locked, folder_drift)
+            if problem:
+                raise UsageError(f"{relative(ws.root, path)}: {problem}")
+        elif not _newer(str(version), locked["version"]):
+            raise UsageError(f"{relative(ws.root, path)}: bumped version {version} is not newer "
+                             f"than the locked {locked['version']}")
+    declared = _declare(ws, scope, name, tier, owner, dry_run)
+    if not dry_run and text != read_text(path):
+        atomic_write_text(path, text)
+    entry = lock_entry(path.parent, str(version))
+    if dry_run:
+        return Registered(f"skill:{name}@{scope}", str(version), entry["hash"], bumped_from,
+                          declared, notes)
+    with update_json_file(lock_path(ws.root, scope), default=empty_lock,
+                          check=check_lock_data, durable=False) as update:
+        previous = update.data["skills"].get(name, {})
+        update.data["skills"][name] = {**entry, **{k: v for k, v in previous.items()
+                                                  if k not in entry}}
+        update.data["skills"] = dict(sorted(update.data["skills"].items()))
+    return Registered(f"skill:{name}@{scope}", str(version), entry["hash"], bumped_from,
+                      declared, notes)
+
+
+def _newer(a: str, b: str) -> bool:
+    from exobrain.artifacts.versions import parse_version
+
+    return parse_version(a) > parse_version(b)
+
+
+def _declare(ws: Workspace, scope: str, name: str, tier: str | None, owner: str | None,
+             dry_run: bool) -> bool:
+    """Add the declaration when missing (owner from --owner or the connection); update the tier
+    when one is given. Returns True when the registry changed."""
+    with edit_registry(ws.root, scope, dry_run=dry_run) as edit:
+        existing = edit.find(name=name, **{"from": None, "source": None})
+        if existing:
+            if tier is not None:
+                current = edit.entries[existing[-1]]
+                edit.upsert({**current, "tier": tier}, name=name, **{"from": None, "source": None})
+            return edit.changed
+        who = owner or ws.connection.person or (sorted(ws.my_ids)[0] if ws.my_ids else None)
+        if who is None:
+            raise UsageError(f"{name}: no owner for the new declaration",
+                             hint="connect as a person (connect-agent … --person ID) or pass --owner")
+        edit.upsert(ordered_entry({"name": name, "owner": who, "tier": tier or "optional"}),
+                    name=name, **{"from": None, "source": None})
+        return edit.changed
+
+
+@dataclass
+class LockReport:
+    written: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+
+def lock_all(ws: Workspace, *, check: bool = False) -> LockReport:
+    """Bring every lock up to date (or, with ``check``, only report what is out of date).
+
+    Unlocked skills with a version are locked; content that changed while the version stayed
+    is refused (bump it with register --bump) and reported as stale.
+    """
+    report = LockReport()
+    for registry in ws.all_registries(include_seed=True):
+        updates: dict[str, dict] = {}
+        lock = read_lock(ws.root, registry.scope)["skills"]
+        for entry in registry.entries:
+            if entry.is_override or entry.source:
+                continue
+            path = skill_dir(ws.root, registry.scope, entry.name) / SKILL_FILE
+            if not path.is_file():
+                continue
+            version = quick_meta(path, ("version",)).get("version")
+            if not is_version(version):
+                continue
+            ref = f"skill:{entry.name}@{registry.scope}"
+            locked = lock.get(entry.name)
+            if locked is None:
+                report.stale.append(f"{ref}: not locked")
+                updates[entry.name] = lock_entry(path.parent, version)
+                continue
+            folder_drift = drift(path.parent, locked)
+            problem = version_problem(version, locked, folder_drift)
+            if problem:
+                report.stale.append(f"{ref}: {problem}")
+                report.refused.append(ref)
+            elif version != locked["version"] or folder_drift.any:
+                report.stale.append(f"{ref}: locked {locked['version']}, now {version}")
+                updates[entry.name] = lock_entry(path.parent, version)
+        if updates and not check:
+            with update_json_file(lock_path(ws.root, registry.scope), default=empty_lock,
+                                  check=check_lock_data, durable=False) as update:
+                for name, item in updates.items():
+                    update.data["skills"][name] = {**update.data["skills"].get(name, {}), **item}
+                update.data["skills"] = dict(sorted(update.data["skills"].items()))
+            report.written += [f"skill:{n}@{registry.scope}" for n in updates]
+    return report

@@ -1,0 +1,98 @@
+"""Everything known about one skill, gathered for ``exobrain show``.
+
+Read-only: the declaration(s) and overrides across the repository, the SKILL.md frontmatter,
+how it resolves for this connection, and its links in both directions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from exobrain.catalog import skill_dir
+from exobrain.errors import ExobrainError
+from exobrain.util.fileio import read_text
+from exobrain.refs import SkillRef, canonical, entry_home, find_declaration, parse_ref
+from exobrain.registry import EXTERNAL, Entry, relative
+from exobrain.skillmd import SKILL_FILE, links_of, parse, read_skill
+from exobrain.workspace import Workspace
+
+LINK_PREDICATES = ("uses_tool", "uses_skill", "derives_from", "documents_artifact", "supersedes")
+
+
+def entry_json(entry: Entry, root) -> dict[str, Any]:
+    data = {"registry": relative(root, (root if entry.scope == "global" else root / entry.scope)
+                                 / "skills.json"), "index": entry.index, "tier": entry.tier}
+    for key, value in (("owner", entry.owner), ("from", entry.origin), ("force", entry.force),
+                       ("agent", entry.agent), ("lifecycle", entry.lifecycle)):
+        if value not in (None, False):
+            data[key] = value
+    if entry.skip_agents:
+        data["skipAgents"] = list(entry.skip_agents)
+    return data
+
+
+def describe_skill(ws: Workspace, text_ref: str) -> dict[str, Any]:
+    """The facts ``exobrain show`` prints, as one JSON-ready mapping."""
+    declaration = find_declaration(ws, parse_ref(text_ref))
+    identity = declaration.identity
+    home = entry_home(declaration)
+    registries = ws.all_registries()
+    entries = [e for r in registries for e in r.entries if e.identity == identity]
+    facts: dict[str, Any] = {
+        "ref": canonical(declaration), "name": declaration.name, "home": home,
+        "owner": declaration.owner, "lifecycle": declaration.lifecycle,
+        "declarations": [entry_json(e, ws.root) for e in entries if not e.is_override],
+        "overrides": [entry_json(e, ws.root) for e in entries if e.is_override],
+    }
+    row = next((r for r in ws.resolve() if r.identity == identity), None)
+    facts["resolved"] = ({"tier": row.tier, "decided_by": row.declared_by, "note": row.note}
+                         if row else {"tier": "off", "decided_by": "-",
+                                      "note": "not in your connected chain"})
+    if declaration.source:
+        facts["source"] = declaration.source
+        facts["frontmatter"] = {}
+        facts["links"] = {}
+    else:
+        path = skill_dir(ws.root, declaration.scope, declaration.name) / SKILL_FILE
+        facts["path"] = relative(ws.root, path)
+        meta = read_skill(path).meta
+        facts["frontmatter"] = meta
+        facts["version"] = meta.get("version")
+        facts["links"] = {p: links_of(meta, p) if p in ("uses_skill", "derives_from", "supersedes")
+                          else list((meta.get("links") or {}).get(p) or [])
+                          for p in LINK_PREDICATES if (meta.get("links") or {}).get(p)}
+    facts["linked_from"] = _incoming(ws, declaration)
+    return facts
+
+
+def _incoming(ws: Workspace, target: Entry) -> dict[str, list[str]]:
+    """Who supersedes, derives from or uses this skill (refs naming it, by home or by name)."""
+    found: dict[str, list[str]] = {}
+    for registry in ws.all_registries():
+        for entry in registry.entries:
+            if entry.is_override or entry.source or entry.identity == target.identity:
+                continue
+            path = skill_dir(ws.root, entry.scope, entry.name) / SKILL_FILE
+            try:
+                text = read_text(path)
+                if target.name not in text:
+                    continue
+                meta = parse(text, path).meta
+            except ExobrainError:
+                continue
+            for predicate in ("supersedes", "derives_from", "uses_skill"):
+                for text_ref in links_of(meta, predicate):
+                    if _names(text_ref, target):
+                        found.setdefault(predicate, []).append(canonical(entry))
+    return found
+
+
+def _names(text_ref: str, target: Entry) -> bool:
+    try:
+        ref: SkillRef = parse_ref(text_ref)
+    except ExobrainError:
+        return False
+    if ref.name != target.name:
+        return False
+    return ref.home is None or ref.home == (f"{EXTERNAL}/{target.owner}" if target.source
+                                            else target.scope)

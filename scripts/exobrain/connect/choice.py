@@ -1,0 +1,199 @@
+"""Which scopes to connect: explicit flags, else the stored ``.exobrain.json``, else a wizard
+(only on a terminal), else guest.
+
+Flags never create anything and name only scopes that exist; a name that matches nothing is
+said out loud, and when nothing at all matches nothing is connected. The wizard is the one
+place that may create scope folders (a person, a host), and only after asking; it talks
+through injected ``prompt``/``confirm``/``echo`` callables so it can be tested without a
+terminal.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from exobrain.errors import OperationFailed, UsageError
+from exobrain.util.fileio import atomic_write_text
+from exobrain.scopes import SCOPE_FLAG, Connection, ScopeConfig, check_scope_path, discover_scopes, scope_at
+
+GENERIC_LOGINS = frozenset({"root", "admin", "administrator", "ubuntu", "debian", "centos",
+                            "ec2-user", "pi", "user", "vagrant", "guest", "test", "fedora",
+                            "azureuser", "opc", "docker"})
+_ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+
+
+@dataclass(frozen=True)
+class Flags:
+    """The connection flags of ``connect-agent``."""
+
+    person: str | None = None
+    host: str | None = None
+    groups: tuple[str, ...] = ()
+    scopes: tuple[str, ...] = ()
+    guest: bool = False
+
+    @property
+    def given(self) -> bool:
+        return bool(self.person or self.host or self.groups or self.scopes or self.guest)
+
+
+@dataclass
+class Choice:
+    """The connection to use and where it came from (flags, stored, wizard or guest)."""
+
+    source: str
+    connected_scopes: list[str]
+    person: str | None = None
+    notes: list[str] = field(default_factory=list)
+    create: list[str] = field(default_factory=list)   # scope folders the wizard will create
+
+
+def short_hostname() -> str:
+    import socket  # only when a host name is needed
+
+    return socket.gethostname().split(".", 1)[0].lower()
+
+
+def folder_for(config: ScopeConfig, kind: str) -> str:
+    """The collection folder holding scopes of ``kind`` (``people`` for person, …)."""
+    for folder, found in config.collections:
+        if found == kind:
+            return folder
+    raise UsageError(f"scopes.json has no collection of type {kind!r}",
+                     hint=f'add {{"folder": …, "type": "{kind}"}} to scopes.json')
+
+
+def _plain_id(value: str, what: str) -> str:
+    text = value.strip()
+    if not _ID.match(text) or "__" in text or len(text) > 64:
+        raise UsageError(f"{what} {value!r} must be lowercase letters, digits, '.', '_' or '-' "
+                         f"(no '__')")
+    return text
+
+
+def from_flags(root: Path, config: ScopeConfig, flags: Flags, stored: Connection,
+               hostname: str) -> Choice:
+    """The connection the flags name. Scopes that do not exist are reported and left out."""
+    if flags.guest:
+        if flags.person or flags.host or flags.groups or flags.scopes:
+            raise UsageError("--guest connects no scope: drop --person/--host/--group/--scope")
+        return Choice("flags", [], None, ["guest: global skills only"])
+    leaves, notes, asked = [], [], []
+    person_leaf: list[str] = []
+    person = _plain_id(flags.person, "--person") if flags.person else None
+    if flags.host and not person:
+        person = stored.person
+        if not person:
+            raise UsageError("--host needs --person (no person is stored in .exobrain.json)")
+    if person:
+        people = folder_for(config, "person")
+        person_path = f"{people}/{person}"
+        asked.append(f"--person {person}")
+        if scope_at(root, person_path, config) is None:
+            notes.append(f"no person scope {person_path} ({person_path}/{SCOPE_FLAG} missing)")
+        else:
+            host = _plain_id(flags.host, "--host") if flags.host else hostname
+            host_path = f"{person_path}/{folder_for(config, 'host')}/{host}" if host else None
+            if host_path and scope_at(root, host_path, config) is not None:
+                person_leaf.append(host_path)
+            else:
+                person_leaf.append(person_path)
+                if host_path:
+                    notes.append(f"no host scope {host_path}; connected {person_path} only")
+    for group in flags.groups:
+        path = f"{folder_for(config, 'group')}/{_plain_id(group, '--group')}"
+        asked.append(f"--group {group}")
+        if scope_at(root, path, config) is None:
+            notes.append(f"no group scope {path} ({path}/{SCOPE_FLAG} missing)")
+        else:
+            leaves.append(path)
+    for raw in flags.scopes:
+        path = check_scope_path(raw)
+        asked.append(f"--scope {raw}")
+        if path == "global" or scope_at(root, path, config) is None:
+            notes.append(f"--scope {raw}: not a scope (no {path}/{SCOPE_FLAG} in a collection)")
+        else:
+            leaves.append(path)
+    leaves += person_leaf
+    if not leaves:
+        raise OperationFailed(f"nothing connected: {', '.join(asked)} matched no scope ("
+                              + "; ".join(notes) + ")",
+                              hint="check the spelling, run connect-agent on a terminal to create "
+                                   "your scope, or pass --guest")
+    return Choice("flags", list(dict.fromkeys(leaves)), person, notes)
+
+
+def stored_choice(stored: Connection) -> Choice:
+    return Choice("stored", list(stored.connected_scopes), stored.person)
+
+
+Prompt = Callable[[str, str], str]
+Confirm = Callable[[str, bool], bool]
+Echo = Callable[[str], None]
+
+
+def wizard(root: Path, config: ScopeConfig, *, prompt: Prompt, confirm: Confirm, echo: Echo,
+           login: str, hostname: str) -> Choice:
+    """Ask who this is and which scopes to connect; offer to create a missing person or host
+    scope (a folder with a stub AGENTS.md, written when the connect is applied)."""
+    people = folder_for(config, "person")
+    found = discover_scopes(root, config).scopes
+    persons = [s.name for s in found if s.type == "person"]
+    groups = [s.name for s in found if s.type == "group" and s.path.count("/") == 1]
+    echo(f"People here: {', '.join(persons) if persons else '(none yet)'}")
+    default = "" if login.lower() in GENERIC_LOGINS else login.lower()
+    while True:
+        answer = prompt("Your handle (empty: connect as guest)", default).strip().lower()
+        if not answer:
+            return Choice("wizard", [], None, ["guest: global skills only"])
+        if not _ID.match(answer) or "__" in answer:
+            echo("A handle is lowercase letters, digits, '.', '_' or '-'.")
+            continue
+        if answer in GENERIC_LOGINS and not confirm(
+                f"'{answer}' looks like a shared login, not a person. Use it anyway?", False):
+            continue
+        person_path = f"{people}/{answer}"
+        if answer in persons:
+            if not confirm(f"{person_path} already exists. Is that you?", True):
+                continue
+            create = []
+        elif confirm(f"Create {person_path} with a stub {SCOPE_FLAG}?", True):
+            create = [person_path]
+        else:
+            continue
+        break
+    notes, leaf = [], person_path
+    host = prompt("This machine's host name (empty: none)", hostname).strip().lower()
+    if host and (not _ID.match(host) or "__" in host):
+        notes.append(f"host {host!r} is not a valid scope name; skipped")
+    elif host:
+        host_path = f"{person_path}/{folder_for(config, 'host')}/{host}"
+        if scope_at(root, host_path, config) is not None:
+            leaf = host_path
+        elif confirm(f"Create {host_path} with a stub {SCOPE_FLAG}?", True):
+            create.append(host_path)
+            leaf = host_path
+    leaves = []
+    if groups:
+        echo(f"Groups here: {', '.join(groups)}")
+        picked = prompt("Groups to join (comma-separated, empty: none)", "")
+        for name in filter(None, (g.strip() for g in picked.split(","))):
+            if name in groups:
+                leaves.append(f"{folder_for(config, 'group')}/{name}")
+            else:
+                notes.append(f"no group {name!r} here; skipped")
+    return Choice("wizard", [*leaves, leaf], answer, notes, create)
+
+
+def create_scopes(root: Path, paths: list[str]) -> None:
+    """Create the folders the wizard was allowed to create, each with a stub AGENTS.md."""
+    for path in paths:
+        flag = root / path / SCOPE_FLAG
+        if flag.exists():
+            continue
+        name = path.rsplit("/", 1)[-1]
+        atomic_write_text(flag, f"# {name}\n\nInstructions for agents working in the scope "
+                                f"`{path}` go here.\n")

@@ -1,0 +1,329 @@
+"""connect-agent as a library: choose the connection, resolve, plan, apply, run scope hooks.
+
+:func:`connect` is the whole command without the terminal: it returns a :class:`Report` that
+the CLI renders as lines or JSON. Everything it changes goes through :func:`linker.apply`
+after a plan that read the disk once, so ``dry_run`` and a second identical run write nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from exobrain.connect import githooks, linker, preload, scopehooks, surfaces
+from exobrain.agents import AGENTS, Agent, get_agent, optional_dir
+from exobrain.catalog import skill_dir
+from exobrain.util.dirhash import INSTALL_RECORD
+from exobrain.connect.choice import (Choice, Flags, create_scopes, from_flags, short_hostname,
+                             stored_choice)
+from exobrain.errors import InputFileError, UsageError
+from exobrain.util.fileio import dump_json
+from exobrain.findings import Finding
+from exobrain.resolve import Resolved
+from exobrain.scopes import (CONNECTION_FILE, SCOPE_FLAG, Connection, connection_data,
+                     read_connection)
+from exobrain.workspace import Workspace, open_workspace, workspace_for
+
+USER_AGENTS_KEY = "user_agents"
+Wizard = Callable[[Workspace], Choice]
+#: Installs external skills before links are planned: called with keyword arguments ws,
+#: agent, rows and skills_dir (see :func:`fetch_external`); whatever it raises is a warning.
+ExternalSync = Callable[..., Any]
+
+
+@dataclass
+class Request:
+    """What the command line asked for (the CLI fills it; tests build it directly)."""
+
+    agent: str
+    repo: Path | None = None
+    relink: bool = False
+    dry_run: bool = False
+    user: bool = False
+    flags: Flags = field(default_factory=Flags)
+    wizard: Wizard | None = None          # set only when stdin and stdout are terminals
+    hook_timeout: float = scopehooks.DEFAULT_TIMEOUT
+    hostname: str | None = None          # default: this machine's short host name
+    external_sync: ExternalSync | None = None
+    persona: str | None = None           # preload this persona's skills ("" forgets it)
+    discover: str | None = None          # write discovered-skills.md for this task ("" forgets)
+
+
+@dataclass
+class Report:
+    """What a connect decided and did, for the CLI to print as lines or JSON."""
+
+    agent: str
+    level: str
+    root: Path
+    skills_dir: Path
+    dry_run: bool
+    source: str = ""
+    connected_scopes: list[str] = field(default_factory=list)
+    person: str | None = None
+    chain: list[str] = field(default_factory=list)
+    actions: list[linker.Action] = field(default_factory=list)
+    hooks_planned: list[scopehooks.ScopeHook] = field(default_factory=list)
+    hooks_run: list[scopehooks.HookResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    never_connected: bool = False
+    applied: int = 0
+    external: Any = None          # the fetcher's report (a FetchReport) when it ran
+
+    @property
+    def exit_code(self) -> int:
+        if any(f.bad_input for f in self.findings):
+            return 2
+        failed = any(not r.ok for r in self.hooks_run)
+        return 1 if self.problems or failed else 0
+
+
+def agent_list(connection: Connection, user_level: bool) -> list[str]:
+    """The agents connected at project level (``agents``) or user level (``user_agents``)."""
+    if not user_level:
+        return list(connection.agents)
+    value = connection.raw.get(USER_AGENTS_KEY, [])
+    if not isinstance(value, list) or not all(isinstance(a, str) for a in value):
+        raise InputFileError(f"{CONNECTION_FILE}: {USER_AGENTS_KEY} must be a list of agent names")
+    return list(value)
+
+
+def updated_connection(stored: Connection, choice: Choice, agent: str,
+                       user_level: bool) -> Connection:
+    """The stored connection with the chosen scopes and ``agent`` recorded at its level."""
+    raw = dict(stored.raw)
+    agents = agent_list(stored, False)
+    if user_level:
+        users = agent_list(stored, True)
+        raw[USER_AGENTS_KEY] = users + ([agent] if agent not in users else [])
+    elif agent not in agents:
+        agents.append(agent)
+    return Connection(list(choice.connected_scopes), choice.person, agents, raw)
+
+
+def connect(request: Request) -> Report:
+    """Choose the connection, resolve for the agent, plan every change, then (unless
+    ``dry_run``) apply the plan, record the connection and run the scope hooks.
+
+    A run that has something to change takes the connection file's lock and, when another
+    process rewrote the connection meanwhile, plans again under it from a fresh read, so two
+    connects at once never lose each other's agent; a run with nothing to change takes no
+    lock and writes nothing."""
+    agent = get_agent(request.agent)
+    ws = open_workspace(request.repo)
+    user_level = agent.is_user_level(request.user)
+    if request.relink:
+        if request.flags.given:
+            raise UsageError("--relink re-applies the stored connection: drop "
+                             "--person/--host/--group/--scope/--guest, or drop --relink")
+        connected = agent_list(ws.connection, user_level)
+        if agent.name not in connected:
+            report = _empty_report(ws, agent, request)
+            report.never_connected = True
+            report.notes.append(
+                f"{agent.name} was never connected here at {report.level} level "
+                f"({CONNECTION_FILE} lists: {', '.join(connected) or 'none'}); nothing to do")
+            return report
+        choice = stored_choice(ws.connection)
+    else:
+        choice = _choose(ws, request)
+    if choice.create and not request.dry_run:
+        create_scopes(ws.root, choice.create)
+        choice.notes += [f"created {path}/{SCOPE_FLAG}" for path in choice.create]
+    report = _prepare(ws, agent, choice, request, sync=True)
+    if request.dry_run:
+        return report
+    if any(action.changes for action in report.actions):
+        from exobrain.registry_edit import file_lock  # only a run that writes pays for the lock
+
+        with file_lock(ws.root / CONNECTION_FILE):
+            if _stored_changed(ws):
+                fresh = open_workspace(ws.root)
+                if choice.source == "stored":
+                    choice = stored_choice(fresh.connection)
+                first, report = report, _prepare(fresh, agent, choice, request, sync=False)
+                report.notes = list(dict.fromkeys(first.notes + report.notes))  # fetcher's too
+                report.warnings = list(dict.fromkeys(first.warnings + report.warnings))
+            report.applied = linker.apply(report.actions)
+    report.hooks_run = scopehooks.run_hooks(report.hooks_planned, report.root, agent.name,
+                                            report.skills_dir, request.hook_timeout)
+    return report
+
+
+def _stored_changed(ws: Workspace) -> bool:
+    """Whether another process rewrote the connection file since ``ws`` read it."""
+    path = ws.root / CONNECTION_FILE
+    if not path.exists():
+        return bool(ws.connection.raw)
+    return read_connection(ws.root).raw != ws.connection.raw
+
+
+def _empty_report(ws: Workspace, agent: Agent, request: Request) -> Report:
+    level = "user" if agent.is_user_level(request.user) else "project"
+    return Report(agent.name, level, ws.root, agent.skills_dir(ws.root, request.user),
+                  request.dry_run)
+
+
+def _prepare(ws: Workspace, agent: Agent, choice: Choice, request: Request, *,
+             sync: bool) -> Report:
+    """Everything up to applying: the connection to record, the resolution, the plan."""
+    report = _empty_report(ws, agent, request)
+    report.source, report.notes = choice.source, list(choice.notes)
+    stored = ws.connection
+    connection = updated_connection(stored, choice, agent.name, report.level == "user")
+    wanted = preload.merged(preload.stored_preload(stored, agent.name), request.persona,
+                            request.discover)
+    connection.raw = preload.with_preload(connection.raw, agent.name, wanted)
+    ws = workspace_for(ws.root, ws.config, connection)
+    report.connected_scopes, report.person = connection.connected_scopes, connection.person
+    report.chain = ws.chain.paths
+    rows = ws.resolve(agent.name)
+    if wanted.persona:
+        rows, raised = preload.persona_rows(ws, rows, wanted.persona)
+        report.notes.append(f"persona {wanted.persona}: " + (
+            f"{len(raised)} skill(s) preloaded ({', '.join(raised)})" if raised
+            else "no other visible skill has that persona or tag"))
+    if sync:
+        _sync_external(request, ws, agent, rows, report.skills_dir, report)
+    discovered = None
+    if wanted.discover:
+        discovered, notes = preload.discovered_index(
+            ws, wanted.discover, agent.context_dir(ws.root, request.user))
+        report.notes += notes if discovered else notes + [
+            f"no visible skill fits {wanted.discover!r}: {preload.DISCOVERED_FILE} not written"]
+    actions = [*plan(ws, agent, rows, request, report, discovered=discovered),
+               _connection_action(ws.root, stored, connection)]
+    report.actions = [a for a in actions if a is not None]
+    report.findings = ws.findings
+    report.hooks_planned = scopehooks.find_hooks(ws.root, ws.chain.scopes, agent.name)
+    return report
+
+
+def _choose(ws: Workspace, request: Request) -> Choice:
+    """Flags, else the stored file, else the wizard (terminals only), else guest."""
+    if request.flags.given:
+        hostname = request.hostname if request.hostname is not None else short_hostname()
+        return from_flags(ws.root, ws.config, request.flags, ws.connection, hostname)
+    if (ws.root / CONNECTION_FILE).exists():
+        return stored_choice(ws.connection)
+    if request.wizard is not None and not request.dry_run:
+        return request.wizard(ws)
+    note = "no connection stored: connected as guest (global skills only)"
+    return Choice("guest", [], None, [note + "; pass --person to connect yourself"])
+
+
+def plan(ws: Workspace, agent: Agent, rows: list[Resolved], request: Request,
+         report: Report, *, discovered: str | None = None) -> list[linker.Action]:
+    """Every action for this agent: links, context files (``discovered``: the text of
+    discovered-skills.md), git hooks (pure over what it reads)."""
+    root, skills_dir = ws.root, report.skills_dir
+    wanted, optional = {}, []
+    for row in rows:
+        if row.is_external:
+            continue
+        if row.tier == "always":
+            wanted[row.link_name] = skill_dir(root, row.home, row.name)
+        elif row.tier == "optional":
+            optional.append(row)
+    actions = linker.plan_links(skills_dir, wanted, root, protected=_shared_wants(
+        ws, agent, request.user, skills_dir))
+    report.problems += [f"{a.name}: {a.reason}" for a in actions if a.problem]
+    context = agent.context_dir(root, request.user)
+    remarks = surfaces.Remarks(report.problems, report.warnings)
+    listed = surfaces.index_rows(ws, rows, optional, context, skills_dir, remarks)
+    actions += surfaces.context_actions(ws, agent, context, listed, remarks, discovered)
+    actions += _git_hook_actions(ws, report, user_level=report.level == "user",
+                                 agent=agent.name)
+    return actions
+
+
+def _shared_wants(ws: Workspace, agent: Agent, user: bool, skills_dir: Path) -> frozenset[str]:
+    """Link names that other connected agents using the same folder want (codex and agents
+    share ``.agents/skills``): pruning for one agent must leave them."""
+    names: set[str] = set()
+    level = agent.is_user_level(user)
+    for other in AGENTS:
+        if other.name == agent.name or other.name not in agent_list(ws.connection, level):
+            continue
+        if other.skills_dir(ws.root, user) != skills_dir:
+            continue
+        names |= {r.link_name for r in ws.resolve(other.name)
+                  if r.tier == "always" and not r.is_external}
+    return frozenset(names)
+
+
+def _git_hook_actions(ws: Workspace, report: Report, *, user_level: bool,
+                      agent: str) -> list[linker.Action]:
+    """post-merge/post-rewrite relink every agent connected here; pre-push validates."""
+    folder = githooks.hooks_dir(ws.root)
+    if folder is None:
+        report.notes.append("not a git work tree: git hooks not installed")
+        return []
+    problem = githooks.hooks_folder_problem(folder, ws.root)
+    if problem:
+        return [linker.Action("hook", linker.SKIP, folder, "git hooks", reason=problem)]
+    known = {a.name for a in AGENTS}  # a misspelt name in .exobrain.json gets no hook line
+    relinks = githooks.relink_commands(
+        [a for a in agent_list(ws.connection, False) if a in known],
+        [a for a in agent_list(ws.connection, True) if a in known])
+    return githooks.plan_hooks(folder, githooks.hook_texts(githooks.current_runner(), relinks))
+
+
+def _connection_action(root: Path, stored: Connection,
+                       connection: Connection) -> linker.Action | None:
+    """Rewrite ``.exobrain.json`` only when what it says changes."""
+    data = connection_data(connection)
+    path = root / CONNECTION_FILE
+    if path.exists() and data == stored.raw:
+        return None
+    op = linker.REPLACE if path.exists() else linker.CREATE
+    return linker.Action("connection", op, path, CONNECTION_FILE, content=dump_json(data))
+
+
+def fetch_external(*, ws: Workspace, agent: Agent, rows: list[Resolved], skills_dir: Path):
+    """The external sync the command uses: the fetcher, for this agent's skills folder."""
+    from exobrain.fetch.fetcher import sync_external
+
+    return sync_external(ws, agent, skills_dir, rows=rows)
+
+
+def _may_hold_installs(skills_dir: Path) -> bool:
+    """Whether the fetcher may have something to prune here (a skills-optional/ folder, or a
+    folder with an install record), so a connect without external rows still cleans up."""
+    if optional_dir(skills_dir).is_dir():
+        return True
+    try:
+        with os.scandir(skills_dir) as entries:
+            return any(e.is_dir(follow_symlinks=False)
+                       and os.path.exists(os.path.join(e.path, INSTALL_RECORD)) for e in entries)
+    except OSError:
+        return False
+
+
+def _sync_external(request: Request, ws: Workspace, agent: Agent, rows: list[Resolved],
+                   skills_dir: Path, report: Report) -> None:
+    """Run the fetcher when external skills resolve (or may be installed) here. Its failure,
+    or one skill's, is a warning: the rest of the connect completes."""
+    wanted = [r for r in rows if r.is_external and r.tier != "off"]
+    if not wanted and not _may_hold_installs(skills_dir):
+        return
+    if request.external_sync is None or request.dry_run:
+        if wanted:
+            report.notes.append(f"{len(wanted)} external skill(s) resolve here, not fetched "
+                                "now: fetch-external-skills [--check] installs them")
+        return
+    try:
+        result = request.external_sync(ws=ws, agent=agent, rows=rows, skills_dir=skills_dir)
+    except Exception as exc:  # noqa: BLE001 - any fetch failure is non-fatal by design
+        report.warnings.append(f"external skills not updated: {exc}")
+        return
+    report.external = result
+    for event in getattr(result, "events", []):
+        if event.failed:
+            report.warnings.append(f"external skill {event.link_name}: {event.text()}")
+    report.warnings += list(getattr(result, "warnings", []))

@@ -1,0 +1,273 @@
+"""Plan, then apply: the skills folder's links and the generated files an agent reads.
+
+Planning reads the disk once and decides one :class:`Action` per path; applying is the only
+code that writes. What the linker may touch (design, "What connect-agent owns"):
+
+* a symlink whose target is an in-tree skill folder of this repository
+  (``<root>[/<scope>]/skills/<name>``) — created, replaced, removed (the fetcher installs real
+  folders with an install record, which are its own to manage);
+* a file whose first line is our generated mark — rewritten, removed;
+* the marked block in a file of the user's — replaced, removed (the rest is kept).
+
+Anything else in the way (a real folder, a foreign symlink, a user's file with the name of one
+of ours, a folder installed by the fetcher) is reported as skipped and left as it is. Unchanged
+things are "kept" and cost no write, so a run with nothing to do writes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from exobrain.util.dirhash import INSTALL_RECORD
+from exobrain.errors import InputFileError, OperationFailed
+from exobrain.util.fileio import atomic_write_text, read_text
+from exobrain.connect.indexes import BlockError, is_generated, splice_block
+
+KEEP, CREATE, REPLACE, REMOVE, SKIP = "keep", "create", "replace", "remove", "skip"
+
+
+@dataclass(frozen=True)
+class Action:
+    """One decision about one path. ``kind`` is link, file, block or hook; ``content`` is the
+    whole new text of a file (None with REMOVE: delete it); ``target`` the text of a link;
+    ``aside`` where a user's file is moved before ours takes its place."""
+
+    kind: str
+    op: str
+    path: Path
+    name: str = ""
+    target: str = ""
+    reason: str = ""
+    content: str | None = None
+    executable: bool = False
+    aside: Path | None = None
+    problem: bool = False     # a skip that means something is broken (not a user's file)
+
+    @property
+    def changes(self) -> bool:
+        return self.op in (CREATE, REPLACE, REMOVE)
+
+    def as_json(self) -> dict:
+        data = {"kind": self.kind, "op": self.op, "name": self.name or self.path.name,
+                "path": str(self.path)}
+        if self.target:
+            data["target"] = self.target
+        if self.reason:
+            data["reason"] = self.reason
+        if self.aside:
+            data["aside"] = str(self.aside)
+        if self.problem:
+            data["problem"] = True
+        return data
+
+
+def check_skills_dir(path: Path) -> None:
+    """A skills folder must be a folder (or not exist yet); a file or a dangling link is not."""
+    if path.is_dir():
+        return
+    if path.is_symlink():
+        what = "a file" if path.exists() else "nothing"
+        raise InputFileError(f"{path}: the skills folder is a symlink to {what} "
+                             f"({os.readlink(path)})",
+                             hint="remove the link or point it at an existing folder, then rerun")
+    if path.exists():
+        raise InputFileError(f"{path}: the skills folder is a file, not a folder",
+                             hint="move the file away, then rerun connect-agent")
+
+
+def _in_tree_skill(path: str, root: str) -> bool:
+    """``path`` is ``<root>/skills/<name>`` or ``<root>/<scope>/skills/<name>``."""
+    if not path.startswith(root + os.sep):
+        return False
+    parts = path[len(root) + 1:].split(os.sep)
+    return len(parts) >= 2 and parts[-2] == "skills" and not any(p.startswith(".") for p in parts)
+
+
+def owns_link(target: str, root: str) -> bool:
+    """Whether a link whose absolute target is ``target`` is ours to replace or remove."""
+    return _in_tree_skill(target, root) or _in_tree_skill(os.path.realpath(target), root)
+
+
+def plan_links(skills_dir: Path, wanted: dict[str, Path], root: Path, *,
+               protected: frozenset[str] = frozenset()) -> list[Action]:
+    """Actions that make ``skills_dir`` hold exactly a link per ``wanted`` name (name → the
+    skill folder, absolute) among the links we own. ``protected`` names are links another
+    connected agent sharing this folder wants: never removed. A wanted skill whose folder is
+    missing is reported and not linked (an old link to it is removed)."""
+    check_skills_dir(skills_dir)
+    real_dir = os.path.realpath(skills_dir)
+    root_text = str(root)
+    relative = real_dir.startswith(root_text + os.sep)
+    actions: list[Action] = []
+    present = {}
+    if skills_dir.is_dir():
+        try:
+            with os.scandir(skills_dir) as entries:
+                present = {e.name: e for e in entries}
+        except OSError as exc:
+            raise InputFileError(f"{skills_dir}: cannot read the skills folder "
+                                 f"({exc.strerror or exc})", hint="check its permissions") from exc
+    targets = {}
+    for name, folder in wanted.items():
+        if os.path.isdir(folder):
+            targets[name] = str(folder)
+        else:
+            actions.append(Action("link", SKIP, skills_dir / name, name, problem=True,
+                                  reason=f"skill folder {_shown(folder, root)} is missing"))
+    for name, entry in present.items():
+        path = skills_dir / name
+        if not entry.is_symlink():
+            if name in targets:
+                actions.append(Action("link", SKIP, path, name, reason=_real_reason(entry)))
+            continue
+        text = os.readlink(entry.path)
+        actual = os.path.normpath(os.path.join(real_dir, text))
+        if name in targets:
+            want = targets[name]
+            if actual == want:
+                actions.append(Action("link", KEEP, path, name, target=text))
+            elif owns_link(actual, root_text):
+                actions.append(Action("link", REPLACE, path, name, target=_link_text(
+                    want, real_dir, relative), reason=f"was {text}"))
+            else:
+                actions.append(Action("link", SKIP, path, name,
+                                      reason=f"foreign symlink exists (→ {text})"))
+        elif name not in protected and owns_link(actual, root_text):
+            actions.append(Action("link", REMOVE, path, name, target=text))
+    for name, want in targets.items():
+        if name not in present:
+            actions.append(Action("link", CREATE, skills_dir / name, name,
+                                  target=_link_text(want, real_dir, relative)))
+    return sorted(actions, key=lambda a: a.name)
+
+
+def _real_reason(entry: os.DirEntry) -> str:
+    if entry.is_dir() and os.path.exists(os.path.join(entry.path, INSTALL_RECORD)):
+        return "an external skill installed by the fetcher is in the way"
+    return "real path exists"
+
+
+def _link_text(target: str, real_dir: str, relative: bool) -> str:
+    """Relative inside the repository (it survives moving the clone), absolute outside."""
+    return os.path.relpath(target, real_dir) if relative else target
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _read_existing(path: Path) -> str | None:
+    """The current text of a file we may rewrite (None when absent); unreadable → InputFileError."""
+    if not path.exists() and not path.is_symlink():
+        return None
+    if path.is_symlink() or not path.is_file():
+        raise InputFileError(f"{path}: expected a regular file")
+    return read_text(path)
+
+
+def plan_file(path: Path, content: str | None) -> Action | None:
+    """A generated file: written when wanted and ours (or absent), removed when not wanted and
+    ours; a file of the user's with that name is never touched. None: absent and not wanted."""
+    try:
+        current = _read_existing(path)
+    except InputFileError as exc:
+        return Action("file", SKIP, path, reason=exc.message)
+    if current is None:
+        return None if content is None else Action("file", CREATE, path, content=content)
+    if not is_generated(current):
+        return Action("file", SKIP, path, reason="not generated by connect-agent; kept as is")
+    if content is None:
+        return Action("file", REMOVE, path, reason="nothing to list")
+    if current == content:
+        return Action("file", KEEP, path)
+    return Action("file", REPLACE, path, content=content)
+
+
+def plan_block(path: Path, body: str | None) -> Action | None:
+    """Our marked block in a file we share with the user (CLAUDE.md, USER.md); None when the
+    block is neither there nor wanted."""
+    try:
+        current = _read_existing(path)
+        new = splice_block(current, body)
+    except InputFileError as exc:
+        return Action("block", SKIP, path, reason=exc.message)
+    except BlockError as exc:
+        return Action("block", SKIP, path, reason=f"{exc}; fix the markers by hand")
+    if new == current:
+        return Action("block", KEEP, path) if body is not None else None
+    if new is None:
+        return Action("block", REMOVE, path, reason="nothing to list")
+    return Action("block", CREATE if current is None else REPLACE, path, content=new)
+
+
+def writable_problems(actions: list[Action]) -> list[str]:
+    """Folders that changes would write into but cannot be written (checked before any write,
+    so a connect that cannot finish does not start)."""
+    problems: list[str] = []
+    seen: set[Path] = set()
+    for action in actions:
+        if not action.changes:
+            continue
+        folder = action.path.parent
+        if folder in seen:
+            continue
+        seen.add(folder)
+        probe = folder
+        while not probe.exists() and not probe.is_symlink():
+            probe = probe.parent
+        if not probe.is_dir():
+            problems.append(f"{folder}: cannot create it, {probe} is not a folder")
+        elif not os.access(probe, os.W_OK | os.X_OK):
+            problems.append(f"{probe}: not writable (needed for {action.path.name})")
+    return problems
+
+
+def apply(actions: list[Action]) -> int:
+    """Carry out the changes; returns how many were made. Each step is atomic (links and files
+    are swapped in by rename) and the writable check runs first."""
+    problems = writable_problems(actions)
+    if problems:
+        raise OperationFailed("cannot write:\n  " + "\n  ".join(problems),
+                              hint="fix the permissions or the path, then rerun; nothing was changed")
+    done = 0
+    for action in actions:
+        if not action.changes:
+            continue
+        try:
+            _apply_one(action)
+        except OSError as exc:
+            raise OperationFailed(f"{action.path}: {exc.strerror or exc} "
+                                  f"(after {done} change(s) of this run)",
+                                  hint="fix the cause and rerun; finished changes stay valid") from exc
+        done += 1
+    return done
+
+
+def _apply_one(action: Action) -> None:
+    path = action.path
+    if action.op == REMOVE:
+        path.unlink()
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if action.kind == "link" and action.op == CREATE:
+        os.symlink(action.target, path)  # fails rather than clobber something that appeared
+        return
+    if action.kind == "link":
+        temp = path.with_name(f".{path.name}.exobrain-tmp")
+        if temp.is_symlink():
+            temp.unlink()
+        os.symlink(action.target, temp)
+        os.replace(temp, path)
+        return
+    if action.aside is not None:
+        os.rename(path, action.aside)
+    # generated files and hooks are rebuilt by every run; a file the user shares with us
+    # (a marked block) and the connection file are written durably
+    atomic_write_text(path, action.content or "", durable=action.kind in ("block", "connection"))
+    if action.executable:
+        os.chmod(path, 0o755)

@@ -1,0 +1,370 @@
+"""External skills for one agent: plan from the resolver, fetch through the cache, install.
+
+For every external row the resolver gives the agent: ``always`` belongs in the agent's skills
+folder as ``<name>.<owner>``, ``optional`` and ``unlisted`` in the sibling
+``skills-optional/``; an install of ours that no agent sharing the folder wants any more is
+removed, and one in the wrong place is moved. An install is refreshed only when its declaration
+changed, its branch moved (one ``git ls-remote`` per repository), or ``--force`` asks; pinned
+commits and tags never touch the network again. Failures are per skill: the others carry on
+and the report says which failed, so ``connect-agent`` can treat them as non-fatal.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from exobrain.fetch import installs
+from exobrain.agents import Agent, get_agent, optional_dir
+from exobrain.util.dirhash import content_hash
+from exobrain.errors import ExobrainError, InputFileError, OperationFailed, UsageError
+from exobrain.fetch.remote import Source, SourceRefused, check_source
+from exobrain.fetch.report import FetchReport, SkillEvent, short
+from exobrain.registry import Entry, relative
+from exobrain.resolve import Resolved
+from exobrain.scopes import CONNECTION_FILE, Connection
+from exobrain.workspace import Workspace
+
+if TYPE_CHECKING:  # git plumbing is imported only when something has to be fetched
+    from exobrain.fetch.repocache import Git, RefInfo
+
+SETTINGS_KEY = "external_skills"
+DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+ON_TIERS = ("always", "optional", "unlisted")
+
+
+@dataclass(frozen=True)
+class FetchSettings:
+    """The ``external_skills`` object of ``.exobrain.json``: per-machine fetcher settings."""
+
+    allow_local: bool = False
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+
+def fetch_settings(connection: Connection) -> FetchSettings:
+    raw = connection.raw.get(SETTINGS_KEY, {})
+    where = f"{CONNECTION_FILE}: {SETTINGS_KEY}"
+    if not isinstance(raw, dict):
+        raise InputFileError(f"{where} must be an object", hint='e.g. "external_skills": '
+                             '{"allow_local": false, "max_bytes": 52428800}')
+    allow, cap = raw.get("allow_local", False), raw.get("max_bytes", DEFAULT_MAX_BYTES)
+    if not isinstance(allow, bool):
+        raise InputFileError(f"{where}.allow_local must be true or false")
+    if isinstance(cap, bool) or not isinstance(cap, int) or cap <= 0:
+        raise InputFileError(f"{where}.max_bytes must be a positive number of bytes")
+    return FetchSettings(allow, cap)
+
+
+@dataclass(frozen=True)
+class Want:
+    """An external skill that resolves on, and the folder it belongs in."""
+
+    skill: Resolved
+    folder: Path
+
+
+def wants_for(rows: list[Resolved], skills_dir: Path) -> list[Want]:
+    """Where each external skill that resolves on belongs for an agent using ``skills_dir``."""
+    return [Want(r, skills_dir if r.tier == "always" else optional_dir(skills_dir))
+            for r in rows if r.is_external and r.tier in ON_TIERS]
+
+
+def sharing_agents(ws: Workspace, agent: Agent, skills_dir: Path) -> list[Agent]:
+    """Other connected agents whose skills folder is ``skills_dir`` (codex and agents share)."""
+    found = []
+    for name in ws.connection.agents:
+        try:
+            other = get_agent(name)
+        except UsageError:
+            continue
+        if other.name != agent.name and skills_dir in (other.skills_dir(ws.root, False),
+                                                       other.skills_dir(ws.root, True)):
+            found.append(other)
+    return found
+
+
+def sync_external(ws: Workspace, agent: Agent, skills_dir: Path, *,
+                  cache_dir: Path | None = None, force: bool = False, check: bool = False,
+                  allow_local: bool | None = None,
+                  progress: Callable[[SkillEvent], None] | None = None,
+                  rows: list[Resolved] | None = None, git: Git | None = None) -> FetchReport:
+    """Bring ``agent``'s external skills in ``skills_dir`` (and its ``skills-optional/``
+    sibling) in line with the resolver; with ``check`` only report what would change.
+
+    ``progress`` is called with an event whose action is ``"checking"`` when a skill starts
+    and with its final event when it is done. ``allow_local`` None means the
+    ``.exobrain.json`` setting. ``rows`` are ``ws.resolve(agent.name)`` when the caller has
+    them already; ``git`` an injected runner (its ``network_calls`` is what the report shows).
+    Raises only for bad settings; per-skill problems are events.
+    """
+    settings = fetch_settings(ws.connection)
+    allow = settings.allow_local if allow_local is None else allow_local
+    run = _Run(ws, agent, skills_dir, cache_dir, git, settings.max_bytes, force, check, allow,
+               progress)
+    return run.go(ws.resolve(agent.name) if rows is None else rows)
+
+
+class _Run:
+    """One :func:`sync_external` call: its options, the ls-remote answers, the report."""
+
+    def __init__(self, ws: Workspace, agent: Agent, skills_dir: Path, cache_dir: Path | None,
+                 git: Git | None, max_bytes: int, force: bool, check: bool, allow_local: bool,
+                 progress: Callable[[SkillEvent], None] | None) -> None:
+        self.ws, self.agent, self.skills_dir, self.cache_dir = ws, agent, skills_dir, cache_dir
+        self._git, self.max_bytes, self.force, self.check = git, max_bytes, force, check
+        self.allow_local, self.progress = allow_local, progress or (lambda event: None)
+        self.report = FetchReport(agent.name, skills_dir, check)
+        self.listings: dict[str, dict[str, str] | ExobrainError] = {}
+        self.refs: dict[str, set[str]] = {}
+
+    @property
+    def git(self) -> Git:
+        if self._git is None:
+            from exobrain.fetch.repocache import Git
+
+            self._git = Git(allow_file=self.allow_local)
+        return self._git
+
+    @property
+    def cache_root(self) -> Path:
+        from exobrain.fetch.repocache import default_cache_root
+
+        return self.cache_dir or default_cache_root()
+
+    def go(self, rows: list[Resolved]) -> FetchReport:
+        places = (self.skills_dir, optional_dir(self.skills_dir))
+        if not self.check:
+            for place in places:
+                installs.clean_leftovers(place)
+        mine = wants_for(rows, self.skills_dir)
+        wanted = {(w.folder, w.skill.link_name) for w in mine}
+        for other in sharing_agents(self.ws, self.agent, self.skills_dir):
+            wanted |= {(w.folder, w.skill.link_name)
+                       for w in wants_for(self.ws.resolve(other.name), self.skills_dir)}
+        installed = {(place, name): rec for place in places
+                     for name, rec in installs.scan(place).items()}
+        stale = {key: rec for key, rec in installed.items()
+                 if key not in wanted and rec.exobrain == str(self.ws.root)}
+        sources = {id(w): self._source(w) for w in mine}
+        for source in sources.values():
+            if isinstance(source, Source) and not source.pinned:
+                self.refs.setdefault(source.url, set()).add(source.ref)
+        for want in mine:
+            link = want.skill.link_name
+            move_from = next((p for (p, n) in stale if n == link and p != want.folder), None)
+            if move_from is not None and (want.folder, link) not in installed:
+                stale.pop((move_from, link))
+            else:
+                move_from = None
+            self._finish(self._one(want, sources[id(want)], move_from))
+        if stale and self.ws.has_bad_input:
+            self.report.warnings.append("some skills.json files have errors: installed external "
+                                        "skills are not removed until they are fixed")
+        else:
+            for (place, link), record in stale.items():
+                self._finish(self._remove(place, link, record))
+        self.report.network_calls = self._git.network_calls if self._git else 0
+        return self.report
+
+    def _finish(self, event: SkillEvent) -> None:
+        self.report.events.append(event)
+        self.progress(event)
+
+    def _source(self, want: Want) -> Source | str:
+        decl = want.skill.declaration
+        if decl is None or decl.source is None:
+            return "no declaration with a source reaches this connection"
+        try:
+            return check_source(decl.source, allow_local=self.allow_local, root=self.ws.root)
+        except SourceRefused as exc:
+            return f"{self._where(decl)}: {exc}"
+
+    def _where(self, decl: Entry) -> str:
+        registry = self.ws.registry(decl.scope)
+        line = registry.line_of(decl.index)
+        return f"{relative(self.ws.root, registry.path)}{f':{line}' if line else ''} {decl.label()}"
+
+    def place(self, path: Path) -> str:
+        for base, prefix in ((self.ws.root, ""), (Path.home(), "~/")):
+            try:
+                return prefix + path.relative_to(base).as_posix()
+            except ValueError:
+                continue
+        return str(path)
+
+    def _one(self, want: Want, source: Source | str, move_from: Path | None) -> SkillEvent:
+        skill = want.skill
+        decl_source = skill.declaration.source if skill.declaration else None
+        event = SkillEvent(self.agent.name, skill.name, skill.owner or "", skill.link_name,
+                           self.place(want.folder), repo=(decl_source or {}).get("repo"),
+                           ref=(decl_source or {}).get("ref"), check=self.check)
+        self.progress(event)
+        if not isinstance(source, Source):
+            return _failed(event, source)
+        try:
+            return self._place_and_decide(event, want, source, move_from)
+        except (ExobrainError, OSError) as exc:
+            kept = (f"; kept the installed copy at {short(event.from_commit)}"
+                    if event.from_commit else "")
+            return _failed(event, f"{_message(exc)}{kept}")
+
+    def _place_and_decide(self, event: SkillEvent, want: Want, source: Source,
+                          move_from: Path | None) -> SkillEvent:
+        target = want.folder / want.skill.link_name
+        record = None
+        if target.exists() or target.is_symlink():
+            record = installs.read_record(target)
+            if record is None:
+                return _failed(event, f"{self.place(target)} exists and was not installed by "
+                                      f"exobrain; left alone (move it away to install here)")
+        current = target
+        if record is None and move_from is not None:
+            current = move_from / want.skill.link_name
+            record = installs.read_record(current)
+            event.moved_from = self.place(move_from)
+            if not self.check:
+                want.folder.mkdir(parents=True, exist_ok=True)
+                os.rename(current, target)
+                current = target
+        event.from_commit = record.commit if record else None
+        return self._decide(event, want, source, record, current, target)
+
+    def _decide(self, event: SkillEvent, want: Want, source: Source,
+                record: installs.InstallRecord | None, current: Path,
+                target: Path) -> SkillEvent:
+        modified = record is not None and content_hash(current) != record.hash
+        same = record is not None and (record.repo, record.path, record.ref) == (
+            source.repo, source.path, source.ref)
+        if same and not self.force and record.ref_kind != "branch":
+            return _settled(event, modified)
+        info = self._resolve(source)
+        event.to_commit = info.commit
+        if same and not self.force and info.commit == record.commit:
+            return _settled(event, modified)
+        if (record is not None and not self.force and not modified
+                and (record.repo, record.path, record.commit) == (source.repo, source.path,
+                                                                 info.commit)):
+            if not self.check:  # same content, now named by another ref: only the record changes
+                installs.write_record(current, replace(record, ref=source.ref,
+                                                       ref_kind=info.kind))
+            return _settled(event, False)
+        if modified and not self.force:
+            event.action = "modified"
+            event.message = (f"{short(info.commit)} is available; --force replaces the local "
+                             f"changes")
+            return event
+        if self.check:
+            event.action = "would-update" if record else "would-fetch"
+            return event
+        self._install(want, source, info, target)
+        event.action = "updated" if record else "fetched"
+        return event
+
+    def _resolve(self, source: Source) -> RefInfo:
+        """The commit ``source.ref`` names: itself when pinned, else one ls-remote per URL."""
+        from exobrain.fetch.repocache import GitFailed, RefInfo, RepoCache, pick_ref
+
+        if source.pinned:
+            return RefInfo(source.ref, "commit")
+        if source.url not in self.listings:
+            cache = RepoCache(self.git, self.cache_root, source.url)
+            try:
+                self.listings[source.url] = cache.ls_remote(sorted(self.refs[source.url]))
+            except GitFailed as exc:
+                self.listings[source.url] = exc
+        listing = self.listings[source.url]
+        if isinstance(listing, ExobrainError):
+            raise listing
+        info = pick_ref(listing, source.ref)
+        if info is None:
+            raise OperationFailed(f"{source.repo} has no branch or tag {source.ref!r}",
+                                  hint="use a branch, a tag or a full 40-character commit id")
+        return info
+
+    def _install(self, want: Want, source: Source, info: RefInfo, target: Path) -> None:
+        import shutil
+        import tempfile
+
+        from exobrain.fetch.repocache import RepoCache
+        from exobrain.fetch.materialise import materialise
+
+        want.folder.mkdir(parents=True, exist_ok=True)
+        cache = RepoCache(self.git, self.cache_root, source.url)
+        tmp = Path(tempfile.mkdtemp(prefix=f"{installs.TMP_PREFIX}{target.name}-",
+                                    dir=want.folder))
+        try:
+            with cache.locked():
+                cache.ensure_commit(info.commit)
+                tree = cache.tree_at(info.commit, source.path)
+                cache.ensure_complete(tree, self.max_bytes)
+                materialise(cache, tree, tmp, self.max_bytes)
+            _verify_skill(tmp, f"{source.repo} {source.path} at {short(info.commit)}")
+            installs.write_record(tmp, installs.InstallRecord(
+                name=want.skill.name, owner=want.skill.owner or "", repo=source.repo,
+                path=source.path, ref=source.ref, ref_kind=info.kind, commit=info.commit,
+                hash=content_hash(tmp), exobrain=str(self.ws.root),
+                fetched_at=datetime.now(timezone.utc).isoformat(timespec="seconds")))
+            installs.swap_in(tmp, target)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+
+    def _remove(self, place: Path, link: str, record: installs.InstallRecord) -> SkillEvent:
+        event = SkillEvent(self.agent.name, record.name, record.owner, link, self.place(place),
+                           repo=record.repo, ref=record.ref, from_commit=record.commit,
+                           check=self.check)
+        folder = place / link
+        try:
+            if not self.force and content_hash(folder) != record.hash:
+                event.action = "modified"
+                event.message = "no longer wanted here, not removed; --force removes it"
+            elif self.check:
+                event.action = "would-remove"
+            else:
+                installs.remove_install(folder)
+                event.action = "removed"
+        except (ExobrainError, OSError) as exc:
+            return _failed(event, f"cannot remove {self.place(folder)}: {_message(exc)}")
+        return event
+
+
+def _verify_skill(folder: Path, label: str) -> None:
+    """The fetched folder must hold a SKILL.md whose frontmatter parses."""
+    from exobrain.skillmd import SKILL_FILE, read_skill
+
+    path = folder / SKILL_FILE
+    if path.is_symlink() or not path.is_file():
+        raise OperationFailed(f"no {SKILL_FILE} in {label}",
+                              hint="check source.path: it must name the skill's folder")
+    try:
+        read_skill(path)
+    except InputFileError as exc:
+        raise OperationFailed(exc.message.replace(str(path), f"{label}: {SKILL_FILE}")) from exc
+
+
+def _settled(event: SkillEvent, modified: bool) -> SkillEvent:
+    """Nothing to fetch: the install is current (perhaps moved), or edited by someone."""
+    if modified:
+        event.action = "modified"
+        event.message = "the content differs from the install record; --force restores it"
+    elif event.moved_from:
+        event.action = "would-move" if event.check else "moved"
+    else:
+        event.action = "unchanged"
+    return event
+
+
+def _message(exc: BaseException) -> str:
+    if isinstance(exc, ExobrainError):
+        return str(exc).replace("\n  fix: ", " (fix: ") + (")" if exc.hint else "")
+    if isinstance(exc, OSError) and exc.filename:
+        return f"{exc.filename}: {exc.strerror or exc}"
+    return str(exc)
+
+
+def _failed(event: SkillEvent, message: str) -> SkillEvent:
+    event.action, event.message = "failed", message
+    return event

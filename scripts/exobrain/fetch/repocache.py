@@ -1,0 +1,368 @@
+"""Git plumbing for external skills: one cached partial clone per repository URL.
+
+Why not ``git clone``: a skill is one folder of a repository that may be large. The cache
+repository is a bare partial clone that only ever asks the remote for exactly what one skill
+needs, by object id, with a filter:
+
+1. the commit, at depth 1, without trees (``--filter=tree:0``);
+2. each tree on the way down to ``path`` on its own (``tree:0`` again);
+3. the skill's tree with its sub-trees and blobs (``--filter=blob:limit=<cap>``, so a blob
+   larger than the size cap is not even transferred).
+
+Files are then written from the object store (``ls-tree`` + ``cat-file --batch``): no
+worktree, no checkout. Servers that refuse a filter get the next coarser one (``blob:none``,
+then none); the refusal is remembered in the cache repository's config.
+
+Every git process runs without hooks, prompts or askpass helpers, in its own session (so ssh
+cannot ask for a password on the terminal), with only the https, ssh (and, when allowed, file)
+transports, and remote operations are killed after a time limit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import signal
+import subprocess
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from exobrain.errors import OperationFailed
+
+CACHE_ENV = "EXOBRAIN_CACHE_DIR"
+TIMEOUT_ENV = "EXOBRAIN_GIT_TIMEOUT"
+DEFAULT_TIMEOUT = 120.0
+_CONFIG = ("core.hooksPath=/dev/null", "protocol.version=2", "core.fsmonitor=false", "gc.auto=0",
+           "maintenance.auto=false", "fetch.negotiationAlgorithm=noop",
+           "fetch.writeCommitGraph=false", "credential.interactive=false")
+#: What to ask for when a server refuses a filter: the next coarser one, then none at all.
+_FALLBACK = {"tree:0": "blob:none", "blob:none": None}
+
+
+class GitFailed(OperationFailed):
+    """A git command failed (the message says which and why, in git's words)."""
+
+
+def default_cache_root() -> Path:
+    """``$EXOBRAIN_CACHE_DIR``, else ``$XDG_CACHE_HOME/exobrain``, else ``~/.cache/exobrain``."""
+    explicit = os.environ.get(CACHE_ENV)
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    return base / "exobrain"
+
+
+def _timeout() -> float:
+    try:
+        return float(os.environ.get(TIMEOUT_ENV, DEFAULT_TIMEOUT))
+    except ValueError:
+        return DEFAULT_TIMEOUT
+
+
+@dataclass
+class Git:
+    """Runs git safely and counts what it ran (``network_calls`` backs the no-op promise)."""
+
+    allow_file: bool = False
+    timeout: float = field(default_factory=_timeout)
+    calls: list[tuple[str, ...]] = field(default_factory=list)
+    network_calls: int = 0
+
+    def env(self, *, remote: bool = True) -> dict[str, str]:
+        env = dict(os.environ)
+        if not remote:  # reads must not reach the network behind our back (git >= 2.44)
+            env["GIT_NO_LAZY_FETCH"] = "1"
+        env.update(GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="true", SSH_ASKPASS="true",
+                   SSH_ASKPASS_REQUIRE="never", LC_ALL="C", GIT_NO_REPLACE_OBJECTS="1",
+                   GIT_ALLOW_PROTOCOL="https:ssh" + (":file" if self.allow_file else ""))
+        for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+                     "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE"):
+            env.pop(name, None)
+        return env
+
+    def argv(self, args: list[str]) -> list[str]:
+        argv = ["git"]
+        for item in _CONFIG:
+            argv += ["-c", item]
+        return argv + args
+
+    def run(self, args: list[str], *, cwd: Path | None = None, remote: bool = False,
+            stdin: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess:
+        """Run git, killed after the time limit; remote operations count as network calls."""
+        self.calls.append(tuple(args))
+        if remote:
+            self.network_calls += 1
+        try:
+            proc = subprocess.Popen(
+                self.argv(args), cwd=cwd, env=self.env(remote=remote), start_new_session=True,
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        except FileNotFoundError as exc:
+            raise GitFailed("git is not installed or not on PATH",
+                            hint="install git 2.27 or newer") from exc
+        try:
+            out, err = proc.communicate(stdin, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            _kill(proc)
+            raise GitFailed(f"git {args[0]} timed out after {self.timeout:g}s",
+                            hint=f"check the network, or raise {TIMEOUT_ENV}") from None
+        except BaseException:
+            _kill(proc)
+            raise
+        done = subprocess.CompletedProcess(args, proc.returncode, out, err)
+        if check and proc.returncode != 0:
+            raise GitFailed(f"git {args[0]} failed: {git_message(err)}")
+        return done
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    """Stop git and whatever it started (ssh, upload-pack): they share its session."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.communicate()
+
+
+def _kind(filt: str) -> str:
+    """The name a server's ``uploadpackfilter.<name>.allow`` uses for a filter spec."""
+    if filt.startswith("tree:"):
+        return "tree"
+    return filt.split("=", 1)[0]  # blob:limit=N → blob:limit; blob:none stays itself
+
+
+_BOILERPLATE = ("Please make sure you have the correct access rights", "and the repository exists.",
+                "fatal: Could not read from remote repository.", "warning: This repository uses",
+                "hint:")
+
+
+def git_message(stderr: bytes) -> str:
+    """The informative line of git's error output (its first line that is not boilerplate)."""
+    lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
+    useful = [ln for ln in lines if not ln.startswith(_BOILERPLATE)]
+    line = (useful or lines or ["no message"])[0]
+    return line.removeprefix("fatal: ").removeprefix("error: ")
+
+
+class SizeCapExceeded(OperationFailed):
+    """The skill is larger than the configured cap."""
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    mode: str
+    kind: str       # blob | tree | commit (a submodule)
+    oid: str
+    size: int
+    path: str
+
+
+@dataclass(frozen=True)
+class RefInfo:
+    commit: str
+    kind: str       # commit | tag | branch ("branch" is anything that can move, HEAD included)
+
+
+class RepoCache:
+    """The cached partial clone of one repository URL."""
+
+    def __init__(self, git: Git, cache_root: Path, url: str) -> None:
+        self.git, self.url = git, url
+        name = url.split("://", 1)[-1].removesuffix("/").removesuffix(".git")
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[-60:]
+        digest = hashlib.sha256(url.encode("utf-8")).hexdigest()[:16]
+        self.dir = cache_root / "git" / f"{slug}-{digest}.git"
+        self._rejected: set[str] | None = None
+
+    @contextmanager
+    def locked(self) -> Iterator["RepoCache"]:
+        """Serialise runs that share this cache repository (flock on a sibling file)."""
+        import fcntl
+
+        self.dir.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.dir.with_suffix(".lock"), "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                self._open()
+                yield self
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def _open(self) -> None:
+        if (self.dir / "HEAD").is_file():
+            return
+        tmp = Path(tempfile.mkdtemp(prefix=".init-", dir=self.dir.parent))
+        self.git.run(["init", "-q", "--bare", "--template=", str(tmp)])  # no sample hooks
+        for key, value in (("remote.origin.url", self.url), ("remote.origin.promisor", "true"),
+                           ("gc.auto", "0"), ("core.logAllRefUpdates", "false")):
+            self.git.run(["config", key, value], cwd=tmp)
+        os.replace(tmp, self.dir)
+
+    def _local(self, args: list[str], **kw) -> subprocess.CompletedProcess:
+        return self.git.run(args, cwd=self.dir, **kw)
+
+    # -- asking the remote -------------------------------------------------------------------
+
+    def ls_remote(self, refs: list[str]) -> dict[str, str]:
+        """``{ref name: oid}`` for the given short or full ref names (peeled tags as ``^{}``)."""
+        patterns = [p for ref in refs for p in (ref, ref + "^{}")]
+        done = self.git.run(["ls-remote", self.url, *patterns], remote=True, check=False)
+        if done.returncode != 0:
+            raise GitFailed(f"cannot reach {self.url}: {git_message(done.stderr)}")
+        listing: dict[str, str] = {}
+        for line in done.stdout.decode("utf-8", "replace").splitlines():
+            oid, _, name = line.partition("\t")
+            listing[name] = oid
+        return listing
+
+    def fetch(self, wants: list[str], filt: str | None, *, depth: int | None = None) -> None:
+        """Fetch objects by id with ``filt``, falling back when the server refuses it."""
+        filt = self._usable(filt)
+        args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no",
+                "--no-auto-gc", "--stdin", f"--filter={filt}" if filt else "--no-filter"]
+        if depth:
+            args.append(f"--depth={depth}")
+        done = self._local([*args, "origin"], remote=True, check=False,
+                           stdin="".join(w + "\n" for w in wants).encode())
+        if done.returncode == 0:
+            return
+        message = git_message(done.stderr)
+        if filt and "filter" in message.lower():
+            self._reject(filt)
+            self.fetch(wants, filt, depth=depth)
+            return
+        raise GitFailed(f"cannot fetch from {self.url}: {message}")
+
+    def _usable(self, filt: str | None) -> str | None:
+        if self._rejected is None:
+            done = self._local(["config", "--get-all", "exobrain.rejectedFilter"], check=False)
+            self._rejected = set(done.stdout.decode().split())
+        while filt is not None and _kind(filt) in self._rejected:
+            filt = _FALLBACK.get(filt, "blob:none" if filt.startswith("blob:limit") else None)
+        return filt
+
+    def _reject(self, filt: str) -> None:
+        kind = _kind(filt)
+        assert self._rejected is not None
+        self._rejected.add(kind)
+        self._local(["config", "--add", "exobrain.rejectedFilter", kind])
+
+    # -- reading the object store (never lazily fetching) ------------------------------------
+
+    def has(self, oid: str) -> bool:
+        """Whether ``oid`` is in the cache, asked without triggering a lazy fetch."""
+        done = self._local(["rev-list", "--objects", "--no-walk", "--filter=tree:0",
+                            "--missing=allow-any", oid], check=False)
+        return done.returncode == 0
+
+    def missing_under(self, tree: str) -> list[str]:
+        """Objects below ``tree`` that are not in the cache (``tree`` itself when it is not)."""
+        if not self.has(tree):
+            return [tree]
+        done = self._local(["rev-list", "--objects", "--missing=print", tree])
+        return [ln[1:] for ln in done.stdout.decode().split() if ln.startswith("?")]
+
+    def ensure_commit(self, commit: str) -> None:
+        if not self.has(commit):
+            self.fetch([commit], "tree:0", depth=1)
+            if not self.has(commit):
+                raise GitFailed(f"{self.url} did not send commit {commit}")
+
+    def tree_at(self, commit: str, path: str) -> str:
+        """The id of the tree at ``path`` in ``commit``, fetching each tree on the way."""
+        done = self._local(["cat-file", "commit", commit])
+        current = done.stdout.split(b"\n", 1)[0].split()[1].decode()
+        walked: list[str] = []
+        for part in ([] if path == "." else path.split("/")):
+            if not self.has(current):
+                self.fetch([current], "tree:0")
+            listing = self._local(["ls-tree", "-z", current, "--", part]).stdout.split(b"\0")[0]
+            walked.append(part)
+            meta = listing.split(b"\t", 1)[0].split()
+            if len(meta) != 3 or meta[1] != b"tree":
+                raise GitFailed(f"{'/'.join(walked)} is not a folder in {self.url} at "
+                                f"{commit[:12]}", hint="check source.path and source.ref")
+            current = meta[2].decode()
+        return current
+
+    def ensure_complete(self, tree: str, max_bytes: int) -> None:
+        """Fetch what is missing below ``tree``; blobs over ``max_bytes`` stay behind."""
+        missing = self.missing_under(tree)
+        if missing:
+            self.fetch(missing, f"blob:limit={max_bytes + 1}")
+            if self.missing_under(tree):
+                raise SizeCapExceeded(f"a file is larger than the {max_bytes} byte size cap",
+                                      hint='raise "external_skills": {"max_bytes": N} in '
+                                           ".exobrain.json if you trust this source")
+
+    def entries(self, tree: str) -> list[TreeEntry]:
+        out = self._local(["ls-tree", "-r", "-z", "-l", tree]).stdout
+        found = []
+        for record in filter(None, out.split(b"\0")):
+            meta, _, path = record.partition(b"\t")
+            mode, kind, oid, size = meta.decode().split()
+            found.append(TreeEntry(mode, kind, oid, int(size) if size != "-" else 0,
+                                   os.fsdecode(path)))
+        return found
+
+    def read_small(self, oids: list[str]) -> dict[str, bytes]:
+        """The content of a few small blobs (symlink targets), in one ``cat-file --batch``."""
+        out = self._local(["cat-file", "--batch"], stdin="".join(o + "\n" for o in oids).encode()
+                          ).stdout
+        found: dict[str, bytes] = {}
+        while out:
+            header, _, rest = out.partition(b"\n")
+            oid, _, size = header.decode().split()
+            found[oid], out = rest[: int(size)], rest[int(size) + 1:]
+        return found
+
+    def write_blobs(self, wanted: dict[str, list[Path]]) -> None:
+        """Write each blob to its paths, streaming ``cat-file --batch`` (ids via a temp file)."""
+        with tempfile.TemporaryFile() as ids:
+            ids.write("".join(oid + "\n" for oid in wanted).encode())
+            ids.seek(0)
+            self.git.calls.append(("cat-file", "--batch"))
+            proc = subprocess.Popen(self.git.argv(["cat-file", "--batch"]), cwd=self.dir,
+                                    env=self.git.env(remote=False), stdin=ids,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            try:
+                assert proc.stdout is not None
+                for _ in wanted:
+                    header = proc.stdout.readline().split()
+                    if len(header) != 3:
+                        raise GitFailed(f"cannot read objects from the cache at {self.dir}")
+                    oid, remaining = header[0].decode(), int(header[2])
+                    handles = [open(p, "wb") for p in wanted[oid]]
+                    try:
+                        while remaining:
+                            block = proc.stdout.read(min(remaining, 1 << 20))
+                            if not block:
+                                raise GitFailed(f"truncated object {oid} in {self.dir}")
+                            remaining -= len(block)
+                            for handle in handles:
+                                handle.write(block)
+                    finally:
+                        for handle in handles:
+                            handle.close()
+                    proc.stdout.read(1)  # the newline after each object
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                proc.communicate()
+
+
+def pick_ref(listing: dict[str, str], ref: str) -> RefInfo | None:
+    """What ``ref`` names in an ``ls-remote`` listing, in git's order: exact, tag, branch."""
+    names = [ref] if ref.startswith("refs/") or ref == "HEAD" else [f"refs/tags/{ref}",
+                                                                     f"refs/heads/{ref}"]
+    for name in names:
+        if name in listing:
+            commit = listing.get(name + "^{}", listing[name])
+            return RefInfo(commit, "tag" if name.startswith("refs/tags/") else "branch")
+    return None
+

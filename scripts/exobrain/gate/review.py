@@ -1,0 +1,395 @@
+"""The authoring gate: a new shared skill must carry committed proof that it earns its reach.
+
+Declaring a skill in a shared scope (global, seed, a group, a team: every scope type except
+``person`` and ``host``) loads it for everyone in that chain once forced or opted into, so a
+skill that is *new* there must bring proof: a test, an eval or an A/B result tracked by git
+inside its own folder, or a job in ``crons.json`` that names it.
+
+What is compared. The *current* state is the git index — what the next commit will hold. Under
+pre-commit that is exactly the staged content; in CI, after a checkout, the index equals HEAD;
+run by hand it is what you are about to commit. So proof must be tracked (staged or committed):
+a file that is only on disk does not count. The *base* is a commit (the merge base with the
+target branch), so the gate judges what this branch adds, not what the target gained since.
+
+What is new. A shared scope's skill ``(scope, name)`` is new when its declaration is in the
+current registry and was not in that scope's registry at the base (with the scope already
+shared then), or when its ``SKILL.md`` was added and the skill was neither declared nor
+present at the base. A rename inside the same registry keeps its standing: git's rename
+detection pairs the old folder with the new one (a reworded ``SKILL.md`` still pairs through
+its unchanged siblings) and the old name is gone. A move from another scope is new. External
+declarations and overrides are exempt. Lifecycle changes of any declaration must follow
+:mod:`exobrain.lifecycle`.
+
+Everything up to :func:`pick_base` is pure: two :class:`Snapshot` values plus git's renames
+in, new skills and lifecycle problems out; ``pick_base`` and ``review`` ask git for the data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from exobrain.gate.crons import CRONS_FILE, CronJob, parse_crons
+from exobrain.errors import InputFileError, UsageError
+from exobrain.util.fileio import parse_json
+from exobrain.util.gittree import INDEX, Git, Rename
+from exobrain.lifecycle import DEFAULT, transition_problem
+from exobrain.registry import REGISTRY_FILE
+from exobrain.scopes import GLOBAL, SCOPE_FLAG, SEED, ScopeConfig, parse_scope_config
+
+PERSONAL_TYPES = frozenset({"person", "host"})
+PROOF_RULES = ("a test: a file with 'test' in its name (e.g. test_cases.py, tests/…)",
+               "an eval: a file under evals/ or named <case>.eval.json",
+               "an A/B result: ab-results.json")
+DEFAULT_BASES = ("origin/HEAD", "origin/main", "main", "master")
+SKIP_VARIABLE = "EXOBRAIN_SKIP_AUTHORING_REVIEW"
+SKILL_PATHSPECS = (":(glob)skills/**", ":(glob)**/skills/**")
+Key = tuple[str, str]  # (scope, skill name)
+
+
+def is_shared(scope_type: str) -> bool:
+    return scope_type not in PERSONAL_TYPES
+
+
+def skip_requested(environ: dict[str, str]) -> bool:
+    return environ.get(SKIP_VARIABLE, "").strip().lower() in ("1", "true", "yes")
+
+
+def skill_folder(scope: str, name: str) -> str:
+    return f"skills/{name}" if scope == GLOBAL else f"{scope}/skills/{name}"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the gate knows about one state of the repository (a commit or the index)."""
+
+    files: frozenset[str]
+    scopes: dict[str, str]                   # scope path → scope type
+    declarations: dict[Key, dict[str, Any]]  # first declaration of each name per registry
+    skills: dict[Key, tuple[str, ...]]       # skill folder → the paths inside it
+    jobs: tuple[CronJob, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def shared(self, scope: str) -> bool:
+        kind = self.scopes.get(scope)
+        return kind is not None and is_shared(kind)
+
+    def skill_files(self) -> set[Key]:
+        """Every skill folder holding a SKILL.md, as (scope, name)."""
+        return {key for key, inside in self.skills.items() if "SKILL.md" in inside}
+
+
+def scopes_from_files(files: frozenset[str], config: ScopeConfig) -> dict[str, str]:
+    """Scope path → type for the scopes flagged in ``files`` (ancestors must be scopes too)."""
+    flagged = {p[: -len(SCOPE_FLAG) - 1] for p in files if p.endswith("/" + SCOPE_FLAG)}
+    scopes = {GLOBAL: GLOBAL}
+    if SEED in flagged:
+        scopes[SEED] = SEED
+    for path in sorted(flagged, key=lambda p: p.count("/")):
+        parts = path.split("/")
+        if len(parts) % 2 or any(not p or p.startswith(".") for p in parts):
+            continue
+        kinds = [config.type_of(folder) for folder in parts[0::2]]
+        parent = "/".join(parts[:-2])
+        if None not in kinds and (not parent or parent in scopes):
+            scopes[path] = kinds[-1]
+    return scopes
+
+
+def skill_location(path: str, scopes: dict[str, str]) -> tuple[str, str, str] | None:
+    """``(scope, skill name, path inside the skill folder)`` for a file in a skill folder."""
+    at = path.find("skills/")
+    while at >= 0:
+        if at == 0 or path[at - 1] == "/":
+            scope = path[:at - 1] if at else GLOBAL
+            name, slash, inside = path[at + 7:].partition("/")
+            if scope in scopes and name and inside:
+                return scope, name, inside
+        at = path.find("skills/", at + 1)
+    return None
+
+
+def snapshot(files: list[str], contents: dict[str, bytes], *, strict: bool) -> Snapshot:
+    """Build a snapshot from tracked files and the blobs :func:`wanted_blobs` asked for.
+
+    ``strict`` (the current state): a broken scopes.json, skills.json or crons.json is an
+    InputFileError. Otherwise (the base) it is read as empty, with a warning.
+    """
+    warnings: list[str] = []
+
+    def parsed(path: str) -> Any:
+        if path not in contents:
+            return None
+        try:
+            return parse_json(_text(contents[path], path), Path(path))
+        except InputFileError as exc:
+            if strict:
+                raise InputFileError(exc.message, hint=f"fix {path} and git add it; "
+                                                       f"skills-validate explains every problem")
+            warnings.append(f"base {path} unreadable, read as empty: {exc.message}")
+            return None
+
+    config_data = parsed("scopes.json")
+    config = ScopeConfig() if config_data is None else _scope_config(config_data, strict, warnings)
+    file_set = frozenset(files)
+    scopes = scopes_from_files(file_set, config)
+    declarations: dict[Key, dict[str, Any]] = {}
+    for scope in scopes:
+        data = parsed(REGISTRY_FILE if scope == GLOBAL else f"{scope}/{REGISTRY_FILE}")
+        entries = data.get("skills") if isinstance(data, dict) else None
+        for raw in entries if isinstance(entries, list) else []:
+            if isinstance(raw, dict) and isinstance(raw.get("name"), str) and "from" not in raw:
+                declarations.setdefault((scope, raw["name"]), raw)
+    skills: dict[Key, list[str]] = {}
+    for path in files:
+        place = skill_location(path, scopes)
+        if place:
+            skills.setdefault(place[:2], []).append(place[2])
+    jobs: tuple[CronJob, ...] = ()
+    if strict and CRONS_FILE in contents:
+        jobs = tuple(parse_crons(_text(contents[CRONS_FILE], CRONS_FILE), Path(CRONS_FILE)).jobs)
+    return Snapshot(file_set, scopes, declarations,
+                    {key: tuple(sorted(inside)) for key, inside in skills.items()},
+                    jobs, tuple(warnings))
+
+
+def _text(blob: bytes, path: str) -> str:
+    try:
+        return blob.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputFileError(f"{path}: not UTF-8 (offset {exc.start})",
+                             hint="re-save the file as UTF-8") from exc
+
+
+def _scope_config(data: Any, strict: bool, warnings: list[str]) -> ScopeConfig:
+    try:
+        return parse_scope_config(data, Path("scopes.json"))
+    except InputFileError as exc:
+        if strict:
+            raise
+        warnings.append(f"base scopes.json unusable, default collections used: {exc.message}")
+        return ScopeConfig()
+
+
+def wanted_blobs(files: dict[str, str]) -> dict[str, str]:
+    """The files a snapshot reads (scopes.json, crons.json, every skills.json) → blob ids."""
+    return {p: oid for p, oid in files.items() if p in ("scopes.json", CRONS_FILE, REGISTRY_FILE)
+            or p.endswith("/" + REGISTRY_FILE)}
+
+
+@dataclass(frozen=True)
+class NewSkill:
+    """A skill that is new in a shared scope, with the proof found for it (if any)."""
+
+    scope: str
+    name: str
+    reason: str
+    proof: tuple[str, ...]
+    untracked: tuple[str, ...] = ()  # proof-like files on disk that git does not track
+
+    @property
+    def proven(self) -> bool:
+        return bool(self.proof)
+
+    def needs(self) -> str:
+        """What would count as proof for this skill, in one line."""
+        folder = skill_folder(self.scope, self.name)
+        return (f"a test, eval or A/B result tracked under {folder}/, or a crons.json job "
+                f"with \"skill\": \"{self.name}\"")
+
+    def as_json(self) -> dict[str, Any]:
+        return {"name": self.name, "scope": self.scope, "reason": self.reason,
+                "proven": self.proven, "proof": list(self.proof),
+                "untracked_proof": list(self.untracked),
+                "needs": None if self.proven else self.needs()}
+
+
+@dataclass(frozen=True)
+class LifecycleChange:
+    """A declaration whose lifecycle changed in a way the transition table forbids."""
+
+    scope: str
+    name: str
+    old: str
+    new: str
+    problem: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"name": self.name, "scope": self.scope, "from": self.old, "to": self.new,
+                "problem": self.problem}
+
+
+def renamed_from(renames: list[Rename], base: Snapshot, now: Snapshot) -> dict[Key, set[Key]]:
+    """New skill folder → the base skill folders git paired any of its files with."""
+    pairs: dict[Key, set[Key]] = {}
+    for rename in renames:
+        old = skill_location(rename.old, base.scopes)
+        new = skill_location(rename.new, now.scopes)
+        if old and new and old[:2] != new[:2]:
+            pairs.setdefault(new[:2], set()).add(old[:2])
+    return pairs
+
+
+def find_new(base: Snapshot, now: Snapshot, renames: list[Rename]) -> list[tuple[Key, str]]:
+    """Every new skill in a shared scope, with a reason, sorted by scope then name."""
+    pairs = renamed_from(renames, base, now)
+    declared_now = {k for k, raw in now.declarations.items() if "source" not in raw}
+    declared_base = set(base.declarations)
+    files_now, files_base = now.skill_files(), base.skill_files()
+
+    def standing(key: Key, known_base: set[Key], known_now: set[Key]) -> bool:
+        if key in known_base and base.shared(key[0]):
+            return True
+        return any(old[0] == key[0] and old in known_base and old not in known_now
+                   and base.shared(old[0]) for old in pairs.get(key, ()))
+
+    all_declared_now = set(now.declarations)
+    found: list[tuple[Key, str]] = []
+    for key in sorted((declared_now | files_now), key=lambda k: (k[0] != GLOBAL, k)):
+        if not now.shared(key[0]):
+            continue
+        declared_standing = standing(key, declared_base, all_declared_now)
+        if key in declared_now and not declared_standing:
+            found.append((key, _reason(key, base, pairs, declared=True)))
+        elif key in files_now and not declared_standing and not standing(key, files_base,
+                                                                         files_now):
+            found.append((key, _reason(key, base, pairs, declared=False)))
+    return found
+
+
+def _reason(key: Key, base: Snapshot, pairs: dict[Key, set[Key]], *, declared: bool) -> str:
+    scope = key[0]
+    moved = sorted(old for old in pairs.get(key, ()) if old[0] != scope)
+    if moved:
+        old_scope, old_name = moved[0]
+        kind = base.scopes.get(old_scope, "unknown")
+        why = "a widening of reach" if kind in PERSONAL_TYPES else "new in this registry"
+        return f"moved from {skill_folder(old_scope, old_name)} ({kind} scope): {why}"
+    if scope in base.scopes and not base.shared(scope):
+        return f"{scope} was a {base.scopes[scope]} scope at the base and is shared now"
+    if declared:
+        registry = REGISTRY_FILE if scope == GLOBAL else f"{scope}/{REGISTRY_FILE}"
+        return f"declared in {registry}, not at the base"
+    return f"{skill_folder(scope, key[1])}/SKILL.md added since the base"
+
+
+def proof_of(now: Snapshot, scope: str, name: str) -> tuple[str, ...]:
+    """Tracked proof for a skill: proof files in its folder, or crons.json jobs naming it."""
+    folder = skill_folder(scope, name)
+    found = [f"{folder}/{inside}" for inside in now.skills.get((scope, name), ())
+             if is_proof_file(inside)]
+    found += [f"{CRONS_FILE} job {job.name!r}" for job in now.jobs if job.names_skill(name, scope)]
+    return tuple(found)
+
+
+def is_proof_file(inside: str) -> bool:
+    """Whether a path inside a skill folder is a test, an eval or an A/B result."""
+    path = PurePosixPath(inside)
+    return ("test" in inside.lower() or "evals" in path.parts[:-1]
+            or path.name.endswith(".eval.json") or path.name == "ab-results.json")
+
+
+def lifecycle_problems(base: Snapshot, now: Snapshot,
+                       renames: list[Rename]) -> list[LifecycleChange]:
+    """Declarations (any scope) whose lifecycle changed against the transition table."""
+    pairs = renamed_from(renames, base, now)
+    found: list[LifecycleChange] = []
+    for key, raw in sorted(now.declarations.items()):
+        sources = [key] if key in base.declarations else sorted(
+            old for old in pairs.get(key, ()) if old in base.declarations
+            and old not in now.declarations)
+        if not sources:
+            continue
+        old_state = base.declarations[sources[0]].get("lifecycle", DEFAULT)
+        new_state = raw.get("lifecycle", DEFAULT)
+        if not isinstance(old_state, str) or not isinstance(new_state, str):
+            continue
+        problem = transition_problem(old_state, new_state)
+        if problem:
+            found.append(LifecycleChange(key[0], key[1], old_state, new_state, problem))
+    return found
+
+
+@dataclass(frozen=True)
+class Base:
+    """The commit the current state is compared with, and how it was chosen."""
+
+    ref: str
+    commit: str      # the commit compared with (the merge base when there is one)
+    merge_base: bool
+
+
+@dataclass
+class Review:
+    """The gate's verdict: new shared skills (proven or not) and forbidden lifecycle changes."""
+
+    base: Base
+    new: list[NewSkill] = field(default_factory=list)
+    lifecycle: list[LifecycleChange] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def unproven(self) -> list[NewSkill]:
+        return [skill for skill in self.new if not skill.proven]
+
+    @property
+    def exit_code(self) -> int:
+        return 2 if self.unproven or self.lifecycle else 0
+
+    def as_json(self) -> dict[str, Any]:
+        base = {"ref": self.base.ref, "commit": self.base.commit,
+                "merge_base": self.base.merge_base}
+        return {"skipped": False, "base": base, "compared": "index",
+                "new_shared_skills": [s.as_json() for s in self.new],
+                "lifecycle_problems": [c.as_json() for c in self.lifecycle],
+                "warnings": self.warnings, "exit_code": self.exit_code}
+
+
+def pick_base(git: Git, ref: str | None) -> Base | None:
+    """``ref`` (or the first of DEFAULT_BASES that exists), narrowed to its merge base with HEAD."""
+    if ref is not None:
+        commit = git.commit_of(ref)
+        if commit is None:
+            raise UsageError(f"--base {ref}: no such branch, tag or commit",
+                             hint="fetch it first (e.g. git fetch origin main) or name another")
+    else:
+        ref, commit = next(((r, c) for r in DEFAULT_BASES if (c := git.commit_of(r))),
+                           (None, None))
+        if ref is None or commit is None:
+            return None
+    head = git.commit_of("HEAD")
+    merge = git.merge_base(head, commit) if head else None
+    return Base(ref, merge or commit, merge is not None)
+
+
+def review(git: Git, base: Base, on_disk: Path | None = None) -> Review:
+    """Compare the index with ``base``; ``on_disk`` (the root) lets the report point at proof
+    files that exist but are not tracked."""
+    base_files, now_files = git.files(base.commit), git.files(INDEX)
+    base_snap = snapshot(list(base_files), git.read(wanted_blobs(base_files)), strict=False)
+    now_snap = snapshot(list(now_files), git.read(wanted_blobs(now_files)), strict=True)
+    renames = git.renames(base.commit, SKILL_PATHSPECS)
+    result = Review(base, warnings=[*base_snap.warnings])
+    for (scope, name), reason in find_new(base_snap, now_snap, renames):
+        proof = proof_of(now_snap, scope, name)
+        untracked = () if proof or on_disk is None else _untracked_proof(on_disk, now_snap,
+                                                                         scope, name)
+        result.new.append(NewSkill(scope, name, reason, proof, untracked))
+    result.lifecycle = lifecycle_problems(base_snap, now_snap, renames)
+    return result
+
+
+def _untracked_proof(root: Path, now: Snapshot, scope: str, name: str) -> tuple[str, ...]:
+    folder = root / skill_folder(scope, name)
+    if not folder.is_dir():
+        return ()
+    found: list[str] = []
+    for path in sorted(folder.rglob("*")):
+        inside = path.relative_to(folder).as_posix()
+        rel = f"{skill_folder(scope, name)}/{inside}"
+        if path.is_file() and rel not in now.files and is_proof_file(inside):
+            found.append(rel)
+            if len(found) == 5:
+                break
+    return tuple(found)

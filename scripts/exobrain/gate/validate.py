@@ -1,0 +1,137 @@
+"""skills-validate's checks: registries against the schema, declarations against folders,
+overrides against declarations, and every SKILL.md against the Agent Skills rules.
+
+``seed/`` is left out of the declaration and orphan scans (its ``create-instance`` skill is
+deliberately undeclared) but its ``skills.json`` is still schema-checked.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from exobrain.catalog import skill_dir
+from exobrain.gate.crons import crons_findings
+from exobrain.errors import InputFileError
+from exobrain.findings import ERROR, INFO, Finding, from_error
+from exobrain.registry import (EXTERNAL, Entry, Registry, relative, schema_findings,
+                       schema_is_packaged)
+from exobrain.scopes import SEED
+from exobrain.artifacts.checks import artifact_findings
+from exobrain.skillmd import SKILL_FILE, SkillDoc, read_skill, spec_problems
+from exobrain.workspace import Workspace
+
+
+def validate(ws: Workspace) -> list[Finding]:
+    """Every finding for the repository, errors and infos, in a stable order."""
+    registries = ws.all_registries(include_seed=True)
+    # The connection file is per machine; validate judges what the repository shares.
+    findings = [f for f in ws.findings if f.code not in ("registry-schema", "connection-scope")]
+    trust_fast_check = schema_is_packaged(ws.root)
+    for registry in registries:
+        if registry.data is None or (trust_fast_check and not registry.findings):
+            continue
+        findings.extend(schema_findings(ws.root, registry))
+    scanned = [r for r in registries if r.scope != SEED]
+    declarations = _declarations(registries)
+    for registry in scanned:
+        findings.extend(_declaration_findings(ws.root, registry))
+        findings.extend(_override_findings(ws.root, registry, declarations))
+    docs: dict[tuple[str, str], SkillDoc] = {}
+    findings.extend(_folder_findings(ws, declarations, docs))
+    findings.extend(artifact_findings(ws.root, scanned, docs))
+    findings.extend(crons_findings(ws))
+    return findings
+
+
+def _declarations(registries: list[Registry]) -> set[tuple[str, ...]]:
+    return {e.identity for r in registries for e in r.entries if not e.is_override}
+
+
+def _declaration_findings(root: Path, registry: Registry) -> list[Finding]:
+    rel = relative(root, registry.path)
+    found: list[Finding] = []
+    seen: dict[tuple[str, ...], Entry] = {}
+    for entry in registry.entries:
+        if entry.is_override:
+            continue
+        if entry.identity in seen:
+            first = seen[entry.identity]
+            found.append(Finding(ERROR, "skill_name_unique", rel,
+                                 f"{entry.name!r} is declared twice in this file (first as "
+                                 f"{first.label()}); keep one declaration", entry=entry.label(), line=registry.line_of(entry.index)))
+            continue
+        seen[entry.identity] = entry
+        if entry.source is None and not (skill_dir(root, entry.scope, entry.name)
+                                         / SKILL_FILE).is_file():
+            missing = relative(root, skill_dir(root, entry.scope, entry.name) / SKILL_FILE)
+            found.append(Finding(ERROR, "missing-skill", rel,
+                                 f"declared, but {missing} does not exist; create the skill "
+                                 f"or remove the declaration", entry=entry.label(),
+                                 line=registry.line_of(entry.index)))
+    return found
+
+
+def _override_findings(root: Path, registry: Registry,
+                       declarations: set[tuple[str, ...]]) -> list[Finding]:
+    rel = relative(root, registry.path)
+    found = []
+    for entry in registry.entries:
+        if entry.is_override and entry.identity not in declarations:
+            target = (f"no external declaration of {entry.name!r} owned by {entry.owner!r}"
+                      if entry.origin == EXTERNAL else
+                      f"{entry.name!r} is not declared in {entry.origin}/skills.json"
+                      if entry.origin != "global" else
+                      f"{entry.name!r} is not declared in the global skills.json")
+            found.append(Finding(ERROR, "dangling-override", rel,
+                                 f"DANGLING OVERRIDE: {target}; fix 'from' or remove the entry",
+                                 entry=entry.label(), line=registry.line_of(entry.index)))
+    return found
+
+
+def _folder_findings(ws: Workspace, declarations: set[tuple[str, ...]],
+                     docs: dict[tuple[str, str], SkillDoc]) -> list[Finding]:
+    """Check every skill folder outside seed/: its SKILL.md, and whether anything declares it.
+    Each SKILL.md that parses lands in ``docs`` under (scope, folder name)."""
+    found: list[Finding] = []
+    for scope in ws.discover().scopes:
+        if scope.path == SEED:
+            continue
+        folder = skill_dir(ws.root, scope.path, "x").parent
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as exc:
+            found.append(Finding(ERROR, "scope-unreadable", relative(ws.root, folder),
+                                 f"cannot read folder ({exc.strerror or exc})", bad_input=True))
+            continue
+        for item in entries:
+            if item.name.startswith(".") or not item.is_dir():
+                continue
+            skill_file = Path(item.path) / SKILL_FILE
+            rel = relative(ws.root, skill_file)
+            if not skill_file.is_file():
+                continue
+            if (scope.path, item.name) not in declarations:
+                found.append(Finding(INFO, "undeclared", rel,
+                                     f"skill folder not declared in any skills.json of "
+                                     f"{scope.path}; declare it to make it reachable"))
+            try:
+                doc = read_skill(skill_file)
+            except InputFileError as exc:
+                found.append(from_error("skill-frontmatter", rel, exc.message, skill_file))
+                continue
+            docs[(scope.path, item.name)] = doc
+            found.extend(Finding(ERROR, code, rel, message)
+                         for code, message in spec_problems(doc.meta, item.name))
+    return found
+
+
+def exit_code(findings: list[Finding], strict: bool) -> int:
+    """2 for broken input files, 1 for other errors (or infos with --strict), else 0."""
+    if any(f.bad_input and f.level == ERROR for f in findings):
+        return 2
+    if any(f.level == ERROR for f in findings) or (strict and findings):
+        return 1
+    return 0

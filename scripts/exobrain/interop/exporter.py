@@ -1,0 +1,195 @@
+"""``exobrain export``: skills out as standard Agent Skills bundles or a Claude Code plugin.
+
+Every skill is checked first (``agentskills_io_compat_check``: the Agent Skills rules, a
+version, instructions, no metadata key a moved field would overwrite, no symbolic link leaving
+the folder); one failure refuses the whole export and names each reason, and nothing is written.
+Output is staged in a temporary folder next to the destination and moved into place with a
+rename; existing files or folders are never overwritten.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from exobrain.util.archive import Member, write_zip
+from exobrain.catalog import skill_dir
+from exobrain.errors import ExobrainError, OperationFailed, UsageError
+from exobrain.artifacts.evolution import in_tree
+from exobrain.util.fileio import read_text
+from exobrain.interop.formats import exporter
+from exobrain.interop.formats.fields import slugify
+from exobrain.artifacts.promote import real_scope
+from exobrain.refs import canonical
+from exobrain.registry import Entry
+from exobrain.skillmd import SKILL_FILE, parse
+from exobrain.util.treecopy import copy_tree, escaping_links, iter_tree
+from exobrain.workspace import Workspace
+
+
+@dataclass
+class Exported:
+    ref: str
+    name: str
+    moved: list[str]
+
+
+@dataclass
+class ExportReport:
+    format: str
+    destination: str
+    skills: list[Exported] = field(default_factory=list)
+    skipped_archived: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"format": self.format, "destination": self.destination,
+                "skills": [s.__dict__ for s in self.skills],
+                "skipped_archived": self.skipped_archived}
+
+
+def _entries(ws: Workspace, refs: tuple[str, ...],
+             scope: str | None) -> tuple[list[Entry], list[str]]:
+    """The declarations to export: the refs given, or every in-tree one of ``scope`` that is
+    not archived."""
+    if refs and scope:
+        raise UsageError("give skill refs or --all, not both")
+    if scope is not None:
+        scope = real_scope(ws, scope, "--all")
+        declared = [e for e in ws.registry(scope).entries if not e.is_override and not e.source]
+        archived = [canonical(e) for e in declared if e.lifecycle == "archived"]
+        chosen = [e for e in declared if e.lifecycle != "archived"]
+        if not chosen:
+            raise UsageError(f"{scope} declares no in-tree skill to export")
+        return chosen, archived
+    if not refs:
+        raise UsageError("name the skills to export (skill refs) or use --all SCOPE")
+    chosen, seen = [], set()
+    for text in refs:
+        entry = in_tree(ws, text)
+        if entry.identity not in seen:
+            seen.add(entry.identity)
+            chosen.append(entry)
+    return chosen, []
+
+
+def _prepare(ws: Workspace, entries: list[Entry], module, strip: bool
+             ) -> tuple[list[tuple[Entry, Path, str, list[str]]], list[str]]:
+    """(entry, folder, exported SKILL.md text, moved fields) for each skill, and the problems."""
+    prepared, problems = [], []
+    names: dict[str, Entry] = {}
+    for entry in entries:
+        folder = skill_dir(ws.root, entry.scope, entry.name)
+        ref = canonical(entry)
+        other = names.setdefault(entry.name, entry)
+        if other is not entry:
+            problems.append(f"{ref}: {canonical(other)} has the same name; a bundle holds one "
+                            f"folder per name")
+            continue
+        try:
+            doc = parse(read_text(folder / SKILL_FILE), folder / SKILL_FILE)
+        except ExobrainError as exc:
+            problems.append(f"{ref}: {exc.message}")
+            continue
+        found = module.compat_problems(doc.meta, doc.body, folder.name, strip=strip)
+        found += [f"{rel}: symbolic link points outside the skill folder"
+                  for rel in escaping_links(folder)]
+        if found:
+            problems.append(f"{ref} fails agentskills_io_compat_check: " + "; ".join(found))
+            continue
+        moved = [] if strip else module.moved_fields(doc.meta)
+        text = module.export_skill(doc.meta, doc.body, strip=strip)
+        prepared.append((entry, folder, text, moved))
+    return prepared, problems
+
+
+def _members(prepared: list) -> Iterator[Member]:
+    """The archive members of the prepared skills: ``<name>/<path>``, SKILL.md translated."""
+    for entry, folder, text, _ in prepared:
+        for rel, path, link in iter_tree(folder):
+            name = f"{entry.name}/{rel}"
+            if rel == SKILL_FILE:
+                yield name, None, text, None
+            else:
+                yield name, path, None, link
+
+
+def _stage_skills(staging: Path, prepared: list) -> list[Exported]:
+    done = []
+    for entry, folder, text, moved in prepared:
+        target = staging / entry.name
+        target.mkdir(parents=True)
+        copy_tree(folder, target, replace={SKILL_FILE: text})
+        done.append(Exported(canonical(entry), entry.name, moved))
+    return done
+
+
+def export_skills(ws: Workspace, refs: tuple[str, ...], *, fmt: str, out: Path | None = None,
+                  zip_file: Path | None = None, all_scope: str | None = None,
+                  strip: bool = False, plugin_name: str | None = None,
+                  dry_run: bool = False) -> ExportReport:
+    """Export skills (see the module docstring)."""
+    module = exporter(fmt)
+    if (out is None) == (zip_file is None):
+        raise UsageError("give exactly one destination: -o DIR or --zip FILE")
+    if fmt == "claude-plugin" and zip_file is not None:
+        raise UsageError("--format claude-plugin writes a folder: use -o DIR")
+    entries, archived = _entries(ws, refs, all_scope)
+    prepared, problems = _prepare(ws, entries, module, strip)
+    if problems:
+        raise OperationFailed("nothing exported:\n  " + "\n  ".join(problems),
+                              hint="fix the skills named above (or leave them out), then export "
+                                   "again")
+    destination = (zip_file or out).expanduser().absolute()  # type: ignore[union-attr]
+    report = ExportReport(fmt, str(destination), skipped_archived=archived)
+    if fmt == "claude-plugin":
+        _check_free(destination, allow_empty_dir=True)
+        targets = [destination]
+    elif zip_file is not None:
+        _check_free(destination)
+        targets = [destination]
+    else:
+        targets = [destination / e.name for e, *_ in prepared]
+        for target in targets:
+            _check_free(target)
+    if dry_run:
+        report.skills = [Exported(canonical(e), e.name, moved) for e, _, _, moved in prepared]
+        return report
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    parent = destination if out is not None and fmt != "claude-plugin" else destination.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".exobrain-export-", dir=parent))
+    try:
+        os.chmod(staging, 0o755)
+        if fmt == "claude-plugin":
+            report.skills = _stage_skills(staging / "skills", prepared)
+            name = plugin_name or slugify(destination.name) or "exobrain-skills"
+            module.write_manifest(staging, name, f"{len(prepared)} skills exported from an "
+                                                 f"exobrain")
+            if destination.is_dir():
+                destination.rmdir()  # checked empty above
+            staging.rename(destination)
+        elif zip_file is not None:
+            archive = staging / "archive.zip"
+            write_zip(archive, _members(prepared))
+            os.chmod(archive, 0o644)
+            archive.rename(destination)
+            report.skills = [Exported(canonical(e), e.name, moved) for e, _, _, moved in prepared]
+        else:
+            report.skills = _stage_skills(staging, prepared)
+            for entry, *_ in prepared:
+                (staging / entry.name).rename(destination / entry.name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return report
+
+
+def _check_free(path: Path, allow_empty_dir: bool = False) -> None:
+    if path.is_dir() and allow_empty_dir and not any(path.iterdir()):
+        return
+    if path.exists() or path.is_symlink():
+        raise UsageError(f"{path} already exists; export never overwrites",
+                         hint="remove it or choose another destination")

@@ -1,0 +1,323 @@
+"""What every import and export adapter shares: the field tables, the string encoding of
+fields that travel in ``metadata``, a frontmatter reader that repairs common YAML slips, and the
+translation of a foreign frontmatter into the native schema.
+
+Import never drops information: a key the native schema does not know, or a value of the wrong
+shape, is moved under ``metadata`` as a string and the move is reported. Export does the
+reverse for the open standard: fields it lacks go into ``metadata`` (non-strings as JSON) and
+their names are listed under ``metadata.exobrain-fields``, which is how a later import knows
+exactly which entries to lift back out, so a round trip gives back the same frontmatter.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from exobrain.artifacts.checks import NATIVE_FIELDS, STANDARD_FIELDS
+from exobrain.errors import InputFileError
+from exobrain.skillmd import COMPATIBILITY_MAX, DESCRIPTION_MAX, NAME_MAX, parse, split_frontmatter
+
+#: Claude Code's own SKILL.md fields (besides the standard ones); kept as they are by the
+#: formats that target Claude Code, moved into metadata by the plain Agent Skills format.
+CLAUDE_FIELDS = ("allowed-tools", "model", "disable-model-invocation", "user-invocable",
+                 "argument-hint", "context", "agent", "hooks", "paths", "when_to_use", "effort",
+                 "shell")
+#: The metadata entry naming the fields an export moved into metadata.
+MARKER = "exobrain-fields"
+PROVENANCE = ("source", "source_format", "source_url")
+SOURCE_KINDS = ("native", "imported", "composed")
+LIST_FIELDS = ("tags", "triggers", "personas")
+FIRST_VERSION = "0.1.0"
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_VERSIONISH = re.compile(r"^[vV]?(\d+)(?:\.(\d+))?(?:\.(\d+))?$")
+_HEAD = ("name", "description", "version")
+
+
+def encode(value: Any) -> str:
+    """A field value as a metadata string: strings stay as they are unless they would read
+    back as JSON (``"true"``, ``"[1]"``), everything else is JSON."""
+    if isinstance(value, str):
+        try:
+            json.loads(value)
+        except ValueError:
+            return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def decode(text: str) -> Any:
+    """The inverse of :func:`encode`."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def slugify(text: str) -> str:
+    """A valid skill name from any text: ASCII lowercase letters, digits, single hyphens."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    return slug[:NAME_MAX].rstrip("-")
+
+
+def normal_version(value: Any) -> str | None:
+    """``1.2`` or ``v1.2.3`` → a MAJOR.MINOR.PATCH string; None when it is not a version."""
+    match = _VERSIONISH.match(str(value).strip()) if isinstance(value, (str, int, float)) else None
+    if not match or isinstance(value, bool):
+        return None
+    return ".".join(str(int(part or 0)) for part in match.groups())
+
+
+def dump(meta: dict[str, Any], body: str) -> str:
+    """A SKILL.md from a frontmatter mapping and a body: block style, no line wrapping, which
+    strict YAML parsers (the reference validator's) accept."""
+    import yaml
+
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    front = yaml.dump(meta, Dumper=dumper, sort_keys=False, allow_unicode=True, width=1 << 16,
+                      default_flow_style=False)
+    return f"---\n{front}---\n{body}"
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+_PLAIN_LINE = re.compile(r"^(\s*)([A-Za-z0-9_][\w.-]*):[ \t]+(\S.*?)\s*$")
+
+
+def _needs_quotes(value: str) -> bool:
+    if value[0] in "'\"|>&*!#":
+        return False
+    if value[0] in "[{":  # a flow collection is fine unless text follows it
+        return not value.endswith("]" if value[0] == "[" else "}")
+    return ": " in value or ":\t" in value or value.endswith(":") or value[0] in "@`%"
+
+
+def quote_plain_values(front: str) -> tuple[str, list[str]]:
+    """Quote one-line plain values that YAML rejects (``description: Use when: …``).
+    Returns the new text and the keys whose values were quoted."""
+    lines = front.split("\n")
+    fixed: list[str] = []
+    keys: list[str] = []
+    for index, line in enumerate(lines):
+        match = _PLAIN_LINE.match(line.rstrip("\r"))
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        indent = len(line) - len(line.lstrip())
+        continued = following.strip() and len(following) - len(following.lstrip()) > indent
+        if match and not continued and _needs_quotes(match.group(3)):
+            value = json.dumps(match.group(3), ensure_ascii=False)
+            fixed.append(f"{match.group(1)}{match.group(2)}: {value}")
+            keys.append(match.group(2))
+        else:
+            fixed.append(line)
+    return "\n".join(fixed), keys
+
+
+def read_lenient(text: str, path: Path) -> tuple[dict[str, Any], str, list[str]]:
+    """(frontmatter, body, repairs): parse, and when YAML refuses the frontmatter, try again
+    with unquoted values quoted. An unrepairable file raises the original error."""
+    try:
+        doc = parse(text, path)
+        return doc.meta, doc.body, []
+    except InputFileError as first:
+        if "invalid YAML" not in first.message:
+            raise
+        front, body, _ = split_frontmatter(text, path)
+        fixed, keys = quote_plain_values(front)
+        if not keys:
+            raise
+        try:
+            doc = parse(f"---\n{fixed}\n---\n{body}", path)
+        except InputFileError:
+            raise first from None
+        return doc.meta, doc.body, [f"quoted the value of {', '.join(keys)} (YAML rejects an "
+                                    f"unquoted ': ' inside a value)"]
+
+
+# -- import translation ------------------------------------------------------------------------
+
+@dataclass
+class Translation:
+    """A foreign frontmatter turned native: what was repaired, flagged, or makes it unusable."""
+
+    name: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+    upstream_version: str | None = None
+    repairs: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def _scalar_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
+
+
+def lift_exported(meta: dict[str, Any]) -> list[str]:
+    """Move the fields an exobrain export put into metadata back to the top level; returns
+    their names (they were top-level fields of an exobrain skill, so they stay there)."""
+    metadata = meta.get("metadata")
+    if not isinstance(metadata, dict) or not isinstance(metadata.get(MARKER), str):
+        return []
+    metadata = dict(metadata)
+    lifted = []
+    for key in metadata.pop(MARKER).split():
+        if key in metadata:
+            value = metadata.pop(key)
+            meta[key] = decode(value) if isinstance(value, str) else value
+            lifted.append(key)
+    meta["metadata"] = metadata
+    return lifted
+
+
+def _clean_metadata(raw: Any, meta: dict[str, Any], out: Translation) -> dict[str, str]:
+    """metadata as a map of strings; lists of tags/triggers/personas go to the top level."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        out.repairs.append("metadata was not a mapping; kept as metadata.value")
+        return {"value": encode(raw)}
+    clean: dict[str, str] = {}
+    for key, value in raw.items():
+        key = str(key)
+        if isinstance(value, str):
+            clean[key] = value
+        elif isinstance(value, list) and key in LIST_FIELDS and key not in meta:
+            meta[key] = [_scalar_text(v) for v in value]
+            out.repairs.append(f"metadata.{key} was a list; moved to the top-level {key}")
+        elif isinstance(value, list):
+            clean[key] = ", ".join(v if isinstance(v, str) else encode(v) for v in value)
+            out.repairs.append(f"metadata.{key} was a list; joined into one string")
+        elif isinstance(value, dict):
+            clean[key] = encode(value)
+            out.repairs.append(f"metadata.{key} was a mapping; kept as JSON text")
+        else:
+            clean[key] = _scalar_text(value)
+            out.repairs.append(f"metadata.{key} was {type(value).__name__} {value!r}; "
+                               f"written as a string")
+    return clean
+
+
+def _set_aside(metadata: dict[str, str], key: str, value: Any) -> str:
+    """Put ``value`` under metadata (a free key), returning the key used."""
+    target = key if key not in metadata else f"upstream-{key}"
+    metadata[target] = encode(value)
+    return target
+
+
+def _version(meta: dict[str, Any], metadata: dict[str, str], out: Translation) -> None:
+    top, nested = meta.pop("version", None), metadata.pop("version", None)
+    for origin, value in (("version", top), ("metadata.version", nested)):
+        if value is None:
+            continue
+        version = normal_version(value)
+        if version is not None and out.upstream_version is None:
+            out.upstream_version = version
+            if str(value) != version:
+                out.repairs.append(f"{origin} {value!r} read as {version}")
+        elif version is None or version != out.upstream_version:
+            kept = _set_aside(metadata, "upstream-version", value)
+            out.repairs.append(f"{origin} {value!r} is not a usable version; kept as "
+                               f"metadata.{kept}")
+
+
+def _name(meta: dict[str, Any], folder: str, metadata: dict[str, str], out: Translation) -> str:
+    raw = meta.get("name")
+    if not isinstance(raw, str) or not raw.strip():
+        name = folder if SLUG.match(folder) and len(folder) <= NAME_MAX else slugify(folder)
+        out.repairs.append(f"no name; named after its folder: {name}")
+        return name
+    name = raw.strip()
+    if not SLUG.match(name) or len(name) > NAME_MAX:
+        slug = slugify(name) or slugify(folder)
+        metadata.setdefault("original-name", name)
+        out.repairs.append(f"name {name!r} is not a valid skill name; imported as {slug!r} "
+                           f"(the original is kept as metadata.original-name)")
+        name = slug
+    if name != folder:
+        out.repairs.append(f"name {name!r} does not match its folder {folder!r}; the folder "
+                           f"is named after the skill")
+    return name
+
+
+def _move_unknown(meta: dict[str, Any], keep: frozenset[str], metadata: dict[str, str],
+                  out: Translation) -> None:
+    allowed = set(STANDARD_FIELDS) | set(NATIVE_FIELDS) | {"version"} | keep
+    for key in list(meta):
+        if str(key) not in allowed:
+            used = _set_aside(metadata, str(key), meta.pop(key))
+            out.repairs.append(f"unknown top-level key {key!r} moved to metadata.{used}")
+    for key in LIST_FIELDS:
+        if isinstance(meta.get(key), str):
+            meta[key] = [part.strip() for part in meta[key].split(",") if part.strip()]
+            out.repairs.append(f"{key} was a comma-separated string; split into a list")
+    source = meta.pop("source", None)
+    if source is not None and source not in SOURCE_KINDS:
+        used = _set_aside(metadata, "source", source)
+        out.repairs.append(f"top-level source {source!r} is not native/imported/composed; "
+                           f"kept as metadata.{used}")
+    for key in ("source_format", "source_url"):
+        meta.pop(key, None)  # replaced by this import's provenance
+
+
+def _schema_fit(meta: dict[str, Any], metadata: dict[str, str], out: Translation) -> None:
+    """Move fields that break the native schema (other than name/description) into metadata."""
+    from exobrain.artifacts.register import native_errors
+
+    for key, keyword, message in native_errors(meta):
+        if key in ("name", "description", "metadata", "") or key not in meta:
+            continue  # name and metadata are already clean; a long description is flagged
+        if key == "compatibility" and keyword == "maxLength":
+            continue  # flagged, kept
+        used = _set_aside(metadata, key, meta.pop(key))
+        out.repairs.append(f"{message}; the field was moved to metadata.{used}")
+
+
+def _ordered(meta: dict[str, Any]) -> dict[str, Any]:
+    tail = ("metadata",) + PROVENANCE
+    keys = [k for k in _HEAD if k in meta]
+    keys += [k for k in meta if k not in _HEAD and k not in tail]
+    keys += [k for k in tail if k in meta]
+    return {k: meta[k] for k in keys}
+
+
+def translate(raw: dict[str, Any], folder: str, *, keep: frozenset[str], source_format: str,
+              source_url: str, new_name: str | None = None,
+              default_version: str | None = None) -> Translation:
+    """Turn a foreign frontmatter into a native one (see the module docstring)."""
+    out = Translation()
+    meta = {str(k): v for k, v in raw.items()}
+    keep = keep | frozenset(lift_exported(meta))
+    metadata = _clean_metadata(meta.pop("metadata", None), meta, out)
+    _version(meta, metadata, out)
+    name = _name(meta, folder, metadata, out)
+    _move_unknown(meta, keep, metadata, out)
+    description = meta.get("description")
+    if description is None or (isinstance(description, str) and not description.strip()):
+        out.problems.append("no description: the frontmatter needs a 'description' saying what "
+                            "the skill does and when to use it")
+    elif not isinstance(description, str):
+        meta["description"] = _scalar_text(description)
+        out.repairs.append("description was not text; written as a string")
+    for key in ("license", "compatibility"):
+        if key in meta and not isinstance(meta[key], str):
+            meta[key] = _scalar_text(meta[key])
+            out.repairs.append(f"{key} was not text; written as a string")
+    if isinstance(meta.get("description"), str) and len(meta["description"]) > DESCRIPTION_MAX:
+        out.flags.append(f"description is {len(meta['description'])} characters (the standard "
+                         f"allows {DESCRIPTION_MAX}); kept as is — shorten it before exporting")
+    if len(meta.get("compatibility") or "") > COMPATIBILITY_MAX:
+        out.flags.append(f"compatibility is longer than {COMPATIBILITY_MAX} characters; kept")
+    out.name = new_name or name
+    meta["name"] = out.name
+    meta["version"] = out.upstream_version or default_version or FIRST_VERSION
+    _schema_fit(meta, metadata, out)
+    if metadata:
+        meta["metadata"] = metadata
+    meta.update({"source": "imported", "source_format": source_format, "source_url": source_url})
+    out.meta = _ordered(meta)
+    return out

@@ -1,0 +1,295 @@
+"""``exobrain import``: bring foreign skills in as versioned artifacts of a scope.
+
+For each skill of the source: read its SKILL.md (repairing YAML slips), translate the
+frontmatter with the format's adapter (:mod:`exobrain.interop.formats`), copy the files into
+``<scope>/skills/<name>/`` through a staging folder and one rename, declare it in the scope's
+registry and lock it with an ``upstream`` record (where it came from, the upstream commit and
+content hash) that ``exobrain import --update`` compares against later.
+
+One broken skill never stops the batch: it is reported with its reason and nothing of it is
+written. Everything is checked before anything is written, and ``dry_run`` writes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from exobrain.catalog import skill_dir
+from exobrain.util.dirhash import hash_digests
+from exobrain.errors import ExobrainError, UsageError
+from exobrain.util.fileio import read_text
+from exobrain.interop.formats import detect, importer
+from exobrain.interop.formats.bundle import Bundle, FoundSkill, discover
+from exobrain.interop.formats.fields import SLUG, dump, normal_version, read_lenient, translate
+from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_path
+from exobrain.artifacts.promote import target_scope
+from exobrain.registry import relative
+from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
+from exobrain.skillmd import SKILL_FILE
+from exobrain.interop.inputs import Opened, classify, is_shorthand, open_source
+from exobrain.util.treecopy import copy_tree, escaping_links
+from exobrain.workspace import Workspace
+
+
+@dataclass
+class Item:
+    """One skill of an import or update: what happened to it and why."""
+
+    name: str
+    upstream: str
+    status: str = "skipped"
+    ref: str | None = None
+    version: str | None = None
+    previous: str | None = None
+    repairs: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    problem: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items()}
+
+
+@dataclass
+class Report:
+    source: str
+    format: str
+    reason: str
+    scope: str
+    dry_run: bool
+    items: list[Item] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def skipped(self) -> list[Item]:
+        return [i for i in self.items if i.status == "skipped"]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"source": self.source, "format": self.format, "detected_by": self.reason,
+                "scope": self.scope, "dry_run": self.dry_run, "notes": self.notes,
+                "skills": [i.as_json() for i in self.items]}
+
+
+@dataclass
+class Plan:
+    """A translated skill ready to be written."""
+
+    found: FoundSkill
+    item: Item
+    text: str = ""
+    body: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+    upstream_version: str | None = None
+
+
+def who_owns(ws: Workspace, owner: str | None) -> str:
+    who = owner or ws.connection.person or (sorted(ws.my_ids)[0] if ws.my_ids else None)
+    if who is None:
+        raise UsageError("imported skills need an owner for their declaration",
+                         hint="connect as a person (connect-agent … --person ID) or pass --owner")
+    return who
+
+
+def read_skill_text(found: FoundSkill) -> tuple[dict[str, Any], str, list[str]]:
+    """(frontmatter, body, repairs) of a found skill; raises InputFileError when unusable."""
+    path = found.folder / SKILL_FILE
+    return read_lenient(read_text(path), path)
+
+
+def plan_skill(adapter: ModuleType, src: Opened, found: FoundSkill, reading: Any,
+               new_name: str | None = None) -> Plan:
+    """Translate one skill; problems end up on ``plan.item.problem`` (nothing raised)."""
+    item = Item(found.folder_name, src.where(found.rel) or ".")
+    plan = Plan(found, item)
+    if isinstance(reading, ExobrainError):
+        item.problem = reading.message
+        return plan
+    raw, body, repairs = reading
+    raw = dict(raw)
+    default, notes = adapter.prepare(raw, found)
+    result = translate(raw, found.folder_name, keep=adapter.KEEP,
+                       source_format=adapter.SOURCE_FORMAT, source_url=src.display(found.rel),
+                       new_name=new_name,
+                       default_version=normal_version(default) if default else None)
+    item.name, item.version = result.name, result.meta.get("version")
+    item.repairs, item.flags, item.notes = repairs + result.repairs, result.flags, notes
+    links = escaping_links(found.folder)
+    problems = result.problems + [f"{rel}: symbolic link points outside the skill folder"
+                                  for rel in links]
+    if problems:
+        item.problem = "; ".join(problems)
+    plan.text, plan.body, plan.meta = dump(result.meta, body), body, result.meta
+    plan.upstream_version = result.upstream_version
+    return plan
+
+
+def _select(bundle: Bundle, readings: dict[str, Any], wanted: tuple[str, ...], all_skills: bool,
+            new_name: str | None, source: str) -> list[FoundSkill]:
+    def names(found: FoundSkill) -> set[str]:
+        reading = readings[found.rel]
+        declared = reading[0].get("name") if isinstance(reading, tuple) else None
+        return {found.folder_name, found.rel, str(declared)} - {"None", ""}
+
+    listing = ", ".join(s.folder_name for s in bundle.skills[:20])
+    more = f" and {len(bundle.skills) - 20} more" if len(bundle.skills) > 20 else ""
+    if wanted:
+        chosen = [s for s in bundle.skills if names(s) & set(wanted)]
+        missing = sorted(set(wanted) - set().union(*(names(s) for s in chosen)))
+        if missing:
+            raise UsageError(f"{source}: no skill named {', '.join(missing)}",
+                             hint=f"it holds {listing}{more}")
+    elif len(bundle.skills) == 1 or all_skills:
+        chosen = list(bundle.skills)
+    else:
+        raise UsageError(f"{source} holds {len(bundle.skills)} skills: {listing}{more}",
+                         hint="import them all with --all, or some with --skill NAME")
+    if new_name and len(chosen) > 1:
+        raise UsageError("--name renames one skill; choose it with --skill NAME")
+    return chosen
+
+
+def _check_targets(ws: Workspace, scope: str, plans: list[Plan]) -> None:
+    """Refuse names already taken in the scope or twice in this batch."""
+    declared = {e.name for e in ws.registry(scope).entries if not e.is_override}
+    seen: set[str] = set()
+    for plan in plans:
+        item = plan.item
+        if item.problem:
+            continue
+        target = skill_dir(ws.root, scope, item.name)
+        if item.name in seen:
+            item.problem = f"another skill of this source is also named {item.name!r}"
+        elif target.exists() or target.is_symlink():
+            item.problem = (f"{relative(ws.root, target)} already exists; re-import it with "
+                            f"exobrain import --update {item.name}, or choose --name NEW")
+        elif item.name in declared:
+            item.problem = (f"{item.name!r} is already declared in {scope}'s skills.json; "
+                            f"choose --name NEW")
+        seen.add(item.name)
+
+
+def import_skills(ws: Workspace, source: str, *, fmt: str | None = None, into: str | None = None,
+                  new_name: str | None = None, skills: tuple[str, ...] = (),
+                  all_skills: bool = False, tier: str | None = None, owner: str | None = None,
+                  path: str | None = None, ref: str | None = None,
+                  allow_local: bool | None = None, dry_run: bool = False) -> Report:
+    """Import the skills of ``source`` into a scope (see the module docstring)."""
+    scope = target_scope(ws, into)
+    who = who_owns(ws, owner)
+    if new_name is not None and not SLUG.match(new_name):
+        raise UsageError(f"--name {new_name!r}: use lowercase letters, digits and single hyphens")
+    adapter = importer(fmt) if fmt else None
+    kind, url, sub, ref = classify(source, path=path, ref=ref)
+    with edit_registry(ws.root, scope, dry_run=True):
+        pass  # a broken target registry refuses the import before anything is fetched
+    with ExitStack() as stack:
+        src = _enter(stack, source, kind, url, sub, ref, ws, allow_local)
+        bundle = discover(src.root)
+        if not bundle.skills:
+            raise UsageError(f"{source}: no SKILL.md found",
+                             hint="point SOURCE at a skill folder or a bundle of skill folders")
+        readings: dict[str, Any] = {}
+        for found in bundle.skills:
+            try:
+                readings[found.rel] = read_skill_text(found)
+            except ExobrainError as exc:
+                readings[found.rel] = exc
+        chosen = _select(bundle, readings, skills, all_skills, new_name, source)
+        if adapter is None:
+            metas = [r[0] for r in (readings[f.rel] for f in chosen) if isinstance(r, tuple)]
+            adapter, reason = detect(bundle, metas)
+        else:
+            reason = "given with --format"
+        report = Report(source, adapter.NAME, reason, scope, dry_run, notes=bundle.notes)
+        plans = [plan_skill(adapter, src, f, readings[f.rel], new_name) for f in chosen]
+        _check_targets(ws, scope, plans)
+        good = [p for p in plans if not p.item.problem]
+        if not dry_run and good:
+            _apply(ws, scope, who, tier, good, src, adapter)
+        for plan in plans:
+            if not plan.item.problem:
+                plan.item.status = "would import" if dry_run else "imported"
+                plan.item.ref = f"skill:{plan.item.name}@{scope}"
+        report.items = [p.item for p in plans]
+    return report
+
+
+def _enter(stack: ExitStack, source: str, kind: str, url: str, sub: str, ref: str | None,
+           ws: Workspace, allow_local: bool | None) -> Opened:
+    """Open the source, saying how SOURCE was read when it was taken for GitHub shorthand."""
+    try:
+        return stack.enter_context(open_source(kind, url, sub, ref, root=ws.root,
+                                               allow_local=allow_local))
+    except ExobrainError as exc:
+        if is_shorthand(source) and not exc.hint:
+            exc.hint = (f"{source} was read as the GitHub repository {url} because no such "
+                        f"local folder or archive exists")
+        raise
+
+
+def install(found: Path, target: Path, text: str) -> tuple[dict[str, str], dict[str, str]]:
+    """Copy a skill to ``target`` via a staging folder and one rename; (upstream, local)
+    digests. ``target`` must not exist."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.import-", dir=target.parent))
+    try:
+        os.chmod(staging, 0o755)
+        digests = copy_tree(found, staging, replace={SKILL_FILE: text})
+        staging.rename(target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return digests
+
+
+def upstream_record(src: Opened, found: FoundSkill, adapter: ModuleType,
+                    upstream: dict[str, str], local: dict[str, str]) -> dict[str, Any]:
+    """What the lock remembers about where an imported skill came from."""
+    return {"kind": src.kind, "url": src.url, "base": src.path, "path": src.where(found.rel),
+            "ref": src.ref, "commit": src.commit, "hash": hash_digests(upstream),
+            "format": adapter.NAME, "imported": hash_digests(local)}
+
+
+def lock_entry_for(version: str, local: dict[str, str], record: dict[str, Any]) -> dict[str, Any]:
+    return {"version": version, "hash": hash_digests(local), "files": dict(sorted(local.items())),
+            "upstream": record}
+
+
+def _apply(ws: Workspace, scope: str, who: str, tier: str | None, plans: list[Plan],
+           src: Opened, adapter: ModuleType) -> None:
+    """Copy, declare and lock; a skill that fails to copy is reported and left out."""
+    created: list[tuple[Plan, Path, dict[str, Any]]] = []
+    try:
+        with edit_registry(ws.root, scope) as edit:
+            for plan in plans:
+                item, target = plan.item, skill_dir(ws.root, scope, plan.item.name)
+                if edit.find(name=item.name, **{"from": None}) or target.exists():
+                    item.problem = f"{relative(ws.root, target)} appeared meanwhile; not imported"
+                    continue
+                try:
+                    upstream, local = install(plan.found.folder, target, plan.text)
+                except (OSError, ExobrainError) as exc:
+                    item.problem = getattr(exc, "message", None) or f"copy failed: {exc}"
+                    continue
+                record = upstream_record(src, plan.found, adapter, upstream, local)
+                created.append((plan, target, lock_entry_for(item.version or "", local, record)))
+                edit.upsert(ordered_entry({"name": item.name, "owner": who,
+                                           "tier": tier or "optional"}),
+                            name=item.name, **{"from": None, "source": None})
+    except BaseException:
+        for _, target, _ in created:  # made a moment ago; the registry was not written
+            shutil.rmtree(target, ignore_errors=True)
+        raise
+    if created:
+        with update_json_file(lock_path(ws.root, scope), default=empty_lock,
+                              check=check_lock_data, durable=False) as update:
+            for plan, _, entry in created:
+                update.data["skills"][plan.item.name] = entry
+            update.data["skills"] = dict(sorted(update.data["skills"].items()))

@@ -1,0 +1,144 @@
+"""Where an import reads from: a folder, a ``.skill``/``.zip`` archive, or a git repository.
+
+:func:`open_source` turns what the user typed into a local folder to read (archives are
+unpacked into a temporary folder that is removed afterwards) plus the facts a re-import needs,
+which the lock keeps under ``upstream``: the kind, the URL or absolute path, the path inside it,
+the ref and the resolved commit.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from exobrain.util.archive import extract, is_archive
+from exobrain.errors import OperationFailed, UsageError
+
+FOLDER, ARCHIVE, GIT = "folder", "archive", "git"
+_GIT_URL = re.compile(r"^(https://|ssh://|git@[^:/]+:|file://)")
+_SHORTHAND = re.compile(r"^(?P<owner>[A-Za-z0-9][\w.-]*)/(?P<repo>[\w.-]+)"
+                        r"(?P<path>(?:/[^@\s]+)?)(?:@(?P<ref>[^@\s]+))?$")
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A source made local: read ``root``; ``path`` is where ``root`` sits inside the source."""
+
+    kind: str
+    url: str
+    root: Path
+    path: str = ""
+    ref: str | None = None
+    commit: str | None = None
+
+    def where(self, rel: str) -> str:
+        """The path of a skill inside the source (for the lock's upstream record)."""
+        return "/".join(p for p in (self.path, rel) if p)
+
+    def display(self, rel: str) -> str:
+        """A one-line address of a skill for ``source_url``."""
+        where = self.where(rel)
+        if self.kind == FOLDER:
+            return str(Path(self.url) / where) if where else self.url
+        if self.kind == ARCHIVE:
+            return f"{self.url}#{where}" if where else self.url
+        github = re.match(r"^https://github\.com/([^/]+/[^/]+?)(?:\.git)?/?$", self.url)
+        if github:
+            tree = f"https://github.com/{github.group(1)}/tree/{self.ref or 'HEAD'}"
+            return f"{tree}/{where}".rstrip("/")
+        return self.url + (f"#{where}" if where else "") + (f"@{self.ref}" if self.ref else "")
+
+
+def classify(text: str, *, path: str | None = None, ref: str | None = None
+             ) -> tuple[str, str, str, str | None]:
+    """(kind, url or absolute path, path inside, ref) for a SOURCE argument."""
+    local = Path(text).expanduser()
+    if local.exists():
+        if path is not None or ref is not None:
+            raise UsageError(f"{text}: --path and --ref are for git sources; point SOURCE at "
+                             f"the folder you mean instead")
+        if local.is_dir():
+            return FOLDER, str(local.resolve()), "", None
+        if is_archive(local):
+            return ARCHIVE, str(local.resolve()), "", None
+        raise UsageError(f"{text}: neither a folder nor a .skill/.zip archive")
+    if _GIT_URL.match(text):
+        return GIT, text, (path or "").strip("/"), ref
+    shorthand = _SHORTHAND.match(text)
+    if shorthand and not text.startswith((".", "/", "~")):
+        if path is not None or (ref is not None and shorthand.group("ref")):
+            raise UsageError(f"{text}: give the path and ref either in the shorthand "
+                             f"(owner/repo/path@ref) or with --path/--ref, not both")
+        return (GIT, f"https://github.com/{shorthand.group('owner')}/{shorthand.group('repo')}",
+                shorthand.group("path").strip("/"), ref or shorthand.group("ref"))
+    raise UsageError(f"{text}: no such folder or archive, and not a git URL",
+                     hint="give a skill folder, a bundle folder, a .skill/.zip file, a git URL "
+                          "(https://, ssh://, git@host:, file://) or owner/repo[/path][@ref]")
+
+
+def is_shorthand(text: str) -> bool:
+    """True when ``text`` would be read as GitHub's owner/repo shorthand."""
+    return not Path(text).expanduser().exists() and not _GIT_URL.match(text) and \
+        bool(_SHORTHAND.match(text)) and not text.startswith((".", "/", "~"))
+
+
+def folder_commit(folder: Path) -> str | None:
+    """The HEAD commit of the git work tree holding ``folder``, when there is one."""
+    probe = folder
+    while not (probe / ".git").exists():
+        if probe.parent == probe:
+            return None
+        probe = probe.parent
+    try:
+        done = subprocess.run(["git", "-C", str(folder), "rev-parse", "--verify", "-q", "HEAD"],
+                              capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
+@contextmanager
+def open_source(kind: str, url: str, path: str = "", ref: str | None = None, *,
+                root: Path, allow_local: bool | None = None) -> Iterator[Opened]:
+    """Make a classified source readable; temporary folders are removed on exit.
+    ``allow_local`` (None: the ``.exobrain.json`` setting) lets git read file:// URLs."""
+    if kind == FOLDER:
+        folder = Path(url) / path if path else Path(url)
+        if not folder.is_dir():
+            raise OperationFailed(f"the upstream folder {folder} does not exist on this "
+                                  f"machine",
+                                  hint="the local copy is kept as it is")
+        yield Opened(FOLDER, url, folder, path, None, folder_commit(folder))
+    elif kind == ARCHIVE:
+        archive = Path(url)
+        if not archive.is_file():
+            raise OperationFailed(f"the upstream archive {archive} does not exist on this "
+                                  f"machine",
+                                  hint="the local copy is kept as it is")
+        temp = Path(tempfile.mkdtemp(prefix="exobrain-import-"))
+        try:
+            stem = archive.name.rsplit(".", 1)[0] or "skill"
+            unpacked = temp / stem
+            unpacked.mkdir()
+            extract(archive, unpacked)
+            folder = unpacked / path if path else unpacked
+            if not folder.is_dir():
+                raise OperationFailed(f"the upstream archive {archive} holds no folder {path} "
+                                      f"any more", hint="the local copy is kept as it is")
+            yield Opened(ARCHIVE, url, folder, path, None, None)
+        finally:
+            shutil.rmtree(temp, ignore_errors=True)
+    elif kind == GIT:
+        from exobrain.interop.gitinput import open_git
+
+        with open_git(url, path, ref, root=root, allow_local=allow_local) as opened:
+            yield opened
+    else:
+        raise UsageError(f"unknown source kind {kind!r} in the upstream record",
+                         hint="re-import the skill from its source")

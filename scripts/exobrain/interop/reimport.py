@@ -1,0 +1,139 @@
+"""``exobrain import --update NAME``: take a new upstream release of an imported skill.
+
+The lock's ``upstream`` record says where the skill came from, the upstream content hash at the
+last import (``hash``) and the local content hash right after it (``imported``). Three cases:
+
+* upstream unchanged → nothing is written;
+* upstream changed, local copy untouched → the new content replaces it (staged, then swapped
+  in with renames) and the version goes up: to the upstream's version when that is higher,
+  else one patch level;
+* both changed → refused: local edits belong in a fork (``exobrain fork``), which records what
+  it derives from, so the imported copy can keep following upstream.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from exobrain.artifacts.versions import bump, parse_version
+from exobrain.catalog import skill_dir
+from exobrain.util.dirhash import file_digests, hash_digests
+from exobrain.errors import ExobrainError, OperationFailed, UsageError
+from exobrain.interop.formats import importer_for_source_format
+from exobrain.interop.formats.bundle import FoundSkill, discover
+from exobrain.interop.formats.fields import dump
+from exobrain.interop.importer import (Item, Plan, Report, lock_entry_for, plan_skill, read_skill_text,
+                       upstream_record)
+from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_path, read_lock
+from exobrain.artifacts.promote import real_scope
+from exobrain.refs import SkillRef, canonical, find_declaration, parse_ref
+from exobrain.registry import relative
+from exobrain.registry_edit import update_json_file
+from exobrain.skillmd import SKILL_FILE
+from exobrain.interop.inputs import Opened, open_source
+from exobrain.util.treecopy import copy_tree
+from exobrain.workspace import Workspace
+
+
+def _find_upstream(src: Opened, path: str) -> FoundSkill:
+    """The skill at ``path`` inside the re-opened source (with its plugin context)."""
+    rel = path[len(src.path):].strip("/") if src.path and path.startswith(src.path) else path
+    rel = "" if rel == "." else rel
+    for found in discover(src.root).skills:
+        if found.rel == rel:
+            return found
+    folder = src.root / rel if rel else src.root
+    if not (folder / SKILL_FILE).is_file():
+        raise OperationFailed(f"the upstream {src.display(rel)} holds no SKILL.md any more",
+                              hint="the skill moved or was removed upstream; the local copy is "
+                                   "kept as it is")
+    return FoundSkill(folder, rel, None)
+
+
+def _next_version(current: str, upstream: str | None) -> str:
+    bumped = bump(current, "patch")
+    if upstream and parse_version(upstream) > parse_version(bumped):
+        return upstream
+    return bumped
+
+
+def update_skill(ws: Workspace, text: str, *, into: str | None = None,
+                 allow_local: bool | None = None, dry_run: bool = False) -> Report:
+    """Re-import one skill from its recorded upstream (see the module docstring)."""
+    ref = parse_ref(text)
+    if into is not None:
+        ref = SkillRef(ref.name, real_scope(ws, into, "--into"))
+    entry = find_declaration(ws, ref)
+    name, scope = entry.name, entry.scope
+    locked = read_lock(ws.root, scope)["skills"].get(name) if not entry.source else None
+    record = locked.get("upstream") if locked else None
+    if not isinstance(record, dict) or not {"kind", "url", "path", "hash"} <= set(record):
+        raise UsageError(f"{canonical(entry)} was not imported (its lock entry in "
+                         f"{relative(ws.root, lock_path(ws.root, scope))} has no upstream record)",
+                         hint="import a skill with exobrain import SOURCE first")
+    adapter = importer_for_source_format(str(record.get("format", "agentskills")))
+    local_dir = skill_dir(ws.root, scope, name)
+    report = Report(record["url"], adapter.NAME, "as recorded at import", scope, dry_run)
+    with open_source(record["kind"], record["url"], record.get("base", ""), record.get("ref"),
+                     root=ws.root, allow_local=allow_local) as src:
+        found = _find_upstream(src, record["path"])
+        item = Item(name, record["path"], ref=canonical(entry), version=locked["version"])
+        report.items.append(item)
+        if hash_digests(file_digests(found.folder)) == record["hash"]:
+            item.status = "up to date"
+            return report
+        local_hash = hash_digests(file_digests(local_dir))
+        if local_hash != record.get("imported", locked["hash"]):
+            raise OperationFailed(
+                f"{canonical(entry)}: upstream changed and so did the local copy; refusing to "
+                f"overwrite the local edits",
+                hint=f"keep your edits as a fork: exobrain fork {canonical(entry)} --into "
+                     f"{scope} --name {name}-local; then restore the imported copy (git "
+                     f"checkout -- {relative(ws.root, local_dir)}) and run exobrain import "
+                     f"--update {name} again")
+        try:
+            reading = read_skill_text(found)
+        except ExobrainError as exc:
+            reading = exc
+        plan = plan_skill(adapter, src, found, reading, name)
+        if plan.item.problem:
+            raise OperationFailed(f"{canonical(entry)}: the new upstream cannot be imported: "
+                                  f"{plan.item.problem}", hint="the local copy is unchanged")
+        version = _next_version(locked["version"], plan.upstream_version)
+        plan.meta["version"] = version
+        plan.text = dump(plan.meta, plan.body)
+        item.previous, item.version = locked["version"], version
+        item.repairs, item.flags, item.notes = plan.item.repairs, plan.item.flags, plan.item.notes
+        item.status = "would update" if dry_run else "updated"
+        if not dry_run:
+            _swap(ws, scope, name, local_dir, plan, src, adapter)
+    return report
+
+
+def _swap(ws: Workspace, scope: str, name: str, local_dir: Path, plan: Plan, src: Opened,
+          adapter) -> None:
+    """Stage the new copy, swap it in with two renames, then rewrite the lock entry."""
+    staging = Path(tempfile.mkdtemp(prefix=f".{name}.import-", dir=local_dir.parent))
+    backup = local_dir.parent / f"{staging.name}.old"
+    try:
+        staging.chmod(0o755)
+        upstream, local = copy_tree(plan.found.folder, staging, replace={SKILL_FILE: plan.text})
+        local_dir.rename(backup)
+        try:
+            staging.rename(local_dir)
+        except BaseException:
+            backup.rename(local_dir)
+            raise
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    shutil.rmtree(backup, ignore_errors=True)
+    record = upstream_record(src, plan.found, adapter, upstream, local)
+    with update_json_file(lock_path(ws.root, scope), default=empty_lock, check=check_lock_data,
+                          durable=False) as update:
+        previous = update.data["skills"].get(name, {})
+        entry = lock_entry_for(str(plan.meta["version"]), local, record)
+        update.data["skills"][name] = {**entry, **{k: v for k, v in previous.items()
+                                                  if k not in entry}}

@@ -1,0 +1,32 @@
+"""Paths as the toolkit shows them, and the data files it ships.
+
+Every message and ``--json`` field names a file relative to the exobrain's root when it lies
+inside, and absolutely otherwise, so one helper decides that for all of them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: The JSON schemas and default configuration files shipped inside the package.
+PACKAGED_DATA = Path(__file__).parent / "schemas"
+
+
+def packaged(name: str) -> Path:
+    """A data file shipped with the package (``skills.schema.json``, ``signal-weights.json``…)."""
+    return PACKAGED_DATA / name
+
+
+def shown(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` in POSIX form when inside it, else the path as given."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def link_text(path: Path, base: Path, inside: bool) -> str:
+    """How a generated index refers to ``path`` from ``base``: a relative path when the target
+    is inside the repository (it survives moving the clone), else the absolute path."""
+    return os.path.relpath(path, base) if inside else str(path)

@@ -1,0 +1,269 @@
+"""The artifacts a connection may see: skills and knowledge documents, and who may see what.
+
+Search and the read-only substrate verbs all start here, so they share one rule:
+
+* by default, what the connected chain holds — every skill declared in a chain scope, every
+  skill an override in the chain points at, and the knowledge documents of chain scopes;
+* with ``everywhere`` (``--all-scopes``), the shared scopes too (global, seed, groups, teams
+  and any other non-personal scope);
+* never another person's scope (a ``person`` or ``host`` scope outside the chain), and never a
+  folder named ``local`` except inside a personal scope of the chain: those are private.
+
+A knowledge document is a markdown file under a scope's ``knowledge/`` folder (frontmatter
+optional); its reference is ``knowledge:<path below knowledge/ without .md>@<scope>``. Symbolic
+links are never followed while looking for them, so a link cannot pull a private file in.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from exobrain.fetch import installs
+from exobrain.agents import AGENTS, optional_dir
+from exobrain.errors import UsageError
+from exobrain.registry import EXTERNAL, Entry
+from exobrain.resolve import Resolved
+from exobrain.scopes import GLOBAL, Scope, discover_scopes
+from exobrain.skillmd import SKILL_FILE
+from exobrain.supersession import LinksReader
+from exobrain.workspace import Workspace
+
+PERSONAL = frozenset({"person", "host"})
+KNOWLEDGE_DIR = "knowledge"
+PRIVATE_DIR = "local"
+TYPES = ("skill", "knowledge")
+_KNOWLEDGE_REF = re.compile(r"^knowledge:(?P<path>[^@\s]+)(?:@(?P<home>[^@\s]+))?$")
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """One skill or knowledge document, with where it lives and how it reaches me."""
+
+    ref: str                     # canonical: skill:NAME@HOME or knowledge:PATH@SCOPE
+    type: str                    # "skill" | "knowledge"
+    name: str
+    home: str                    # scope path, or external/<owner>
+    scope: str                   # the scope holding the file, or the declaring registry
+    file: str | None             # SKILL.md or the .md file; None: external not installed
+    declaration: Entry | None = None
+    resolved: Resolved | None = None
+
+    @property
+    def path(self) -> Path | None:
+        return Path(self.file) if self.file else None
+
+    @property
+    def folder(self) -> str | None:
+        """The skill's folder (what its content hash covers); None for knowledge."""
+        return os.path.dirname(self.file) if self.type == "skill" and self.file else None
+
+    @property
+    def lifecycle(self) -> str:
+        return self.declaration.lifecycle if self.declaration else "active"
+
+    @property
+    def owner(self) -> str | None:
+        return self.declaration.owner if self.declaration else None
+
+    @property
+    def tier(self) -> str:
+        """The tier for me: what the resolver says, ``off`` when my chain does not mention it."""
+        if self.type != "skill":
+            return "-"
+        return self.resolved.tier if self.resolved else "off"
+
+
+def skill_ref(entry: Entry) -> str:
+    return f"skill:{entry.name}@{home_of(entry)}"
+
+
+def home_of(entry: Entry) -> str:
+    return f"{EXTERNAL}/{entry.owner}" if entry.source else entry.scope
+
+
+@dataclass
+class View:
+    """What one connection can see, built once per command. Resolution (tiers for me) is
+    computed on first need, so a caller may refresh the search index first and hand its
+    frontmatter to the resolver as ``supersedes`` instead of re-reading every SKILL.md."""
+
+    ws: Workspace
+    scopes: list[Scope]                       # scopes whose artifacts are visible
+    everywhere: bool = False
+    supersedes: LinksReader | None = None
+    _rows: dict[tuple[str, ...], Resolved] | None = None
+    _declared: dict[tuple[str, ...], Artifact] | None = None
+    _skills: list[Artifact] | None = None
+    _installed: dict[tuple[str, str], str] | None = None
+
+    @property
+    def scope_paths(self) -> set[str]:
+        return {s.path for s in self.scopes}
+
+    def declared(self) -> list[Artifact]:
+        """The skills declared in the visible scopes, not yet resolved."""
+        if self._declared is None:
+            found: dict[tuple[str, ...], Artifact] = {}
+            for scope in self.scopes:
+                for entry in self.ws.registry(scope.path).entries:
+                    if not entry.is_override and entry.identity not in found:
+                        found[entry.identity] = self._artifact(entry, None)
+            self._declared = found
+        return list(self._declared.values())
+
+    def rows(self) -> dict[tuple[str, ...], Resolved]:
+        """My resolution of the chain, by identity. A skill declared outside the view is kept
+        only when an override in the chain makes it reach me (it is then linked into my agents
+        anyway); an override to "off" reveals nothing."""
+        if self._rows is None:
+            allowed = self.scope_paths
+            self._rows = {row.identity: row for row in self.ws.resolve(supersedes=self.supersedes)
+                          if row.declaration is not None
+                          and (row.declaration.scope in allowed or row.tier != "off")}
+        return self._rows
+
+    def skills(self) -> list[Artifact]:
+        """Every visible skill, resolved: the declarations of the visible scopes (chain order,
+        then file order), then skills the chain opted into from elsewhere."""
+        if self._skills is None:
+            rows = self.rows()
+            self.declared()
+            assert self._declared is not None
+            found = {key: Artifact(a.ref, a.type, a.name, a.home, a.scope, a.file, a.declaration,
+                                   rows.get(key)) for key, a in self._declared.items()}
+            for identity, row in rows.items():
+                if identity not in found and row.declaration is not None:
+                    found[identity] = self._artifact(row.declaration, row)
+            self._skills = list(found.values())
+        return self._skills
+
+    def _artifact(self, entry: Entry, row: Resolved | None) -> Artifact:
+        if entry.source:
+            file = self.installed().get((entry.name, entry.owner or ""))
+        else:  # a string, not a Path: this runs for every visible skill
+            folder = "" if entry.scope == GLOBAL else entry.scope + "/"
+            file = f"{self.ws.root}/{folder}skills/{entry.name}/{SKILL_FILE}"
+        return Artifact(skill_ref(entry), "skill", entry.name, home_of(entry), entry.scope,
+                        file, entry, row)
+
+    def installed(self) -> dict[tuple[str, str], str]:
+        """(name, owner) → SKILL.md of an installed external copy, from the install records in
+        the agents' project and user folders."""
+        if self._installed is None:
+            self._installed = {}
+            for agent in AGENTS:
+                folders = {agent.skills_dir(self.ws.root), agent.user_skills_dir()}
+                for folder in sorted(folders | {optional_dir(f) for f in folders}):
+                    for name, record in sorted(installs.scan(folder).items()):
+                        path = folder / name / SKILL_FILE
+                        if path.is_file():
+                            self._installed.setdefault((record.name, record.owner), str(path))
+        return self._installed
+
+    def knowledge(self) -> list[Artifact]:
+        """Every visible knowledge document (sorted by scope order, then path)."""
+        found = []
+        for scope in self.scopes:
+            base = scope.directory(self.ws.root) / KNOWLEDGE_DIR
+            private_ok = scope.type in PERSONAL
+            for rel in _markdown_files(base, private_ok):
+                name = rel[:-3]
+                found.append(Artifact(f"knowledge:{name}@{scope.path}", "knowledge", name,
+                                      scope.path, scope.path, str(base / rel)))
+        return found
+
+    def artifacts(self, types: tuple[str, ...] = TYPES) -> list[Artifact]:
+        return (self.skills() if "skill" in types else []) + (
+            self.knowledge() if "knowledge" in types else [])
+
+    def find(self, text: str, types: tuple[str, ...] = TYPES) -> Artifact:
+        """The visible artifact a reference names (``skill:NAME[@HOME]``,
+        ``knowledge:PATH[@SCOPE]``). Unknown and invisible read the same, so a private
+        artifact's existence is not revealed."""
+        text = text.strip()
+        if text.startswith("knowledge:"):
+            match = _KNOWLEDGE_REF.match(text)
+            if not match or not _safe_relative(match.group("path")):
+                raise UsageError(f"{text!r} is not a knowledge reference",
+                                 hint="write knowledge:PATH[@SCOPE], PATH below knowledge/ "
+                                      "without .md (e.g. knowledge:exobrain/skills@global)")
+            path, home = match.group("path").removesuffix(".md"), match.group("home")
+            candidates = [a for a in self.knowledge() if a.name == path
+                          and (home is None or a.home == home)]
+        else:
+            from exobrain.refs import parse_ref
+
+            ref = parse_ref(text)
+            candidates = [a for a in self.skills() if a.name == ref.name
+                          and (ref.home is None or a.home == ref.home)]
+        candidates = [a for a in candidates if a.type in types]
+        if not candidates:
+            raise UsageError(f"no visible artifact {text!r}",
+                             hint="it does not exist or lives in a scope you are not connected "
+                                  "to; exobrain list shows what you can see")
+        return candidates[-1]  # the deepest in the chain
+
+
+def open_view(ws: Workspace, *, everywhere: bool = False) -> View:
+    """The connection's view: the chain, or with ``everywhere`` every non-personal scope plus
+    the chain's own personal scopes."""
+    scopes = list(ws.chain.scopes)
+    if everywhere:  # other people's scopes are not even walked
+        chain_paths = {s.path for s in scopes}
+        scopes = discover_scopes(ws.root, ws.config, lambda s: s.path in chain_paths
+                                 or s.type not in PERSONAL).scopes
+    return View(ws, scopes, everywhere)
+
+
+def index_artifacts(ws: Workspace) -> list[Artifact]:
+    """Every skill folder and knowledge document of the repository, for building the search
+    cache (never shown to anyone: queries filter the cache through :func:`open_view`). Found
+    on disk, so a whole-repository update reads no registry."""
+    found: list[Artifact] = []
+    view = View(ws, list(ws.discover().scopes), True)
+    for scope in view.scopes:
+        base = os.path.join(scope.directory(ws.root), "skills")
+        try:
+            entries = sorted(e.name for e in os.scandir(base)
+                             if not e.name.startswith(".") and e.is_dir())
+        except OSError:
+            continue
+        for name in entries:  # a folder without SKILL.md is dropped by the refresh
+            found.append(Artifact(f"skill:{name}@{scope.path}", "skill", name, scope.path,
+                                  scope.path, os.path.join(base, name, SKILL_FILE)))
+    for (name, owner), path in sorted(view.installed().items()):
+        home = f"{EXTERNAL}/{owner}"
+        found.append(Artifact(f"skill:{name}@{home}", "skill", name, home, home, path))
+    return found + view.knowledge()
+
+
+def _safe_relative(path: str) -> bool:
+    parts = path.split("/")
+    return not path.startswith("/") and all(p not in ("", ".", "..") for p in parts)
+
+
+def _markdown_files(base: Path, private_ok: bool) -> list[str]:
+    """Markdown files below ``base`` as POSIX paths, without following links or entering
+    hidden folders (nor ``local/`` unless ``private_ok``)."""
+    found: list[str] = []
+
+    def walk(folder: str, prefix: str) -> None:
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            if entry.name.startswith(".") or entry.is_symlink():
+                continue
+            if entry.is_dir():
+                if entry.name != PRIVATE_DIR or private_ok:
+                    walk(entry.path, f"{prefix}{entry.name}/")
+            elif entry.name.endswith(".md") and entry.is_file():
+                found.append(prefix + entry.name)
+
+    walk(os.fspath(base), "")
+    return found
+

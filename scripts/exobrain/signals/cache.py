@@ -1,0 +1,89 @@
+"""The aggregation cache: the :class:`Aggregate` kept outside git, in the user cache dir.
+
+It is keyed on every ledger file's path, size, mtime and inode, so any append, merge,
+checkout or compaction makes it miss and the ledgers are read again; nothing is ever served
+from a stale cache. A cache that cannot be read or written is ignored (it is only a speed-up).
+The file holds a magic string, the key's length (8 bytes), the key and the aggregate's
+fields, each a ``marshal`` record, so a miss reads only the key. ``marshal`` (plain dicts, tuples, ints and strings) loads a third faster than
+pickle; its format depends on the Python version, which is part of the key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import marshal
+import sys
+from pathlib import Path
+from typing import Callable
+
+from exobrain.signals.aggregate import Aggregate
+
+FORMAT = (2, marshal.version, sys.version_info[:2])
+MAGIC = b"exobrain-signals\x00"
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "exobrain" / "signals"
+
+
+def cache_path(root: Path) -> Path:
+    digest = hashlib.sha256(str(root.resolve()).encode("utf-8")).hexdigest()[:20]
+    return cache_dir() / f"{digest}.pickle"
+
+
+def manifest(root: Path, files: list[Path]) -> tuple:
+    """What the cache is keyed on: (path, size, mtime_ns, inode) of every ledger."""
+    rows = []
+    for path in files:
+        try:
+            info = path.stat()
+        except OSError:
+            return ("unreadable",)
+        rows.append((path.relative_to(root).as_posix(), info.st_size, info.st_mtime_ns,
+                     info.st_ino))
+    return (FORMAT, tuple(rows))
+
+
+def load(path: Path, key: tuple) -> Aggregate | None:
+    try:
+        with open(path, "rb") as handle:
+            if handle.read(len(MAGIC)) != MAGIC:
+                return None
+            size = int.from_bytes(handle.read(8), "little")
+            if size > 1 << 24 or marshal.loads(handle.read(size)) != key:
+                return None
+            fields = marshal.loads(handle.read())  # one read: marshal.load(file) is slow
+        return Aggregate(*fields)
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+
+
+def save(path: Path, key: tuple, agg: Aggregate) -> None:
+    from exobrain.util.fileio import atomic_write_text
+
+    fields = (agg.votes, agg.ranks, agg.usage, agg.calibration, agg.fund, agg.lines,
+              agg.problems)
+    head = marshal.dumps(key)
+    data = MAGIC + len(head).to_bytes(8, "little") + head + marshal.dumps(fields)
+    try:
+        atomic_write_text(path, data, durable=False)
+    except OSError:
+        pass
+
+
+def cached_aggregate(root: Path, files: list[Path], compute: Callable[[], Aggregate]) -> Aggregate:
+    """The cached aggregate when the ledgers are unchanged, else ``compute()`` (then cached).
+
+    The key is taken before reading, so a ledger that changes while we read makes the next
+    call miss instead of caching a mix of old and new.
+    """
+    key = manifest(root, files)
+    path = cache_path(root)
+    agg = load(path, key)
+    if agg is None:
+        agg = compute()
+        if key != ("unreadable",):
+            save(path, key, agg)
+    return agg

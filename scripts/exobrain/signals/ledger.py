@@ -1,0 +1,344 @@
+"""Signal ledgers: who said what about which skill, one JSON line at a time, in git.
+
+Each person writes only their own files, ``signals/<person>/<host>.jsonl``, so two machines
+never edit the same bytes and git merges never conflict (``.gitattributes`` marks the ledgers
+``merge=union`` as a second line of defence). A line is one JSON object::
+
+    {"ts": "2026-11-29T15:16:47.123Z", "skill": "skill:tidy@groups/acme", "kind": "vote",
+     "value": 1, "by": "alice", "host": "laptop", "agent": "claude"}
+
+with, per kind: ``vote`` value -1|1; ``rank`` value 0..1 and ``dimension``; ``usage`` value 1
+and ``auto`` (true when a hook wrote it); ``calibration`` value true|false (did the declared
+outcome happen) and an optional ``note``; ``fund`` value > 0 and ``currency``. Compaction
+writes ``"snapshot": true`` lines that stand for a whole day of one file (see
+:mod:`exobrain.signals.compact`). Numbers are derived at read time
+(:mod:`exobrain.signals.aggregate`), never stored.
+
+This module is imported by the Claude usage hook, so it imports only the standard library.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import math
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from exobrain.errors import InputFileError, OperationFailed, UsageError
+
+SIGNALS_DIR = "signals"
+LEDGER_SUFFIX = ".jsonl"
+GUEST = "guest"
+KINDS = ("vote", "rank", "usage", "calibration", "fund")
+DIMENSIONS = ("clarity", "accuracy", "scope", "novelty")
+DEFAULT_CURRENCY = "token"
+UNION_RULE = "signals/**/*.jsonl merge=union"
+#: Fund amounts are summed in millionths so a sum never depends on the order of the lines.
+FUND_UNIT = 1_000_000
+LOCK_TIMEOUT = 10.0
+
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_CURRENCY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$")
+#: A ledger's skill field. The name part is looser than the naming rule (the reader's pattern
+#: is faster without the nested group); only declared names are ever written or scored.
+_CANONICAL_REF = re.compile(r"^skill:[a-z0-9][a-z0-9-]*@[A-Za-z0-9][A-Za-z0-9._/-]*$")
+#: The canonical timestamp, as two groups (day, time); shared with the fast reader.
+TS_PATTERN = (r"(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))"
+              r"T((?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3})Z")
+_TS = re.compile(f"^{TS_PATTERN}$")
+_EPOCH = 719163  # date(1970, 1, 1).toordinal(): datetime is imported only where it is needed
+
+
+# --- time --------------------------------------------------------------------------------
+
+def format_ts(epoch: float) -> str:
+    """UTC, millisecond precision, fixed width: sorts as text in time order."""
+    seconds, ms = divmod(int(epoch * 1000), 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{ms:03d}Z"
+
+
+def canonical_ts(text: Any) -> str | None:
+    """``text`` as a canonical timestamp, or None when it is not a timezone-aware ISO time."""
+    if not isinstance(text, str):
+        return None
+    if _TS.match(text):
+        return text if valid_day(text[:10]) else None
+    try:
+        from datetime import datetime
+
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        return None
+    result = format_ts(moment.timestamp())
+    return result if _TS.match(result) else None  # years before 1000 do not fit the width
+
+
+_DAY_CACHE: dict[str, int] = {}
+
+
+def day_number(ts: str) -> int:
+    """Days since 1970-01-01 of a canonical timestamp (memoised: ledgers repeat days a lot)."""
+    key = ts[:10]
+    day = _DAY_CACHE.get(key)
+    if day is None:
+        from datetime import date
+
+        day = _DAY_CACHE[key] = date.fromisoformat(key).toordinal() - _EPOCH
+    return day
+
+
+def valid_day(text: str) -> bool:
+    """True for a real calendar day (the patterns alone let 2026-02-30 through)."""
+    try:
+        day_number(text)
+    except ValueError:
+        return False
+    return True
+
+
+def ts_ms(ts: str) -> int:
+    """Epoch milliseconds of a canonical timestamp, without a datetime object per call."""
+    return (day_number(ts) * 86_400_000 + int(ts[11:13]) * 3_600_000 + int(ts[14:16]) * 60_000
+            + int(ts[17:19]) * 1000 + int(ts[20:23]))
+
+
+def day_label(day: int) -> str:
+    from datetime import date
+
+    return date.fromordinal(day + _EPOCH).isoformat()
+
+
+# --- values ------------------------------------------------------------------------------
+
+def vote_value(text: Any) -> int:
+    words = {"up": 1, "+1": 1, "1": 1, "down": -1, "-1": -1}
+    value = words.get(str(text).strip().lower()) if not isinstance(text, bool) else None
+    if value is None:
+        raise UsageError(f"vote must be up (1) or down (-1), not {text!r}")
+    return value
+
+
+def rank_value(dimension: str, text: Any) -> float:
+    if dimension not in DIMENSIONS:
+        raise UsageError(f"unknown rank dimension {dimension!r}",
+                         hint=f"use one of {', '.join(DIMENSIONS)}")
+    value = _number(text, "rank value")
+    if not 0.0 <= value <= 1.0:
+        raise UsageError(f"rank value must be from 0 to 1, not {text}",
+                         hint="0 = poor, 1 = excellent, e.g. 0.8")
+    return value
+
+
+def calibration_value(text: Any) -> bool:
+    if isinstance(text, bool):
+        return text
+    words = {"true": True, "yes": True, "completed": True,
+             "false": False, "no": False, "failed": False}
+    value = words.get(str(text).strip().lower())
+    if value is None:
+        raise UsageError(f"calibration outcome must be true (completed) or false, not {text!r}")
+    return value
+
+
+def fund_value(text: Any, currency: str) -> float:
+    value = _number(text, "fund amount")
+    if value <= 0:
+        raise UsageError(f"fund amount must be greater than 0, not {text}")
+    if round(value * FUND_UNIT) < 1:
+        raise UsageError(f"fund amount {text} is below the smallest unit, 0.000001")
+    if value * FUND_UNIT > 2**53:
+        raise UsageError(f"fund amount {text} is too large")
+    if not _CURRENCY.match(currency or ""):
+        raise UsageError(f"currency {currency!r} must be a short code such as token")
+    return value
+
+
+def _number(text: Any, what: str) -> float:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise UsageError(f"{what} must be a number, not {text!r}") from None
+    if isinstance(text, bool) or not math.isfinite(value):
+        raise UsageError(f"{what} must be a finite number, not {text!r}")
+    return value
+
+
+def check_id(value: str, what: str) -> str:
+    """A person or host id: it becomes a path component, so keep it plain."""
+    if not _ID.match(value or ""):
+        raise UsageError(f"{what} {value!r} must be letters, digits, '.', '_' or '-' "
+                         f"(at most 64, not starting with '.' or '-')")
+    return value
+
+
+def make_signal(kind: str, skill: str, value: Any, *, by: str, host: str, at: float | None = None,
+                agent: str | None = None, dimension: str | None = None, auto: bool = False,
+                note: str | None = None, currency: str = DEFAULT_CURRENCY) -> dict[str, Any]:
+    """One validated ledger line (as a dict in the house key order); raises UsageError."""
+    if kind not in KINDS:
+        raise UsageError(f"unknown signal kind {kind!r}", hint=f"use one of {', '.join(KINDS)}")
+    if not _CANONICAL_REF.match(skill):
+        raise UsageError(f"{skill!r} is not a home-qualified skill reference (skill:NAME@HOME)")
+    line: dict[str, Any] = {"ts": format_ts(time.time() if at is None else at), "skill": skill,
+                            "kind": kind}
+    if kind == "vote":
+        line["value"] = vote_value(value)
+    elif kind == "rank":
+        line["value"] = rank_value(dimension or "", value)
+        line["dimension"] = dimension
+    elif kind == "usage":
+        if value not in (1, "1"):
+            raise UsageError(f"a usage signal counts one use: its value is 1, not {value!r}")
+        line["value"], line["auto"] = 1, bool(auto)
+    elif kind == "calibration":
+        line["value"] = calibration_value(value)
+        if note:
+            line["note"] = str(note)
+    else:
+        line["value"] = fund_value(value, currency)
+        line["currency"] = currency
+    line["by"], line["host"] = check_id(by, "person"), check_id(host, "host")
+    if agent:
+        line["agent"] = agent
+    return line
+
+
+def dump_line(line: dict[str, Any]) -> str:
+    """The exact bytes we write: compact separators (the reader's fast path expects them)."""
+    return json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+# --- who and where ----------------------------------------------------------------------
+
+def author(ws) -> str:
+    """The person signals are filed under: the connection's person, else the one person scope
+    in the chain, else ``guest`` (a documented placeholder shared by every unconnected user)."""
+    if ws.connection.person:
+        return check_id(ws.connection.person, "person")
+    people = sorted(s.name for s in ws.chain.scopes if s.type == "person")
+    return check_id(people[0], "person") if len(people) == 1 else GUEST
+
+
+def host_id(ws, override: str | None = None) -> str:
+    """``--host``, else ``$EXOBRAIN_HOST``, else the host scope I am connected to, else the
+    short hostname (characters outside the id alphabet become '-')."""
+    if override:
+        return check_id(override, "host")
+    if os.environ.get("EXOBRAIN_HOST"):
+        return check_id(os.environ["EXOBRAIN_HOST"], "--host / EXOBRAIN_HOST")
+    hosts = sorted(s.name for s in ws.chain.scopes if s.type == "host")
+    if len(hosts) == 1:
+        return hosts[0]
+    short = os.uname().nodename.split(".")[0]
+    cleaned = re.sub(r"[^A-Za-z0-9._-]", "-", short).lstrip(".-")[:64]
+    return cleaned or "unknown-host"
+
+
+def ledger_path(root: Path, person: str, host: str) -> Path:
+    return root / SIGNALS_DIR / person / f"{host}{LEDGER_SUFFIX}"
+
+
+def ledger_files(root: Path) -> list[Path]:
+    """Every ledger in the repository, sorted (``signals/<person>/<host>.jsonl``)."""
+    base = root / SIGNALS_DIR
+    try:
+        people = sorted(os.scandir(base), key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    found = []
+    for person in people:
+        if person.name.startswith(".") or not person.is_dir():
+            continue
+        for entry in sorted(os.scandir(person.path), key=lambda e: e.name):
+            if entry.name.endswith(LEDGER_SUFFIX) and entry.is_file():
+                found.append(Path(entry.path))
+    return found
+
+
+# --- writing ----------------------------------------------------------------------------
+
+def locked_ledger(path: Path, timeout: float = LOCK_TIMEOUT) -> int:
+    """Open ``path`` for appending and hold an exclusive ``flock`` on it; return the fd.
+
+    Compaction replaces the file with a rename while holding the same lock, so after waiting
+    we check that our fd is still the file at ``path`` and reopen otherwise: a line is never
+    appended to a replaced (unlinked) file.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    deadline = time.monotonic() + timeout
+    while True:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    raise OperationFailed(f"{path}: another process kept the ledger locked "
+                                          f"for over {timeout:g}s", hint="retry in a moment")
+                time.sleep(0.005)
+        try:
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        os.close(fd)
+
+
+def append_line(path: Path, line: dict[str, Any]) -> None:
+    """Append one line with a single ``write`` under the ledger's lock (never interleaved)."""
+    data = dump_line(line).encode("utf-8")
+    fd = locked_ledger(path)
+    try:
+        size = os.fstat(fd).st_size
+        if size:
+            with open(path, "rb") as handle:  # a hand edit may have left no final newline
+                handle.seek(size - 1)
+                if handle.read(1) != b"\n":
+                    data = b"\n" + data
+        written = os.write(fd, data)
+        if written != len(data):
+            raise OperationFailed(f"{path}: short write ({written} of {len(data)} bytes)",
+                                  hint="check free disk space")
+    except OSError as exc:
+        raise OperationFailed(f"{path}: cannot append ({exc.strerror or exc})",
+                              hint="check the folder's permissions and free space") from exc
+    finally:
+        os.close(fd)
+
+
+def ensure_union_merge(root: Path) -> bool:
+    """Make sure ``.gitattributes`` marks the ledgers ``merge=union``; True when it added it."""
+    from exobrain.util.fileio import atomic_write_text, read_text
+
+    path = root / ".gitattributes"
+    text = read_text(path) if path.exists() else ""
+    if any(line.split() == UNION_RULE.split() for line in text.splitlines()):
+        return False
+    if text and not text.endswith("\n"):
+        text += "\n"
+    atomic_write_text(path, text + UNION_RULE + "\n")
+    return True
+
+
+def record_signal(root: Path, line: dict[str, Any]) -> tuple[Path, str | None]:
+    """Append a validated line to its author's ledger; return the ledger and a warning (when
+    ``.gitattributes`` could not be updated: the signal still counts, merges just lose their
+    safety net)."""
+    path = ledger_path(root, line["by"], line["host"])
+    warning = None
+    if not path.exists():
+        try:
+            ensure_union_merge(root)
+        except (InputFileError, OSError) as exc:
+            warning = f".gitattributes not updated ({exc}); add the line: {UNION_RULE}"
+    append_line(path, line)
+    return path, warning

@@ -1,0 +1,158 @@
+"""Reading ledger lines: one strict pattern for what the toolkit writes, full checks otherwise.
+
+Lines written by ``exobrain signal`` (and the hooks) match one regular expression that is valid
+by construction, so a million of them are read with a ``findall`` per file and no
+``json.loads``; anything else (hand-written, reformatted, other key orders) is parsed and
+validated in full, to the same record. A line that is not usable becomes a reason, reported
+as ``file:line: skipped: reason`` and never fatal.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from exobrain.signals.ledger import (DIMENSIONS, FUND_UNIT, KINDS, TS_PATTERN, _CANONICAL_REF, _CURRENCY, _ID,
+                      canonical_ts, valid_day)
+
+Record = tuple[str, str, str, Any, str, Any, bool]  # kind, skill, ts, value, by, key2, snapshot
+
+_REF = _CANONICAL_REF.pattern[1:-1]
+_ID_RE = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+#: A line exactly as ``exobrain signal`` writes it, valid by construction: a match needs no
+#: further checks. Groups: day, time, skill, then one kind's fields, then by.
+_FAST = (
+    r'\{"ts":"' + TS_PATTERN + r'","skill":"(' + _REF + r')","kind":"'
+    r'(?:(usage)","value":1,"auto":(?:true|false)'
+    r'|vote","value":(-?1)'
+    r'|rank","value":(0(?:\.\d{1,17})?|1(?:\.0{1,17})?),"dimension":"(clarity|accuracy|scope|novelty)"'
+    r'|calibration","value":(true|false)'
+    r'|fund","value":((?!0(?:\.0*)?,)(?:0|[1-9]\d{0,8})(?:\.\d{1,6})?),'
+    r'"currency":"([A-Za-z0-9][A-Za-z0-9._-]{0,31})")'
+    r',"by":"(' + _ID_RE + r')","host":"' + _ID_RE + r'"(?:,"agent":"[a-z][a-z0-9-]*")?\}')
+_FAST_LINE = re.compile(_FAST)
+_FAST_ALL = re.compile("^" + _FAST + "$", re.M)
+
+
+def parse_record(obj: Any) -> Record | str:
+    """Validate one parsed line; a normalised record, or why the line is unusable."""
+    if not isinstance(obj, dict):
+        return "not a JSON object"
+    ts, skill, kind, value, by = (obj.get(k) for k in ("ts", "skill", "kind", "value", "by"))
+    ts = canonical_ts(ts)
+    if ts is None:
+        return "ts must be a valid ISO 8601 time with a timezone, e.g. 2026-11-29T15:16:47.123Z"
+    if not isinstance(skill, str) or not _CANONICAL_REF.match(skill):
+        return "skill must be a home-qualified reference skill:NAME@HOME"
+    if kind not in KINDS:
+        return f"kind must be one of {', '.join(KINDS)}"
+    if not isinstance(by, str) or not _ID.match(by):
+        return "by must be a person id"
+    snapshot = obj.get("snapshot") is True
+    if snapshot and kind in ("vote", "rank"):
+        return "votes and ranks are never snapshots (the latest line is kept instead)"
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    key2: Any = None
+    if kind == "vote":
+        if not number or value not in (1, -1):
+            return "vote value must be 1 or -1"
+        value = int(value)
+    elif kind == "rank":
+        key2 = obj.get("dimension")
+        if key2 not in DIMENSIONS:
+            return f"rank dimension must be one of {', '.join(DIMENSIONS)}"
+        if not number or not 0 <= value <= 1:
+            return "rank value must be a number from 0 to 1"
+        value = float(value)
+    elif kind == "usage":
+        if not (isinstance(value, int) and not isinstance(value, bool)) or value < 1 \
+                or (value != 1 and not snapshot):
+            return "usage value must be 1 (a snapshot: a count of at least 1)"
+    elif kind == "calibration":
+        if snapshot:
+            total = obj.get("total")
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in (value, total)) \
+                    or not 0 <= value <= total or total < 1:
+                return "a calibration snapshot needs value (completed) <= total, total >= 1"
+            value = (value, total)
+        elif not isinstance(value, bool):
+            return "calibration value must be true (completed) or false"
+        else:
+            value = (int(value), 1)
+    else:
+        key2 = obj.get("currency")
+        if not isinstance(key2, str) or not _CURRENCY.match(key2):
+            return "fund needs a currency code"
+        if not number or not math.isfinite(value) or round(value * FUND_UNIT) < 1 \
+                or value * FUND_UNIT > 2**53:
+            return "fund value must be a number greater than 0 (at least 0.000001)"
+        value = round(value * FUND_UNIT)
+    return (kind, skill, ts, value, by, key2, snapshot)
+
+
+def _row_record(row: tuple) -> Record:
+    """A fast-pattern match as a record (used on the line-by-line path)."""
+    day, clock, skill, usage, vote, rank, dimension, outcome, amount, currency, by = row
+    ts = f"{day}T{clock}Z"
+    if usage:
+        return ("usage", skill, ts, 1, by, None, False)
+    if vote:
+        return ("vote", skill, ts, int(vote), by, None, False)
+    if dimension:
+        return ("rank", skill, ts, float(rank), by, dimension, False)
+    if outcome:
+        return ("calibration", skill, ts, (int(outcome == "true"), 1), by, None, False)
+    return ("fund", skill, ts, round(float(amount) * FUND_UNIT), by, currency, False)
+
+
+def parse_line(line: str) -> Record | str | None:
+    """One ledger line: a record, why it is unusable, or None for a blank line."""
+    found = _FAST_LINE.fullmatch(line)
+    if found is not None and valid_day(found.group(1)):
+        return _row_record(found.groups())
+    if not line.strip():
+        return None
+    try:
+        line.encode("utf-8")
+        return parse_record(json.loads(line))
+    except UnicodeEncodeError:
+        return "not UTF-8"
+    except ValueError as exc:
+        return f"invalid JSON ({str(exc).split(':')[0]})"
+    except RecursionError:
+        return "invalid JSON (nested too deeply)"
+
+
+def read_records(text: str, rel: str, problems: list[str]) -> list[Record]:
+    """Every usable record of one ledger's text, in file order; problems are appended."""
+    records: list[Record] = []
+    for lineno, line in enumerate(text.split("\n"), 1):
+        result = parse_line(line)
+        if isinstance(result, str):
+            problems.append(f"{rel}:{lineno}: skipped: {result}")
+        elif result is not None:
+            records.append(result)
+    return records
+
+
+def fast_rows(text: str) -> list[tuple] | None:
+    """All rows of a ledger whose every line is in the exact written format (and that holds no
+    snapshot), from one ``findall``; None when the file needs the line-by-line path."""
+    if '"snapshot"' in text or not text.endswith("\n"):
+        return None
+    rows = _FAST_ALL.findall(text)
+    if len(rows) != text.count("\n") or not all(map(valid_day, {row[0] for row in rows})):
+        return None
+    return rows
+
+
+def read_ledger_text(path: Path, rel: str, problems: list[str]) -> str | None:
+    """A ledger's text (bytes that are not UTF-8 stay visible to the line checks)."""
+    try:
+        return path.read_bytes().decode("utf-8", errors="surrogateescape")
+    except OSError as exc:
+        problems.append(f"{rel}: skipped: cannot read ({exc.strerror or exc})")
+        return None

@@ -1,0 +1,192 @@
+"""Evolution: deprecate active skills whose signals stayed low over a window.
+
+A skill is deprecated when, over the whole window (``--window`` days, default in
+``signals/weights.json``):
+
+1. its quality score stayed under ``sweep.quality_below`` — the score is recomputed from the
+   ledgers as they stood at every ``sweep.sample_days`` step of the window (signals after a
+   step do not count for it), and the highest must be under the threshold;
+2. it was used fewer than ``sweep.usage_below`` times in the window;
+3. it has been declared, unchanged, for at least the whole window (``git blame`` of its
+   registry lines: a new skill, or one just moved to ``active``, gets a full window first).
+
+Only ``active`` declarations are considered (seed/ is left out). The write goes through the
+lifecycle table (:mod:`exobrain.lifecycle`: active → deprecated) and the registry editor
+(locked, schema-checked, style-preserving, atomic) and changes nothing but
+``"lifecycle": "deprecated"``; a deprecated skill still resolves, flagged, and ranks lower.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from exobrain.signals.quality import DAY, Decay, Weights, quality
+from exobrain.registry import Entry, Registry, relative
+from exobrain.signals.aggregate import Aggregate, Folder, aggregate, file_records
+from exobrain.signals.lines import Record, read_ledger_text
+from exobrain.signals.ledger import day_number, format_ts, ledger_files, ts_ms
+
+_CLOSING = re.compile(r"^\s*[\]}],?\s*$")
+
+
+@dataclass
+class Decision:
+    """One low-signal skill the sweep looked at closely, and what it decided."""
+
+    ref: str
+    entry: Entry
+    deprecate: bool
+    reason: str
+    quality_now: float
+    uses_in_window: int
+    peak_quality: float | None = None
+    declared_since: float | None = None   # epoch seconds; None: not committed
+
+    def as_json(self) -> dict[str, Any]:
+        return {"skill": self.ref, "registry": self.entry.scope, "deprecate": self.deprecate,
+                "reason": self.reason, "quality_now": round(self.quality_now, 6),
+                "peak_quality": None if self.peak_quality is None else round(self.peak_quality, 6),
+                "uses_in_window": self.uses_in_window,
+                "declared_since": None if self.declared_since is None
+                else format_ts(self.declared_since)}
+
+
+def _ref(entry: Entry) -> str:
+    from exobrain.refs import canonical
+
+    return canonical(entry)
+
+
+def plan_sweep(ws, weights: Weights, now: float, window_days: float,
+               agg: Aggregate | None = None) -> list[Decision]:
+    """Every active skill whose signals are low now, with the decision and its reason."""
+    settings = weights["sweep"]
+    threshold, minimum = settings["quality_below"], settings["usage_below"]
+    start = now - window_days * DAY
+    agg = agg or aggregate(ws.root)
+    decay = Decay(now, weights.half_life_days)
+    first_day = day_number(format_ts(start))
+    low: list[tuple[str, Entry, float, int]] = []
+    registries = {r.scope: r for r in ws.all_registries(include_seed=False)}
+    for registry in registries.values():
+        for entry in registry.entries:
+            if entry.is_override or entry.lifecycle != "active":
+                continue
+            ref = _ref(entry)
+            score = quality(agg, ref, weights, now, decay).score
+            uses = sum(n for day, n in agg.usage.get(ref, {}).items() if day >= first_day)
+            if score < threshold and uses < minimum:
+                low.append((ref, entry, score, uses))
+    since = declaration_times(ws.root, [registries[s] for s in {e.scope for _, e, _, _ in low}])
+    old_enough = [item for item in low if (since.get((item[1].scope, item[1].index)) or now) <= start]
+    peaks = peak_quality(ws.root, {ref for ref, *_ in old_enough}, weights, start, now,
+                         settings["sample_days"])
+    window = f"{window_days:g} days"
+    decisions = []
+    for ref, entry, score, uses in low:
+        declared = since.get((entry.scope, entry.index))
+        peak = peaks.get(ref)
+        usage = f"{uses} use(s) in {window} (minimum {minimum:g})"
+        if declared is None or declared > start:
+            when = "not committed yet" if declared is None else f"changed {format_ts(declared)[:10]}"
+            decisions.append(Decision(ref, entry, False, f"kept: declared less than {window} "
+                                      f"ago ({when})", score, uses, None, declared))
+        elif peak is not None and peak >= threshold:
+            decisions.append(Decision(ref, entry, False, f"kept: quality reached {peak:.3f} "
+                                      f"within {window} (threshold {threshold:g})",
+                                      score, uses, peak, declared))
+        else:
+            decisions.append(Decision(ref, entry, True, f"quality stayed under {threshold:g} for "
+                                      f"{window} (peak {peak:.3f}, now {score:.3f}); {usage}",
+                                      score, uses, peak, declared))
+    return sorted(decisions, key=lambda d: (not d.deprecate, d.ref))
+
+
+def peak_quality(root: Path, refs: set[str], weights: Weights, start: float, now: float,
+                 step_days: float) -> dict[str, float]:
+    """The highest score each skill had at the sample times ``start, start+step, …, now``,
+    each computed only from the signals recorded up to that time."""
+    if not refs:
+        return {}
+    history: dict[str, list[Record]] = {ref: [] for ref in refs}
+    problems: list[str] = []
+    for path in ledger_files(root):
+        rel = path.relative_to(root).as_posix()
+        text = read_ledger_text(path, rel, problems)
+        for record in file_records(text, rel, problems, refs) if text is not None else []:
+            history[record[1]].append(record)
+    times = [start + k * step_days * DAY for k in range(int((now - start) / (step_days * DAY)) + 1)]
+    times = [t for t in times if t < now] + [now]
+    peaks = {}
+    for ref, records in history.items():
+        records.sort(key=lambda r: r[2])
+        folder, position, peak = Folder(Aggregate()), 0, 0.0
+        for moment in (times if records else [now]):
+            while position < len(records) and ts_ms(records[position][2]) <= moment * 1000:
+                folder.add(records[position])
+                position += 1
+            peak = max(peak, quality(folder.finish(), ref, weights, moment).score)
+        peaks[ref] = peak
+    return peaks
+
+
+def declaration_times(root: Path, registries: list[Registry]) -> dict[tuple[str, int], float]:
+    """(scope, entry index) → when the entry's lines last changed in git (committer time).
+
+    Lines not committed yet have no time; a registry git does not track gives none.
+    """
+    found: dict[tuple[str, int], float] = {}
+    for registry in registries:
+        rel = relative(root, registry.path)
+        run = subprocess.run(["git", "blame", "--line-porcelain", "--", rel], cwd=root,
+                             capture_output=True, text=True, errors="replace")
+        if run.returncode != 0:
+            continue
+        times: dict[int, float | None] = {}
+        texts: dict[int, str] = {}
+        line_no, moment, committed = 0, 0.0, True
+        for row in run.stdout.split("\n"):
+            if row.startswith("\t"):
+                times[line_no], texts[line_no] = (moment if committed else None), row[1:]
+            elif re.match(r"^[0-9a-f]{40} \d+ \d+", row):
+                line_no, committed = int(row.split()[2]), not row.startswith("0" * 40)
+            elif row.startswith("committer-time "):
+                moment = float(row.split()[1])
+        last = max(times, default=0)
+        while last and _CLOSING.match(texts.get(last, "")):
+            last -= 1
+        for entry in registry.entries:
+            first, following = registry.line_of(entry.index), registry.line_of(entry.index + 1)
+            end = following - 1 if following else last
+            span = [times.get(n) for n in range(first or 0, end + 1)]
+            if first and span and None not in span:
+                found[(registry.scope, entry.index)] = max(span)
+    return found
+
+
+def apply_sweep(root: Path, decisions: list[Decision]) -> list[str]:
+    """Write ``lifecycle: deprecated`` for every decision to deprecate; returns the registry
+    files changed. Under each registry's lock the entry is re-read and moved only if the
+    lifecycle table still allows it (someone may have archived it since the plan)."""
+    from exobrain.lifecycle import transition_allowed
+    from exobrain.registry_edit import edit_registry, with_key
+
+    changed = []
+    for scope in sorted({d.entry.scope for d in decisions if d.deprecate}):
+        with edit_registry(root, scope, create=False) as edit:
+            for decision in (d for d in decisions if d.deprecate and d.entry.scope == scope):
+                identity: dict[str, Any] = {"name": decision.entry.name, "from": None}
+                if decision.entry.source:
+                    identity["owner"] = decision.entry.owner
+                for index in edit.find(**identity):
+                    current = edit.entries[index].get("lifecycle", "active")
+                    if current != "deprecated" and transition_allowed(current, "deprecated"):
+                        edit.entries[index] = with_key(edit.entries[index], "lifecycle",
+                                                       "deprecated")
+        if edit.written:
+            changed.append(edit.rel)
+    return changed

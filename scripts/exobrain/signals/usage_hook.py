@@ -1,0 +1,237 @@
+"""The Claude Code usage hook: one usage line per skill the agent invokes.
+
+Claude Code runs ``python -m exobrain.signals.usage_hook --repo ROOT`` after every call of its
+``Skill`` tool (a ``PostToolUse`` hook with matcher ``Skill``) and passes the hook payload as
+JSON on stdin: ``tool_name``, ``tool_input`` (``{"skill": NAME, "args": …}``),
+``tool_response``, ``cwd``, ``session_id`` …. The hook maps NAME (the link name the agent
+sees, e.g. ``tidy.groups__acme``, or a plain skill name) to the skill this connection
+resolves and appends ``{"kind": "usage", "value": 1, "auto": true, "agent": "claude", …}`` to
+the person's ledger.
+
+It must never get in the agent's way: every error is swallowed, written to
+``$XDG_STATE_HOME/exobrain/usage-hook.log`` (default ``~/.local/state``) and the exit code is
+always 0. It imports no click, rich or jsonschema, and it keeps what resolution found (names →
+refs, person, host) in the user cache dir, keyed on the size, mtime and inode of every file
+resolution read, so a call usually costs little more than Python's start-up.
+:func:`install_usage_hook` merges the hook into ``.claude/settings.local.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HOOK_MODULE = "exobrain.signals.usage_hook"
+EVENT = "PostToolUse"
+MATCHER = "Skill"
+TIMEOUT_SECONDS = 10
+LOG_LIMIT = 256 * 1024
+
+
+def log_path() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "exobrain" / "usage-hook.log"
+
+
+def log(message: str) -> None:
+    """Append one line to the hook's log (rotated at 256 KiB); never raises."""
+    try:
+        path = log_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() and path.stat().st_size > LOG_LIMIT:
+            os.replace(path, path.with_suffix(".log.1"))
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(f"{stamp} {message}\n")
+    except Exception:  # noqa: BLE001 - the log is best effort by design
+        pass
+
+
+def invoked_skill(payload: Any) -> str | None:
+    """The skill name in a Skill tool payload, or None when the payload is about something else."""
+    if not isinstance(payload, dict) or payload.get("tool_name") != MATCHER:
+        return None
+    tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
+    response = payload.get("tool_response") if isinstance(payload.get("tool_response"), dict) else {}
+    for value in (tool_input.get("skill"), tool_input.get("skill_name"), tool_input.get("name"),
+                  response.get("commandName")):
+        if isinstance(value, str) and value.strip():
+            return value.strip().lstrip("/")
+    return None
+
+
+def skill_names(ws, agent: str) -> dict[str, str]:
+    """Every name ``agent`` may invoke a skill of this connection by → its canonical ref: the
+    link names (``tidy.groups__acme``), plus plain names that only one resolved skill has.
+    A name that is not here (a plugin's skill, a personal one) is not one of ours."""
+    rows = [r for r in ws.resolve(agent) if r.tier != "off"]
+    refs = {r.link_name: f"skill:{r.name}@" + (f"external/{r.owner}" if r.is_external else r.home)
+            for r in rows}
+    plain: dict[str, list[str]] = {}
+    for r in rows:
+        plain.setdefault(r.name, []).append(refs[r.link_name])
+    for name, found in plain.items():
+        if len(found) == 1 and name not in refs:
+            refs[name] = found[0]
+    return refs
+
+
+# --- the resolution cache: a hook call that hits it imports no dataclass-based module -------
+
+def _cache_path(root: str, agent: str) -> str:
+    import hashlib
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    digest = hashlib.sha256(f"{root}\0{agent}".encode("utf-8")).hexdigest()[:20]
+    return os.path.join(base, "exobrain", "usage-hook", f"{digest}.json")
+
+
+def _stamp(path: str) -> list[int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return [info.st_size, info.st_mtime_ns, info.st_ino]
+
+
+def _environment() -> list[str | None]:
+    """What the person and host also depend on besides files."""
+    return [os.environ.get("EXOBRAIN_HOST"), os.uname().nodename]
+
+
+def cached_resolution(root: str, agent: str) -> dict[str, Any] | None:
+    """The cached names, person and host, when no file they were computed from changed."""
+    try:
+        with open(_cache_path(root, agent), encoding="utf-8") as handle:
+            data = json.load(handle)
+        if data["environment"] != _environment():
+            return None
+        for path, stamp in data["files"].items():
+            if _stamp(path) != stamp:
+                return None
+        return data
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def fresh_resolution(root: str, agent: str) -> dict[str, Any]:
+    """Resolve the connection, then cache the result keyed on every file that was read."""
+    from exobrain.util.fileio import atomic_write_text
+    from exobrain.registry import registry_path
+    from exobrain.scopes import CONNECTION_FILE, SCOPE_FLAG, ancestor_paths
+    from exobrain.signals.ledger import author, host_id
+    from exobrain.workspace import open_workspace
+
+    ws = open_workspace(Path(root))
+    data = {"names": skill_names(ws, agent), "person": author(ws), "host": host_id(ws),
+            "environment": _environment()}
+    scopes = {"seed", *ws.chain.paths, *ws.connection.connected_scopes}
+    for leaf in ws.connection.connected_scopes:
+        scopes.update(ancestor_paths(leaf.strip("/")))
+    files = [ws.root / CONNECTION_FILE, ws.root / "scopes.json"]
+    files += [ws.root / scope / SCOPE_FLAG for scope in scopes if scope != "global"]
+    files += [registry_path(ws.root, scope) for scope in ws.registries]
+    data["files"] = {str(path): _stamp(str(path)) for path in files}
+    try:
+        atomic_write_text(Path(_cache_path(root, agent)), json.dumps(data), durable=False)
+    except OSError as exc:
+        log(f"resolution cache not written: {exc}")
+    return data
+
+
+def record_usage(payload: Any, repo: Path | None, agent: str = "claude") -> Path | None:
+    """Append the usage line for ``payload``; the ledger written, or None when it was skipped."""
+    from exobrain.signals.ledger import make_signal, record_signal
+
+    name = invoked_skill(payload)
+    if name is None:
+        return None
+    if repo is None:
+        from exobrain.scopes import find_root
+
+        start = payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+        repo = find_root(Path(start))
+    root = os.path.realpath(repo)
+    resolution = cached_resolution(root, agent) or fresh_resolution(root, agent)
+    ref = resolution["names"].get(name)
+    if ref is None:
+        log(f"skipped {name!r}: no skill of {root} resolves to that name for {agent}")
+        return None
+    line = make_signal("usage", ref, 1, by=resolution["person"], host=resolution["host"],
+                       agent=agent, auto=True)
+    path, warning = record_signal(Path(root), line)
+    if warning:
+        log(warning)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: read the payload, record, log any error; always exit 0."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        repo = Path(args[args.index("--repo") + 1]) if "--repo" in args else None
+        text = sys.stdin.read()
+        record_usage(json.loads(text) if text.strip() else {}, repo)
+    except Exception as exc:  # noqa: BLE001 - a hook must never fail the agent's turn
+        log(f"error: {type(exc).__name__}: {exc}")
+    return 0
+
+
+# --- installing -----------------------------------------------------------------------------
+
+def usage_hook_command(root: Path) -> list[str]:
+    """The command Claude Code should run: this Python, this module, this exobrain."""
+    return [sys.executable, "-m", HOOK_MODULE, "--repo", str(root)]
+
+
+def install_usage_hook(settings_path: Path, command: list[str]) -> bool:
+    """Merge the hook into a Claude settings file; True when the file changed.
+
+    Other settings and hooks are kept as they are (unknown keys included); a hook of ours
+    with an outdated command is updated in place; running it twice changes nothing. A file
+    that is not a JSON object is refused (InputFileError), never rewritten. The write is atomic.
+    """
+    import shlex
+
+    from exobrain.errors import InputFileError
+    from exobrain.util.fileio import atomic_write_text, dump_json, load_json
+
+    line = shlex.join(command)
+    data: Any = load_json(settings_path) if settings_path.exists() else {}
+    if not isinstance(data, dict):
+        raise InputFileError(f"{settings_path}: expected a JSON object")
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise InputFileError(f"{settings_path}: hooks must be an object of events",
+                             hint="fix the file by hand, then run the command again")
+    groups = hooks.setdefault(EVENT, [])
+    if not isinstance(groups, list):
+        raise InputFileError(f"{settings_path}: hooks.{EVENT} must be a list of matcher groups",
+                             hint="fix the file by hand, then run the command again")
+    ours = [(group, hook) for group in groups if isinstance(group, dict)
+            for hook in (group.get("hooks") if isinstance(group.get("hooks"), list) else [])
+            if isinstance(hook, dict) and HOOK_MODULE in str(hook.get("command", ""))]
+    wanted = {"type": "command", "command": line, "timeout": TIMEOUT_SECONDS}
+    if ours:
+        group, hook = ours[0]
+        if group.get("matcher") == MATCHER and all(hook.get(k) == v for k, v in wanted.items()):
+            return False
+        if group.get("matcher") != MATCHER:
+            group["hooks"].remove(hook)
+            if not group["hooks"]:
+                groups.remove(group)
+            groups.append({"matcher": MATCHER, "hooks": [wanted]})
+        else:
+            hook.update(wanted)
+    else:
+        groups.append({"matcher": MATCHER, "hooks": [wanted]})
+    atomic_write_text(settings_path, dump_json(data))
+    return True
+
+
+if __name__ == "__main__":
+    sys.exit(main())

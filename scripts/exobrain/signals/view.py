@@ -1,0 +1,86 @@
+"""What ``exobrain signals REF`` shows: the ledger lines about one skill and its aggregate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from exobrain.signals.aggregate import Aggregate
+from exobrain.signals.lines import parse_line, read_ledger_text
+from exobrain.signals.ledger import FUND_UNIT, day_label, ledger_files
+
+
+def skill_lines(root: Path, ref: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every valid line about ``ref`` in every ledger (time order) and the problems met.
+
+    Lines are found with a substring test first, so only the lines that mention the skill
+    are parsed; a malformed line that mentions it is reported.
+    """
+    needle = f'{ref}"'
+    found: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for path in ledger_files(root):
+        rel = path.relative_to(root).as_posix()
+        text = read_ledger_text(path, rel, problems)
+        if text is None or needle not in text:
+            continue
+        for lineno, line in enumerate(text.split("\n"), 1):
+            if needle not in line:
+                continue
+            record = parse_line(line)
+            if isinstance(record, str):
+                problems.append(f"{rel}:{lineno}: skipped: {record}")
+            elif record is not None and record[1] == ref:
+                obj = json.loads(line)
+                obj["ts"], obj["file"], obj["line"] = record[2], rel, lineno
+                found.append(obj)
+    found.sort(key=lambda o: (o["ts"], o["file"], o["line"]))
+    return found, problems
+
+
+def summary(agg: Aggregate, ref: str) -> dict[str, Any]:
+    """The aggregate of one skill in plain numbers (SPEC-013 section 3 semantics)."""
+    votes = agg.votes_of(ref)
+    ranks: dict[str, list[float]] = {}
+    for (_by, dim), (_t, value) in agg.ranks_of(ref).items():
+        ranks.setdefault(dim, []).append(value)
+    outcomes = agg.calibration.get(ref, {}).values()
+    done, total = sum(c for c, _ in outcomes), sum(n for _, n in outcomes)
+    funds: dict[str, int] = {}
+    for (currency, _day), amount in agg.fund.get(ref, {}).items():
+        funds[currency] = funds.get(currency, 0) + amount
+    uses = agg.usage.get(ref, {})
+    return {
+        "votes": {"up": sum(1 for _t, v in votes.values() if v > 0),
+                  "down": sum(1 for _t, v in votes.values() if v < 0), "voters": len(votes)},
+        "ranks": {dim: {"raters": len(values), "mean": round(sum(values) / len(values), 4)}
+                  for dim, values in sorted(ranks.items())},
+        "usage": {"uses": sum(uses.values()),
+                  "last_day": day_label(max(uses)) if uses else None},
+        "calibration": {"completed": done, "outcomes": total,
+                        "rate": round(done / total, 4) if total else None},
+        "fund": {currency: amount / FUND_UNIT for currency, amount in sorted(funds.items())},
+    }
+
+
+def describe(line: dict[str, Any]) -> str:
+    """One line's value and details in words, for the table."""
+    kind, value = line.get("kind"), line.get("value")
+    snapshot = line.get("snapshot") is True
+    if kind == "vote":
+        text = "up" if value == 1 else "down"
+    elif kind == "rank":
+        text = f"{line.get('dimension')} {value}"
+    elif kind == "usage":
+        text = f"{value} uses that day" if snapshot else ("auto" if line.get("auto") else "manual")
+    elif kind == "calibration":
+        text = (f"{value}/{line.get('total')} completed that day" if snapshot
+                else ("completed" if value else "not completed"))
+        notes = line.get("notes") or ([line["note"]] if line.get("note") else [])
+        if notes:
+            text += ": " + "; ".join(str(n) for n in notes)
+    else:
+        amount = f"{value:g}" if isinstance(value, (int, float)) else str(value)
+        text = f"{amount} {line.get('currency')}" + (" that day" if snapshot else "")
+    return text + (" (snapshot)" if snapshot else "")

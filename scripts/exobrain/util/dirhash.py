@@ -1,0 +1,85 @@
+"""Content hash of a skill folder in Go's dirhash ``h1:`` format.
+
+The hash is what tells an installed external skill from a locally edited one, and what the
+skill locks pin. It is computed like Go's ``golang.org/x/mod/sumdb/dirhash.Hash1`` (with no
+path prefix): for every file, the line ``"<sha256 hex of the content>  <relative POSIX path>\\n"``;
+the lines sorted by path; ``h1:`` + base64 of the sha256 of their concatenation. Anyone can
+re-check a hash with ``sha256sum`` and ``base64`` alone.
+
+Left out, because they are not part of a skill's content: version-control folders, Python
+byte-code and tool caches, ``.DS_Store`` and the fetcher's install record. A symbolic link is
+hashed by its target text (it is not followed), so a link cannot pull outside content in.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+from pathlib import Path
+
+from exobrain.errors import OperationFailed
+
+#: The fetcher's install record; it describes the content, so it is not part of it.
+INSTALL_RECORD = ".exobrain-source.json"
+#: Folder names skipped wherever they occur.
+SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache",
+                          ".ruff_cache", ".ipynb_checkpoints"})
+#: File names skipped wherever they occur.
+SKIPPED_FILES = frozenset({".DS_Store", INSTALL_RECORD})
+_CHUNK = 1 << 20
+
+
+def is_skipped_file(name: str) -> bool:
+    return name in SKIPPED_FILES or name.endswith((".pyc", ".pyo"))
+
+
+def _digest_file(path: str) -> str:
+    with open(path, "rb") as handle:
+        data = handle.read(_CHUNK)
+        if len(data) < _CHUNK:  # the common case: a small file, one read
+            return hashlib.sha256(data).hexdigest()
+        digest = hashlib.sha256(data)
+        for block in iter(lambda: handle.read(_CHUNK), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def file_digests(folder: Path) -> dict[str, str]:
+    """``{relative POSIX path: sha256 hex}`` for every file that counts, links not followed."""
+    digests: dict[str, str] = {}
+    base = os.fspath(folder)
+
+    def walk(directory: str, prefix: str) -> None:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                rel = prefix + entry.name
+                if entry.is_symlink():
+                    if "\n" in rel:
+                        raise OperationFailed(f"{entry.path}: file names with a newline cannot "
+                                              f"be hashed", hint="rename the file")
+                    digests[rel] = hashlib.sha256(os.fsencode(os.readlink(entry.path))).hexdigest()
+                elif entry.is_dir():
+                    if entry.name not in SKIPPED_DIRS:
+                        walk(entry.path, rel + "/")
+                elif not is_skipped_file(entry.name):
+                    if "\n" in rel:
+                        raise OperationFailed(f"{entry.path}: file names with a newline cannot "
+                                              f"be hashed", hint="rename the file")
+                    digests[rel] = _digest_file(entry.path)
+
+    walk(base, "")
+    return digests
+
+
+def hash_digests(digests: dict[str, str]) -> str:
+    """The ``h1:`` hash of a ``{path: sha256 hex}`` mapping (paths sorted as strings)."""
+    summary = hashlib.sha256()
+    for path in sorted(digests):
+        summary.update(f"{digests[path]}  {path}\n".encode("utf-8", "surrogateescape"))
+    return "h1:" + base64.b64encode(summary.digest()).decode("ascii")
+
+
+def content_hash(folder: Path) -> str:
+    """The ``h1:`` content hash of ``folder``."""
+    return hash_digests(file_digests(folder))
