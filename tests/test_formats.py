@@ -11,7 +11,8 @@ from exobrain.util.dirhash import file_digests
 from exobrain.errors import InputFileError, UsageError
 from exobrain.interop.formats import detect
 from exobrain.interop.formats.bundle import discover
-from exobrain.interop.formats.fields import (decode, encode, normal_version, read_lenient, slugify,
+from exobrain.util.versions import normalise as normal_version
+from exobrain.interop.formats.fields import (decode, encode, read_lenient, slugify,
                                      translate)
 from exobrain.interop.inputs import ARCHIVE, FOLDER, GIT, Opened, classify
 from exobrain.util.treecopy import copy_tree, link_escapes

@@ -1,7 +1,8 @@
 import pytest
 
 from exobrain.errors import UsageError
-from exobrain.refs import canonical, find_declaration, parse_ref
+from exobrain.refs import canonical, parse_ref
+from exobrain.workspace import find_declaration
 from exobrain.workspace import open_workspace
 from helpers import exobrain
 

@@ -1,4 +1,5 @@
 from exobrain.registry import make_entry
+from exobrain.model import Identity
 from exobrain.resolve import resolve
 
 
@@ -18,26 +19,26 @@ def test_declaration_contributes_only_when_forced_or_owned():
                            {"name": "a", "owner": "bob", "tier": "always"},
                            {"name": "b", "owner": "bob", "tier": "optional", "force": True},
                            {"name": "c", "owner": "alice", "tier": "unlisted"}), ME)
-    assert tiers(rows) == {("global", "a"): "off", ("global", "b"): "optional",
-                           ("global", "c"): "unlisted"}
+    assert tiers(rows) == {Identity("global", "a"): "off", Identity("global", "b"): "optional",
+                           Identity("global", "c"): "unlisted"}
 
 
 def test_deepest_wins_and_override_off_shadows_forced():
     chain = entries("global", {"name": "a", "owner": "bob", "tier": "always", "force": True}) + \
         entries("people/alice", {"name": "a", "from": "global", "tier": "off"})
-    assert tiers(resolve(chain, ME)) == {("global", "a"): "off"}
+    assert tiers(resolve(chain, ME)) == {Identity("global", "a"): "off"}
 
 
 def test_later_entry_wins_within_one_file():
     chain = entries("people/alice", {"name": "a", "from": "global", "tier": "always"},
                     {"name": "a", "from": "global", "tier": "unlisted"})
-    assert tiers(resolve(chain, ME)) == {("global", "a"): "unlisted"}
+    assert tiers(resolve(chain, ME)) == {Identity("global", "a"): "unlisted"}
 
 
 def test_group_always_person_unlisted():
     chain = entries("groups/g", {"name": "t", "owner": "g", "tier": "always", "force": True}) + \
         entries("people/alice", {"name": "t", "from": "groups/g", "tier": "unlisted"})
-    assert tiers(resolve(chain, ME)) == {("groups/g", "t"): "unlisted"}
+    assert tiers(resolve(chain, ME)) == {Identity("groups/g", "t"): "unlisted"}
 
 
 def test_agent_filtering_happens_before_contributions():
@@ -46,16 +47,16 @@ def test_agent_filtering_happens_before_contributions():
                     {"name": "b", "owner": "x", "tier": "always", "force": True,
                      "skipAgents": ["codex"]}) + \
         entries("people/alice", {"name": "a", "from": "global", "tier": "always"})
-    assert tiers(resolve(chain, ME, "codex")) == {("global", "a"): "off", ("global", "b"): "off"}
-    assert tiers(resolve(chain, ME, "claude")) == {("global", "a"): "always",
-                                                   ("global", "b"): "always"}
+    assert tiers(resolve(chain, ME, "codex")) == {Identity("global", "a"): "off", Identity("global", "b"): "off"}
+    assert tiers(resolve(chain, ME, "claude")) == {Identity("global", "a"): "always",
+                                                   Identity("global", "b"): "always"}
 
 
 def test_filtered_override_contributes_nothing():
     chain = entries("global", {"name": "a", "owner": "x", "tier": "optional", "force": True}) + \
         entries("people/alice", {"name": "a", "from": "global", "tier": "off", "agent": "codex"})
-    assert tiers(resolve(chain, ME, "claude")) == {("global", "a"): "optional"}
-    assert tiers(resolve(chain, ME, "codex")) == {("global", "a"): "off"}
+    assert tiers(resolve(chain, ME, "claude")) == {Identity("global", "a"): "optional"}
+    assert tiers(resolve(chain, ME, "codex")) == {Identity("global", "a"): "off"}
 
 
 def test_same_name_two_homes_are_two_skills_and_external_identity_has_owner():
@@ -64,13 +65,13 @@ def test_same_name_two_homes_are_two_skills_and_external_identity_has_owner():
                      "source": {"repo": "https://x/y", "path": "a", "ref": "main"}}) + \
         entries("groups/g", {"name": "a", "owner": "alice", "tier": "always"})
     rows = resolve(chain, ME)
-    assert tiers(rows) == {("global", "a"): "always", ("groups/g", "a"): "always",
-                           ("external", "a", "anthropic"): "optional"}
+    assert tiers(rows) == {Identity("global", "a"): "always", Identity("groups/g", "a"): "always",
+                           Identity("external", "a", "anthropic"): "optional"}
     assert sorted(r.link_name for r in rows) == ["a", "a.anthropic", "a.groups__g"]
 
 
 def test_override_of_declaration_outside_chain_resolves_with_its_home():
-    outside = {("groups/other", "t"): make_entry({"name": "t", "owner": "zed", "tier": "optional"},
+    outside = {Identity("groups/other", "t"): make_entry({"name": "t", "owner": "zed", "tier": "optional"},
                                                  "groups/other", 0)}
     rows = resolve(entries("people/alice", {"name": "t", "from": "groups/other", "tier": "always"}),
                    ME, None, outside)

@@ -4,7 +4,7 @@ import pytest
 
 from exobrain.errors import InputFileError, UsageError
 from exobrain.scopes import (Connection, ScopeConfig, build_chain, check_scope_path,
-                             discover_scopes, load_scope_config, read_connection, self_ids,
+                             scan_scopes, load_scope_config, read_connection, self_ids,
                              write_connection)
 from helpers import build_tree
 
@@ -45,7 +45,7 @@ def test_no_seed_without_agents_md(tmp_path):
 def test_discovery_finds_nested_scopes_and_ignores_unflagged(tmp_path):
     flag(tmp_path, "people/bob", "people/bob/hosts/h1", "groups/acme")
     (tmp_path / "people/carol").mkdir()  # no AGENTS.md: not a scope
-    found = [s.path for s in discover_scopes(tmp_path, ScopeConfig()).scopes]
+    found = [s.path for s in scan_scopes(tmp_path, ScopeConfig()).scopes]
     assert found == ["global", "groups/acme", "people/bob", "people/bob/hosts/h1"]
 
 
@@ -55,7 +55,7 @@ def test_scopes_json_changes_collections_and_missing_file_means_defaults(tmp_pat
                                                           {"folder": "people", "type": "person"}]}})
     flag(tmp_path, "labs/x", "groups/acme")
     config = load_scope_config(tmp_path)
-    assert [s.path for s in discover_scopes(tmp_path, config).scopes] == ["global", "labs/x"]
+    assert [s.path for s in scan_scopes(tmp_path, config).scopes] == ["global", "labs/x"]
 
 
 def test_broken_scopes_json_names_the_entry(tmp_path):

@@ -2,10 +2,12 @@ import json
 
 from click.testing import CliRunner
 
-from exobrain.artifacts.versions import find_cycles, successors
 from exobrain.cli.status import main as status
+from exobrain.model import Identity, Reason
 from exobrain.registry import make_entry
-from exobrain.resolve import apply_supersession, resolve
+from exobrain.resolve import resolve
+from exobrain.supersession import redirect
+from exobrain.util.graphs import find_cycles
 from exobrain.workspace import open_workspace
 from helpers import exobrain
 
@@ -26,6 +28,7 @@ def test_successor_takes_the_higher_tier_and_old_goes_off(tmp_path):
                     skills={"global/old": None, "global/new": new_skill("new", "skill:old")})
     rows = {r.name: r for r in open_workspace(root).resolve("claude")}
     assert (rows["new"].tier, rows["old"].tier) == ("always", "off")
+    assert rows["old"].reason is Reason.SUPERSEDED
     assert rows["old"].note == "superseded: old → new"
     out = CliRunner().invoke(status, ["--repo", str(root)]).stdout
     assert "old → new" in out
@@ -46,13 +49,12 @@ def test_chain_is_followed_and_archived_successor_is_skipped(tmp_path):
 
 
 def test_cycle_is_found_and_nothing_redirects(tmp_path):
-    edges = {("global", "a"): [("global", "b")], ("global", "b"): [("global", "a")],
-             ("global", "c"): [("global", "a")]}
-    assert find_cycles(edges) == [[("global", "a"), ("global", "b")]]
+    a, b, c = (Identity("global", n) for n in "abc")
+    edges = {a: [b], b: [a], c: [a]}
+    assert find_cycles(edges) == [[a, b]]
     rows = resolve([make_entry({"name": n, "owner": "o", "tier": "always", "force": True},
                                "global", i) for i, n in enumerate("abc")], frozenset())
-    cyclic = {n for cycle in find_cycles(edges) for n in cycle}
-    result = {r.name: r.tier for r in apply_supersession(rows, successors(edges), cyclic)}
+    result = {r.name: r.tier for r in redirect(rows, edges)}
     assert result == {"a": "always", "b": "always", "c": "always"}
 
 

@@ -23,15 +23,14 @@ from typing import Any
 from exobrain.errors import InputFileError
 from exobrain.util.fileio import parse_json, read_text
 from exobrain.findings import ERROR, Finding, from_error
-from exobrain.scopes import GLOBAL
+from exobrain.model import (DECLARED_TIERS, EXTERNAL, GLOBAL, LIFECYCLES, TIERS, Identity,
+                            Lifecycle, Tier)
 from exobrain.paths import packaged
 
 REGISTRY_FILE = "skills.json"
 SCHEMA_FILE = "skills.schema.json"
-EXTERNAL = "external"
-TIERS = ("always", "optional", "unlisted", "off")
-DECLARED_TIERS = TIERS[:3]
-LIFECYCLES = ("draft", "active", "deprecated", "archived")
+_TIER_OF = {t.value: t for t in Tier}
+_LIFECYCLE_OF = {c.value: c for c in Lifecycle}
 _KEYS = {"name", "owner", "tier", "from", "force", "source", "agent", "skipAgents",
          "lifecycle", "notes", "reviewed_by", "reviewed_at"}
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -44,7 +43,7 @@ class Entry:
     """One skills.json entry: a declaration (no ``from``) or an override (``from`` set)."""
 
     name: str
-    tier: str
+    tier: Tier
     scope: str                 # the scope whose skills.json holds the entry
     index: int                 # position in the file's "skills" array
     owner: str | None = None
@@ -53,7 +52,7 @@ class Entry:
     source: dict | None = None
     agent: str | None = None
     skip_agents: tuple[str, ...] = ()
-    lifecycle: str = "active"
+    lifecycle: Lifecycle = Lifecycle.ACTIVE
     notes: str | None = None
 
     @property
@@ -65,11 +64,11 @@ class Entry:
         return self.source is not None or self.origin == EXTERNAL
 
     @property
-    def identity(self) -> tuple[str, ...]:
-        """``(home, name)`` for in-tree skills, ``("external", name, owner)`` for external ones."""
+    def identity(self) -> Identity:
+        """The skill this entry declares or overrides."""
         if self.is_external:
-            return (EXTERNAL, self.name, self.owner or "")
-        return (self.origin if self.is_override else self.scope, self.name)
+            return Identity.external(self.name, self.owner or "")
+        return Identity(self.origin if self.is_override else self.scope, self.name)
 
     def applies_to(self, agent: str | None) -> bool:
         """Agent filtering: ``agent`` = only that agent, ``skipAgents`` = all but those."""
@@ -181,10 +180,10 @@ def _scope_ref_ok(text: str) -> bool:
 def make_entry(raw: dict, scope: str, index: int) -> Entry:
     skip = raw.get("skipAgents")
     return Entry(
-        name=raw["name"], tier=raw["tier"], scope=scope, index=index, owner=raw.get("owner"),
+        name=raw["name"], tier=_TIER_OF[raw["tier"]], scope=scope, index=index, owner=raw.get("owner"),
         origin=raw.get("from"), force=raw.get("force") is True, source=raw.get("source"),
         agent=raw.get("agent"), skip_agents=tuple(skip) if skip else (),
-        lifecycle=raw.get("lifecycle", "active"), notes=raw.get("notes"))
+        lifecycle=_LIFECYCLE_OF[raw.get("lifecycle", "active")], notes=raw.get("notes"))
 
 
 @dataclass

@@ -13,13 +13,11 @@ Pure functions over data: no file access here. Rules (design section 3 "Resoluti
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from exobrain.registry import EXTERNAL, Entry
-from exobrain.scopes import GLOBAL
-
-Identity = tuple[str, ...]
+from exobrain.model import EXTERNAL, Identity, Lifecycle, Reason, Tier
+from exobrain.registry import Entry
 
 
 @dataclass(frozen=True)
@@ -28,26 +26,27 @@ class Resolved:
 
     name: str
     home: str                     # the declaring scope, or "external"
-    tier: str                     # always | optional | unlisted | off
+    tier: Tier
     owner: str | None
     declaration: Entry | None     # None when only overrides mention the skill
     decided_by: Entry | None      # the winning contribution, None when nothing contributed
-    note: str = ""                # why a skill is off or flagged ("archived", "draft", …)
-    superseded_by: tuple[str, ...] | None = None  # the successor this skill redirects to
+    reason: Reason | None = None  # why the skill is off, or flagged while on
+    detail: str = ""              # the agent (NOT_FOR_AGENT) or persona (PERSONA) of the reason
+    superseded_by: Identity | None = None  # the successor this skill redirects to
 
     @property
     def identity(self) -> Identity:
         if self.home == EXTERNAL:
-            return (EXTERNAL, self.name, self.owner or "")
-        return (self.home, self.name)
+            return Identity.external(self.name, self.owner or "")
+        return Identity(self.home, self.name)
 
     @property
     def is_external(self) -> bool:
         return self.home == EXTERNAL
 
     @property
-    def lifecycle(self) -> str:
-        return self.declaration.lifecycle if self.declaration else "active"
+    def lifecycle(self) -> Lifecycle:
+        return self.declaration.lifecycle if self.declaration else Lifecycle.ACTIVE
 
     @property
     def declared_by(self) -> str:
@@ -56,12 +55,18 @@ class Resolved:
 
     @property
     def link_name(self) -> str:
-        """The folder name an agent sees: ``name``, ``name.<home with / as __>``, ``name.<owner>``."""
-        if self.is_external:
-            return f"{self.name}.{self.owner}"
-        if self.home == GLOBAL:
-            return self.name
-        return f"{self.name}.{self.home.replace('/', '__')}"
+        return self.identity.link_name
+
+    @property
+    def note(self) -> str:
+        """The reason in words, as status and search print it ("" when there is none)."""
+        if self.reason is None:
+            return ""
+        if self.reason in (Reason.NOT_FOR_AGENT, Reason.PERSONA):
+            return f"{self.reason.value} {self.detail}"
+        if self.reason is Reason.SUPERSEDED and self.superseded_by is not None:
+            return f"superseded: {self.name} → {self.superseded_by.name}"
+        return self.reason.value
 
 
 def contributes(entry: Entry, my_ids: frozenset[str]) -> bool:
@@ -96,66 +101,24 @@ def resolve(
 
 def _row(key: Identity, declaration: Entry | None, winner: Entry | None,
          my_ids: frozenset[str], agent: str | None) -> Resolved:
-    home, name = key[0], key[1]
-    owner = key[2] if home == EXTERNAL else (declaration.owner if declaration else None)
-    tier, note = (winner.tier if winner else "off"), ""
+    owner = key.owner if key.is_external else (declaration.owner if declaration else None)
+    tier = winner.tier if winner else Tier.OFF
+    reason, detail = None, ""
     if declaration is not None:
+        lifecycle = declaration.lifecycle
         if not declaration.applies_to(agent):
-            tier, note = "off", f"not for {agent}"
-        elif declaration.lifecycle == "archived":
-            tier, note = "off", "archived"
-        elif declaration.lifecycle == "draft" and declaration.owner not in my_ids:
-            tier, note = "off", "draft: owner only"
-        elif declaration.lifecycle in ("draft", "deprecated"):
-            note = declaration.lifecycle
+            tier, reason, detail = Tier.OFF, Reason.NOT_FOR_AGENT, agent or ""
+        elif lifecycle is Lifecycle.ARCHIVED:
+            tier, reason = Tier.OFF, Reason.ARCHIVED
+        elif lifecycle is Lifecycle.DRAFT and declaration.owner not in my_ids:
+            tier, reason = Tier.OFF, Reason.DRAFT_OWNER_ONLY
+        elif lifecycle is Lifecycle.DRAFT:
+            reason = Reason.DRAFT
+        elif lifecycle is Lifecycle.DEPRECATED:
+            reason = Reason.DEPRECATED
     elif winner is not None:
-        note = "declaration not found"
-    return Resolved(name, home, tier, owner, declaration, winner, note)
-
-
-TIER_RANK = {"off": 0, "unlisted": 1, "optional": 2, "always": 3}
-_UNAVAILABLE = ("archived", "draft: owner only", "not for ")
-
-
-def apply_supersession(rows: list[Resolved], successor: Mapping[Identity, Identity],
-                       cyclic: Iterable[Identity] = ()) -> list[Resolved]:
-    """Redirect each skill that resolves on to its final successor, when that successor is
-    visible here (a row of this resolution) and available (not archived, not someone else's
-    draft, not filtered out for this agent). The successor takes the higher of the two tiers;
-    the old skill resolves off with a note ``superseded: old → new``. Skills on a cycle are
-    left alone (the cycle is reported by skills-validate)."""
-    by_id = {r.identity: r for r in rows}
-    blocked = set(cyclic)
-    promoted: dict[Identity, str] = {}
-    result: dict[Identity, Resolved] = {}
-    for row in rows:
-        if row.tier == "off":
-            continue
-        final = _final_successor(row.identity, successor, by_id, blocked)
-        if final is None:
-            continue
-        new = by_id[final]
-        result[row.identity] = replace(row, tier="off", superseded_by=final,
-                                       note=f"superseded: {row.name} → {new.name}")
-        best = max(promoted.get(final, new.tier), row.tier, key=TIER_RANK.__getitem__)
-        promoted[final] = best
-    for key, tier in promoted.items():
-        result[key] = replace(result.get(key, by_id[key]), tier=tier)
-    return [result.get(r.identity, r) for r in rows]
-
-
-def _final_successor(key: Identity, successor: Mapping[Identity, Identity],
-                     by_id: Mapping[Identity, Resolved], blocked: set[Identity]) -> Identity | None:
-    final, seen, current = None, {key}, key
-    while current in successor and current not in blocked:
-        current = successor[current]
-        if current in seen or current in blocked:
-            return None
-        seen.add(current)
-        row = by_id.get(current)
-        if row is not None and not row.note.startswith(_UNAVAILABLE):
-            final = current
-    return final
+        reason = Reason.NO_DECLARATION
+    return Resolved(key.name, key.home, tier, owner, declaration, winner, reason, detail)
 
 
 def override_targets(entries: Iterable[Entry]) -> set[Identity]:

@@ -17,7 +17,7 @@ from typing import Any, Callable
 from exobrain.errors import InputFileError, UsageError
 from exobrain.util.fileio import atomic_write_text, dump_json, load_json
 
-GLOBAL = "global"
+from exobrain.model import GLOBAL
 SEED = "seed"
 SCOPE_FLAG = "AGENTS.md"
 CONNECTION_FILE = ".exobrain.json"
@@ -136,15 +136,15 @@ def ancestor_paths(path: str) -> list[str]:
 
 
 @dataclass
-class Discovery:
+class ScopeScan:
     """Every scope found in the repository plus the folders that could not be read."""
 
     scopes: list[Scope]
     problems: list[tuple[str, str]] = field(default_factory=list)  # (folder, reason)
 
 
-def discover_scopes(root: Path, config: ScopeConfig,
-                    keep: Callable[[Scope], bool] | None = None) -> Discovery:
+def scan_scopes(root: Path, config: ScopeConfig,
+                    keep: Callable[[Scope], bool] | None = None) -> ScopeScan:
     """Walk the collection folders and return every scope, in chain order. ``keep`` prunes:
     a scope it refuses is left out with everything below it (never walked)."""
     found: list[Scope] = [Scope(GLOBAL, GLOBAL)]
@@ -176,7 +176,7 @@ def discover_scopes(root: Path, config: ScopeConfig,
                         visit(Path(entry.path), rel + "/")
 
     visit(root, "")
-    return Discovery(order_chain(found, config), problems)
+    return ScopeScan(order_chain(found, config), problems)
 
 
 def order_chain(scopes: list[Scope], config: ScopeConfig) -> list[Scope]:

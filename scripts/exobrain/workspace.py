@@ -8,17 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
-
+from exobrain.errors import UsageError
 from exobrain.findings import ERROR, WARNING, Finding
-from exobrain.registry import EXTERNAL, Entry, Registry, load_registry
-from exobrain.resolve import Resolved, apply_supersession, override_targets, resolve
-from exobrain.scopes import (CONNECTION_FILE, SEED, Chain, Discovery, Connection, ScopeConfig, build_chain,
-                     discover_scopes, find_root, load_scope_config, read_connection, scope_at,
-                     self_ids)
-
-if TYPE_CHECKING:
-    from exobrain.supersession import LinksReader
+from exobrain.model import EXTERNAL, Identity
+from exobrain.refs import SkillRef, canonical, entry_home
+from exobrain.registry import Entry, Registry, load_registry
+from exobrain.resolve import Resolved, override_targets, resolve
+from exobrain.scopes import (CONNECTION_FILE, SEED, Chain, Connection, ScopeConfig, ScopeScan,
+                             build_chain, find_root, load_scope_config, read_connection, scan_scopes,
+                             scope_at, self_ids)
+from exobrain.supersession import LinksReader, redirect, supersedes_edges
 
 
 @dataclass
@@ -31,7 +30,7 @@ class Workspace:
     chain: Chain
     registries: dict[str, Registry] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
-    _discovery: Discovery | None = field(default=None, repr=False)
+    _scan: ScopeScan | None = field(default=None, repr=False)
 
     @property
     def my_ids(self) -> frozenset[str]:
@@ -52,28 +51,21 @@ class Workspace:
                 supersedes: LinksReader | None = None) -> list[Resolved]:
         """Resolve the chain for ``agent`` (None: no agent filtering), supersession applied
         (``supersedes`` reads the links instead of the SKILL.md files, see supersession)."""
-        from exobrain.artifacts.versions import find_cycles, successors
-        from exobrain.supersession import supersedes_edges
-
         entries = self.chain_entries()
         rows = resolve(entries, self.my_ids, agent, self._outside_declarations(entries))
-        edges = supersedes_edges(self.root, entries, supersedes)
-        if not edges:
-            return rows
-        cyclic = {node for cycle in find_cycles(edges) for node in cycle}
-        return apply_supersession(rows, successors(edges), cyclic)
+        return redirect(rows, supersedes_edges(self.root, entries, supersedes))
 
-    def _outside_declarations(self, entries: list[Entry]) -> dict[tuple[str, ...], Entry]:
+    def _outside_declarations(self, entries: list[Entry]) -> dict[Identity, Entry]:
         known = {e.identity for e in entries if not e.is_override}
         missing = override_targets(entries) - known
-        found: dict[tuple[str, ...], Entry] = {}
-        if any(key[0] == EXTERNAL for key in missing):
+        found: dict[Identity, Entry] = {}
+        if any(key.is_external for key in missing):
             for registry in self.all_registries():
                 for entry in registry.entries:
                     if not entry.is_override and entry.identity in missing:
                         found[entry.identity] = entry
             return found
-        for home, name in {key for key in missing}:
+        for home, name, _ in missing:
             if scope_at(self.root, home, self.config) is None:
                 continue
             for entry in self.registry(home).entries:
@@ -81,18 +73,18 @@ class Workspace:
                     found[entry.identity] = entry
         return found
 
-    def discover(self) -> Discovery:
+    def scan(self) -> ScopeScan:
         """Every scope in the repository (walked once); unreadable folders become findings."""
-        if self._discovery is None:
-            self._discovery = discover_scopes(self.root, self.config)
-            for folder, reason in self._discovery.problems:
+        if self._scan is None:
+            self._scan = scan_scopes(self.root, self.config)
+            for folder, reason in self._scan.problems:
                 self.findings.append(Finding(ERROR, "scope-unreadable", folder, reason,
                                              bad_input=True))
-        return self._discovery
+        return self._scan
 
     def all_registries(self, *, include_seed: bool = True) -> list[Registry]:
         """Every scope's registry in the repository (existing files only), in chain order."""
-        scopes = [s for s in self.discover().scopes if include_seed or s.path != SEED]
+        scopes = [s for s in self.scan().scopes if include_seed or s.path != SEED]
         return [r for r in (self.registry(s.path) for s in scopes) if r.exists or r.findings]
 
     @property
@@ -100,9 +92,42 @@ class Workspace:
         return any(f.bad_input for f in self.findings)
 
 
+def find_declaration(ws: Workspace, ref: SkillRef) -> Entry:
+    """The declaration a reference names: an explicit home, else the deepest in my chain,
+    else the only one in the repository. Unknown or ambiguous → a usage error that lists the
+    candidates."""
+    if ref.home is not None:
+        # an in-tree home names its scope: read that one registry, not the whole repository
+        in_tree = not ref.home.startswith(f"{EXTERNAL}/")
+        if in_tree and scope_at(ws.root, ref.home, ws.config) is None:
+            raise UsageError(f"no skill {ref.name!r} is declared at {ref.home} (not a scope)",
+                             hint="skills-status --all lists every declared skill and its scope")
+        for registry in ([ws.registry(ref.home)] if in_tree else ws.all_registries()):
+            for entry in registry.entries:
+                if not entry.is_override and entry.name == ref.name and entry_home(entry) == ref.home:
+                    return entry
+        raise UsageError(f"no skill {ref.name!r} is declared at {ref.home}",
+                         hint="skills-status --all lists every declared skill and its scope")
+    chain = set(ws.chain.paths)
+    in_chain = [e for e in ws.chain_entries() if not e.is_override and e.name == ref.name]
+    if in_chain:
+        return in_chain[-1]
+    found = [e for r in ws.all_registries() for e in r.entries
+             if not e.is_override and e.name == ref.name and e.scope not in chain]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise UsageError(f"no skill named {ref.name!r} is declared in this repository",
+                         hint="skills-status --all lists every declared skill")
+    options = ", ".join(canonical(e) for e in found)
+    raise UsageError(f"{ref.name!r} is declared in several scopes: {options}",
+                     hint="name one with skill:NAME@HOME")
+
+
+
 def open_workspace(repo: Path | None = None) -> Workspace:
     """Find the exobrain (``repo`` or the enclosing git root) and read its connection."""
-    root = find_root(repo) if repo is None else _explicit_root(repo)
+    root = exobrain_root(repo)
     config = load_scope_config(root)
     return workspace_for(root, config, read_connection(root))
 
@@ -115,9 +140,11 @@ def workspace_for(root: Path, config: ScopeConfig, connection: Connection) -> Wo
     return Workspace(root, config, connection, chain, findings=findings)
 
 
-def _explicit_root(repo: Path) -> Path:
-    from exobrain.errors import UsageError
-
+def exobrain_root(repo: Path | None) -> Path:
+    """The exobrain a command works on: ``--repo`` when given (it must be a folder), else the
+    git repository around the current folder."""
+    if repo is None:
+        return find_root()
     path = repo.expanduser().resolve()
     if not path.is_dir():
         raise UsageError(f"--repo {repo}: no such folder")

@@ -19,7 +19,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from exobrain.agents import AGENTS
-from exobrain.artifacts.versions import find_cycles
+from exobrain.model import Identity
+from exobrain.util.graphs import find_cycles
 from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError
 from exobrain.findings import ERROR, INFO, Finding, from_error
@@ -43,13 +44,13 @@ def artifact_findings(root: Path, registries: list[Registry],
                       docs: dict[tuple[str, str], SkillDoc]) -> list[Finding]:
     declarations = [e for r in registries for e in r.entries if not e.is_override]
     found = _link_name_collisions(root, declarations)
-    by_name: dict[str, set[tuple[str, ...]]] = defaultdict(set)
+    by_name: dict[str, set[Identity]] = defaultdict(set)
     for entry in declarations:
         by_name[entry.name].add(entry.identity)
-    graph: dict[tuple[str, ...], list[tuple[str, ...]]] = defaultdict(list)
+    graph: dict[Identity, list[Identity]] = defaultdict(list)
     for (home, name), doc in sorted(docs.items()):
         rel = relative(root, skill_dir(root, home, name) / SKILL_FILE)
-        found.extend(_reference_findings(rel, doc, by_name, graph, (home, name)))
+        found.extend(_reference_findings(rel, doc, by_name, graph, Identity(home, name)))
         native = [k for k in NATIVE_FIELDS if k in doc.meta]
         if native:
             found.append(Finding(INFO, "agentskills_io_compat_check", rel,
@@ -65,8 +66,8 @@ def artifact_findings(root: Path, registries: list[Registry],
     return found
 
 
-def _reference_findings(rel: str, doc: SkillDoc, by_name: dict[str, set[tuple[str, ...]]],
-                        graph: dict, node: tuple[str, str]) -> list[Finding]:
+def _reference_findings(rel: str, doc: SkillDoc, by_name: dict[str, set[Identity]],
+                        graph: dict[Identity, list[Identity]], node: Identity) -> list[Finding]:
     found = []
     deps = doc.meta.get("dependencies") if isinstance(doc.meta.get("dependencies"), dict) else {}
     refs = [("dependencies.skills", r) for r in as_list(deps.get("skills")) if isinstance(r, str)]
@@ -88,7 +89,7 @@ def _reference_findings(rel: str, doc: SkillDoc, by_name: dict[str, set[tuple[st
     return found
 
 
-def _resolve(text: str, by_name: dict[str, set[tuple[str, ...]]]) -> tuple[str, ...] | None:
+def _resolve(text: str, by_name: dict[str, set[Identity]]) -> Identity | None:
     """A reference's target identity when some declaration matches (any home when none is
     given: nearest-in-chain depends on the reader's connection, existence does not)."""
     try:
@@ -99,9 +100,9 @@ def _resolve(text: str, by_name: dict[str, set[tuple[str, ...]]]) -> tuple[str, 
     if ref.home is None:
         return min(candidates) if candidates else None
     if ref.home.startswith(f"{EXTERNAL}/"):
-        key = (EXTERNAL, ref.name, ref.home.split("/", 1)[1])
+        key = Identity.external(ref.name, ref.home.split("/", 1)[1])
     else:
-        key = (ref.home, ref.name)
+        key = Identity(ref.home, ref.name)
     return key if key in candidates else None
 
 

@@ -12,14 +12,16 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from exobrain.artifacts.versions import find_cycles
+from exobrain.supersession import supersedes_edges
+from exobrain.util.graphs import find_cycles
 from exobrain.catalog import skill_dir
 from exobrain.util.dirhash import SKIPPED_DIRS, is_skipped_file
 from exobrain.errors import UsageError
 from exobrain.util.fileio import atomic_write_text, read_text
-from exobrain.lifecycle import check_transition
+from exobrain.model import transition_problem
 from exobrain.artifacts.lockfile import empty_lock, check_lock_data, lock_entry, lock_path
-from exobrain.refs import canonical, find_declaration, parse_ref, ref_identity
+from exobrain.refs import canonical, parse_ref
+from exobrain.workspace import find_declaration
 from exobrain.registry import Entry, relative
 from exobrain.registry_edit import (edit_registry, ordered_entry, update_json_file, with_key,
                             without_key)
@@ -53,7 +55,10 @@ def in_tree(ws: Workspace, text_ref: str) -> Entry:
 def set_lifecycle(ws: Workspace, text_ref: str, to: str, *, dry_run: bool = False) -> Outcome:
     """Move a declaration's lifecycle along an allowed transition."""
     entry = find_declaration(ws, parse_ref(text_ref))
-    check_transition(canonical(entry), entry.lifecycle, to)
+    problem = transition_problem(entry.lifecycle, to)
+    if problem:
+        raise UsageError(f"{canonical(entry)}: {problem}",
+                         hint="exobrain show NAME shows its lifecycle")
     if entry.lifecycle == to:
         return Outcome(f"{canonical(entry)} is already {to}", [])
     with edit_registry(ws.root, entry.scope, dry_run=dry_run) as edit:
@@ -76,7 +81,8 @@ def supersede(ws: Workspace, new_ref: str, old_ref: str, *, dry_run: bool = Fals
     target = canonical(old)
     if target in links_of(doc.meta, "supersedes"):
         return Outcome(f"{canonical(new)} already supersedes {target}", [])
-    edges = _supersedes_graph(ws)
+    entries = [e for r in ws.all_registries() for e in r.entries]
+    edges = supersedes_edges(ws.root, entries)
     edges.setdefault(new.identity, []).append(old.identity)
     if find_cycles(edges):
         raise UsageError(f"{canonical(new)} superseding {target} would make a cycle",
@@ -84,23 +90,6 @@ def supersede(ws: Workspace, new_ref: str, old_ref: str, *, dry_run: bool = Fals
     if not dry_run:
         atomic_write_text(path, add_link(text, "supersedes", target))
     return Outcome(f"{canonical(new)} now supersedes {target}", [relative(ws.root, path)])
-
-
-def _supersedes_graph(ws: Workspace) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
-    declarations = [e for r in ws.all_registries() for e in r.entries if not e.is_override]
-    edges: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
-    for entry in declarations:
-        if entry.source:
-            continue
-        path = skill_dir(ws.root, entry.scope, entry.name) / SKILL_FILE
-        try:
-            refs = links_of(read_skill(path).meta, "supersedes")
-        except Exception:  # noqa: BLE001 - unreadable skills are skills-validate's business
-            continue
-        targets = [t for t in (ref_identity(parse_ref(r), declarations) for r in refs) if t]
-        if targets:
-            edges[entry.identity] = targets
-    return edges
 
 
 def fork(ws: Workspace, text_ref: str, into: str, *, name: str | None = None,

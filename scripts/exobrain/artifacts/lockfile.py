@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from exobrain.artifacts.versions import parse_version
+from exobrain.util.versions import parse as parse_version
 from exobrain.util.dirhash import file_digests, hash_digests
 from exobrain.errors import InputFileError
 from exobrain.util.fileio import load_json

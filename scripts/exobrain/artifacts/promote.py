@@ -15,7 +15,8 @@ from typing import Any
 from exobrain.errors import InputFileError, UsageError
 from exobrain.registry import EXTERNAL, Entry, Registry, registry_from_text
 from exobrain.registry_edit import DEFAULT_TIMEOUT, edit_registry, with_key, without_key
-from exobrain.resolve import Identity, Resolved, resolve
+from exobrain.model import Identity, Tier
+from exobrain.resolve import resolve
 from exobrain.scopes import GLOBAL, SEED, check_scope_path, scope_at
 from exobrain.workspace import Workspace
 
@@ -155,17 +156,19 @@ def _rel(ws: Workspace, registry: Registry) -> str:
 
 
 def _identity(entry: Entry) -> Identity:
+    """A declaration's identity (its ``source``, not an ``external`` override, makes it
+    external)."""
     if entry.source is not None:
-        return (EXTERNAL, entry.name, entry.owner or "")
-    return (entry.scope, entry.name)
+        return Identity.external(entry.name, entry.owner or "")
+    return Identity(entry.scope, entry.name)
 
 
 def _declaration_of(ws: Workspace, identity: Identity) -> Entry | None:
     """The declaration behind an identity, when the repository still holds one."""
-    if identity[0] == EXTERNAL:
+    if identity.is_external:
         registries = ws.all_registries()
-    elif scope_at(ws.root, identity[0], ws.config) is not None:
-        registries = [ws.registry(identity[0])]
+    elif scope_at(ws.root, identity.home, ws.config) is not None:
+        registries = [ws.registry(identity.home)]
     else:
         return None
     found = [e for r in registries for e in r.entries
@@ -181,9 +184,7 @@ def _my_view(ws: Workspace, identity: Identity, declaration: Entry | None) -> tu
     entries = [e for e in ws.chain_entries() if e.identity == identity]
     outside = {identity: declaration} if declaration is not None else {}
     rows = resolve(entries, ws.my_ids, None, outside)
-    owner = identity[2] if identity[0] == EXTERNAL else None
-    link = Resolved(identity[1], identity[0], "off", owner, None, None).link_name
-    return link, (rows[0].tier if rows else "off")
+    return identity.link_name, (rows[0].tier if rows else Tier.OFF)
 
 
 def _effect(ws: Workspace, identity: Identity, declaration: Entry | None, scope: str,
@@ -230,7 +231,8 @@ def unpromote(ws: Workspace, name: str, origin: str, *, owner: str | None = None
     if origin != EXTERNAL and owner:
         raise UsageError("--owner goes with --from external only")
     target = target_scope(ws, into)
-    identity: Identity = (EXTERNAL, name, owner or "") if origin == EXTERNAL else (origin, name)
+    identity = (Identity.external(name, owner or "") if origin == EXTERNAL
+                else Identity(origin, name))
     declaration = _declaration_of(ws, identity)
     before_view = _my_view(ws, identity, declaration)
     subject = _override_subject(name, origin, owner)

@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from exobrain.artifacts.versions import bump as bump_version, is_version
+from exobrain.util.versions import bump as bump_version, is_version, newer
 from exobrain.catalog import skill_dir
 from exobrain.errors import InputFileError, UsageError
 from exobrain.util.fileio import atomic_write_text, read_text
@@ -114,7 +114,7 @@ def register(ws: Workspace, folder: Path, *, bump: str | None = None, tier: str 
             problem = version_problem(str(version), locked, folder_drift)
             if problem:
                 raise UsageError(f"{relative(ws.root, path)}: {problem}")
-        elif not _newer(str(version), locked["version"]):
+        elif not newer(str(version), locked["version"]):
             raise UsageError(f"{relative(ws.root, path)}: bumped version {version} is not newer "
                              f"than the locked {locked['version']}")
     declared = _declare(ws, scope, name, tier, owner, dry_run)
@@ -132,12 +132,6 @@ def register(ws: Workspace, folder: Path, *, bump: str | None = None, tier: str 
         update.data["skills"] = dict(sorted(update.data["skills"].items()))
     return Registered(f"skill:{name}@{scope}", str(version), entry["hash"], bumped_from,
                       declared, notes)
-
-
-def _newer(a: str, b: str) -> bool:
-    from exobrain.artifacts.versions import parse_version
-
-    return parse_version(a) > parse_version(b)
 
 
 def _declare(ws: Workspace, scope: str, name: str, tier: str | None, owner: str | None,

@@ -11,7 +11,8 @@ from typing import Any
 from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError
 from exobrain.util.fileio import read_text
-from exobrain.refs import SkillRef, canonical, entry_home, find_declaration, parse_ref
+from exobrain.refs import SkillRef, canonical, entry_home, parse_ref
+from exobrain.workspace import find_declaration
 from exobrain.registry import EXTERNAL, Entry, relative
 from exobrain.skillmd import SKILL_FILE, links_of, parse, read_skill
 from exobrain.workspace import Workspace

@@ -73,12 +73,14 @@ def main(agent: str, relink: bool, dry_run: bool, user: bool, person: str | None
     from exobrain.connect.choice import Flags
     from exobrain.connect.connector import Request, connect, fetch_external
     from exobrain.errors import UsageError
+    from exobrain.search import preload as search_preloads
 
     if track_usage and agent != "claude":
         raise UsageError("--track-usage is for claude (its PostToolUse hook on the Skill tool)")
     request = Request(agent, repo, relink, dry_run, user,
                       Flags(person, host, groups, scopes, guest), hook_timeout=hook_timeout,
-                      external_sync=fetch_external, persona=persona, discover=discover)
+                      external_sync=fetch_external, persona=persona, discover=discover,
+                      preloads=search_preloads)
     if not as_json and sys.stdin.isatty() and sys.stdout.isatty():
         request.wizard = _terminal_wizard
     report = connect(request)

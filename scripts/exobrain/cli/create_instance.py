@@ -65,10 +65,11 @@ def _connect(root: Path, agent: str, person: str | None, host: str | None) -> di
     are fetched as connect-agent fetches them; a failed fetch is only a warning)."""
     from exobrain.connect.choice import Flags
     from exobrain.connect.connector import Request, connect, fetch_external
+    from exobrain.search import preload as search_preloads
 
     flags = Flags(person, host, (), (), person is None)
     report = connect(Request(agent, root, flags=flags, hostname=host or "",
-                             external_sync=fetch_external))
+                             external_sync=fetch_external, preloads=search_preloads))
     links = [a for a in report.actions if a.kind == "link"]
     linked = sum(1 for a in links if a.op in ("create", "replace"))
     files = sum(1 for a in report.actions if a.kind != "link" and a.changes)

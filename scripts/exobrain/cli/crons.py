@@ -32,12 +32,11 @@ def crons(crontab: bool, as_json: bool, repo: Path | None) -> None:
     """
     from exobrain.gate.crons import CRONS_FILE, crontab_lines, load_crons
     from exobrain.errors import UsageError
-    from exobrain.scopes import find_root
-    from exobrain.workspace import _explicit_root
+    from exobrain.workspace import exobrain_root
 
     if crontab and as_json:
         raise UsageError("choose one of --crontab and --json")
-    root = find_root() if repo is None else _explicit_root(repo)
+    root = exobrain_root(repo)
     found = load_crons(root)
     jobs = found.jobs if found else []
     for index, message in found.problems if found else []:

@@ -26,7 +26,8 @@ def main(ref: str | None, limit: int | None, as_json: bool, repo: Path | None) -
     best first.
     """
     from exobrain.signals.quality import load_weights, quality, quality_all
-    from exobrain.refs import canonical, find_declaration, parse_ref
+    from exobrain.refs import canonical, parse_ref
+    from exobrain.workspace import find_declaration
     from exobrain.signals.aggregate import aggregate
     from exobrain.workspace import open_workspace
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from exobrain.artifacts.versions import BUMPS
+from exobrain.util.versions import BUMPS
 from exobrain.registry import DECLARED_TIERS
 from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 

@@ -69,10 +69,9 @@ def main(base: str | None, as_json: bool, repo: Path | None) -> None:
 
 def _root(repo: Path | None) -> Path:
     """The exobrain root exactly as every other command finds it (without reading its files)."""
-    from exobrain.scopes import find_root
-    from exobrain.workspace import _explicit_root
+    from exobrain.workspace import exobrain_root
 
-    return find_root() if repo is None else _explicit_root(repo)
+    return exobrain_root(repo)
 
 
 def _render(result) -> None:

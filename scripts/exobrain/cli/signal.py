@@ -24,7 +24,8 @@ def _common(func):
 
 def _record(kind: str, ref_text: str, value: Any, options: dict[str, Any], **extra: Any) -> None:
     from exobrain.agents import get_agent
-    from exobrain.refs import canonical, find_declaration, parse_ref
+    from exobrain.refs import canonical, parse_ref
+    from exobrain.workspace import find_declaration
     from exobrain.signals.ledger import author, host_id, make_signal, record_signal
     from exobrain.workspace import open_workspace
 
@@ -143,7 +144,8 @@ def signals(ref: str | None, compact: bool, person: str | None, older_than: int 
 
 
 def _list(ws, ref_text: str, as_json: bool) -> None:
-    from exobrain.refs import canonical, find_declaration, parse_ref
+    from exobrain.refs import canonical, parse_ref
+    from exobrain.workspace import find_declaration
     from exobrain.signals.aggregate import aggregate
     from exobrain.signals.view import describe, skill_lines, summary
 

@@ -17,7 +17,7 @@ from typing import Callable
 
 from exobrain.errors import OperationFailed, UsageError
 from exobrain.util.fileio import atomic_write_text
-from exobrain.scopes import SCOPE_FLAG, Connection, ScopeConfig, check_scope_path, discover_scopes, scope_at
+from exobrain.scopes import SCOPE_FLAG, Connection, ScopeConfig, check_scope_path, scan_scopes, scope_at
 
 GENERIC_LOGINS = frozenset({"root", "admin", "administrator", "ubuntu", "debian", "centos",
                             "ec2-user", "pi", "user", "vagrant", "guest", "test", "fedora",
@@ -140,7 +140,7 @@ def wizard(root: Path, config: ScopeConfig, *, prompt: Prompt, confirm: Confirm,
     """Ask who this is and which scopes to connect; offer to create a missing person or host
     scope (a folder with a stub AGENTS.md, written when the connect is applied)."""
     people = folder_for(config, "person")
-    found = discover_scopes(root, config).scopes
+    found = scan_scopes(root, config).scopes
     persons = [s.name for s in found if s.type == "person"]
     groups = [s.name for s in found if s.type == "group" and s.path.count("/") == 1]
     echo(f"People here: {', '.join(persons) if persons else '(none yet)'}")

@@ -49,6 +49,7 @@ class Request:
     external_sync: ExternalSync | None = None
     persona: str | None = None           # preload this persona's skills ("" forgets it)
     discover: str | None = None          # write discovered-skills.md for this task ("" forgets)
+    preloads: preload.Preloads | None = None  # search's side of --persona and --discover
 
 
 @dataclass
@@ -183,17 +184,20 @@ def _prepare(ws: Workspace, agent: Agent, choice: Choice, request: Request, *,
     report.connected_scopes, report.person = connection.connected_scopes, connection.person
     report.chain = ws.chain.paths
     rows = ws.resolve(agent.name)
-    if wanted.persona:
-        rows, raised = preload.persona_rows(ws, rows, wanted.persona)
+    if (wanted.persona or wanted.discover) and request.preloads is None:
+        raise UsageError(f"{CONNECTION_FILE} asks for a persona or discovery preload, which "
+                         f"this caller cannot compute", hint="run connect-agent")
+    if wanted.persona and request.preloads is not None:
+        rows, raised = request.preloads.persona_rows(ws, rows, wanted.persona)
         report.notes.append(f"persona {wanted.persona}: " + (
             f"{len(raised)} skill(s) preloaded ({', '.join(raised)})" if raised
             else "no other visible skill has that persona or tag"))
     if sync:
         _sync_external(request, ws, agent, rows, report.skills_dir, report)
     discovered = None
-    if wanted.discover:
+    if wanted.discover and request.preloads is not None:
         discovered, notes = preload.discovered_index(
-            ws, wanted.discover, agent.context_dir(ws.root, request.user))
+            request.preloads, ws, wanted.discover, agent.context_dir(ws.root, request.user))
         report.notes += notes if discovered else notes + [
             f"no visible skill fits {wanted.discover!r}: {preload.DISCOVERED_FILE} not written"]
     actions = [*plan(ws, agent, rows, request, report, discovered=discovered),

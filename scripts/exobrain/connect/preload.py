@@ -1,5 +1,9 @@
 """connect-agent's preloads: a persona's skills at tier ``always``, and a discovered-skills index.
 
+This module keeps what connect owns — the stored choice per agent and the :class:`Preloads`
+it asks for — while the work itself needs search and lives in :mod:`exobrain.search.preload`;
+the command line hands that in, so ``connect`` never imports ``search``.
+
 ``connect-agent AGENT --persona P`` links, besides what resolution gives, every skill this
 connection can see whose ``personas`` or ``tags`` include P (SPEC-013 section 8: "agents with
 persona=skeptic get skill.tags includes 'skeptic' skills loaded by default"). It never overrides
@@ -16,22 +20,51 @@ empty value (``--persona ""``) forgets one.
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from exobrain.connect import indexes
 from exobrain.errors import InputFileError
+from exobrain.paths import link_text
 from exobrain.resolve import Resolved
 from exobrain.scopes import CONNECTION_FILE, Connection
-from exobrain.skillmd import as_list
 from exobrain.workspace import Workspace
 
 PRELOAD_KEY = "preload"
 DISCOVERED_FILE = "discovered-skills.md"
-DISCOVER_K = 5
-_KEPT_OFF = ("archived", "draft: owner only", "not for ", "superseded")
+
+
+class Preloads(Protocol):
+    """What connect-agent needs from search for ``--persona`` and ``--discover``."""
+
+    def persona_rows(self, ws: Workspace, rows: list[Resolved],
+                     persona: str) -> tuple[list[Resolved], list[str]]:
+        """``rows`` with the visible skills for ``persona`` raised to ``always``; the names."""
+        ...
+
+    def discovered(self, ws: Workspace, task: str) -> tuple[list[tuple[str, Path, str]],
+                                                            list[str]]:
+        """The top skills for ``task`` as (name, folder, description), best first; notes."""
+        ...
+
+
+def discovered_index(preloads: Preloads, ws: Workspace, task: str,
+                     context: Path) -> tuple[str | None, list[str]]:
+    """The content of ``discovered-skills.md`` for ``task`` (None when nothing fits) and the
+    notes discovery printed."""
+    picks, notes = preloads.discovered(ws, task)
+    inside = context == ws.root or ws.root in context.parents
+    rows = [indexes.index_row(name, link_text(path, ws.root, inside), description)
+            for name, path, description in picks]
+    if not rows:
+        return None, notes
+    intro = (f"Skills that fit the task \"{' '.join(task.split())}\", best first. Read a "
+             f"skill's SKILL.md at the path shown when the task comes up.")
+    lines = [indexes.GENERATED_MARK, "# Discovered skills", "", intro, "",
+             "| Name | Path | Summary |", "|---|---|---|"]
+    lines += [line for row in rows for line in indexes.index_table([row])[2:]]
+    return "\n".join(lines) + "\n", notes
 
 
 @dataclass(frozen=True)
@@ -75,67 +108,6 @@ def with_preload(raw: dict[str, Any], agent: str, preload: Preload) -> dict[str,
     else:
         data.pop(PRELOAD_KEY, None)
     return data
-
-
-def persona_rows(ws: Workspace, rows: list[Resolved], persona: str) -> tuple[list[Resolved],
-                                                                            list[str]]:
-    """``rows`` with the visible in-tree skills for ``persona`` raised to ``always``, and the
-    names raised."""
-    from exobrain.search.engine import Searcher
-
-    searcher = Searcher(ws, semantic=False)
-    view = searcher.view()
-    visible = {a.declaration.identity: a for a in view.skills() if a.declaration is not None}
-    searcher.refresh(list(visible.values()))
-    metas = {ref: row.meta for ref, row in searcher.index.rows(
-        a.ref for a in visible.values()).items()}
-    wanted = persona.lower()
-    raised, result = [], []
-    for row in rows:
-        artifact = visible.get(row.identity)
-        if (artifact is not None and not row.is_external and row.tier != "always"
-                and _for_persona(metas.get(artifact.ref, {}), wanted) and _may_raise(row)):
-            row = replace(row, tier="always", note=f"persona {persona}")
-            raised.append(row.name)
-        result.append(row)
-    return result, raised
-
-
-def _for_persona(meta: dict[str, Any], persona: str) -> bool:
-    labels = [*as_list(meta.get("personas")), *as_list(meta.get("tags"))]
-    return persona in {str(label).lower() for label in labels}
-
-
-def _may_raise(row: Resolved) -> bool:
-    if row.note.startswith(_KEPT_OFF):
-        return False
-    decided = row.decided_by
-    return not (decided is not None and decided.is_override and decided.tier == "off")
-
-
-def discovered_index(ws: Workspace, task: str, context: Path) -> tuple[str | None, list[str]]:
-    """The content of ``discovered-skills.md`` for ``task`` (None when nothing fits) and the
-    notes discovery printed (e.g. that it is lexical only)."""
-    from exobrain.search.discover import discover
-
-    result = discover(ws, task, k=DISCOVER_K)
-    inside = context == ws.root or ws.root in context.parents
-    rows = [indexes.index_row(p.hit.artifact.name, _shown(p.hit.artifact.path, ws.root, inside),
-                              p.hit.description)
-            for p in result.picks if p.hit.artifact.path is not None]
-    if not rows:
-        return None, result.notes
-    intro = (f"Skills that fit the task \"{' '.join(task.split())}\", best first. Read a "
-             f"skill's SKILL.md at the path shown when the task comes up.")
-    lines = [indexes.GENERATED_MARK, "# Discovered skills", "", intro, "",
-             "| Name | Path | Summary |", "|---|---|---|"]
-    lines += [line for row in rows for line in indexes.index_table([row])[2:]]
-    return "\n".join(lines) + "\n", result.notes
-
-
-def _shown(path: Path | None, root: Path, inside: bool) -> str:
-    assert path is not None
-    return os.path.relpath(path, root) if inside else str(path)
 
 
 def without_mark(text: str) -> str:

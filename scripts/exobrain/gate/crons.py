@@ -260,7 +260,7 @@ def _known_skills(ws: Workspace) -> set[tuple[str, str]]:
 
     known = {(entry_home(e), e.name) for r in ws.all_registries() for e in r.entries
              if not e.is_override}
-    for scope in ws.discover().scopes:
+    for scope in ws.scan().scopes:
         folder = skill_dir(ws.root, scope.path, "x").parent
         if folder.is_dir():
             known.update((scope.path, item.name) for item in folder.iterdir()

@@ -34,7 +34,7 @@ from exobrain.gate.crons import CRONS_FILE, CronJob, parse_crons
 from exobrain.errors import InputFileError, UsageError
 from exobrain.util.fileio import parse_json
 from exobrain.util.gittree import INDEX, Git, Rename
-from exobrain.lifecycle import DEFAULT, transition_problem
+from exobrain.model import Lifecycle, transition_problem
 from exobrain.registry import REGISTRY_FILE
 from exobrain.scopes import GLOBAL, SCOPE_FLAG, SEED, ScopeConfig, parse_scope_config
 
@@ -301,8 +301,8 @@ def lifecycle_problems(base: Snapshot, now: Snapshot,
             and old not in now.declarations)
         if not sources:
             continue
-        old_state = base.declarations[sources[0]].get("lifecycle", DEFAULT)
-        new_state = raw.get("lifecycle", DEFAULT)
+        old_state = base.declarations[sources[0]].get("lifecycle", Lifecycle.ACTIVE)
+        new_state = raw.get("lifecycle", Lifecycle.ACTIVE)
         if not isinstance(old_state, str) or not isinstance(new_state, str):
             continue
         problem = transition_problem(old_state, new_state)

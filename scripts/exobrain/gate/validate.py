@@ -13,6 +13,7 @@ from pathlib import Path
 from exobrain.catalog import skill_dir
 from exobrain.gate.crons import crons_findings
 from exobrain.errors import InputFileError
+from exobrain.model import Identity
 from exobrain.findings import ERROR, INFO, Finding, from_error
 from exobrain.registry import (EXTERNAL, Entry, Registry, relative, schema_findings,
                        schema_is_packaged)
@@ -44,14 +45,14 @@ def validate(ws: Workspace) -> list[Finding]:
     return findings
 
 
-def _declarations(registries: list[Registry]) -> set[tuple[str, ...]]:
+def _declarations(registries: list[Registry]) -> set[Identity]:
     return {e.identity for r in registries for e in r.entries if not e.is_override}
 
 
 def _declaration_findings(root: Path, registry: Registry) -> list[Finding]:
     rel = relative(root, registry.path)
     found: list[Finding] = []
-    seen: dict[tuple[str, ...], Entry] = {}
+    seen: dict[Identity, Entry] = {}
     for entry in registry.entries:
         if entry.is_override:
             continue
@@ -73,7 +74,7 @@ def _declaration_findings(root: Path, registry: Registry) -> list[Finding]:
 
 
 def _override_findings(root: Path, registry: Registry,
-                       declarations: set[tuple[str, ...]]) -> list[Finding]:
+                       declarations: set[Identity]) -> list[Finding]:
     rel = relative(root, registry.path)
     found = []
     for entry in registry.entries:
@@ -89,12 +90,12 @@ def _override_findings(root: Path, registry: Registry,
     return found
 
 
-def _folder_findings(ws: Workspace, declarations: set[tuple[str, ...]],
+def _folder_findings(ws: Workspace, declarations: set[Identity],
                      docs: dict[tuple[str, str], SkillDoc]) -> list[Finding]:
     """Check every skill folder outside seed/: its SKILL.md, and whether anything declares it.
     Each SKILL.md that parses lands in ``docs`` under (scope, folder name)."""
     found: list[Finding] = []
-    for scope in ws.discover().scopes:
+    for scope in ws.scan().scopes:
         if scope.path == SEED:
             continue
         folder = skill_dir(ws.root, scope.path, "x").parent
@@ -113,7 +114,7 @@ def _folder_findings(ws: Workspace, declarations: set[tuple[str, ...]],
             rel = relative(ws.root, skill_file)
             if not skill_file.is_file():
                 continue
-            if (scope.path, item.name) not in declarations:
+            if Identity(scope.path, item.name) not in declarations:
                 found.append(Finding(INFO, "undeclared", rel,
                                      f"skill folder not declared in any skills.json of "
                                      f"{scope.path}; declare it to make it reachable"))

@@ -24,6 +24,7 @@ def connected_agents(ws: Workspace) -> list[tuple[str, bool]]:
 
 def check_agents(ws: Workspace) -> Check:
     from exobrain.connect.connector import Request, connect
+    from exobrain.search import preload as search_preloads
 
     agents = connected_agents(ws)
     if not agents:
@@ -32,7 +33,8 @@ def check_agents(ws: Workspace) -> Check:
     problems: list[str] = []
     for agent, user in agents:
         label = f"{agent} (user level)" if user else agent
-        report = connect(Request(agent, ws.root, relink=True, dry_run=True, user=user))
+        report = connect(Request(agent, ws.root, relink=True, dry_run=True, user=user,
+                                 preloads=search_preloads))
         for action in report.actions:
             if action.op != "keep":
                 what = action.name or action.path.name

@@ -34,7 +34,7 @@ from exobrain.instance.framework import (FRAMEWORK_FILES, FRAMEWORK_FOLDERS, Fra
                         is_framework_area, read_framework)
 from exobrain.util.gittree import Git
 from exobrain.gate.review import Snapshot, skill_folder, snapshot, wanted_blobs
-from exobrain.scopes import CONNECTION_FILE, Connection, ScopeConfig, discover_scopes, load_scope_config
+from exobrain.scopes import CONNECTION_FILE, Connection, ScopeConfig, scan_scopes, load_scope_config
 
 INSTANCES_KEY = "instances"
 CACHE_FOLDER = ".exobrain-cache/instances"
@@ -174,7 +174,7 @@ def _read(report: InstanceReport, git: Git, rev: str, *, bare: bool) -> Instance
 def seed_skill_names(seed: Path, config: ScopeConfig) -> set[str]:
     """Every skill folder name the seed has on disk, in any scope (seed/ included)."""
     names: set[str] = set()
-    for scope in discover_scopes(seed, config).scopes:
+    for scope in scan_scopes(seed, config).scopes:
         folder = scope.directory(seed) / "skills"
         if folder.is_dir():
             names |= {p.parent.name for p in folder.glob("*/SKILL.md")}

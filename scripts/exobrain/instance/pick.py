@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from exobrain.artifacts.versions import is_version
+from exobrain.util.versions import is_version
 from exobrain.catalog import skill_dir
 from exobrain.errors import UsageError
 from exobrain.util.fileio import default_dir_mode

@@ -27,7 +27,8 @@ from exobrain.errors import ExobrainError, UsageError
 from exobrain.util.fileio import read_text
 from exobrain.interop.formats import detect, importer
 from exobrain.interop.formats.bundle import Bundle, FoundSkill, discover
-from exobrain.interop.formats.fields import SLUG, dump, normal_version, read_lenient, translate
+from exobrain.interop.formats.fields import SLUG, dump, read_lenient, translate
+from exobrain.util.versions import normalise as normalise_version
 from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_path
 from exobrain.artifacts.promote import target_scope
 from exobrain.registry import relative
@@ -117,7 +118,7 @@ def plan_skill(adapter: ModuleType, src: Opened, found: FoundSkill, reading: Any
     result = translate(raw, found.folder_name, keep=adapter.KEEP,
                        source_format=adapter.SOURCE_FORMAT, source_url=src.display(found.rel),
                        new_name=new_name,
-                       default_version=normal_version(default) if default else None)
+                       default_version=normalise_version(default) if default else None)
     item.name, item.version = result.name, result.meta.get("version")
     item.repairs, item.flags, item.notes = repairs + result.repairs, result.flags, notes
     links = escaping_links(found.folder)

@@ -17,7 +17,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from exobrain.artifacts.versions import bump, parse_version
+from exobrain.util.versions import bump, newer
 from exobrain.catalog import skill_dir
 from exobrain.util.dirhash import file_digests, hash_digests
 from exobrain.errors import ExobrainError, OperationFailed, UsageError
@@ -28,7 +28,8 @@ from exobrain.interop.importer import (Item, Plan, Report, lock_entry_for, plan_
                        upstream_record)
 from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_path, read_lock
 from exobrain.artifacts.promote import real_scope
-from exobrain.refs import SkillRef, canonical, find_declaration, parse_ref
+from exobrain.refs import SkillRef, canonical, parse_ref
+from exobrain.workspace import find_declaration
 from exobrain.registry import relative
 from exobrain.registry_edit import update_json_file
 from exobrain.skillmd import SKILL_FILE
@@ -54,7 +55,7 @@ def _find_upstream(src: Opened, path: str) -> FoundSkill:
 
 def _next_version(current: str, upstream: str | None) -> str:
     bumped = bump(current, "patch")
-    if upstream and parse_version(upstream) > parse_version(bumped):
+    if upstream and newer(upstream, bumped):
         return upstream
     return bumped
 

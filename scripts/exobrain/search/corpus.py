@@ -26,7 +26,7 @@ from exobrain.agents import AGENTS, optional_dir
 from exobrain.errors import UsageError
 from exobrain.registry import EXTERNAL, Entry
 from exobrain.resolve import Resolved
-from exobrain.scopes import GLOBAL, Scope, discover_scopes
+from exobrain.scopes import GLOBAL, Scope, scan_scopes
 from exobrain.skillmd import SKILL_FILE
 from exobrain.supersession import LinksReader
 from exobrain.workspace import Workspace
@@ -213,7 +213,7 @@ def open_view(ws: Workspace, *, everywhere: bool = False) -> View:
     scopes = list(ws.chain.scopes)
     if everywhere:  # other people's scopes are not even walked
         chain_paths = {s.path for s in scopes}
-        scopes = discover_scopes(ws.root, ws.config, lambda s: s.path in chain_paths
+        scopes = scan_scopes(ws.root, ws.config, lambda s: s.path in chain_paths
                                  or s.type not in PERSONAL).scopes
     return View(ws, scopes, everywhere)
 
@@ -223,7 +223,7 @@ def index_artifacts(ws: Workspace) -> list[Artifact]:
     cache (never shown to anyone: queries filter the cache through :func:`open_view`). Found
     on disk, so a whole-repository update reads no registry."""
     found: list[Artifact] = []
-    view = View(ws, list(ws.discover().scopes), True)
+    view = View(ws, list(ws.scan().scopes), True)
     for scope in view.scopes:
         base = os.path.join(scope.directory(ws.root), "skills")
         try:

@@ -24,6 +24,7 @@ from typing import Any
 
 from exobrain.search import embedding
 from exobrain.search.corpus import Artifact
+from exobrain.model import Reason
 from exobrain.errors import ExobrainError
 from exobrain.refs import parse_ref
 from exobrain.search.engine import Hit, QualityFn, Searcher, fts_query, hit_json
@@ -78,7 +79,7 @@ def discover(ws: Workspace, task: str, *, persona: str | None = None, k: int = 5
     searcher = Searcher(ws, semantic=semantic)
     view = searcher.view()
     pool = [a for a in view.skills() if a.lifecycle != "archived"
-            and not (a.resolved and a.resolved.note.startswith("draft: owner only"))
+            and not (a.resolved and a.resolved.reason is Reason.DRAFT_OWNER_ONLY)
             and not (a.resolved is None and a.lifecycle == "draft")]
     searcher.refresh(pool)
     hits = searcher.rank(task, pool, k=max(k * POOL, k), quality=quality)

@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping
 
 from exobrain.search import embedding
 from exobrain.search.corpus import Artifact, View, index_artifacts, open_view
+from exobrain.model import Reason
 from exobrain.errors import OperationFailed, UsageError
 from exobrain.search.ranking import Components, SearchWeights, load_search_weights, order, relevance, score
 from exobrain.search.index import Index, Update, discard, index_path, is_corrupt, open_index
@@ -271,15 +272,15 @@ def opt_in_hint(artifact: Artifact) -> str | None:
     if artifact.type != "skill" or artifact.tier != "off":
         return None
     row = artifact.resolved
-    note = row.note if row else ""
+    reason = row.reason if row else None
     if artifact.lifecycle == "archived":
         return "archived: declare a successor instead"
-    if note.startswith("draft"):
+    if reason in (Reason.DRAFT, Reason.DRAFT_OWNER_ONLY):
         return "draft: reaches only its owner until it is made active"
-    if note.startswith("superseded"):
-        return note
-    if note.startswith("not for"):
-        return f"{note} (the declaration filters agents)"
+    if row is not None and reason is Reason.SUPERSEDED:
+        return row.note
+    if row is not None and reason is Reason.NOT_FOR_AGENT:
+        return f"{row.note} (the declaration filters agents)"
     origin = "external" if artifact.home.startswith("external/") else artifact.home
     owner = f" --owner {artifact.owner}" if origin == "external" else ""
     return f"skills-promote {artifact.name} --from {origin}{owner} --to optional"

@@ -172,7 +172,7 @@ def apply_sweep(root: Path, decisions: list[Decision]) -> list[str]:
     """Write ``lifecycle: deprecated`` for every decision to deprecate; returns the registry
     files changed. Under each registry's lock the entry is re-read and moved only if the
     lifecycle table still allows it (someone may have archived it since the plan)."""
-    from exobrain.lifecycle import transition_allowed
+    from exobrain.model import transition_problem
     from exobrain.registry_edit import edit_registry, with_key
 
     changed = []
@@ -184,7 +184,7 @@ def apply_sweep(root: Path, decisions: list[Decision]) -> list[str]:
                     identity["owner"] = decision.entry.owner
                 for index in edit.find(**identity):
                     current = edit.entries[index].get("lifecycle", "active")
-                    if current != "deprecated" and transition_allowed(current, "deprecated"):
+                    if current != "deprecated" and transition_problem(current, "deprecated") is None:
                         edit.entries[index] = with_key(edit.entries[index], "lifecycle",
                                                        "deprecated")
         if edit.written:

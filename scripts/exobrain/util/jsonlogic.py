@@ -14,9 +14,9 @@ import json
 import re
 from typing import Any
 
+from exobrain.util.versions import sort_key
 from exobrain.errors import UsageError
 
-_SEMVER = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
 _BINARY = ("==", "!=", "<", ">", "<=", ">=", "in")
 _VARIADIC = ("and", "or")
 OPERATORS = (*_BINARY, *_VARIADIC, "!", "var")
@@ -131,6 +131,8 @@ def _is_number(value: Any) -> bool:
 def _same(left: Any, right: Any) -> bool:
     if _is_number(left) and _is_number(right):
         return float(left) == float(right)
+    if isinstance(left, str) and isinstance(right, str):  # enum members are strings too
+        return str(left) == str(right)
     return type(left) is type(right) and left == right
 
 
@@ -171,7 +173,5 @@ def _sort_value(value: Any) -> tuple:
     if _is_number(value):
         return (0, (float(value),), "")
     if isinstance(value, str):
-        version = _SEMVER.match(value)
-        numbers = tuple(int(x) for x in version.groups()) if version else ()
-        return (1, numbers, value)
+        return (1, sort_key(value) or (), value)
     return (2, (), json.dumps(value, sort_keys=True, default=str))

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from exobrain.instance import docfacts
-from exobrain.artifacts.versions import is_version
+from exobrain.util.versions import is_version
 from exobrain.cli.umbrella import VERBS
 from exobrain.skillmd import read_skill, spec_problems
 from exobrain.testkit import isolated_env, run, small_exobrain

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from exobrain.artifacts.versions import is_version
+from exobrain.util.versions import is_version
 from exobrain.artifacts.checks import STANDARD_FIELDS
 from exobrain.skillmd import spec_problems
 from exobrain.interop.formats.bundle import Bundle, FoundSkill

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.artifacts.checks import NATIVE_FIELDS, STANDARD_FIELDS
+from exobrain.util.versions import normalise as normalise_version
 from exobrain.errors import InputFileError
 from exobrain.skillmd import COMPATIBILITY_MAX, DESCRIPTION_MAX, NAME_MAX, parse, split_frontmatter
 
@@ -34,7 +35,6 @@ SOURCE_KINDS = ("native", "imported", "composed")
 LIST_FIELDS = ("tags", "triggers", "personas")
 FIRST_VERSION = "0.1.0"
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_VERSIONISH = re.compile(r"^[vV]?(\d+)(?:\.(\d+))?(?:\.(\d+))?$")
 _HEAD = ("name", "description", "version")
 
 
@@ -62,14 +62,6 @@ def slugify(text: str) -> str:
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
     return slug[:NAME_MAX].rstrip("-")
-
-
-def normal_version(value: Any) -> str | None:
-    """``1.2`` or ``v1.2.3`` → a MAJOR.MINOR.PATCH string; None when it is not a version."""
-    match = _VERSIONISH.match(str(value).strip()) if isinstance(value, (str, int, float)) else None
-    if not match or isinstance(value, bool):
-        return None
-    return ".".join(str(int(part or 0)) for part in match.groups())
 
 
 def dump(meta: dict[str, Any], body: str) -> str:
@@ -214,7 +206,7 @@ def _version(meta: dict[str, Any], metadata: dict[str, str], out: Translation) -
     for origin, value in (("version", top), ("metadata.version", nested)):
         if value is None:
             continue
-        version = normal_version(value)
+        version = normalise_version(value)
         if version is not None and out.upstream_version is None:
             out.upstream_version = version
             if str(value) != version:
