@@ -11,11 +11,26 @@ from pathlib import Path
 
 #: The JSON schemas and default configuration files shipped inside the package.
 PACKAGED_DATA = Path(__file__).parent / "schemas"
+#: The per-repository cache folder (gitignored): the search index, harvested instances.
+REPO_CACHE = ".exobrain-cache"
+#: Overrides where the per-user cache lives (else ``$XDG_CACHE_HOME/exobrain``).
+CACHE_ENV = "EXOBRAIN_CACHE_DIR"
 
 
 def packaged(name: str) -> Path:
     """A data file shipped with the package (``skills.schema.json``, ``signal-weights.json``…)."""
     return PACKAGED_DATA / name
+
+
+def user_cache_dir() -> Path:
+    """The per-user cache: ``$EXOBRAIN_CACHE_DIR``, else ``$XDG_CACHE_HOME/exobrain``, else
+    ``~/.cache/exobrain`` (a relative ``XDG_CACHE_HOME`` is ignored, as the spec says)."""
+    explicit = os.environ.get(CACHE_ENV)
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    return base / "exobrain"
 
 
 def shown(path: Path, root: Path) -> str:

@@ -130,9 +130,9 @@ class _Run:
 
     @property
     def cache_root(self) -> Path:
-        from exobrain.fetch.repocache import default_cache_root
+        from exobrain.paths import user_cache_dir
 
-        return self.cache_dir or default_cache_root()
+        return self.cache_dir or user_cache_dir()
 
     def go(self, rows: list[Resolved]) -> FetchReport:
         places = (self.skills_dir, optional_dir(self.skills_dir))

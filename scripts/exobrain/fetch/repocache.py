@@ -33,7 +33,6 @@ from typing import Iterator
 
 from exobrain.errors import OperationFailed
 
-CACHE_ENV = "EXOBRAIN_CACHE_DIR"
 TIMEOUT_ENV = "EXOBRAIN_GIT_TIMEOUT"
 DEFAULT_TIMEOUT = 120.0
 _CONFIG = ("core.hooksPath=/dev/null", "protocol.version=2", "core.fsmonitor=false", "gc.auto=0",
@@ -45,16 +44,6 @@ _FALLBACK = {"tree:0": "blob:none", "blob:none": None}
 
 class GitFailed(OperationFailed):
     """A git command failed (the message says which and why, in git's words)."""
-
-
-def default_cache_root() -> Path:
-    """``$EXOBRAIN_CACHE_DIR``, else ``$XDG_CACHE_HOME/exobrain``, else ``~/.cache/exobrain``."""
-    explicit = os.environ.get(CACHE_ENV)
-    if explicit:
-        return Path(explicit).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
-    return base / "exobrain"
 
 
 def _timeout() -> float:

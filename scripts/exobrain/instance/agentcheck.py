@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from exobrain.instance.selftest import FAIL, PASS, SKIP, PRE_COMMIT_MARK, Check
+from exobrain.instance.verdict import FAIL, PASS, PRE_COMMIT_MARK, SKIP, Check
 from exobrain.workspace import Workspace
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from exobrain.paths import REPO_CACHE
 from exobrain.errors import InputFileError, OperationFailed, UsageError
 from exobrain.instance.framework import (FRAMEWORK_FILES, FRAMEWORK_FOLDERS, Framework, is_framework,
                         is_framework_area, read_framework)
@@ -37,7 +38,7 @@ from exobrain.gate.review import Snapshot, skill_folder, snapshot, wanted_blobs
 from exobrain.scopes import CONNECTION_FILE, Connection, ScopeConfig, scan_scopes, load_scope_config
 
 INSTANCES_KEY = "instances"
-CACHE_FOLDER = ".exobrain-cache/instances"
+CACHE_FOLDER = f"{REPO_CACHE}/instances"
 OK, DIRTY, ABSENT, NOT_EXOBRAIN = "ok", "dirty", "absent", "not an exobrain"
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://|^[A-Za-z0-9._~+-]+@[^/:]+:")
 

@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Iterator
 
 from exobrain.util.archive import extract, is_archive
@@ -135,10 +135,51 @@ def open_source(kind: str, url: str, path: str = "", ref: str | None = None, *,
         finally:
             shutil.rmtree(temp, ignore_errors=True)
     elif kind == GIT:
-        from exobrain.interop.gitinput import open_git
-
-        with open_git(url, path, ref, root=root, allow_local=allow_local) as opened:
+        with _open_git(url, path, ref, root=root, allow_local=allow_local) as opened:
             yield opened
     else:
         raise UsageError(f"unknown source kind {kind!r} in the upstream record",
                          hint="re-import the skill from its source")
+
+
+@contextmanager
+def _open_git(url: str, path: str, ref: str | None, *, root: Path,
+             allow_local: bool | None = None) -> Iterator[Opened]:
+    """Materialise ``path`` of ``url`` at ``ref`` (default HEAD) into a temporary folder,
+    through the fetcher's checks and its cached partial clone (an import from a repository the
+    fetcher already knows costs no second clone)."""
+    from exobrain.fetch.remote import check_path, check_ref, check_repo, is_full_sha
+    from exobrain.fetch.fetcher import fetch_settings
+    from exobrain.fetch.repocache import Git, RepoCache, pick_ref
+    from exobrain.paths import user_cache_dir
+    from exobrain.fetch.materialise import materialise
+    from exobrain.scopes import read_connection
+
+    settings = fetch_settings(read_connection(root))
+    allow = settings.allow_local if allow_local is None else allow_local
+    git_url, _ = check_repo(url, allow_local=allow, root=root)
+    inside = check_path(path or ".")
+    wanted = check_ref(ref or "HEAD")
+    cache = RepoCache(Git(allow_file=allow), user_cache_dir(), git_url)
+    if is_full_sha(wanted):
+        commit = wanted
+    else:
+        info = pick_ref(cache.ls_remote([wanted]), wanted)
+        if info is None:
+            raise OperationFailed(f"{url} has no branch or tag {wanted!r}",
+                                  hint="use a branch, a tag or a full commit id with --ref")
+        commit = info.commit
+    temp = Path(tempfile.mkdtemp(prefix="exobrain-import-"))
+    try:
+        name = PurePosixPath(inside).name if inside != "." else \
+            PurePosixPath(url.rstrip("/")).name.removesuffix(".git") or "skill"
+        folder = temp / name
+        folder.mkdir()
+        with cache.locked():
+            cache.ensure_commit(commit)
+            tree = cache.tree_at(commit, inside)
+            cache.ensure_complete(tree, settings.max_bytes)
+            materialise(cache, tree, folder, settings.max_bytes)
+        yield Opened(GIT, url, folder, "" if inside == "." else inside, ref, commit)
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)

@@ -30,12 +30,12 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from exobrain.search.corpus import Artifact
 from exobrain.search.embedding import TOKENIZER_SCHEMA
+from exobrain.paths import REPO_CACHE
 from exobrain.errors import ExobrainError
 from exobrain.search.docs import Doc, artifact_hash, read_doc, stat_signature
 from exobrain.skillmd import links_of
 
 FORMAT = "1"
-CACHE_DIR = ".exobrain-cache"
 INDEX_FILE = "search.sqlite"
 COLUMNS = ("name", "triggers", "description", "instructions", "tags", "personas")
 SCHEMA = f"""
@@ -276,7 +276,7 @@ class Index:
 
 
 def index_path(root: Path) -> Path:
-    return root / CACHE_DIR / INDEX_FILE
+    return root / REPO_CACHE / INDEX_FILE
 
 
 def open_index(path: Path | None) -> tuple[Index, str | None]:

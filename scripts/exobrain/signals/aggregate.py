@@ -74,6 +74,11 @@ class Aggregate:
                 for dim, raters in self.ranks.get(skill, {}).items()
                 for by, code in raters.items()}
 
+    def fields(self) -> tuple[Any, ...]:
+        """Every field in order, as the cache stores them (``Aggregate(*fields)`` rebuilds)."""
+        return (self.votes, self.ranks, self.usage, self.calibration, self.fund, self.lines,
+                self.problems)
+
     def numbers(self) -> dict[str, Any]:
         """Everything but the line count and problems: what compaction must leave unchanged."""
         return {"votes": self.votes, "ranks": self.ranks, "usage": self.usage,
@@ -252,10 +257,10 @@ def aggregate_files(root: Path, files: list[Path]) -> Aggregate:
 
 def aggregate(root: Path, *, use_cache: bool = True) -> Aggregate:
     """The repository's aggregated signals, from the cache when no ledger changed."""
-    from exobrain.signals.cache import cached_aggregate
+    from exobrain.signals.cache import cached_fields
     from exobrain.signals.ledger import ledger_files
 
     files = ledger_files(root)
     if not use_cache:
         return aggregate_files(root, files)
-    return cached_aggregate(root, files, lambda: aggregate_files(root, files))
+    return Aggregate(*cached_fields(root, files, lambda: aggregate_files(root, files).fields()))

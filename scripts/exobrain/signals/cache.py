@@ -1,4 +1,4 @@
-"""The aggregation cache: the :class:`Aggregate` kept outside git, in the user cache dir.
+"""The aggregation cache: the aggregate's fields kept outside git, in the user cache dir.
 
 It is keyed on every ledger file's path, size, mtime and inode, so any append, merge,
 checkout or compaction makes it miss and the ledgers are read again; nothing is ever served
@@ -15,17 +15,16 @@ import os
 import marshal
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
-from exobrain.signals.aggregate import Aggregate
+from exobrain.paths import user_cache_dir
 
 FORMAT = (2, marshal.version, sys.version_info[:2])
 MAGIC = b"exobrain-signals\x00"
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "exobrain" / "signals"
+    return user_cache_dir() / "signals"
 
 
 def cache_path(root: Path) -> Path:
@@ -46,7 +45,7 @@ def manifest(root: Path, files: list[Path]) -> tuple:
     return (FORMAT, tuple(rows))
 
 
-def load(path: Path, key: tuple) -> Aggregate | None:
+def load(path: Path, key: tuple) -> tuple[Any, ...] | None:
     try:
         with open(path, "rb") as handle:
             if handle.read(len(MAGIC)) != MAGIC:
@@ -55,16 +54,14 @@ def load(path: Path, key: tuple) -> Aggregate | None:
             if size > 1 << 24 or marshal.loads(handle.read(size)) != key:
                 return None
             fields = marshal.loads(handle.read())  # one read: marshal.load(file) is slow
-        return Aggregate(*fields)
+        return fields if isinstance(fields, tuple) else None
     except (OSError, EOFError, ValueError, TypeError):
         return None
 
 
-def save(path: Path, key: tuple, agg: Aggregate) -> None:
+def save(path: Path, key: tuple, fields: tuple[Any, ...]) -> None:
     from exobrain.util.fileio import atomic_write_text
 
-    fields = (agg.votes, agg.ranks, agg.usage, agg.calibration, agg.fund, agg.lines,
-              agg.problems)
     head = marshal.dumps(key)
     data = MAGIC + len(head).to_bytes(8, "little") + head + marshal.dumps(fields)
     try:
@@ -73,17 +70,19 @@ def save(path: Path, key: tuple, agg: Aggregate) -> None:
         pass
 
 
-def cached_aggregate(root: Path, files: list[Path], compute: Callable[[], Aggregate]) -> Aggregate:
-    """The cached aggregate when the ledgers are unchanged, else ``compute()`` (then cached).
+def cached_fields(root: Path, files: list[Path],
+                  compute: Callable[[], tuple[Any, ...]]) -> tuple[Any, ...]:
+    """The cached aggregate fields when the ledgers are unchanged, else ``compute()`` (then
+    cached).
 
     The key is taken before reading, so a ledger that changes while we read makes the next
     call miss instead of caching a mix of old and new.
     """
     key = manifest(root, files)
     path = cache_path(root)
-    agg = load(path, key)
-    if agg is None:
-        agg = compute()
+    fields = load(path, key)
+    if fields is None:
+        fields = compute()
         if key != ("unreadable",):
-            save(path, key, agg)
-    return agg
+            save(path, key, fields)
+    return fields

@@ -85,9 +85,10 @@ def skill_names(ws, agent: str) -> dict[str, str]:
 def _cache_path(root: str, agent: str) -> str:
     import hashlib
 
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    from exobrain.paths import user_cache_dir
+
     digest = hashlib.sha256(f"{root}\0{agent}".encode("utf-8")).hexdigest()[:20]
-    return os.path.join(base, "exobrain", "usage-hook", f"{digest}.json")
+    return os.path.join(user_cache_dir(), "usage-hook", f"{digest}.json")
 
 
 def _stamp(path: str) -> list[int] | None:
