@@ -12,7 +12,8 @@ from exobrain.agents import get_agent
 from exobrain.util.dirhash import content_hash
 from exobrain.fetch.fetcher import sync_external
 from exobrain.fetch.repocache import Git
-from exobrain.fetch.installs import TMP_PREFIX, read_record
+from exobrain.fetch.installs import read_record
+from exobrain.util.staging import TMP_PREFIX
 from exobrain.workspace import open_workspace
 from helpers import build_tree, exobrain, git, skill_md
 from upstream import GitLog, Upstream, external, git_wrapper, two_skills
@@ -303,13 +304,14 @@ def test_server_that_refuses_tree_filters_still_works(tmp_path, up):
 
 CRASH = """
 import sys
-from exobrain.fetch import fetcher, installs
+from exobrain.fetch import fetcher
+from exobrain.util import staging
 from exobrain.agents import get_agent
 from exobrain.workspace import open_workspace
-def crash(new, target):
+def crash(new, target, **options):
     import os
     os._exit(137)
-installs.swap_in = crash
+staging.move_in = crash
 agent = get_agent("claude")
 ws = open_workspace(__import__("pathlib").Path(sys.argv[1]))
 fetcher.sync_external(ws, agent, agent.skills_dir(ws.root), allow_local=True)

@@ -6,8 +6,9 @@ import time
 import pytest
 
 from exobrain.errors import InputFileError, OperationFailed, UsageError
-from exobrain.registry_edit import (edit_registry, file_lock, ordered_entry, update_json_file,
-                                    with_key, without_key)
+from exobrain.registry_edit import (edit_registry, ordered_entry, update_json_file, with_key,
+                                    without_key)
+from exobrain.util.locking import exclusive as file_lock
 from helpers import exobrain
 
 OVERRIDE = {"name": "tidy", "from": "groups/acme", "tier": "always"}

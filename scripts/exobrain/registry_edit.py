@@ -3,8 +3,8 @@
 Every command that changes a registry (promote now; lifecycle, register and import later) goes
 through :func:`edit_registry`, so they all get the same guarantees:
 
-* writers are serialised by an exclusive ``fcntl`` lock on ``<file>.lock`` next to the target,
-  taken with a timeout, so two commands never lose each other's entries;
+* writers are serialised by the file lock ``<file>.lock`` next to the target
+  (:mod:`exobrain.util.locking`), taken with a timeout, so two commands never lose each other's entries;
 * a file that does not parse or breaks the schema is refused (named by file, entry and rule)
   and left untouched: we never "repair" a file by rewriting what we could not read;
 * the result is checked against the schema before anything is written;
@@ -17,10 +17,8 @@ through :func:`edit_registry`, so they all get the same guarantees:
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
-import time
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,67 +27,14 @@ from typing import Any, Callable, Iterator
 from exobrain.errors import InputFileError, OperationFailed, UsageError
 from exobrain.util.fileio import atomic_write_text, dump_json, parse_json, read_text
 from exobrain.findings import Finding
+from exobrain.util.locking import DEFAULT_TIMEOUT, exclusive
 from exobrain.util.jsonstyle import locate_array, render_like, splice_array
 from exobrain.registry import (SCHEMA_FILE, Registry, entry_problem, registry_path, relative,
                        schema_findings)
 
-DEFAULT_TIMEOUT = 10.0
-LOCK_SUFFIX = ".lock"
 #: The order keys take in an entry we write: identity first, then tier, then the rest.
 ENTRY_KEY_ORDER = ("name", "from", "owner", "tier", "force", "source", "agent", "skipAgents",
                    "lifecycle", "notes", "reviewed_by", "reviewed_at")
-
-
-@contextmanager
-def file_lock(path: Path, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
-    """Hold an exclusive lock on ``<path>.lock`` for the duration of the block.
-
-    The lock file is removed on release. Removal is safe because a waiter that wins the lock
-    checks that the file it locked is still the one at the path, and retries otherwise. A
-    process that dies keeps nothing locked (the kernel drops ``flock`` locks with the process);
-    at worst it leaves an empty lock file behind, which the next writer reuses.
-    """
-    lock_path = path.with_name(path.name + LOCK_SUFFIX)
-    deadline = time.monotonic() + timeout
-    delay = 0.005
-    while True:
-        try:
-            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as exc:
-            raise OperationFailed(f"{lock_path}: cannot create the lock file "
-                                  f"({exc.strerror or exc})",
-                                  hint="check that the folder exists and is writable") from exc
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            if time.monotonic() >= deadline:
-                raise OperationFailed(
-                    f"{path}: another process kept {lock_path.name} locked for over {timeout:g}s",
-                    hint="wait for the other exobrain command to finish, then retry") from None
-            time.sleep(delay)
-            delay = min(delay * 2, 0.05)
-            continue
-        if _same_file(fd, lock_path):
-            break
-        os.close(fd)  # the holder before us removed it: lock the new one instead
-    try:
-        yield
-    finally:
-        try:
-            os.unlink(lock_path)
-        except FileNotFoundError:
-            pass
-        os.close(fd)
-
-
-def _same_file(fd: int, path: Path) -> bool:
-    try:
-        on_disk = os.stat(path)
-    except FileNotFoundError:
-        return False
-    held = os.fstat(fd)
-    return (held.st_dev, held.st_ino) == (on_disk.st_dev, on_disk.st_ino)
 
 
 def _read_existing(path: Path) -> str | None:
@@ -136,7 +81,7 @@ def update_json_file(path: Path, *, default: Callable[[], Any] | None = None,
     ``dry_run`` nothing is locked or written, but ``text`` still shows the result.
     ``durable=False`` skips the fsync, for files that can be regenerated (locks).
     """
-    with nullcontext() if dry_run else file_lock(path, timeout):
+    with nullcontext() if dry_run else exclusive(path, timeout):
         original = _read_existing(path)
         if original is None:
             if default is None:
@@ -312,7 +257,7 @@ def edit_registry(root: Path, scope: str, *, create: bool = True,
     """
     path = registry_path(root, scope)
     rel = relative(root, path)
-    with nullcontext() if dry_run else file_lock(path, timeout):
+    with nullcontext() if dry_run else exclusive(path, timeout):
         original = _read_existing(path)
         if original is None and not create:
             raise UsageError(f"{rel} does not exist")

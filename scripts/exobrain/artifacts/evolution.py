@@ -16,6 +16,7 @@ from exobrain.supersession import supersedes_edges
 from exobrain.util.graphs import find_cycles
 from exobrain.catalog import skill_dir
 from exobrain.util.dirhash import SKIPPED_DIRS, is_skipped_file
+from exobrain.util.staging import staged_folder
 from exobrain.errors import UsageError
 from exobrain.util.fileio import atomic_write_text, read_text
 from exobrain.model import transition_problem
@@ -143,15 +144,9 @@ def fork(ws: Workspace, text_ref: str, into: str, *, name: str | None = None,
 
 
 def _copy_skill(source: Path, target: Path, skill_md: str) -> None:
-    """Copy a skill folder (junk left out) via a temp folder and one rename."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    try:
+    """Copy a skill folder (junk left out) via a staging folder and one rename."""
+    with staged_folder(target) as staging:
         shutil.copytree(source, staging, dirs_exist_ok=True, symlinks=True,
                         ignore=lambda d, names: [n for n in names
                                                  if n in SKIPPED_DIRS or is_skipped_file(n)])
         (staging / SKILL_FILE).write_text(skill_md, encoding="utf-8")
-        staging.rename(target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise

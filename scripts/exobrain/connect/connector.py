@@ -140,9 +140,9 @@ def connect(request: Request) -> Report:
     if request.dry_run:
         return report
     if any(action.changes for action in report.actions):
-        from exobrain.registry_edit import file_lock  # only a run that writes pays for the lock
+        from exobrain.util.locking import exclusive  # only a run that writes pays for the lock
 
-        with file_lock(ws.root / CONNECTION_FILE):
+        with exclusive(ws.root / CONNECTION_FILE):
             if _stored_changed(ws):
                 fresh = open_workspace(ws.root)
                 if choice.source == "stored":

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Callable
 from exobrain.fetch import installs
 from exobrain.agents import Agent, get_agent, optional_dir
 from exobrain.util.dirhash import content_hash
+from exobrain.util.staging import clean_leftovers, discard_folder, staged_folder
 from exobrain.errors import ExobrainError, InputFileError, OperationFailed, UsageError
 from exobrain.fetch.remote import Source, SourceRefused, check_source
 from exobrain.fetch.report import FetchReport, SkillEvent, short
@@ -138,7 +139,7 @@ class _Run:
         places = (self.skills_dir, optional_dir(self.skills_dir))
         if not self.check:
             for place in places:
-                installs.clean_leftovers(place)
+                clean_leftovers(place)
         mine = wants_for(rows, self.skills_dir)
         wanted = {(w.folder, w.skill.link_name) for w in mine}
         for other in sharing_agents(self.ws, self.agent, self.skills_dir):
@@ -285,17 +286,11 @@ class _Run:
         return info
 
     def _install(self, want: Want, source: Source, info: RefInfo, target: Path) -> None:
-        import shutil
-        import tempfile
-
-        from exobrain.fetch.repocache import RepoCache
         from exobrain.fetch.materialise import materialise
+        from exobrain.fetch.repocache import RepoCache
 
-        want.folder.mkdir(parents=True, exist_ok=True)
         cache = RepoCache(self.git, self.cache_root, source.url)
-        tmp = Path(tempfile.mkdtemp(prefix=f"{installs.TMP_PREFIX}{target.name}-",
-                                    dir=want.folder))
-        try:
+        with staged_folder(target, replace=True) as tmp:
             with cache.locked():
                 cache.ensure_commit(info.commit)
                 tree = cache.tree_at(info.commit, source.path)
@@ -307,10 +302,6 @@ class _Run:
                 path=source.path, ref=source.ref, ref_kind=info.kind, commit=info.commit,
                 hash=content_hash(tmp), exobrain=str(self.ws.root),
                 fetched_at=datetime.now(timezone.utc).isoformat(timespec="seconds")))
-            installs.swap_in(tmp, target)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
 
     def _remove(self, place: Path, link: str, record: installs.InstallRecord) -> SkillEvent:
         event = SkillEvent(self.agent.name, record.name, record.owner, link, self.place(place),
@@ -324,7 +315,7 @@ class _Run:
             elif self.check:
                 event.action = "would-remove"
             else:
-                installs.remove_install(folder)
+                discard_folder(folder)
                 event.action = "removed"
         except (ExobrainError, OSError) as exc:
             return _failed(event, f"cannot remove {self.place(folder)}: {_message(exc)}")

@@ -1,18 +1,14 @@
-"""Installed external skills on disk: the install record, finding ours, swapping, cleaning up.
+"""Installed external skills on disk: the install record and finding ours.
 
 The toolkit may only replace or delete folders it created, and the proof is the install record
 ``.exobrain-source.json`` inside the folder (real folders only: a symlink is never ours to
-delete here). A new copy is built in a temp folder beside the target and swapped in with one
-atomic rename (``renameat2(RENAME_EXCHANGE)`` on Linux when the target exists), so a crash
-leaves either the old or the new copy; leftover temp folders carry a fixed prefix and are
-removed on the next run.
+delete here). Installs are built aside and swapped in by :mod:`exobrain.util.staging`, so a
+crash leaves either the old or the new copy.
 """
 
 from __future__ import annotations
 
-import errno
 import os
-import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -21,8 +17,6 @@ from exobrain.errors import InputFileError
 from exobrain.util.fileio import atomic_write_text, dump_json, load_json
 
 TOOL = "exobrain-skills"
-TMP_PREFIX = ".exobrain-tmp-"
-OLD_PREFIX = ".exobrain-old-"
 
 
 @dataclass(frozen=True)
@@ -80,70 +74,3 @@ def scan(folder: Path) -> dict[str, InstallRecord]:
         if record is not None:
             found[entry.name] = record
     return found
-
-
-def clean_leftovers(folder: Path) -> list[str]:
-    """Remove temp folders an interrupted run left behind (our prefixes only)."""
-    removed = []
-    try:
-        entries = list(os.scandir(folder))
-    except (FileNotFoundError, NotADirectoryError):
-        return removed
-    for entry in entries:
-        if entry.name.startswith((TMP_PREFIX, OLD_PREFIX)) and entry.is_dir(follow_symlinks=False):
-            _rmtree(entry.path, ignore_errors=True)
-            removed.append(entry.name)
-    return removed
-
-
-def swap_in(new: Path, target: Path) -> None:
-    """Make ``new`` (a finished copy beside ``target``) the installed folder, atomically."""
-    if not target.exists() and not target.is_symlink():
-        os.rename(new, target)
-        return
-    if _exchange(new, target):
-        _rmtree(new)  # it now holds the previous install
-        return
-    old = new.with_name(OLD_PREFIX + new.name[len(TMP_PREFIX):])
-    os.rename(target, old)
-    try:
-        os.rename(new, target)
-    except OSError:
-        os.rename(old, target)
-        raise
-    _rmtree(old)
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Swap two folders in one step with Linux's renameat2; False where that is unavailable."""
-    if not sys.platform.startswith("linux"):
-        return False
-    import ctypes
-
-    try:
-        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
-    except (OSError, AttributeError):
-        return False
-    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
-                          ctypes.c_uint]
-    at_fdcwd, rename_exchange = -100, 2
-    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
-        return True
-    code = ctypes.get_errno()
-    if code in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
-        return False
-    raise OSError(code, os.strerror(code), str(b))
-
-
-def _rmtree(path, **kw) -> None:
-    import shutil  # only runs that change something pay for it
-
-    shutil.rmtree(path, **kw)
-
-
-def remove_install(folder: Path) -> None:
-    """Delete an install of ours (the caller has checked the record): first renamed aside in
-    one step, so an interruption never leaves a half-deleted skill where an agent looks."""
-    aside = folder.with_name(f"{OLD_PREFIX}{folder.name}-{os.getpid()}")
-    os.rename(folder, aside)
-    _rmtree(aside)

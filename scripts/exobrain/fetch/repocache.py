@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import Iterator
 
 from exobrain.errors import OperationFailed
+from exobrain.util.locking import exclusive
+from exobrain.util.staging import staged_folder
 
 TIMEOUT_ENV = "EXOBRAIN_GIT_TIMEOUT"
 DEFAULT_TIMEOUT = 120.0
@@ -170,27 +172,21 @@ class RepoCache:
 
     @contextmanager
     def locked(self) -> Iterator["RepoCache"]:
-        """Serialise runs that share this cache repository (flock on a sibling file)."""
-        import fcntl
-
+        """Serialise runs that share this cache repository (the file lock ``<dir>.lock``; a
+        waiter gives up after a few remote time limits, in case a run hangs)."""
         self.dir.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.dir.with_suffix(".lock"), "a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                self._open()
-                yield self
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        with exclusive(self.dir, timeout=4 * self.git.timeout, remove=False):
+            self._open()
+            yield self
 
     def _open(self) -> None:
         if (self.dir / "HEAD").is_file():
             return
-        tmp = Path(tempfile.mkdtemp(prefix=".init-", dir=self.dir.parent))
-        self.git.run(["init", "-q", "--bare", "--template=", str(tmp)])  # no sample hooks
-        for key, value in (("remote.origin.url", self.url), ("remote.origin.promisor", "true"),
-                           ("gc.auto", "0"), ("core.logAllRefUpdates", "false")):
-            self.git.run(["config", key, value], cwd=tmp)
-        os.replace(tmp, self.dir)
+        with staged_folder(self.dir) as tmp:
+            self.git.run(["init", "-q", "--bare", "--template=", str(tmp)])  # no sample hooks
+            for key, value in (("remote.origin.url", self.url), ("remote.origin.promisor", "true"),
+                               ("gc.auto", "0"), ("core.logAllRefUpdates", "false")):
+                self.git.run(["config", key, value], cwd=tmp)
 
     def _local(self, args: list[str], **kw) -> subprocess.CompletedProcess:
         return self.git.run(args, cwd=self.dir, **kw)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.gate.crons import CRONS_FILE
+from exobrain.util.staging import staged_folder
 from exobrain.errors import InputFileError, OperationFailed, UsageError
 from exobrain.util.fileio import atomic_write_text, default_dir_mode, dump_json, load_json
 from exobrain.instance.framework import COPIED_STARTERS, Framework, read_framework
@@ -95,46 +96,37 @@ def create_instance(seed: Path, target: Path, *, person: str | None = None,
     target = check_target(target, seed)
     framework = read_framework(seed)
     origin = seed_commit(seed)
+    notes: list[str] = []
+    step = "start"
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        build = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp",
-                                      dir=target.parent))
+        with staged_folder(target, empty_ok=True) as build:
+            step = "build"
+            for path in framework.files:
+                _copy(seed / path, build / path)
+            declared = write_starters(seed, build, framework)
+            scopes = write_scopes(build, person, host)
+            commit = initial_commit(build, f"exobrain instance rendered from the seed "
+                                           f"{_short(origin) or seed.name}", notes)
+            files = len(_tracked(build))
+            step = "move"
     except OSError as exc:
-        raise OperationFailed(f"{target.parent}: cannot write there ({exc.strerror or exc})",
-                              hint="pick a DIR in a folder you can write to") from exc
-    try:
-        os.chmod(build, default_dir_mode())
-        for path in framework.files:
-            _copy(seed / path, build / path)
-        declared = write_starters(seed, build, framework)
-        scopes = write_scopes(build, person, host)
-        notes: list[str] = []
-        commit = initial_commit(build, f"exobrain instance rendered from the seed "
-                                       f"{_short(origin) or seed.name}", notes)
-        files = len(_tracked(build))
-        _move_into_place(build, target)
-    except OSError as exc:
-        shutil.rmtree(build, ignore_errors=True)
-        raise OperationFailed(f"{target}: writing the instance failed ({exc}); nothing was "
-                              f"left behind") from exc
-    except BaseException:
-        shutil.rmtree(build, ignore_errors=True)
-        raise
+        message, hint = _failure(step, target, exc)
+        raise OperationFailed(message, hint=hint) from exc
     notes += install_pre_commit(target)
     return Created(target, seed.resolve(), origin, len(framework.files),
                    framework.shipped, declared, scopes, commit, files, notes)
 
 
-def _move_into_place(build: Path, target: Path) -> None:
-    """One rename; the target, when it exists, must still be empty (another process may have
-    filled it since the check)."""
-    try:
-        if target.exists():
-            target.rmdir()
-        os.rename(build, target)
-    except OSError as exc:
-        raise OperationFailed(f"{target}: cannot move the new instance into place "
-                              f"({exc.strerror or exc}); nothing was changed there") from exc
+def _failure(step: str, target: Path, exc: OSError) -> tuple[str, str | None]:
+    """What to say when writing the instance failed at ``step`` (nothing is left behind)."""
+    reason = exc.strerror or str(exc)
+    if step == "start":
+        return (f"{target.parent}: cannot write there ({reason})",
+                "pick a DIR in a folder you can write to")
+    if step == "move":  # the target was filled by someone else since it was checked
+        return (f"{target}: cannot move the new instance into place ({reason}); nothing was "
+                f"changed there", None)
+    return f"{target}: writing the instance failed ({exc}); nothing was left behind", None
 
 
 def _copy(source: Path, dest: Path) -> None:

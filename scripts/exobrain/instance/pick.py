@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from exobrain.util.versions import is_version
 from exobrain.catalog import skill_dir
+from exobrain.util.staging import staged_folder
 from exobrain.errors import UsageError
 from exobrain.util.fileio import default_dir_mode
 from exobrain.util.gittree import Git
@@ -126,17 +127,10 @@ def _copy_from_commit(report: InstanceReport, folder: str, target: Path) -> list
             raise UsageError(f"{path} in {report.source}: unexpected path")
         entries[inside] = (mode, oid)
     blobs = git.read({inside: oid for inside, (_, oid) in entries.items()})
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    try:
-        os.chmod(staging, default_dir_mode())
+    with staged_folder(target) as staging:
         for inside, (mode, _) in sorted(entries.items()):
             dest = staging / inside
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(blobs[inside])
             os.chmod(dest, 0o755 if mode == "100755" else 0o644)
-        staging.rename(target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return sorted(entries)

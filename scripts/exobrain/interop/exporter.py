@@ -12,12 +12,14 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
 from exobrain.util.archive import Member, write_zip
 from exobrain.catalog import skill_dir
+from exobrain.util.staging import staged_file, staged_folder
 from exobrain.errors import ExobrainError, OperationFailed, UsageError
 from exobrain.artifacts.evolution import in_tree
 from exobrain.util.fileio import read_text
@@ -118,13 +120,19 @@ def _members(prepared: list) -> Iterator[Member]:
 
 
 def _stage_skills(staging: Path, prepared: list) -> list[Exported]:
+    """Write every prepared skill into its own folder under ``staging``."""
     done = []
-    for entry, folder, text, moved in prepared:
-        target = staging / entry.name
+    for item in prepared:
+        target = staging / item[0].name
         target.mkdir(parents=True)
-        copy_tree(folder, target, replace={SKILL_FILE: text})
-        done.append(Exported(canonical(entry), entry.name, moved))
+        done.append(_stage_skill(target, *item))
     return done
+
+
+def _stage_skill(target: Path, entry: Entry, folder: Path, text: str,
+                 moved: list[str]) -> Exported:
+    copy_tree(folder, target, replace={SKILL_FILE: text})
+    return Exported(canonical(entry), entry.name, moved)
 
 
 def export_skills(ws: Workspace, refs: tuple[str, ...], *, fmt: str, out: Path | None = None,
@@ -158,32 +166,22 @@ def export_skills(ws: Workspace, refs: tuple[str, ...], *, fmt: str, out: Path |
     if dry_run:
         report.skills = [Exported(canonical(e), e.name, moved) for e, _, _, moved in prepared]
         return report
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    parent = destination if out is not None and fmt != "claude-plugin" else destination.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".exobrain-export-", dir=parent))
-    try:
-        os.chmod(staging, 0o755)
-        if fmt == "claude-plugin":
+    if fmt == "claude-plugin":
+        with staged_folder(destination, empty_ok=True) as staging:
             report.skills = _stage_skills(staging / "skills", prepared)
             name = plugin_name or slugify(destination.name) or "exobrain-skills"
             module.write_manifest(staging, name, f"{len(prepared)} skills exported from an "
                                                  f"exobrain")
-            if destination.is_dir():
-                destination.rmdir()  # checked empty above
-            staging.rename(destination)
-        elif zip_file is not None:
-            archive = staging / "archive.zip"
+    elif zip_file is not None:
+        with staged_file(destination) as archive:
             write_zip(archive, _members(prepared))
-            os.chmod(archive, 0o644)
-            archive.rename(destination)
-            report.skills = [Exported(canonical(e), e.name, moved) for e, _, _, moved in prepared]
-        else:
-            report.skills = _stage_skills(staging, prepared)
-            for entry, *_ in prepared:
-                (staging / entry.name).rename(destination / entry.name)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        report.skills = [Exported(canonical(e), e.name, moved) for e, _, _, moved in prepared]
+    else:
+        with ExitStack() as stack:  # every skill staged before the first one moves in
+            stagings = [stack.enter_context(staged_folder(destination / e.name))
+                        for e, *_ in prepared]
+            report.skills = [_stage_skill(staging, *item)
+                             for staging, item in zip(stagings, prepared)]
     return report
 
 

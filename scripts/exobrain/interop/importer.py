@@ -23,6 +23,7 @@ from typing import Any
 
 from exobrain.catalog import skill_dir
 from exobrain.util.dirhash import hash_digests
+from exobrain.util.staging import staged_folder
 from exobrain.errors import ExobrainError, UsageError
 from exobrain.util.fileio import read_text
 from exobrain.interop.formats import detect, importer
@@ -238,16 +239,8 @@ def _enter(stack: ExitStack, source: str, kind: str, url: str, sub: str, ref: st
 def install(found: Path, target: Path, text: str) -> tuple[dict[str, str], dict[str, str]]:
     """Copy a skill to ``target`` via a staging folder and one rename; (upstream, local)
     digests. ``target`` must not exist."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.import-", dir=target.parent))
-    try:
-        os.chmod(staging, 0o755)
-        digests = copy_tree(found, staging, replace={SKILL_FILE: text})
-        staging.rename(target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return digests
+    with staged_folder(target) as staging:
+        return copy_tree(found, staging, replace={SKILL_FILE: text})
 
 
 def upstream_record(src: Opened, found: FoundSkill, adapter: ModuleType,

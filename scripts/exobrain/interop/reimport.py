@@ -20,6 +20,7 @@ from pathlib import Path
 from exobrain.util.versions import bump, newer
 from exobrain.catalog import skill_dir
 from exobrain.util.dirhash import file_digests, hash_digests
+from exobrain.util.staging import staged_folder
 from exobrain.errors import ExobrainError, OperationFailed, UsageError
 from exobrain.interop.formats import importer_for_source_format
 from exobrain.interop.formats.bundle import FoundSkill, discover
@@ -115,22 +116,9 @@ def update_skill(ws: Workspace, text: str, *, into: str | None = None,
 
 def _swap(ws: Workspace, scope: str, name: str, local_dir: Path, plan: Plan, src: Opened,
           adapter) -> None:
-    """Stage the new copy, swap it in with two renames, then rewrite the lock entry."""
-    staging = Path(tempfile.mkdtemp(prefix=f".{name}.import-", dir=local_dir.parent))
-    backup = local_dir.parent / f"{staging.name}.old"
-    try:
-        staging.chmod(0o755)
+    """Stage the new copy, swap it in, then rewrite the lock entry."""
+    with staged_folder(local_dir, replace=True) as staging:
         upstream, local = copy_tree(plan.found.folder, staging, replace={SKILL_FILE: plan.text})
-        local_dir.rename(backup)
-        try:
-            staging.rename(local_dir)
-        except BaseException:
-            backup.rename(local_dir)
-            raise
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    shutil.rmtree(backup, ignore_errors=True)
     record = upstream_record(src, plan.found, adapter, upstream, local)
     with update_json_file(lock_path(ws.root, scope), default=empty_lock, check=check_lock_data,
                           durable=False) as update:

@@ -19,7 +19,6 @@ This module is imported by the Claude usage hook, so it imports only the standar
 
 from __future__ import annotations
 
-import fcntl
 import json
 import math
 import os
@@ -28,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from exobrain.util.locking import lock_fd
 from exobrain.errors import InputFileError, OperationFailed, UsageError
 
 SIGNALS_DIR = "signals"
@@ -264,33 +264,14 @@ def ledger_files(root: Path) -> list[Path]:
 # --- writing ----------------------------------------------------------------------------
 
 def locked_ledger(path: Path, timeout: float = LOCK_TIMEOUT) -> int:
-    """Open ``path`` for appending and hold an exclusive ``flock`` on it; return the fd.
+    """Open ``path`` for appending and hold an exclusive lock on it; return the fd.
 
-    Compaction replaces the file with a rename while holding the same lock, so after waiting
-    we check that our fd is still the file at ``path`` and reopen otherwise: a line is never
-    appended to a replaced (unlinked) file.
+    Compaction replaces the file with a rename while holding the same lock, so the lock checks
+    that our fd is still the file at ``path`` and reopens otherwise: a line is never appended
+    to a replaced (unlinked) file.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    deadline = time.monotonic() + timeout
-    while True:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    os.close(fd)
-                    raise OperationFailed(f"{path}: another process kept the ledger locked "
-                                          f"for over {timeout:g}s", hint="retry in a moment")
-                time.sleep(0.005)
-        try:
-            same = os.fstat(fd).st_ino == os.stat(path).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:
-            return fd
-        os.close(fd)
+    return lock_fd(path, os.O_WRONLY | os.O_APPEND, timeout, "the ledger")
 
 
 def append_line(path: Path, line: dict[str, Any]) -> None:

@@ -1,0 +1,135 @@
+"""Build a folder aside, then rename it into place: the one way the toolkit writes a folder.
+
+Importing, forking, picking, re-importing, exporting, fetching and create-instance all write a
+whole folder that an agent, a registry or a person may look at while it is being written. So
+each builds it in a hidden staging folder beside the target (same file system, so the final
+step is one ``rename``) and either the complete folder appears or nothing does:
+
+* a new target: one rename;
+* an existing target (``replace=True``): swapped in one step with Linux's
+  ``renameat2(RENAME_EXCHANGE)`` where available, else moved aside and back on failure; the old
+  content is removed only after the new one is in place;
+* an error or an interrupt: the staging folder is removed and the target is as it was.
+
+Staging and discarded folders carry fixed prefixes, so :func:`clean_leftovers` can remove what
+a killed run left behind, and nothing else.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import sys
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from exobrain.util.fileio import default_dir_mode
+
+TMP_PREFIX = ".exobrain-tmp-"
+OLD_PREFIX = ".exobrain-old-"
+
+
+@contextmanager
+def staged_folder(target: Path, *, replace: bool = False,
+                  empty_ok: bool = False) -> Iterator[Path]:
+    """Yield an empty staging folder (with the mode ``mkdir`` would give under the umask); when
+    the block ends normally it becomes ``target``.
+
+    ``target`` must not exist, unless ``replace`` (it is swapped out and removed) or
+    ``empty_ok`` and it is an empty folder (it is removed first). ``FileExistsError`` otherwise.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{target.name}-", dir=target.parent))
+    try:
+        os.chmod(staging, default_dir_mode())
+        yield staging
+        move_in(staging, target, replace=replace, empty_ok=empty_ok)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+@contextmanager
+def staged_file(target: Path) -> Iterator[Path]:
+    """Yield a path beside ``target`` to write a file to; when the block ends normally the file
+    is renamed to ``target`` (with the mode a new file gets under the umask)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(prefix=f"{TMP_PREFIX}{target.name}-", dir=target.parent)
+    os.close(handle)
+    temp = Path(name)
+    try:
+        yield temp
+        os.chmod(temp, default_dir_mode() & 0o666)
+        os.rename(temp, target)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+
+
+def move_in(new: Path, target: Path, *, replace: bool = False, empty_ok: bool = False) -> None:
+    """Make the finished folder ``new`` (beside ``target``) the folder at ``target``."""
+    if empty_ok and target.is_dir() and not target.is_symlink() and not any(target.iterdir()):
+        target.rmdir()
+    if not target.exists() and not target.is_symlink():
+        os.rename(new, target)
+        return
+    if not replace:
+        raise FileExistsError(errno.EEXIST, "already exists", str(target))
+    if _exchange(new, target):
+        shutil.rmtree(new)  # it now holds the previous content
+        return
+    old = new.with_name(OLD_PREFIX + new.name.removeprefix(TMP_PREFIX))
+    os.rename(target, old)
+    try:
+        os.rename(new, target)
+    except OSError:
+        os.rename(old, target)
+        raise
+    shutil.rmtree(old)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two folders in one step with Linux's renameat2; False where that is unavailable."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                          ctypes.c_uint]
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
+def discard_folder(folder: Path) -> None:
+    """Delete a folder the caller owns: first renamed aside in one step, so an interruption
+    never leaves a half-deleted folder where someone looks."""
+    aside = folder.with_name(f"{OLD_PREFIX}{folder.name}-{os.getpid()}")
+    os.rename(folder, aside)
+    shutil.rmtree(aside)
+
+
+def clean_leftovers(folder: Path) -> list[str]:
+    """Remove the staging and discarded folders an interrupted run left in ``folder`` (our
+    prefixes only); the names removed."""
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return removed
+    for entry in entries:
+        if entry.name.startswith((TMP_PREFIX, OLD_PREFIX)) and entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(entry.name)
+    return removed
