@@ -11,7 +11,7 @@ import pytest
 from exobrain.agents import get_agent
 from exobrain.util.dirhash import content_hash
 from exobrain.fetch.fetcher import sync_external
-from exobrain.fetch.repocache import Git
+from exobrain.util.git import Git
 from exobrain.fetch.installs import read_record
 from exobrain.util.staging import TMP_PREFIX
 from exobrain.workspace import open_workspace

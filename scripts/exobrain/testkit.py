@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from exobrain.registry import packaged_schema_text
+from exobrain.util.git import Git
 
 SKILL_TEMPLATE = "---\nname: {name}\ndescription: Use {name} when the user asks for {name}.\n---\n" \
                  "Do the {name} thing.\n"
@@ -43,8 +44,8 @@ def isolated_env(base: Path) -> dict[str, str]:
 
 
 def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,
-                          text=True).stdout
+    """Run git in ``root`` (through the toolkit's git layer) and return its output."""
+    return Git(timeout=None, own_env=True).text(list(args), cwd=root)
 
 
 def small_exobrain(root: Path, skills: tuple[str, ...] = ("hello",), *,

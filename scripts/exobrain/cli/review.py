@@ -32,7 +32,7 @@ def main(base: str | None, as_json: bool, repo: Path | None) -> None:
     Exit 0 when clean, 2 when a new shared skill lacks proof or a lifecycle change is not
     allowed. Set EXOBRAIN_SKIP_AUTHORING_REVIEW=1 to skip the check (it says so).
     """
-    from exobrain.util.gittree import Git
+    from exobrain.util.git import Repository
     from exobrain.gate.review import SKIP_VARIABLE, pick_base, review, skip_requested
 
     if skip_requested(dict(os.environ)):
@@ -45,7 +45,7 @@ def main(base: str | None, as_json: bool, repo: Path | None) -> None:
             click.echo(message)
         return
     root = _root(repo)
-    git = Git(root)
+    git = Repository(root, own_env=True)
     chosen = pick_base(git, base)
     if chosen is None:
         message = ("authoring-review: no base to compare with (none of origin/HEAD, origin/main, "

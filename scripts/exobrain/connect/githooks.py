@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from exobrain.util.fileio import read_text
+from exobrain.util.git import Git
 from exobrain.errors import InputFileError
 from exobrain.connect.linker import CREATE, KEEP, REPLACE, SKIP, Action
 
@@ -28,13 +29,10 @@ VALIDATE_HOOK = "pre-push"
 def hooks_dir(root: Path) -> Path | None:
     """The folder git runs hooks from for this work tree; None when git cannot tell."""
     try:
-        done = subprocess.run(["git", "rev-parse", "--git-path", "hooks"], cwd=root,
-                              capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
+        path = Git(timeout=10, own_env=True).hooks_path(root)
+    except OperationFailed:
         return None
-    if done.returncode != 0 or not done.stdout.strip():
-        return None
-    return (root / done.stdout.strip()).resolve()
+    return (root / path).resolve() if path else None
 
 
 @dataclass(frozen=True)

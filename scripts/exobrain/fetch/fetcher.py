@@ -30,7 +30,8 @@ from exobrain.scopes import CONNECTION_FILE, Connection
 from exobrain.workspace import Workspace
 
 if TYPE_CHECKING:  # git plumbing is imported only when something has to be fetched
-    from exobrain.fetch.repocache import Git, RefInfo
+    from exobrain.fetch.repocache import RefInfo
+    from exobrain.util.git import Git
 
 SETTINGS_KEY = "external_skills"
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
@@ -124,7 +125,7 @@ class _Run:
     @property
     def git(self) -> Git:
         if self._git is None:
-            from exobrain.fetch.repocache import Git
+            from exobrain.util.git import Git
 
             self._git = Git(allow_file=self.allow_local)
         return self._git
@@ -266,7 +267,8 @@ class _Run:
 
     def _resolve(self, source: Source) -> RefInfo:
         """The commit ``source.ref`` names: itself when pinned, else one ls-remote per URL."""
-        from exobrain.fetch.repocache import GitFailed, RefInfo, RepoCache, pick_ref
+        from exobrain.fetch.repocache import RefInfo, RepoCache, pick_ref
+        from exobrain.util.git import GitFailed
 
         if source.pinned:
             return RefInfo(source.ref, "commit")

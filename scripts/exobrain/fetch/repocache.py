@@ -32,92 +32,12 @@ from pathlib import Path
 from typing import Iterator
 
 from exobrain.errors import OperationFailed
+from exobrain.util.git import Git, GitFailed, git_message
 from exobrain.util.locking import exclusive
 from exobrain.util.staging import staged_folder
 
-TIMEOUT_ENV = "EXOBRAIN_GIT_TIMEOUT"
-DEFAULT_TIMEOUT = 120.0
-_CONFIG = ("core.hooksPath=/dev/null", "protocol.version=2", "core.fsmonitor=false", "gc.auto=0",
-           "maintenance.auto=false", "fetch.negotiationAlgorithm=noop",
-           "fetch.writeCommitGraph=false", "credential.interactive=false")
 #: What to ask for when a server refuses a filter: the next coarser one, then none at all.
 _FALLBACK = {"tree:0": "blob:none", "blob:none": None}
-
-
-class GitFailed(OperationFailed):
-    """A git command failed (the message says which and why, in git's words)."""
-
-
-def _timeout() -> float:
-    try:
-        return float(os.environ.get(TIMEOUT_ENV, DEFAULT_TIMEOUT))
-    except ValueError:
-        return DEFAULT_TIMEOUT
-
-
-@dataclass
-class Git:
-    """Runs git safely and counts what it ran (``network_calls`` backs the no-op promise)."""
-
-    allow_file: bool = False
-    timeout: float = field(default_factory=_timeout)
-    calls: list[tuple[str, ...]] = field(default_factory=list)
-    network_calls: int = 0
-
-    def env(self, *, remote: bool = True) -> dict[str, str]:
-        env = dict(os.environ)
-        if not remote:  # reads must not reach the network behind our back (git >= 2.44)
-            env["GIT_NO_LAZY_FETCH"] = "1"
-        env.update(GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="true", SSH_ASKPASS="true",
-                   SSH_ASKPASS_REQUIRE="never", LC_ALL="C", GIT_NO_REPLACE_OBJECTS="1",
-                   GIT_ALLOW_PROTOCOL="https:ssh" + (":file" if self.allow_file else ""))
-        for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-                     "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE"):
-            env.pop(name, None)
-        return env
-
-    def argv(self, args: list[str]) -> list[str]:
-        argv = ["git"]
-        for item in _CONFIG:
-            argv += ["-c", item]
-        return argv + args
-
-    def run(self, args: list[str], *, cwd: Path | None = None, remote: bool = False,
-            stdin: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess:
-        """Run git, killed after the time limit; remote operations count as network calls."""
-        self.calls.append(tuple(args))
-        if remote:
-            self.network_calls += 1
-        try:
-            proc = subprocess.Popen(
-                self.argv(args), cwd=cwd, env=self.env(remote=remote), start_new_session=True,
-                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        except FileNotFoundError as exc:
-            raise GitFailed("git is not installed or not on PATH",
-                            hint="install git 2.27 or newer") from exc
-        try:
-            out, err = proc.communicate(stdin, timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            _kill(proc)
-            raise GitFailed(f"git {args[0]} timed out after {self.timeout:g}s",
-                            hint=f"check the network, or raise {TIMEOUT_ENV}") from None
-        except BaseException:
-            _kill(proc)
-            raise
-        done = subprocess.CompletedProcess(args, proc.returncode, out, err)
-        if check and proc.returncode != 0:
-            raise GitFailed(f"git {args[0]} failed: {git_message(err)}")
-        return done
-
-
-def _kill(proc: subprocess.Popen) -> None:
-    """Stop git and whatever it started (ssh, upload-pack): they share its session."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    proc.communicate()
 
 
 def _kind(filt: str) -> str:
@@ -125,19 +45,6 @@ def _kind(filt: str) -> str:
     if filt.startswith("tree:"):
         return "tree"
     return filt.split("=", 1)[0]  # blob:limit=N → blob:limit; blob:none stays itself
-
-
-_BOILERPLATE = ("Please make sure you have the correct access rights", "and the repository exists.",
-                "fatal: Could not read from remote repository.", "warning: This repository uses",
-                "hint:")
-
-
-def git_message(stderr: bytes) -> str:
-    """The informative line of git's error output (its first line that is not boilerplate)."""
-    lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
-    useful = [ln for ln in lines if not ln.startswith(_BOILERPLATE)]
-    line = (useful or lines or ["no message"])[0]
-    return line.removeprefix("fatal: ").removeprefix("error: ")
 
 
 class SizeCapExceeded(OperationFailed):

@@ -33,7 +33,7 @@ from typing import Any
 from exobrain.gate.crons import CRONS_FILE, CronJob, parse_crons
 from exobrain.errors import InputFileError, UsageError
 from exobrain.util.fileio import parse_json
-from exobrain.util.gittree import INDEX, Git, Rename
+from exobrain.util.git import INDEX, Rename, Repository
 from exobrain.model import Lifecycle, transition_problem
 from exobrain.registry import REGISTRY_FILE
 from exobrain.scopes import GLOBAL, SCOPE_FLAG, SEED, ScopeConfig, parse_scope_config
@@ -346,7 +346,7 @@ class Review:
                 "warnings": self.warnings, "exit_code": self.exit_code}
 
 
-def pick_base(git: Git, ref: str | None) -> Base | None:
+def pick_base(git: Repository, ref: str | None) -> Base | None:
     """``ref`` (or the first of DEFAULT_BASES that exists), narrowed to its merge base with HEAD."""
     if ref is not None:
         commit = git.commit_of(ref)
@@ -363,7 +363,7 @@ def pick_base(git: Git, ref: str | None) -> Base | None:
     return Base(ref, merge or commit, merge is not None)
 
 
-def review(git: Git, base: Base, on_disk: Path | None = None) -> Review:
+def review(git: Repository, base: Base, on_disk: Path | None = None) -> Review:
     """Compare the index with ``base``; ``on_disk`` (the root) lets the report point at proof
     files that exist but are not tracked."""
     base_files, now_files = git.files(base.commit), git.files(INDEX)

@@ -25,6 +25,7 @@ from typing import Any
 
 from exobrain.gate.crons import CRONS_FILE
 from exobrain.util.staging import staged_folder
+from exobrain.util.git import Git
 from exobrain.errors import InputFileError, OperationFailed, UsageError
 from exobrain.util.fileio import atomic_write_text, default_dir_mode, dump_json, load_json
 from exobrain.instance.framework import COPIED_STARTERS, Framework, read_framework
@@ -203,37 +204,30 @@ def write_scopes(build: Path, person: str | None, host: str | None) -> list[str]
     return scopes
 
 
-def _git(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
+def _git(root: Path, *args: str) -> str:
     try:
-        done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
-                              env=env, timeout=120)
-    except FileNotFoundError as exc:
-        raise OperationFailed("git is not installed or not on PATH") from exc
-    if done.returncode != 0:
-        raise OperationFailed(f"git {args[0]} failed in {root}: "
-                              f"{done.stderr.strip() or done.returncode}")
-    return done.stdout.strip()
+        return Git().text(list(args), cwd=root).strip()
+    except OperationFailed as exc:
+        raise OperationFailed(f"{exc.message} (in {root})", hint=exc.hint) from exc
 
 
 def initial_commit(root: Path, message: str, notes: list[str]) -> str:
     """git init on branch main, add everything written, one commit; returns its id."""
     _git(root, "init", "-q", "-b", "main")
-    env = dict(os.environ)
+    identity: list[str] = []
     if not _has_identity(root):
-        env.update(GIT_AUTHOR_NAME=FALLBACK_AUTHOR[0], GIT_AUTHOR_EMAIL=FALLBACK_AUTHOR[1],
-                   GIT_COMMITTER_NAME=FALLBACK_AUTHOR[0], GIT_COMMITTER_EMAIL=FALLBACK_AUTHOR[1])
+        identity = ["-c", f"user.name={FALLBACK_AUTHOR[0]}", "-c",
+                    f"user.email={FALLBACK_AUTHOR[1]}"]
         notes.append(f"git has no user.name/user.email here: the first commit is authored by "
                      f"{FALLBACK_AUTHOR[0]} <{FALLBACK_AUTHOR[1]}>")
     _git(root, "add", "--all", "--force", ".")
-    _git(root, "-c", "commit.gpgsign=false", "commit", "-q", "--no-verify", "-m", message,
-         env=env)
+    _git(root, *identity, "-c", "commit.gpgsign=false", "commit", "-q", "--no-verify", "-m",
+         message)
     return _git(root, "rev-parse", "HEAD")
 
 
 def _has_identity(root: Path) -> bool:
-    found = subprocess.run(["git", "var", "GIT_COMMITTER_IDENT"], cwd=root,
-                           capture_output=True, text=True)
-    return found.returncode == 0
+    return Git().run(["var", "GIT_COMMITTER_IDENT"], cwd=root, check=False).returncode == 0
 
 
 def _tracked(root: Path) -> list[str]:
@@ -241,9 +235,8 @@ def _tracked(root: Path) -> list[str]:
 
 
 def seed_commit(seed: Path) -> str | None:
-    found = subprocess.run(["git", "rev-parse", "--verify", "--quiet", "HEAD"], cwd=seed,
-                           capture_output=True, text=True)
-    return found.stdout.strip() or None
+    head = Git().text(["rev-parse", "--verify", "--quiet", "HEAD"], cwd=seed, check=False)
+    return head.strip() or None
 
 
 def _short(commit: str | None) -> str:

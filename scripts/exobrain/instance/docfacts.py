@@ -96,12 +96,12 @@ def problems(root: Path, text: str, programs: set[str], verbs: set[str]) -> list
 def _ignored(root: Path, path: str) -> bool:
     """Whether git ignores ``path`` (as a file or a folder): a per-machine path such as an
     agent's skills folder, which a clean checkout does not have."""
-    import subprocess
+    from exobrain.util.git import Git
 
+    git = Git(timeout=10)
     for candidate in (path.rstrip("/"), path.rstrip("/") + "/"):
-        done = subprocess.run(["git", "check-ignore", "-q", "--no-index", "--", candidate],
-                              cwd=root, capture_output=True)
-        if done.returncode == 0:
+        if git.run(["check-ignore", "-q", "--no-index", "--", candidate], cwd=root,
+                   check=False).returncode == 0:
             return True
     return False
 

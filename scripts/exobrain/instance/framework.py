@@ -29,6 +29,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from exobrain.util.git import Git
 from exobrain.errors import OperationFailed, UsageError
 from exobrain.registry import load_registry
 from exobrain.scopes import GLOBAL
@@ -80,15 +81,8 @@ def is_framework_area(path: str) -> bool:
 def kept_files(root: Path) -> list[str]:
     """The files git would keep in ``root``: tracked plus untracked-but-not-ignored, as POSIX
     paths relative to ``root``, existing on disk (a tracked file deleted from disk is gone)."""
-    try:
-        done = subprocess.run(
-            ["git", "-c", "core.quotepath=false", "ls-files", "-z", "--cached", "--others",
-             "--exclude-standard"], cwd=root, capture_output=True, timeout=60,
-            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
-    except FileNotFoundError as exc:
-        raise OperationFailed("git is not installed or not on PATH") from exc
-    except subprocess.TimeoutExpired as exc:
-        raise OperationFailed(f"{root}: git ls-files timed out") from exc
+    done = Git(timeout=60).run(["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                               cwd=root, check=False)
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip()
         raise UsageError(f"{root} is not a git work tree ({message})",

@@ -33,7 +33,7 @@ from exobrain.paths import REPO_CACHE
 from exobrain.errors import InputFileError, OperationFailed, UsageError
 from exobrain.instance.framework import (FRAMEWORK_FILES, FRAMEWORK_FOLDERS, Framework, is_framework,
                         is_framework_area, read_framework)
-from exobrain.util.gittree import Git
+from exobrain.util.git import Git, Repository
 from exobrain.gate.review import Snapshot, skill_folder, snapshot, wanted_blobs
 from exobrain.scopes import CONNECTION_FILE, Connection, ScopeConfig, scan_scopes, load_scope_config
 
@@ -106,7 +106,7 @@ def open_instance(seed: Path, source: str) -> InstanceReport:
         report, rev = _fetch(seed, source)
         if report.state != OK:
             return report
-        return _read(report, Git(report.location), rev, bare=True)
+        return _read(report, Repository(report.location), rev, bare=True)
     path = (seed / Path(source).expanduser()).resolve()
     report = InstanceReport(source, OK, location=path)
     if not path.exists():
@@ -114,7 +114,7 @@ def open_instance(seed: Path, source: str) -> InstanceReport:
     if not path.is_dir():
         return _set(report, NOT_EXOBRAIN, f"{path} is a file")
     try:
-        git = Git(path)
+        git = Repository(path)
     except UsageError:
         return _set(report, NOT_EXOBRAIN, "not a git repository")
     if git.run("rev-parse", "--show-prefix").strip():
@@ -130,7 +130,6 @@ def _set(report: InstanceReport, state: str, reason: str) -> InstanceReport:
 def _fetch(seed: Path, url: str) -> tuple[InstanceReport, str]:
     """Fetch the URL's HEAD into its cache repository (kept when the remote is unreachable)."""
     from exobrain.fetch.remote import SourceRefused, check_repo
-    from exobrain.fetch.repocache import Git as FetchGit
 
     report = InstanceReport(url, OK, location=cache_dir(seed, url))
     ref = "refs/harvest/head"
@@ -138,7 +137,7 @@ def _fetch(seed: Path, url: str) -> tuple[InstanceReport, str]:
         checked, local = check_repo(url, allow_local=True, root=seed)
     except SourceRefused as exc:
         return _set(report, ABSENT, exc.message), ref
-    git = FetchGit(allow_file=local)
+    git = Git(allow_file=local)
     folder = report.location
     try:
         if not (folder / "HEAD").is_file():
@@ -156,7 +155,7 @@ def _fetch(seed: Path, url: str) -> tuple[InstanceReport, str]:
     return report, ref
 
 
-def _read(report: InstanceReport, git: Git, rev: str, *, bare: bool) -> InstanceReport:
+def _read(report: InstanceReport, git: Repository, rev: str, *, bare: bool) -> InstanceReport:
     commit = git.commit_of(rev)
     if commit is None:
         return _set(report, NOT_EXOBRAIN, "no commit yet")
@@ -185,11 +184,10 @@ def seed_skill_names(seed: Path, config: ScopeConfig) -> set[str]:
 def seed_history(seed: Path, framework: Framework) -> dict[str, set[str]]:
     """Every blob id each framework path ever had in the seed's history (to tell "behind")."""
     specs = [*FRAMEWORK_FILES, *FRAMEWORK_FOLDERS, *(f"skills/{n}/" for n in framework.shipped)]
-    done = subprocess.run(["git", "-c", "core.quotepath=false", "log", "--format=", "--raw",
-                           "--no-abbrev", "--no-renames", "-z", "--", *specs],
-                          cwd=seed, capture_output=True, timeout=120)
+    out = Git().text(["log", "--format=", "--raw", "--no-abbrev", "--no-renames", "-z", "--",
+                      *specs], cwd=seed, check=False)
     history: dict[str, set[str]] = {}
-    fields = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    fields = out.split("\0")
     for info, path in zip(fields[0::2], fields[1::2]):
         parts = info.strip().split()
         if len(parts) >= 4:

@@ -21,7 +21,7 @@ from exobrain.catalog import skill_dir
 from exobrain.util.staging import staged_folder
 from exobrain.errors import UsageError
 from exobrain.util.fileio import default_dir_mode
-from exobrain.util.gittree import Git
+from exobrain.util.git import Repository
 from exobrain.instance.harvest import InstanceReport, harvest
 from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_entry, lock_path
 from exobrain.registry import relative
@@ -112,7 +112,7 @@ def pick(ws: Workspace, sources: list[str], name: str, into: str, *,
 
 def _copy_from_commit(report: InstanceReport, folder: str, target: Path) -> list[str]:
     """Write the folder's files as committed in the instance; refuses links and odd paths."""
-    git = Git(report.location)
+    git = Repository(report.location)
     listing = git.run("ls-tree", "-r", "-z", "--full-tree", report.commit or "HEAD", "--",
                       folder + "/")
     entries: dict[str, tuple[str, str]] = {}

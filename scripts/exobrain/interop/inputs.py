@@ -96,11 +96,11 @@ def folder_commit(folder: Path) -> str | None:
             return None
         probe = probe.parent
     try:
-        done = subprocess.run(["git", "-C", str(folder), "rev-parse", "--verify", "-q", "HEAD"],
-                              capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
+        head = Git(timeout=10).text(["rev-parse", "--verify", "-q", "HEAD"], cwd=folder,
+                                    check=False)
+    except OperationFailed:
         return None
-    return done.stdout.strip() or None if done.returncode == 0 else None
+    return head.strip() or None
 
 
 @contextmanager
@@ -150,7 +150,8 @@ def _open_git(url: str, path: str, ref: str | None, *, root: Path,
     fetcher already knows costs no second clone)."""
     from exobrain.fetch.remote import check_path, check_ref, check_repo, is_full_sha
     from exobrain.fetch.fetcher import fetch_settings
-    from exobrain.fetch.repocache import Git, RepoCache, pick_ref
+    from exobrain.fetch.repocache import RepoCache, pick_ref
+    from exobrain.util.git import Git
     from exobrain.paths import user_cache_dir
     from exobrain.fetch.materialise import materialise
     from exobrain.scopes import read_connection

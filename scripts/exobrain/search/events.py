@@ -21,7 +21,7 @@ from typing import Any
 
 from exobrain.search.corpus import KNOWLEDGE_DIR, PERSONAL, PRIVATE_DIR, View, home_of, open_view
 from exobrain.errors import UsageError
-from exobrain.util.gittree import Git
+from exobrain.util.git import Repository
 from exobrain.registry import REGISTRY_FILE, Entry, registry_from_text
 from exobrain.scopes import GLOBAL
 from exobrain.workspace import Workspace
@@ -31,7 +31,7 @@ _VERSION = re.compile(r"^version:[ \t]*[\"']?([0-9A-Za-z.+-]+)", re.MULTILINE)
 
 
 def events_since(ws: Workspace, cursor: str) -> dict[str, Any]:
-    git = Git(ws.root)
+    git = Repository(ws.root, own_env=True)
     base = git.commit_of(cursor)
     if base is None:
         raise UsageError(f"--since {cursor!r} is not a commit of this repository",

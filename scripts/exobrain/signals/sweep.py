@@ -26,6 +26,7 @@ from typing import Any
 
 from exobrain.signals.quality import DAY, Decay, Weights, quality
 from exobrain.registry import Entry, Registry, relative
+from exobrain.util.git import Git
 from exobrain.signals.aggregate import Aggregate, Folder, aggregate, file_records
 from exobrain.signals.lines import Record, read_ledger_text
 from exobrain.signals.ledger import day_number, format_ts, ledger_files, ts_ms
@@ -142,14 +143,14 @@ def declaration_times(root: Path, registries: list[Registry]) -> dict[tuple[str,
     found: dict[tuple[str, int], float] = {}
     for registry in registries:
         rel = relative(root, registry.path)
-        run = subprocess.run(["git", "blame", "--line-porcelain", "--", rel], cwd=root,
-                             capture_output=True, text=True, errors="replace")
-        if run.returncode != 0:
+        blame = Git(timeout=None).run(["blame", "--line-porcelain", "--", rel], cwd=root,
+                                      check=False)
+        if blame.returncode != 0:
             continue
         times: dict[int, float | None] = {}
         texts: dict[int, str] = {}
         line_no, moment, committed = 0, 0.0, True
-        for row in run.stdout.split("\n"):
+        for row in blame.stdout.decode("utf-8", "replace").split("\n"):
             if row.startswith("\t"):
                 times[line_no], texts[line_no] = (moment if committed else None), row[1:]
             elif re.match(r"^[0-9a-f]{40} \d+ \d+", row):
