@@ -25,7 +25,7 @@ from exobrain.util.fileio import parse_json, read_text
 from exobrain.findings import ERROR, Finding, from_error
 from exobrain.model import (DECLARED_TIERS, EXTERNAL, GLOBAL, LIFECYCLES, TIERS, Identity,
                             Lifecycle, Tier)
-from exobrain.paths import packaged
+from exobrain.paths import packaged, shown
 
 REGISTRY_FILE = "skills.json"
 SCHEMA_FILE = "skills.schema.json"
@@ -84,13 +84,6 @@ class Entry:
 
 def registry_path(root: Path, scope: str) -> Path:
     return (root if scope == GLOBAL else root / scope) / REGISTRY_FILE
-
-
-def relative(root: Path, path: Path) -> str:
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def entry_problem(raw: Any) -> str | None:
@@ -213,7 +206,7 @@ def load_registry(root: Path, scope: str) -> Registry:
     """Load a scope's skills.json (a missing file is an empty registry)."""
     path = registry_path(root, scope)
     registry = Registry(scope, path)
-    rel = relative(root, path)
+    rel = shown(path, root)
     try:
         registry.text = read_text(path)
     except InputFileError as exc:
@@ -227,7 +220,7 @@ def load_registry(root: Path, scope: str) -> Registry:
 def registry_from_text(root: Path, scope: str, text: str) -> Registry:
     """A registry as it would load if its skills.json held ``text`` (previews of an edit)."""
     path = registry_path(root, scope)
-    return _parse_into(Registry(scope, path, text=text), relative(root, path))
+    return _parse_into(Registry(scope, path, text=text), shown(path, root))
 
 
 def _parse_into(registry: Registry, rel: str) -> Registry:
@@ -339,7 +332,7 @@ def schema_findings(root: Path, registry: Registry,
         validator = _validator(text)
     except (ValueError, Exception) as exc:  # a broken schema file is itself bad input
         raise InputFileError(f"{schema_path}: not a usable JSON Schema ({exc})") from exc
-    rel = relative(root, registry.path)
+    rel = shown(registry.path, root)
     seen: set[tuple[int | None, str]] = set()
     found: list[Finding] = []
     for error in sorted(validator.iter_errors(registry.data), key=lambda e: list(map(str, e.path))):

@@ -24,12 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from exobrain.paths import shown
 from exobrain.errors import InputFileError, OperationFailed, UsageError
 from exobrain.util.fileio import atomic_write_text, dump_json, parse_json, read_text
 from exobrain.findings import Finding
 from exobrain.util.locking import DEFAULT_TIMEOUT, exclusive
 from exobrain.util.jsonstyle import locate_array, render_like, splice_array
-from exobrain.registry import (SCHEMA_FILE, Registry, entry_problem, registry_path, relative,
+from exobrain.registry import (SCHEMA_FILE, Registry, entry_problem, registry_path,
                        schema_findings)
 
 #: The order keys take in an entry we write: identity first, then tier, then the rest.
@@ -151,7 +152,7 @@ class RegistryEdit:
 
     @property
     def rel(self) -> str:
-        return relative(self.root, self.path)
+        return shown(self.path, self.root)
 
     @property
     def changed(self) -> bool:
@@ -218,7 +219,7 @@ def registry_problems(root: Path, scope: str, data: Any, text: str, *,
     """
     path = registry_path(root, scope)
     registry = Registry(scope, path, data=data, text=text)
-    rel = relative(root, path)
+    rel = shown(path, root)
     skills = data.get("skills") if isinstance(data, dict) else None
     if not isinstance(skills, list):
         return [Finding("error", "registry-schema", rel, 'expected an object with a "skills" list',
@@ -256,7 +257,7 @@ def edit_registry(root: Path, scope: str, *, create: bool = True,
     writes nothing. With ``dry_run`` nothing is locked or written; ``text`` shows the result.
     """
     path = registry_path(root, scope)
-    rel = relative(root, path)
+    rel = shown(path, root)
     with nullcontext() if dry_run else exclusive(path, timeout):
         original = _read_existing(path)
         if original is None and not create:

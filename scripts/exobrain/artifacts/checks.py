@@ -22,11 +22,12 @@ from exobrain.agents import AGENTS
 from exobrain.model import Identity
 from exobrain.util.graphs import find_cycles
 from exobrain.catalog import skill_dir
+from exobrain.paths import shown
 from exobrain.errors import ExobrainError
 from exobrain.findings import ERROR, INFO, Finding, from_error
 from exobrain.artifacts.lockfile import drift, lock_path, read_lock, version_problem
 from exobrain.refs import parse_ref
-from exobrain.registry import EXTERNAL, Entry, Registry, relative
+from exobrain.registry import EXTERNAL, Entry, Registry
 from exobrain.resolve import Resolved
 from exobrain.skillmd import SKILL_FILE, SkillDoc, as_list, links_of
 
@@ -49,7 +50,7 @@ def artifact_findings(root: Path, registries: list[Registry],
         by_name[entry.name].add(entry.identity)
     graph: dict[Identity, list[Identity]] = defaultdict(list)
     for (home, name), doc in sorted(docs.items()):
-        rel = relative(root, skill_dir(root, home, name) / SKILL_FILE)
+        rel = shown(skill_dir(root, home, name) / SKILL_FILE, root)
         found.extend(_reference_findings(rel, doc, by_name, graph, Identity(home, name)))
         native = [k for k in NATIVE_FIELDS if k in doc.meta]
         if native:
@@ -59,7 +60,7 @@ def artifact_findings(root: Path, registries: list[Registry],
     found.extend(_lock_findings(root, registries, docs))
     for cycle in find_cycles(graph):
         path = " → ".join(f"{n[1]}@{n[0]}" for n in cycle + cycle[:1])
-        first = relative(root, skill_dir(root, cycle[0][0], cycle[0][1]) / SKILL_FILE)
+        first = shown(skill_dir(root, cycle[0][0], cycle[0][1]) / SKILL_FILE, root)
         found.append(Finding(ERROR, "links_acyclic", first,
                              f"supersedes/derives_from links form a cycle: {path}; "
                              f"remove one of the links"))
@@ -119,8 +120,8 @@ def _link_name_collisions(root: Path, declarations: list[Entry]) -> list[Finding
             other = names.setdefault(link, entry)
             if other.identity != entry.identity and (link, entry.identity) not in reported:
                 reported.add((link, entry.identity))
-                rel = relative(root, (root if entry.scope == "global" else root / entry.scope)
-                               / "skills.json")
+                rel = shown((root if entry.scope == "global" else root / entry.scope)
+                               / "skills.json", root)
                 found.append(Finding(ERROR, "skill_name_unique", rel,
                                      f"link name {link!r} collides with {other.name!r} declared "
                                      f"in {other.scope} (agent {agent.name}); rename one",
@@ -135,7 +136,7 @@ def _lock_findings(root: Path, registries: list[Registry],
         path = lock_path(root, registry.scope)
         if not path.exists():
             continue
-        rel = relative(root, path)
+        rel = shown(path, root)
         try:
             lock = read_lock(root, registry.scope)
         except ExobrainError as exc:
@@ -151,5 +152,5 @@ def _lock_findings(root: Path, registries: list[Registry],
                                       drift(folder, locked))
             if problem:
                 found.append(Finding(ERROR, "version_bumped",
-                                     relative(root, folder / SKILL_FILE), problem))
+                                     shown(folder / SKILL_FILE, root), problem))
     return found

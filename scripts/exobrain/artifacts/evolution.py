@@ -17,13 +17,14 @@ from exobrain.util.graphs import find_cycles
 from exobrain.catalog import skill_dir
 from exobrain.util.dirhash import SKIPPED_DIRS, is_skipped_file
 from exobrain.util.staging import staged_folder
+from exobrain.paths import shown
 from exobrain.errors import UsageError
 from exobrain.util.fileio import atomic_write_text, read_text
 from exobrain.model import transition_problem
 from exobrain.artifacts.lockfile import empty_lock, check_lock_data, lock_entry, lock_path
 from exobrain.refs import canonical, parse_ref
 from exobrain.workspace import find_declaration
-from exobrain.registry import Entry, relative
+from exobrain.registry import Entry
 from exobrain.registry_edit import (edit_registry, ordered_entry, update_json_file, with_key,
                             without_key)
 from exobrain.scopes import check_scope_path, scope_at
@@ -90,7 +91,7 @@ def supersede(ws: Workspace, new_ref: str, old_ref: str, *, dry_run: bool = Fals
                          hint=f"exobrain show {target} lists what it supersedes")
     if not dry_run:
         atomic_write_text(path, add_link(text, "supersedes", target))
-    return Outcome(f"{canonical(new)} now supersedes {target}", [relative(ws.root, path)])
+    return Outcome(f"{canonical(new)} now supersedes {target}", [shown(path, ws.root)])
 
 
 def fork(ws: Workspace, text_ref: str, into: str, *, name: str | None = None,
@@ -104,7 +105,7 @@ def fork(ws: Workspace, text_ref: str, into: str, *, name: str | None = None,
     source_dir = skill_dir(ws.root, original.scope, original.name)
     target_dir = skill_dir(ws.root, scope, new_name)
     if target_dir.exists():
-        raise UsageError(f"{relative(ws.root, target_dir)} already exists",
+        raise UsageError(f"{shown(target_dir, ws.root)} already exists",
                          hint="choose another name with --name")
     who = owner or ws.connection.person or (sorted(ws.my_ids)[0] if ws.my_ids else None)
     if who is None:
@@ -120,7 +121,7 @@ def fork(ws: Workspace, text_ref: str, into: str, *, name: str | None = None,
     links["derives_from"] = [{"ref": canonical(original), "version": origin_lock["version"],
                               "hash": origin_lock["hash"]}]
     meta["links"] = links
-    files = [relative(ws.root, target_dir / SKILL_FILE), relative(ws.root, ws.root / scope)]
+    files = [shown(target_dir / SKILL_FILE, ws.root), shown(ws.root / scope, ws.root)]
     if dry_run:
         return Outcome(f"would fork {canonical(original)} into skill:{new_name}@{scope}", files)
     try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from exobrain.paths import shown
 from exobrain.errors import InputFileError, UsageError
 from exobrain.registry import EXTERNAL, Entry, Registry, registry_from_text
 from exobrain.registry_edit import DEFAULT_TIMEOUT, edit_registry, with_key, without_key
@@ -140,7 +141,7 @@ def find_declaration(ws: Workspace, name: str, origin: str, owner: str | None) -
     in_tree = [e for e in matches if e.source is None]
     if in_tree:
         return in_tree[-1]
-    rel = _rel(ws, registry)
+    rel = shown(registry.path, ws.root)
     if matches:
         raise UsageError(f"{name} in {rel} is an external skill",
                          hint=f"use --from external --owner {matches[-1].owner}")
@@ -149,10 +150,6 @@ def find_declaration(ws: Workspace, name: str, origin: str, owner: str | None) -
                              hint=f"repair {rel} (skills-validate shows why)")
     raise UsageError(f"no skill {name!r} is declared in {rel}",
                      hint="skills-status --all lists every declared skill and its home scope")
-
-
-def _rel(ws: Workspace, registry: Registry) -> str:
-    return registry.path.relative_to(ws.root).as_posix()
 
 
 def _identity(entry: Entry) -> Identity:

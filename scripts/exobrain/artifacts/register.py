@@ -20,12 +20,11 @@ from exobrain.errors import InputFileError, UsageError
 from exobrain.util.fileio import atomic_write_text, read_text
 from exobrain.artifacts.lockfile import (check_lock_data, drift, empty_lock, lock_entry, lock_path, read_lock,
                        version_problem)
-from exobrain.registry import relative
 from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
 from exobrain.scopes import GLOBAL, scope_at
 from exobrain.skillmd import SKILL_FILE, parse, quick_meta, set_scalar, spec_problems
 from exobrain.workspace import Workspace
-from exobrain.paths import packaged
+from exobrain.paths import packaged, shown
 
 FIRST_VERSION = "0.1.0"
 
@@ -93,7 +92,7 @@ def register(ws: Workspace, folder: Path, *, bump: str | None = None, tier: str 
     doc = parse(text, path)
     problems = [m for _, m in spec_problems(doc.meta, name)] + native_problems(doc.meta)
     if problems:
-        raise InputFileError(f"{relative(ws.root, path)}: " + "; ".join(problems),
+        raise InputFileError(f"{shown(path, ws.root)}: " + "; ".join(problems),
                              hint="fix the frontmatter, then register again")
     version = doc.meta.get("version")
     notes: list[str] = []
@@ -102,7 +101,7 @@ def register(ws: Workspace, folder: Path, *, bump: str | None = None, tier: str 
         version = FIRST_VERSION
         notes.append(f"no version yet: set {FIRST_VERSION}")
     elif not is_version(version):
-        raise InputFileError(f"{relative(ws.root, path)}: version {version!r} is not MAJOR.MINOR.PATCH")
+        raise InputFileError(f"{shown(path, ws.root)}: version {version!r} is not MAJOR.MINOR.PATCH")
     bumped_from = None
     if bump:
         bumped_from, version = version, bump_version(str(version), bump)
@@ -113,9 +112,9 @@ def register(ws: Workspace, folder: Path, *, bump: str | None = None, tier: str 
         if bump is None:
             problem = version_problem(str(version), locked, folder_drift)
             if problem:
-                raise UsageError(f"{relative(ws.root, path)}: {problem}")
+                raise UsageError(f"{shown(path, ws.root)}: {problem}")
         elif not newer(str(version), locked["version"]):
-            raise UsageError(f"{relative(ws.root, path)}: bumped version {version} is not newer "
+            raise UsageError(f"{shown(path, ws.root)}: bumped version {version} is not newer "
                              f"than the locked {locked['version']}")
     declared = _declare(ws, scope, name, tier, owner, dry_run)
     if not dry_run and text != read_text(path):

@@ -9,11 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from exobrain.catalog import skill_dir
+from exobrain.paths import shown
 from exobrain.errors import ExobrainError
 from exobrain.util.fileio import read_text
 from exobrain.refs import SkillRef, canonical, entry_home, parse_ref
 from exobrain.workspace import find_declaration
-from exobrain.registry import EXTERNAL, Entry, relative
+from exobrain.registry import EXTERNAL, Entry
 from exobrain.skillmd import SKILL_FILE, links_of, parse, read_skill
 from exobrain.workspace import Workspace
 
@@ -21,8 +22,8 @@ LINK_PREDICATES = ("uses_tool", "uses_skill", "derives_from", "documents_artifac
 
 
 def entry_json(entry: Entry, root) -> dict[str, Any]:
-    data = {"registry": relative(root, (root if entry.scope == "global" else root / entry.scope)
-                                 / "skills.json"), "index": entry.index, "tier": entry.tier}
+    data = {"registry": shown((root if entry.scope == "global" else root / entry.scope)
+                                 / "skills.json", root), "index": entry.index, "tier": entry.tier}
     for key, value in (("owner", entry.owner), ("from", entry.origin), ("force", entry.force),
                        ("agent", entry.agent), ("lifecycle", entry.lifecycle)):
         if value not in (None, False):
@@ -55,7 +56,7 @@ def describe_skill(ws: Workspace, text_ref: str) -> dict[str, Any]:
         facts["links"] = {}
     else:
         path = skill_dir(ws.root, declaration.scope, declaration.name) / SKILL_FILE
-        facts["path"] = relative(ws.root, path)
+        facts["path"] = shown(path, ws.root)
         meta = read_skill(path).meta
         facts["frontmatter"] = meta
         facts["version"] = meta.get("version")

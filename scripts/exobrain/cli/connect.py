@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from exobrain.paths import shown
 from exobrain.cli.edge import command_edge, emit_json, json_option, report_findings, repo_option
 
 SYMBOLS = {"keep": "✓", "create": "+", "replace": "~", "remove": "-", "skip": "!"}
@@ -91,7 +92,7 @@ def main(agent: str, relink: bool, dry_run: bool, user: bool, person: str | None
         _render(report, quiet)
         if usage:
             mark = "+ usage hook  " if usage["changed"] else "✓ usage hook  "
-            click.echo(f"{mark}{_shown(Path(usage['settings']), report.root)}")
+            click.echo(f"{mark}{shown(Path(usage['settings']), report.root)}")
     report_findings(report.findings)
     sys.exit(report.exit_code)
 
@@ -123,13 +124,6 @@ def _terminal_wizard(ws):
                   login=getpass.getuser(), hostname=short_hostname())
 
 
-def _shown(path: Path, root: Path) -> str:
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return str(path)
-
-
 def _line(action, root: Path) -> str:
     symbol = click.style(SYMBOLS[action.op], fg=COLOURS[action.op], bold=True)
     verb = VERBS[action.kind][action.op]
@@ -138,7 +132,7 @@ def _line(action, root: Path) -> str:
         if action.op in ("create", "replace") or (action.op == "keep" and action.target):
             subject += f" → {action.target}"
     else:
-        subject = _shown(action.path, root)
+        subject = shown(action.path, root)
     reason = f" ({action.reason})" if action.reason and action.op != "skip" else ""
     if action.op == "skip":
         reason = f": {action.reason}"
@@ -154,7 +148,7 @@ def _render(report, quiet: bool) -> None:
     who = ", ".join(report.connected_scopes) or "guest: global only"
     if report.person:
         who += f" (as {report.person})"
-    click.echo(f"{report.agent} [{report.level}] ← {who} → {_shown(report.skills_dir, root)}")
+    click.echo(f"{report.agent} [{report.level}] ← {who} → {shown(report.skills_dir, root)}")
     for note in report.notes:
         click.echo(f"  note: {note}")
     for event in report.external.events if report.external is not None else []:
@@ -166,7 +160,7 @@ def _render(report, quiet: bool) -> None:
             continue
         click.echo(_line(action, root))
     for hook in report.hooks_planned if report.dry_run else []:
-        click.echo(f"  would run {_shown(hook.path, root)}")
+        click.echo(f"  would run {shown(hook.path, root)}")
     for result in report.hooks_run:
         _render_hook(result, root)
     for warning in report.warnings:
@@ -177,7 +171,7 @@ def _render(report, quiet: bool) -> None:
 
 
 def _render_hook(result, root: Path) -> None:
-    path = _shown(result.hook.path, root)
+    path = shown(result.hook.path, root)
     if result.ok:
         click.echo(f"{click.style('✓', fg='green', bold=True)} ran           {path} "
                    f"({result.seconds:.1f}s)")
@@ -213,7 +207,7 @@ def _as_json(report) -> dict:
                        "person": report.person, "chain": report.chain},
         "plan": [a.as_json() for a in report.actions],
         "external": report.external.as_json() if report.external is not None else None,
-        "scope_hooks": ([{"path": _shown(h.path, root), "scope": h.scope}
+        "scope_hooks": ([{"path": shown(h.path, root), "scope": h.scope}
                          for h in report.hooks_planned] if report.dry_run else
                         [r.as_json(root) for r in report.hooks_run]),
         "result": {"applied": not report.dry_run and not report.never_connected,

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from exobrain.util.dirhash import INSTALL_RECORD
+from exobrain.paths import shown
 from exobrain.errors import InputFileError, OperationFailed
 from exobrain.util.fileio import atomic_write_text, read_text
 from exobrain.connect.indexes import BlockError, is_generated, splice_block
@@ -115,7 +116,7 @@ def plan_links(skills_dir: Path, wanted: dict[str, Path], root: Path, *,
             targets[name] = str(folder)
         else:
             actions.append(Action("link", SKIP, skills_dir / name, name, problem=True,
-                                  reason=f"skill folder {_shown(folder, root)} is missing"))
+                                  reason=f"skill folder {shown(folder, root)} is missing"))
     for name, entry in present.items():
         path = skills_dir / name
         if not entry.is_symlink():
@@ -152,13 +153,6 @@ def _real_reason(entry: os.DirEntry) -> str:
 def _link_text(target: str, real_dir: str, relative: bool) -> str:
     """Relative inside the repository (it survives moving the clone), absolute outside."""
     return os.path.relpath(target, real_dir) if relative else target
-
-
-def _shown(path: Path, root: Path) -> str:
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def _read_existing(path: Path) -> str | None:

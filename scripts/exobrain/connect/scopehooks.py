@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from exobrain.paths import shown
 from exobrain.scopes import GLOBAL, Scope
 
 HOOK_NAME = "connect-agent"
@@ -44,16 +45,9 @@ class HookResult:
         return self.exit_code == 0
 
     def as_json(self, root: Path) -> dict:
-        return {"scope": self.hook.scope, "path": _rel(self.hook.path, root),
+        return {"scope": self.hook.scope, "path": shown(self.hook.path, root),
                 "exit_code": self.exit_code, "timed_out": self.timed_out,
                 "seconds": round(self.seconds, 3), "output": self.output, "error": self.error}
-
-
-def _rel(path: Path, root: Path) -> str:
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def find_hooks(root: Path, chain: list[Scope], agent: str) -> list[ScopeHook]:
@@ -75,7 +69,7 @@ def run_hook(hook: ScopeHook, root: Path, agent: str, target: Path,
     """Run one hook; never raises for what the hook does."""
     if not hook.executable:
         return HookResult(hook, None, False, 0.0, "",
-                          error=f"not executable (chmod +x {_rel(hook.path, root)})")
+                          error=f"not executable (chmod +x {shown(hook.path, root)})")
     import tempfile  # only when a hook runs
 
     argv = [str(hook.path), agent, str(target), str(hook.path.parent.parent)]

@@ -16,6 +16,7 @@ from pathlib import Path
 from exobrain.connect import indexes, linker
 from exobrain.agents import CONTEXT_CLAUDE, CONTEXT_CODEX, CONTEXT_OPENCLAW, Agent, optional_dir
 from exobrain.catalog import description_of, skill_dir
+from exobrain.paths import link_text
 from exobrain.errors import InputFileError
 from exobrain.util.fileio import read_text
 from exobrain.resolve import Resolved
@@ -34,10 +35,6 @@ class Remarks:
     warnings: list[str]
 
 
-def _shown(path: Path, base: Path, inside: bool) -> str:
-    return os.path.relpath(path, base) if inside else str(path)
-
-
 def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
@@ -52,16 +49,16 @@ def index_rows(ws: Workspace, rows: list[Resolved], optional: list[Resolved], co
     for row in optional:
         path = skill_dir(root, row.home, row.name) / SKILL_FILE
         if not path.is_file():
-            remarks.problems.append(f"{row.link_name}: optional skill has no {_shown(path, root, True)}"
+            remarks.problems.append(f"{row.link_name}: optional skill has no {link_text(path, root, True)}"
                                    "; not listed")
             continue
-        result.append(indexes.index_row(row.name, _shown(path, root, inside),
+        result.append(indexes.index_row(row.name, link_text(path, root, inside),
                                         description_of(root, row.home, row.name)))
     for row in rows:  # external optional skills the fetcher installed beside the skills folder
         if row.is_external and row.tier == "optional":
             path = optional_dir(skills_dir) / row.link_name / SKILL_FILE
             if path.is_file():
-                result.append(indexes.index_row(row.name, _shown(path, root, inside),
+                result.append(indexes.index_row(row.name, link_text(path, root, inside),
                                                 _description(path)))
     return result
 
@@ -95,8 +92,8 @@ def scope_docs(ws: Workspace, context: Path, *, sidecars: bool,
                 remarks.warnings.append(f"{exc.message}; left out of the context")
                 continue
         docs.append(indexes.ScopeDoc(
-            scope.path, _shown(folder / SCOPE_FLAG, context, inside),
-            _shown(sidecar, context, inside) if sidecars and sidecar.is_file() else None, text))
+            scope.path, link_text(folder / SCOPE_FLAG, context, inside),
+            link_text(sidecar, context, inside) if sidecars and sidecar.is_file() else None, text))
     return docs
 
 

@@ -24,7 +24,8 @@ from exobrain.util.staging import clean_leftovers, discard_folder, staged_folder
 from exobrain.errors import ExobrainError, InputFileError, OperationFailed, UsageError
 from exobrain.fetch.remote import Source, SourceRefused, check_source
 from exobrain.fetch.report import FetchReport, SkillEvent, short
-from exobrain.registry import Entry, relative
+from exobrain.paths import shown
+from exobrain.registry import Entry
 from exobrain.resolve import Resolved
 from exobrain.scopes import CONNECTION_FILE, Connection
 from exobrain.workspace import Workspace
@@ -187,7 +188,7 @@ class _Run:
     def _where(self, decl: Entry) -> str:
         registry = self.ws.registry(decl.scope)
         line = registry.line_of(decl.index)
-        return f"{relative(self.ws.root, registry.path)}{f':{line}' if line else ''} {decl.label()}"
+        return f"{shown(registry.path, self.ws.root)}{f':{line}' if line else ''} {decl.label()}"
 
     def place(self, path: Path) -> str:
         for base, prefix in ((self.ws.root, ""), (Path.home(), "~/")):

@@ -12,10 +12,11 @@ from pathlib import Path
 
 from exobrain.catalog import skill_dir
 from exobrain.gate.crons import crons_findings
+from exobrain.paths import shown
 from exobrain.errors import InputFileError
 from exobrain.model import Identity
 from exobrain.findings import ERROR, INFO, Finding, from_error
-from exobrain.registry import (EXTERNAL, Entry, Registry, relative, schema_findings,
+from exobrain.registry import (EXTERNAL, Entry, Registry, schema_findings,
                        schema_is_packaged)
 from exobrain.scopes import SEED
 from exobrain.artifacts.checks import artifact_findings
@@ -50,7 +51,7 @@ def _declarations(registries: list[Registry]) -> set[Identity]:
 
 
 def _declaration_findings(root: Path, registry: Registry) -> list[Finding]:
-    rel = relative(root, registry.path)
+    rel = shown(registry.path, root)
     found: list[Finding] = []
     seen: dict[Identity, Entry] = {}
     for entry in registry.entries:
@@ -65,7 +66,7 @@ def _declaration_findings(root: Path, registry: Registry) -> list[Finding]:
         seen[entry.identity] = entry
         if entry.source is None and not (skill_dir(root, entry.scope, entry.name)
                                          / SKILL_FILE).is_file():
-            missing = relative(root, skill_dir(root, entry.scope, entry.name) / SKILL_FILE)
+            missing = shown(skill_dir(root, entry.scope, entry.name) / SKILL_FILE, root)
             found.append(Finding(ERROR, "missing-skill", rel,
                                  f"declared, but {missing} does not exist; create the skill "
                                  f"or remove the declaration", entry=entry.label(),
@@ -75,7 +76,7 @@ def _declaration_findings(root: Path, registry: Registry) -> list[Finding]:
 
 def _override_findings(root: Path, registry: Registry,
                        declarations: set[Identity]) -> list[Finding]:
-    rel = relative(root, registry.path)
+    rel = shown(registry.path, root)
     found = []
     for entry in registry.entries:
         if entry.is_override and entry.identity not in declarations:
@@ -104,14 +105,14 @@ def _folder_findings(ws: Workspace, declarations: set[Identity],
         except (FileNotFoundError, NotADirectoryError):
             continue
         except OSError as exc:
-            found.append(Finding(ERROR, "scope-unreadable", relative(ws.root, folder),
+            found.append(Finding(ERROR, "scope-unreadable", shown(folder, ws.root),
                                  f"cannot read folder ({exc.strerror or exc})", bad_input=True))
             continue
         for item in entries:
             if item.name.startswith(".") or not item.is_dir():
                 continue
             skill_file = Path(item.path) / SKILL_FILE
-            rel = relative(ws.root, skill_file)
+            rel = shown(skill_file, ws.root)
             if not skill_file.is_file():
                 continue
             if Identity(scope.path, item.name) not in declarations:

@@ -19,12 +19,12 @@ from pathlib import Path, PurePosixPath
 from exobrain.util.versions import is_version
 from exobrain.catalog import skill_dir
 from exobrain.util.staging import staged_folder
+from exobrain.paths import shown
 from exobrain.errors import UsageError
 from exobrain.util.fileio import default_dir_mode
 from exobrain.util.git import Repository
 from exobrain.instance.harvest import InstanceReport, harvest
 from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_entry, lock_path
-from exobrain.registry import relative
 from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
 from exobrain.gate.review import PERSONAL_TYPES, is_proof_file, skill_folder
 from exobrain.scopes import check_scope_path, scope_at
@@ -79,7 +79,7 @@ def pick(ws: Workspace, sources: list[str], name: str, into: str, *,
     report, folder = matches[0]
     target = skill_dir(ws.root, scope, name)
     if target.exists() or target.is_symlink():
-        raise UsageError(f"{relative(ws.root, target)} already exists in the seed")
+        raise UsageError(f"{shown(target, ws.root)} already exists in the seed")
     origin_scope = folder.rsplit("/skills/", 1)[0] if "/skills/" in folder else "global"
     declared = report.snap.declarations.get((origin_scope, name), {}) if report.snap else {}
     who = owner or declared.get("owner") or ws.connection.person

@@ -24,6 +24,7 @@ from typing import Any
 from exobrain.catalog import skill_dir
 from exobrain.util.dirhash import hash_digests
 from exobrain.util.staging import staged_folder
+from exobrain.paths import shown
 from exobrain.errors import ExobrainError, UsageError
 from exobrain.util.fileio import read_text
 from exobrain.interop.formats import detect, importer
@@ -32,7 +33,6 @@ from exobrain.interop.formats.fields import SLUG, dump, read_lenient, translate
 from exobrain.util.versions import normalise as normalise_version
 from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_path
 from exobrain.artifacts.promote import target_scope
-from exobrain.registry import relative
 from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
 from exobrain.skillmd import SKILL_FILE
 from exobrain.interop.inputs import Opened, classify, is_shorthand, open_source
@@ -169,7 +169,7 @@ def _check_targets(ws: Workspace, scope: str, plans: list[Plan]) -> None:
         if item.name in seen:
             item.problem = f"another skill of this source is also named {item.name!r}"
         elif target.exists() or target.is_symlink():
-            item.problem = (f"{relative(ws.root, target)} already exists; re-import it with "
+            item.problem = (f"{shown(target, ws.root)} already exists; re-import it with "
                             f"exobrain import --update {item.name}, or choose --name NEW")
         elif item.name in declared:
             item.problem = (f"{item.name!r} is already declared in {scope}'s skills.json; "
@@ -265,7 +265,7 @@ def _apply(ws: Workspace, scope: str, who: str, tier: str | None, plans: list[Pl
             for plan in plans:
                 item, target = plan.item, skill_dir(ws.root, scope, plan.item.name)
                 if edit.find(name=item.name, **{"from": None}) or target.exists():
-                    item.problem = f"{relative(ws.root, target)} appeared meanwhile; not imported"
+                    item.problem = f"{shown(target, ws.root)} appeared meanwhile; not imported"
                     continue
                 try:
                     upstream, local = install(plan.found.folder, target, plan.text)

@@ -21,6 +21,7 @@ from exobrain.util.versions import bump, newer
 from exobrain.catalog import skill_dir
 from exobrain.util.dirhash import file_digests, hash_digests
 from exobrain.util.staging import staged_folder
+from exobrain.paths import shown
 from exobrain.errors import ExobrainError, OperationFailed, UsageError
 from exobrain.interop.formats import importer_for_source_format
 from exobrain.interop.formats.bundle import FoundSkill, discover
@@ -31,7 +32,6 @@ from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_path, 
 from exobrain.artifacts.promote import real_scope
 from exobrain.refs import SkillRef, canonical, parse_ref
 from exobrain.workspace import find_declaration
-from exobrain.registry import relative
 from exobrain.registry_edit import update_json_file
 from exobrain.skillmd import SKILL_FILE
 from exobrain.interop.inputs import Opened, open_source
@@ -73,7 +73,7 @@ def update_skill(ws: Workspace, text: str, *, into: str | None = None,
     record = locked.get("upstream") if locked else None
     if not isinstance(record, dict) or not {"kind", "url", "path", "hash"} <= set(record):
         raise UsageError(f"{canonical(entry)} was not imported (its lock entry in "
-                         f"{relative(ws.root, lock_path(ws.root, scope))} has no upstream record)",
+                         f"{shown(lock_path(ws.root, scope), ws.root)} has no upstream record)",
                          hint="import a skill with exobrain import SOURCE first")
     adapter = importer_for_source_format(str(record.get("format", "agentskills")))
     local_dir = skill_dir(ws.root, scope, name)
@@ -93,7 +93,7 @@ def update_skill(ws: Workspace, text: str, *, into: str | None = None,
                 f"overwrite the local edits",
                 hint=f"keep your edits as a fork: exobrain fork {canonical(entry)} --into "
                      f"{scope} --name {name}-local; then restore the imported copy (git "
-                     f"checkout -- {relative(ws.root, local_dir)}) and run exobrain import "
+                     f"checkout -- {shown(local_dir, ws.root)}) and run exobrain import "
                      f"--update {name} again")
         try:
             reading = read_skill_text(found)

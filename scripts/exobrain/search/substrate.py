@@ -17,10 +17,10 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from exobrain.search.corpus import TYPES, Artifact, View
+from exobrain.paths import shown
 from exobrain.errors import ExobrainError, UsageError
 from exobrain.util.jsonlogic import evaluate, sort_rows, truthy
 from exobrain.refs import parse_ref
-from exobrain.registry import relative
 from exobrain.search.engine import Searcher
 from exobrain.search.docs import read_doc
 from exobrain.skillmd import links_of
@@ -59,7 +59,7 @@ class Substrate:
              quality: float | None) -> dict[str, Any]:
         return {"ref": a.ref, "type": a.type, "name": a.name, "home": a.home, "owner": a.owner,
                 "lifecycle": a.lifecycle, "tier": a.tier,
-                "path": relative(self.ws.root, a.path) if a.path else None,
+                "path": shown(a.path, self.ws.root) if a.path else None,
                 "version": meta.get("version"), "hash": digest,
                 "quality": None if quality is None else round(quality, 6),
                 "description": description, "content": meta}

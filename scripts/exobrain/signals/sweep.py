@@ -18,6 +18,8 @@ lifecycle table (:mod:`exobrain.lifecycle`: active → deprecated) and the regis
 
 from __future__ import annotations
 
+from exobrain.paths import shown
+
 import re
 import subprocess
 from dataclasses import dataclass
@@ -25,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.signals.quality import DAY, Decay, Weights, quality
-from exobrain.registry import Entry, Registry, relative
+from exobrain.registry import Entry, Registry
 from exobrain.util.git import Git
 from exobrain.signals.aggregate import Aggregate, Folder, aggregate, file_records
 from exobrain.signals.lines import Record, read_ledger_text
@@ -142,7 +144,7 @@ def declaration_times(root: Path, registries: list[Registry]) -> dict[tuple[str,
     """
     found: dict[tuple[str, int], float] = {}
     for registry in registries:
-        rel = relative(root, registry.path)
+        rel = shown(registry.path, root)
         blame = Git(timeout=None).run(["blame", "--line-porcelain", "--", rel], cwd=root,
                                       check=False)
         if blame.returncode != 0:
