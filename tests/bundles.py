@@ -77,38 +77,66 @@ def kdense_bundle(root: Path) -> Path:
     """A K-Dense-style bundle: a marketplace file listing skills under scientific-skills/, four
     good (some needing repairs) and four broken skills."""
     skills = {
-        "rdkit": {"SKILL.md": KDENSE_RDKIT, "references": {"api.md": "# API\n" * 50},
-                  "scripts": {"run.py": "print('rdkit')\n"},
-                  "__pycache__": {"run.cpython-311.pyc": b"\x00junk"}},
+        "rdkit": {
+            "SKILL.md": KDENSE_RDKIT,
+            "references": {"api.md": "# API\n" * 50},
+            "scripts": {"run.py": "print('rdkit')\n"},
+            "__pycache__": {"run.cpython-311.pyc": b"\x00junk"},
+        },
         "pubmed-database": {"SKILL.md": KDENSE_PUBMED, "assets": {"query.json": '{"q": 1}\n'}},
         "weird_folder": {"SKILL.md": KDENSE_WEIRD},
-        "long-desc": {"SKILL.md": f"---\nname: long-desc\ndescription: {LONG_DESCRIPTION}\n---\nLong.\n"},
-        "broken-yaml": {"SKILL.md": "---\nname: broken-yaml\ndescription: [unclosed\n  - x: y\n---\nB\n"},
+        "long-desc": {
+            "SKILL.md": f"---\nname: long-desc\ndescription: {LONG_DESCRIPTION}\n---\nLong.\n"
+        },
+        "broken-yaml": {
+            "SKILL.md": "---\nname: broken-yaml\ndescription: [unclosed\n  - x: y\n---\nB\n"
+        },
         "no-description": {"SKILL.md": "---\nname: no-description\n---\nNothing.\n"},
         "latin1": {"SKILL.md": "---\nname: latin1\ndescription: caf\xe9\n---\n".encode("latin-1")},
-        "escaping-link": {"SKILL.md": "---\nname: escaping-link\ndescription: Has a bad link.\n---\nx\n"},
+        "escaping-link": {
+            "SKILL.md": "---\nname: escaping-link\ndescription: Has a bad link.\n---\nx\n"
+        },
     }
     build_tree(root, {"scientific-skills": skills})
     os.chmod(root / "scientific-skills/rdkit/scripts/run.py", 0o755)
     os.symlink("../../../../etc/passwd", root / "scientific-skills/escaping-link/passwd")
     listed = [f"./scientific-skills/{name}" for name in sorted(skills)]
-    build_tree(root, {".claude-plugin/marketplace.json": {
-        "name": "claude-scientific-skills", "owner": {"name": "K-Dense"},
-        "plugins": [{"name": "scientific-skills", "source": "./", "strict": False,
-                     "keywords": ["science"], "version": "2.0.0", "skills": listed}]}})
+    build_tree(
+        root,
+        {
+            ".claude-plugin/marketplace.json": {
+                "name": "claude-scientific-skills",
+                "owner": {"name": "K-Dense"},
+                "plugins": [
+                    {
+                        "name": "scientific-skills",
+                        "source": "./",
+                        "strict": False,
+                        "keywords": ["science"],
+                        "version": "2.0.0",
+                        "skills": listed,
+                    }
+                ],
+            }
+        },
+    )
     return root
 
 
 def claude_skill(root: Path) -> Path:
     """A Claude Code skill folder with its extra fields."""
-    return build_tree(root / "review", {"SKILL.md": CLAUDE_REVIEW,
-                                        "checklist.md": "- tests\n- docs\n"})
+    return build_tree(
+        root / "review", {"SKILL.md": CLAUDE_REVIEW, "checklist.md": "- tests\n- docs\n"}
+    )
 
 
 def target_repo(tmp_path: Path, **connection) -> Path:
     """An exobrain with a person scope people/al (connected) and a group scope groups/lab."""
-    return exobrain(tmp_path / "exo", scopes=["people/al", "groups/lab"],
-                    connection={"connected_scopes": ["people/al"], "person": "al", **connection})
+    return exobrain(
+        tmp_path / "exo",
+        scopes=["people/al", "groups/lab"],
+        connection={"connected_scopes": ["people/al"], "person": "al", **connection},
+    )
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:

@@ -22,13 +22,16 @@ def isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     gitconfig = home / ".gitconfig"
-    gitconfig.write_text("[user]\n\tname = Test\n\temail = test@example.com\n"
-                         "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
-                         + NO_NETWORK)
+    gitconfig.write_text(
+        "[user]\n\tname = Test\n\temail = test@example.com\n"
+        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n" + NO_NETWORK
+    )
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for name, value in (("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z"),
-                        ("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")):
+    for name, value in (
+        ("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z"),
+        ("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z"),
+    ):
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
     monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))

@@ -38,8 +38,9 @@ def skill_md(name: str, description: str = "", body: str = "Instructions.\n", **
 
 def git(cwd: Path, *args: str) -> str:
     """Run git in ``cwd`` and return its stdout (raises on failure)."""
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout
 
 
 def init_repo(path: Path, commit: bool = True) -> Path:
@@ -51,9 +52,14 @@ def init_repo(path: Path, commit: bool = True) -> Path:
     return path
 
 
-def exobrain(root: Path, registries: dict[str, list[dict]] | None = None,
-             scopes: list[str] = (), skills: dict[str, str] | None = None,
-             connection: dict | None = None, commit: bool = True) -> Path:
+def exobrain(
+    root: Path,
+    registries: dict[str, list[dict]] | None = None,
+    scopes: list[str] = (),
+    skills: dict[str, str] | None = None,
+    connection: dict | None = None,
+    commit: bool = True,
+) -> Path:
     """A real exobrain: ``registries`` maps scope path ("global" for the root) to entries,
     ``scopes`` lists scope folders to flag with AGENTS.md, ``skills`` maps
     "<home>/<name>" (home "global" for the root) to SKILL.md text (None for a default one)."""

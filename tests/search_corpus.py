@@ -16,8 +16,9 @@ def load_fixture() -> dict:
 
 
 def skill_text(skill: dict) -> str:
-    meta = {k: skill[k] for k in ("name", "description", "triggers", "tags", "personas")
-            if k in skill}
+    meta = {
+        k: skill[k] for k in ("name", "description", "triggers", "tags", "personas") if k in skill
+    }
     front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=1000)
     return f"---\n{front}---\n# {skill['name']}\n\n{skill['body']}\n"
 
@@ -25,8 +26,10 @@ def skill_text(skill: dict) -> str:
 def build_corpus(root: Path) -> Path:
     """Every fixture skill declared (forced, optional) in the global scope of a new exobrain."""
     data = load_fixture()
-    entries = [{"name": s["name"], "owner": "fixture", "tier": "optional", "force": True}
-               for s in data["skills"]]
+    entries = [
+        {"name": s["name"], "owner": "fixture", "tier": "optional", "force": True}
+        for s in data["skills"]
+    ]
     skills = {f"global/{s['name']}": skill_text(s) for s in data["skills"]}
     return exobrain(root, {"global": entries}, skills=skills)
 
@@ -44,5 +47,12 @@ def evaluate(run, queries: list[dict]) -> dict:
             t["rr"] += 1.0 / rank if rank else 0.0
             if rank != 1 and kind != "all":
                 t["misses"].append((item["q"], item["expect"], names[:3]))
-    return {kind: {"precision_at_1": t["p1"] / t["n"], "mrr": t["rr"] / t["n"], "n": t["n"],
-                   "misses": t["misses"]} for kind, t in totals.items()}
+    return {
+        kind: {
+            "precision_at_1": t["p1"] / t["n"],
+            "mrr": t["rr"] / t["n"],
+            "n": t["n"],
+            "misses": t["misses"],
+        }
+        for kind, t in totals.items()
+    }

@@ -21,8 +21,10 @@ def test_folders_honour_agent_variables(tmp_path, monkeypatch, isolated_home):
     assert get_agent("openclaw").skills_dir(repo) == tmp_path / "ow/skills"
     monkeypatch.delenv("CLAUDE_CONFIG_DIR")
     assert get_agent("claude").skills_dir(repo, user=True) == isolated_home / ".claude/skills"
-    assert get_agent("opencode").skills_dir(repo, user=True) == \
-        isolated_home / ".config/opencode/skills"
+    assert (
+        get_agent("opencode").skills_dir(repo, user=True)
+        == isolated_home / ".config/opencode/skills"
+    )
     assert optional_dir(repo / ".claude/skills") == repo / ".claude/skills-optional"
 
 

@@ -16,10 +16,14 @@ pytest.importorskip("importlinter", reason="import-linter comes with the test ex
 def lint_imports(cwd: Path, package_parent: Path) -> subprocess.CompletedProcess:
     """Run the contracts of ``cwd/pyproject.toml`` over the package found in ``package_parent``."""
     script = Path(sys.executable).parent / "lint-imports"
-    return subprocess.run([str(script), "--config", str(cwd / "pyproject.toml"),
-                           "--no-cache"], cwd=cwd, capture_output=True, text=True,
-                          env={"PATH": str(script.parent), "PYTHONPATH": str(package_parent),
-                               "HOME": str(cwd)}, timeout=300)
+    return subprocess.run(
+        [str(script), "--config", str(cwd / "pyproject.toml"), "--no-cache"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={"PATH": str(script.parent), "PYTHONPATH": str(package_parent), "HOME": str(cwd)},
+        timeout=300,
+    )
 
 
 def test_the_contracts_hold():
@@ -28,14 +32,18 @@ def test_the_contracts_hold():
     assert "0 broken" in done.stdout
 
 
-@pytest.mark.parametrize("module, line, contract", [
-    ("connect/linker.py", "import exobrain.search.engine", "never reaches into search"),
-    ("util/fileio.py", "from exobrain import registry", "cli -> families"),
-    ("signals/ledger.py", "import exobrain.signals.quality", "no circles"),
-])
+@pytest.mark.parametrize(
+    "module, line, contract",
+    [
+        ("connect/linker.py", "import exobrain.search.engine", "never reaches into search"),
+        ("util/fileio.py", "from exobrain import registry", "cli -> families"),
+        ("signals/ledger.py", "import exobrain.signals.quality", "no circles"),
+    ],
+)
 def test_a_forbidden_import_in_a_copy_breaks_the_suite(tmp_path, module, line, contract):
-    shutil.copytree(PACKAGE, tmp_path / "pkg" / "exobrain",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        PACKAGE, tmp_path / "pkg" / "exobrain", ignore=shutil.ignore_patterns("__pycache__")
+    )
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     with open(tmp_path / "pkg" / "exobrain" / module, "a", encoding="utf-8") as handle:
         handle.write(f"\n{line}  # added by the test\n")

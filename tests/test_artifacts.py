@@ -9,7 +9,10 @@ from exobrain.cli.validate import main as validate
 from exobrain.util.dirhash import file_digests, hash_digests
 from helpers import build_tree, exobrain, git
 
-SKILL = "---\nname: tool\ndescription: Use tool for tooling.\n# a comment that must survive\nversion: 1.0.0\n---\nBody text.\n"
+SKILL = (
+    "---\nname: tool\ndescription: Use tool for tooling.\n# a comment that must survive\n"
+    "version: 1.0.0\n---\nBody text.\n"
+)
 
 
 def run(root, *args):
@@ -18,11 +21,13 @@ def run(root, *args):
 
 
 def repo(tmp_path, connection=None):
-    root = exobrain(tmp_path / "x", scopes=["people/al", "groups/g"],
-                    registries={"global": [{"name": "tool", "owner": "al", "tier": "always",
-                                            "force": True}]},
-                    skills={"global/tool": SKILL}, connection=connection or
-                    {"connected_scopes": ["people/al"]})
+    root = exobrain(
+        tmp_path / "x",
+        scopes=["people/al", "groups/g"],
+        registries={"global": [{"name": "tool", "owner": "al", "tier": "always", "force": True}]},
+        skills={"global/tool": SKILL},
+        connection=connection or {"connected_scopes": ["people/al"]},
+    )
     build_tree(root, {"skills/tool/helper.py": "print('hi')\n"})
     return root
 
@@ -81,8 +86,14 @@ def test_version_going_backwards_is_an_error(tmp_path):
 
 def test_register_declares_new_skill_for_the_connected_person(tmp_path):
     root = repo(tmp_path)
-    build_tree(root, {"people/al/skills/mine/SKILL.md":
-                      "---\nname: mine\ndescription: Use mine for mine.\n---\n"})
+    build_tree(
+        root,
+        {
+            "people/al/skills/mine/SKILL.md": (
+                "---\nname: mine\ndescription: Use mine for mine.\n---\n"
+            )
+        },
+    )
     code, out = run(root, "register", str(root / "people/al/skills/mine"), "--tier", "always")
     assert code == 0 and "0.1.0" in out
     registry = json.loads((root / "people/al/skills.json").read_text())
@@ -93,19 +104,35 @@ def test_register_declares_new_skill_for_the_connected_person(tmp_path):
 
 def test_register_refuses_invalid_skill_and_writes_nothing(tmp_path):
     root = repo(tmp_path)
-    build_tree(root, {"people/al/skills/bad/SKILL.md":
-                      "---\nname: bad\ndescription: Bad one.\nversion: one\ntriggers: 3\n---\n"})
+    build_tree(
+        root,
+        {
+            "people/al/skills/bad/SKILL.md": (
+                "---\nname: bad\ndescription: Bad one.\nversion: one\ntriggers: 3\n---\n"
+            )
+        },
+    )
     code, out = run(root, "register", str(root / "people/al/skills/bad"))
     assert code == 2 and "version" in out and "triggers" in out
     assert not (root / "people/al/skills.json").exists()
     assert not (root / "people/al/skills.lock.json").exists()
 
 
-@pytest.mark.parametrize("start,to,ok", [
-    ("draft", "active", True), ("active", "deprecated", True), ("deprecated", "archived", True),
-    ("draft", "archived", True), ("active", "archived", True),
-    ("draft", "deprecated", False), ("active", "draft", False), ("deprecated", "active", False),
-    ("archived", "active", False), ("archived", "deprecated", False)])
+@pytest.mark.parametrize(
+    "start,to,ok",
+    [
+        ("draft", "active", True),
+        ("active", "deprecated", True),
+        ("deprecated", "archived", True),
+        ("draft", "archived", True),
+        ("active", "archived", True),
+        ("draft", "deprecated", False),
+        ("active", "draft", False),
+        ("deprecated", "active", False),
+        ("archived", "active", False),
+        ("archived", "deprecated", False),
+    ],
+)
 def test_lifecycle_transitions(tmp_path, start, to, ok):
     root = repo(tmp_path)
     registry = root / "skills.json"
@@ -128,21 +155,26 @@ def test_lifecycle_transitions(tmp_path, start, to, ok):
 
 def test_supersede_writes_link_and_refuses_cycles(tmp_path):
     root = repo(tmp_path)
-    build_tree(root, {"skills/tool2/SKILL.md": "---\nname: tool2\ndescription: Better tool.\n---\nB\n"})
+    build_tree(
+        root, {"skills/tool2/SKILL.md": "---\nname: tool2\ndescription: Better tool.\n---\nB\n"}
+    )
     data = json.loads((root / "skills.json").read_text())
     data["skills"].append({"name": "tool2", "owner": "al", "tier": "optional"})
     (root / "skills.json").write_text(json.dumps(data))
     code, out = run(root, "supersede", "tool2", "tool")
     assert code == 0 and "now supersedes skill:tool@global" in out
     text = (root / "skills/tool2/SKILL.md").read_text()
-    assert text == ("---\nname: tool2\ndescription: Better tool.\nlinks:\n  supersedes:\n"
-                    "  - skill:tool@global\n---\nB\n")
+    assert text == (
+        "---\nname: tool2\ndescription: Better tool.\nlinks:\n  supersedes:\n"
+        "  - skill:tool@global\n---\nB\n"
+    )
     before = (root / "skills/tool/SKILL.md").read_bytes()
     code, out = run(root, "supersede", "tool", "tool2")
     assert code == 2 and "cycle" in out and (root / "skills/tool/SKILL.md").read_bytes() == before
     code, out = run(root, "show", "tool", "--json")
     assert json.loads(out.split("\n", 0)[0] if False else out)["linked_from"] == {
-        "supersedes": ["skill:tool2@global"]}
+        "supersedes": ["skill:tool2@global"]
+    }
 
 
 def test_fork_makes_a_valid_draft_and_leaves_the_original(tmp_path):
@@ -156,7 +188,8 @@ def test_fork_makes_a_valid_draft_and_leaves_the_original(tmp_path):
     assert "ref: skill:tool@global" in fork_md and "version: 1.0.0" in fork_md and "h1:" in fork_md
     assert (root / "people/al/skills/my-tool/helper.py").exists()
     assert json.loads((root / "people/al/skills.json").read_text())["skills"] == [
-        {"name": "my-tool", "owner": "al", "tier": "optional", "lifecycle": "draft"}]
+        {"name": "my-tool", "owner": "al", "tier": "optional", "lifecycle": "draft"}
+    ]
     assert {p.name: p.read_bytes() for p in (root / "skills/tool").iterdir()} == original
     result = CliRunner().invoke(validate, ["--repo", str(root), "--json"])
     assert json.loads(result.stdout)["errors"] == 0
@@ -168,8 +201,14 @@ def test_fork_makes_a_valid_draft_and_leaves_the_original(tmp_path):
 
 def test_show_reports_declarations_overrides_and_resolution(tmp_path):
     root = repo(tmp_path)
-    build_tree(root, {"people/al/skills.json": {"skills": [
-        {"name": "tool", "from": "global", "tier": "unlisted"}]}})
+    build_tree(
+        root,
+        {
+            "people/al/skills.json": {
+                "skills": [{"name": "tool", "from": "global", "tier": "unlisted"}]
+            }
+        },
+    )
     code, out = run(root, "show", "skill:tool@global", "--json")
     facts = json.loads(out)
     assert code == 0 and facts["version"] == "1.0.0" and facts["path"] == "skills/tool/SKILL.md"

@@ -20,18 +20,26 @@ def invoke(cmd, root, *args):
 
 
 def base(tmp_path):
-    return exobrain(tmp_path / "x", registries={"global": [
-        {"name": "ok", "owner": "o", "tier": "always", "force": True}]},
-        skills={"global/ok": None})
+    return exobrain(
+        tmp_path / "x",
+        registries={"global": [{"name": "ok", "owner": "o", "tier": "always", "force": True}]},
+        skills={"global/ok": None},
+    )
 
 
 @pytest.mark.parametrize("cmd", COMMANDS)
-@pytest.mark.parametrize("content,needle", [
-    (b'{"skills": [\n  {"name": "a", "owner": "o" "tier": "always"}\n]}', "skills.json:2:"),
-    (b'{"skills": [{"name": "a", "from": "global", "tier": "always", "force": true}]}', "force"),
-    (b"", "empty file"),
-    (b'{"skills": [{"name": "caf\xe9", "owner": "o", "tier": "always"}]}', "not UTF-8"),
-])
+@pytest.mark.parametrize(
+    "content,needle",
+    [
+        (b'{"skills": [\n  {"name": "a", "owner": "o" "tier": "always"}\n]}', "skills.json:2:"),
+        (
+            b'{"skills": [{"name": "a", "from": "global", "tier": "always", "force": true}]}',
+            "force",
+        ),
+        (b"", "empty file"),
+        (b'{"skills": [{"name": "caf\xe9", "owner": "o", "tier": "always"}]}', "not UTF-8"),
+    ],
+)
 def test_broken_group_registry(tmp_path, cmd, content, needle):
     root = base(tmp_path)
     build_tree(root, {"groups/g/AGENTS.md": "g", "groups/g/skills.json": content})
@@ -44,16 +52,21 @@ def test_broken_group_registry(tmp_path, cmd, content, needle):
         assert "ok" in result.stdout  # the other registries still load
 
 
-@pytest.mark.parametrize("text,needle", [
-    ("no frontmatter here\n", "no YAML frontmatter"),
-    ("---\nname: ok\ndescription: a: b: c\n---\n", "invalid YAML"),
-    ("---\nname: ok\n", "not closed"),
-])
+@pytest.mark.parametrize(
+    "text,needle",
+    [
+        ("no frontmatter here\n", "no YAML frontmatter"),
+        ("---\nname: ok\ndescription: a: b: c\n---\n", "invalid YAML"),
+        ("---\nname: ok\n", "not closed"),
+    ],
+)
 def test_broken_skill_md_in_validate(tmp_path, text, needle):
     root = base(tmp_path)
     (root / "skills/ok/SKILL.md").write_text(text)
     result = invoke(validate, root)
-    assert result.exit_code == 2 and "skills/ok/SKILL.md" in result.stdout and needle in result.stdout
+    assert (
+        result.exit_code == 2 and "skills/ok/SKILL.md" in result.stdout and needle in result.stdout
+    )
     assert invoke(status, root).exit_code == 0  # status still shows the row
 
 
@@ -100,8 +113,10 @@ def test_unreadable_folder_is_reported(tmp_path, cmd, monkeypatch):
     args = ["--all"] if cmd is status else []
     result = invoke(cmd, root, *args)
     assert result.exit_code == 2
-    assert "people" in result.stdout + result.stderr and "Permission denied" in \
-        result.stdout + result.stderr
+    assert (
+        "people" in result.stdout + result.stderr
+        and "Permission denied" in result.stdout + result.stderr
+    )
 
 
 def test_not_a_git_repository(tmp_path, monkeypatch):

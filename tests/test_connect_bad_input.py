@@ -11,13 +11,18 @@ from helpers import build_tree, exobrain
 
 
 def sample(tmp_path):
-    return exobrain(tmp_path / "x",
-                    registries={"global": [{"name": "ok", "owner": "o", "tier": "always",
-                                            "force": True},
-                                           {"name": "ghost", "owner": "o", "tier": "always",
-                                            "force": True}]},
-                    scopes=["groups/g"], skills={"global/ok": None},
-                    connection={"connected_scopes": ["groups/g"]})
+    return exobrain(
+        tmp_path / "x",
+        registries={
+            "global": [
+                {"name": "ok", "owner": "o", "tier": "always", "force": True},
+                {"name": "ghost", "owner": "o", "tier": "always", "force": True},
+            ]
+        },
+        scopes=["groups/g"],
+        skills={"global/ok": None},
+        connection={"connected_scopes": ["groups/g"]},
+    )
 
 
 def run(root, *args):

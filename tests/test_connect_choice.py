@@ -19,12 +19,13 @@ from helpers import exobrain
 
 
 def sample(tmp_path, connection=None):
-    return exobrain(tmp_path / "x",
-                    registries={"people/alice": [{"name": "mine", "owner": "alice",
-                                                  "tier": "always"}]},
-                    scopes=["groups/acme", "groups/beta", "people/alice",
-                            "people/alice/hosts/laptop"],
-                    skills={"people/alice/mine": None}, connection=connection)
+    return exobrain(
+        tmp_path / "x",
+        registries={"people/alice": [{"name": "mine", "owner": "alice", "tier": "always"}]},
+        scopes=["groups/acme", "groups/beta", "people/alice", "people/alice/hosts/laptop"],
+        skills={"people/alice/mine": None},
+        connection=connection,
+    )
 
 
 class Script:
@@ -46,8 +47,15 @@ class Script:
         return default if answer is None else answer
 
     def run(self, root, login="alice", hostname="laptop"):
-        return wizard(root, ScopeConfig(), prompt=self.prompt, confirm=self.confirm,
-                      echo=self.said.append, login=login, hostname=hostname)
+        return wizard(
+            root,
+            ScopeConfig(),
+            prompt=self.prompt,
+            confirm=self.confirm,
+            echo=self.said.append,
+            login=login,
+            hostname=hostname,
+        )
 
 
 def test_wizard_existing_person_and_host_with_a_group(tmp_path):
@@ -104,8 +112,9 @@ def test_wizard_is_not_used_for_flags_or_dry_run(tmp_path):
 
     report = connect(Request("claude", root, dry_run=True, wizard=never))
     assert report.source == "guest" and not (root / ".exobrain.json").exists()
-    report = connect(Request("claude", root, flags=Flags(person="alice"), wizard=never,
-                             hostname="laptop"))
+    report = connect(
+        Request("claude", root, flags=Flags(person="alice"), wizard=never, hostname="laptop")
+    )
     assert report.connected_scopes == ["people/alice/hosts/laptop"]
 
 
@@ -117,8 +126,10 @@ def test_flags_resolution(tmp_path):
     assert choice.connected_scopes == ["people/alice/hosts/laptop"]  # person from the stored file
     choice = from_flags(root, config, Flags(person="alice", groups=("acme", "zzz")), stored, "x")
     assert choice.connected_scopes == ["groups/acme", "people/alice"]
-    assert choice.notes == ["no host scope people/alice/hosts/x; connected people/alice only",
-                            "no group scope groups/zzz (groups/zzz/AGENTS.md missing)"]
+    assert choice.notes == [
+        "no host scope people/alice/hosts/x; connected people/alice only",
+        "no group scope groups/zzz (groups/zzz/AGENTS.md missing)",
+    ]
     with pytest.raises(OperationFailed, match="matched no scope"):
         from_flags(root, config, Flags(scopes=("people/nobody",)), stored, "x")
     with pytest.raises(UsageError, match="must not contain '..'|without '.' or '..'"):
@@ -173,7 +184,12 @@ def test_wizard_runs_on_a_real_terminal(tmp_path):
 
 def test_no_terminal_means_no_wizard(tmp_path):
     root = sample(tmp_path)
-    done = subprocess.run([str(Path(sys.executable).parent / "connect-agent"), "claude"],
-                          cwd=root, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "connect-agent"), "claude"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 0, done.stderr
     assert "connected as guest" in done.stdout and "Your handle" not in done.stdout

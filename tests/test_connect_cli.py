@@ -20,27 +20,38 @@ def sample(tmp_path, connection=None):
         tmp_path / "x",
         registries={
             "global": [
-                {"name": "hello", "tier": "optional", **FORCED},          # forced optional
+                {"name": "hello", "tier": "optional", **FORCED},  # forced optional
                 {"name": "common", "tier": "always", **FORCED},
-                {"name": "shadowed", "tier": "always", **FORCED},         # alice: off
+                {"name": "shadowed", "tier": "always", **FORCED},  # alice: off
                 {"name": "claude-only", "tier": "always", "agent": "claude", **FORCED},
                 {"name": "no-codex", "tier": "always", "skipAgents": ["codex"], **FORCED},
                 {"name": "dup", "tier": "always", **FORCED},
                 {"name": "hidden", "tier": "unlisted", **FORCED},
             ],
-            "groups/acme": [{"name": "grp", "owner": "acme", "tier": "always", "force": True},
-                            {"name": "dup", "owner": "acme", "tier": "always", "force": True}],
-            "people/alice": [{"name": "shadowed", "from": "global", "tier": "off"},
-                             {"name": "grp", "from": "groups/acme", "tier": "unlisted"}],
+            "groups/acme": [
+                {"name": "grp", "owner": "acme", "tier": "always", "force": True},
+                {"name": "dup", "owner": "acme", "tier": "always", "force": True},
+            ],
+            "people/alice": [
+                {"name": "shadowed", "from": "global", "tier": "off"},
+                {"name": "grp", "from": "groups/acme", "tier": "unlisted"},
+            ],
             "people/bob": [{"name": "bobs", "owner": "bob", "tier": "always"}],
         },
         scopes=["groups/acme", "people/alice", "people/bob"],
-        skills={"global/hello": "---\nname: hello\ndescription: >-\n  Say hello | wave.\n"
-                                "  Second line.\n---\nBody.\n",
-                **{f"global/{n}": None for n in
-                   ("common", "shadowed", "claude-only", "no-codex", "dup", "hidden")},
-                "groups/acme/grp": None, "groups/acme/dup": None, "people/bob/bobs": None},
-        connection=connection)
+        skills={
+            "global/hello": "---\nname: hello\ndescription: >-\n  Say hello | wave.\n"
+            "  Second line.\n---\nBody.\n",
+            **{
+                f"global/{n}": None
+                for n in ("common", "shadowed", "claude-only", "no-codex", "dup", "hidden")
+            },
+            "groups/acme/grp": None,
+            "groups/acme/dup": None,
+            "people/bob/bobs": None,
+        },
+        connection=connection,
+    )
 
 
 def run(root, *args):
@@ -50,8 +61,11 @@ def run(root, *args):
 
 
 def links(folder: Path) -> dict[str, str]:
-    return {p.name: os.readlink(p) for p in folder.iterdir() if p.is_symlink()} \
-        if folder.is_dir() else {}
+    return (
+        {p.name: os.readlink(p) for p in folder.iterdir() if p.is_symlink()}
+        if folder.is_dir()
+        else {}
+    )
 
 
 def snapshot(*folders: Path) -> dict[str, tuple]:
@@ -89,10 +103,14 @@ def test_alice_claude_links_index_and_context(tmp_path):
     assert scopes.index("@../groups/acme/AGENTS.md") < scopes.index("@../people/alice/AGENTS.md")
     assert (root / ".claude/CLAUDE.md").read_text() == (
         "<!-- BEGIN exobrain -->\n@connected-scopes.md\n@optional-skills.md\n"
-        "<!-- END exobrain -->\n")
+        "<!-- END exobrain -->\n"
+    )
     stored = json.loads((root / ".exobrain.json").read_text())
-    assert stored == {"connected_scopes": ["groups/acme", "people/alice"], "person": "alice",
-                      "agents": ["claude"]}
+    assert stored == {
+        "connected_scopes": ["groups/acme", "people/alice"],
+        "person": "alice",
+        "agents": ["claude"],
+    }
     assert "+ linked        common → ../../skills/common" in result.output
     assert "no host scope people/alice/hosts/nohost" in result.output
     assert result.output.strip().splitlines()[-1].startswith("done: 5 linked, 0 kept")
@@ -122,8 +140,10 @@ def test_second_run_writes_nothing(tmp_path, isolated_home):
     result = run(root, "claude", "--relink")
     assert result.exit_code == 0
     assert (mtimes(root), mtimes(isolated_home)) == before
-    assert "done: 0 linked, 5 kept, 0 replaced, 0 removed, 0 skipped, 0 file(s) changed" \
+    assert (
+        "done: 0 linked, 5 kept, 0 replaced, 0 removed, 0 skipped, 0 file(s) changed"
         in result.output
+    )
     again = run(root, "claude")  # stored connection, not --relink: same result
     assert (mtimes(root), mtimes(isolated_home)) == before and again.exit_code == 0
 
@@ -158,9 +178,9 @@ def test_foreign_symlink_and_real_folder_survive_every_run(tmp_path):
     build_tree(outside, {"thing/SKILL.md": "x"})
     skills = root / ".claude/skills"
     build_tree(skills, {"common/SKILL.md": "my own copy", "mine/SKILL.md": "mine"})
-    os.symlink(outside / "thing", skills / "dup")                # foreign, at a wanted name
-    os.symlink(outside / "thing", skills / "other")              # foreign, unrelated
-    os.symlink(root / ".agents/skills/x", skills / "sideways")   # into the repo, not a skill
+    os.symlink(outside / "thing", skills / "dup")  # foreign, at a wanted name
+    os.symlink(outside / "thing", skills / "other")  # foreign, unrelated
+    os.symlink(root / ".agents/skills/x", skills / "sideways")  # into the repo, not a skill
     for step in range(3):
         result = run(root, "claude")
         assert (skills / "common/SKILL.md").read_text() == "my own copy"
@@ -170,12 +190,19 @@ def test_foreign_symlink_and_real_folder_survive_every_run(tmp_path):
         assert result.exit_code == 0
         if step < 2:
             assert "! skipped       common: real path exists" in result.output
-            assert f"! skipped       dup: foreign symlink exists (→ {outside / 'thing'})" \
+            assert (
+                f"! skipped       dup: foreign symlink exists (→ {outside / 'thing'})"
                 in result.output
+            )
         if step == 1:  # no skill is wanted any more: our links go, theirs stay
             (root / "skills.json").write_text(json.dumps({"skills": []}))
-    assert sorted(p.name for p in skills.iterdir()) == ["common", "dup", "mine", "other",
-                                                         "sideways"]
+    assert sorted(p.name for p in skills.iterdir()) == [
+        "common",
+        "dup",
+        "mine",
+        "other",
+        "sideways",
+    ]
 
 
 def test_dry_run_prints_the_plan_and_changes_nothing(tmp_path, isolated_home):
@@ -199,8 +226,7 @@ def test_json_reports_plan_and_result(tmp_path):
     assert data["connection"]["source"] == "stored"
     ops = {(a["kind"], a["name"]): a["op"] for a in data["plan"]}
     assert ops[("link", "common")] == "create" and ops[("file", "optional-skills.md")] == "create"
-    assert data["result"] == {"applied": True, "changes": data["result"]["changes"],
-                              "exit_code": 0}
+    assert data["result"] == {"applied": True, "changes": data["result"]["changes"], "exit_code": 0}
     again = json.loads(run(root, "claude", "--json").output)
     assert again["result"]["changes"] == 0
     assert {a["op"] for a in again["plan"]} == {"keep"}
@@ -242,16 +268,22 @@ def test_generated_index_removed_when_empty_but_users_file_kept(tmp_path):
     result = run(root, "gemini")
     assert (root / ".gemini/optional-skills.md").read_text() == "my notes\n"
     assert "! skipped       .gemini/optional-skills.md: not generated" in result.output
-    overrides.write_text(json.dumps({"skills": [{"name": "hello", "from": "global",
-                                                 "tier": "off"}]}))
+    overrides.write_text(
+        json.dumps({"skills": [{"name": "hello", "from": "global", "tier": "off"}]})
+    )
     run(root, "gemini", "--relink")
     assert (root / ".gemini/optional-skills.md").read_text() == "my notes\n"
 
 
 def test_claude_block_keeps_the_users_claude_md(tmp_path):
     root = sample(tmp_path, {"connected_scopes": ["people/alice"]})
-    build_tree(root, {".claude/CLAUDE.md": "# My notes\n\nBe brief.\n",
-                      "people/alice/CLAUDE.md": "alice for claude\n"})
+    build_tree(
+        root,
+        {
+            ".claude/CLAUDE.md": "# My notes\n\nBe brief.\n",
+            "people/alice/CLAUDE.md": "alice for claude\n",
+        },
+    )
     run(root, "claude")
     text = (root / ".claude/CLAUDE.md").read_text()
     assert text.startswith("# My notes\n\nBe brief.\n\n<!-- BEGIN exobrain -->\n")
@@ -276,9 +308,14 @@ def test_openclaw_block_created_updated_in_place_never_duplicated(tmp_path, isol
     assert f"people/alice: {root}/people/alice/AGENTS.md" in text
     assert f"| hello | {root}/skills/hello/SKILL.md |" in text
     assert set(links(isolated_home / ".openclaw/workspace/skills")) == {
-        "common", "no-codex", "dup", "dup.groups__acme"}
-    assert os.readlink(isolated_home / ".openclaw/workspace/skills/common") == \
-        str(root / "skills/common")  # outside the repository: absolute
+        "common",
+        "no-codex",
+        "dup",
+        "dup.groups__acme",
+    }
+    assert os.readlink(isolated_home / ".openclaw/workspace/skills/common") == str(
+        root / "skills/common"
+    )  # outside the repository: absolute
     user_md.write_text(text + "\nMore about me.\n")
     build_tree(root, {"skills/hello/SKILL.md": skill_md("hello", "Changed.")})
     run(root, "openclaw", "--relink")
@@ -341,8 +378,15 @@ def test_shared_folder_is_pruned_over_the_union_of_its_agents(tmp_path):
 def test_installed_external_folder_is_left_alone_and_reported_once(tmp_path):
     root = sample(tmp_path, {"connected_scopes": ["people/alice"]})
     skills = root / ".claude/skills"
-    build_tree(skills, {"common/SKILL.md": "x", "common/.exobrain-source.json": "{}",
-                        "ext.anthropic/SKILL.md": "x", "ext.anthropic/.exobrain-source.json": "{}"})
+    build_tree(
+        skills,
+        {
+            "common/SKILL.md": "x",
+            "common/.exobrain-source.json": "{}",
+            "ext.anthropic/SKILL.md": "x",
+            "ext.anthropic/.exobrain-source.json": "{}",
+        },
+    )
     result = run(root, "claude")
     assert result.output.count("common") == 1
     assert "! skipped       common: an external skill installed by the fetcher" in result.output
@@ -354,8 +398,14 @@ def test_forced_global_optional_reaches_a_non_owner_index(tmp_path):
     root = sample(tmp_path, {"connected_scopes": ["groups/acme"]})  # no person: not bob
     run(root, "cursor")
     assert "| hello |" in (root / ".cursor/optional-skills.md").read_text()
-    assert set(links(root / ".cursor/skills")) == {"common", "shadowed", "no-codex", "dup",
-                                                   "dup.groups__acme", "grp.groups__acme"}
+    assert set(links(root / ".cursor/skills")) == {
+        "common",
+        "shadowed",
+        "no-codex",
+        "dup",
+        "dup.groups__acme",
+        "grp.groups__acme",
+    }
 
 
 def test_flags_never_create_and_a_missing_handle_connects_nothing(tmp_path):
@@ -384,8 +434,13 @@ def test_guest_without_connection_and_stored_unknown_keys_kept(tmp_path):
     root = sample(tmp_path)
     result = run(root, "claude")
     assert "connected as guest" in result.output
-    assert set(links(root / ".claude/skills")) == {"common", "shadowed", "claude-only",
-                                                   "no-codex", "dup"}
+    assert set(links(root / ".claude/skills")) == {
+        "common",
+        "shadowed",
+        "claude-only",
+        "no-codex",
+        "dup",
+    }
     stored = json.loads((root / ".exobrain.json").read_text())
     stored["theme"] = "dark"
     (root / ".exobrain.json").write_text(json.dumps(stored))
@@ -399,8 +454,14 @@ def test_external_rows_call_the_fetcher_and_its_failure_is_a_warning(tmp_path):
     root = sample(tmp_path, {"connected_scopes": ["people/alice"]})
     registry = root / "people/alice/skills.json"
     data = json.loads(registry.read_text())
-    data["skills"].append({"name": "ext", "owner": "alice", "tier": "optional",
-                           "source": {"repo": "file:///nowhere", "path": "s", "ref": "main"}})
+    data["skills"].append(
+        {
+            "name": "ext",
+            "owner": "alice",
+            "tier": "optional",
+            "source": {"repo": "file:///nowhere", "path": "s", "ref": "main"},
+        }
+    )
     registry.write_text(json.dumps(data))
     calls = []
 
@@ -414,16 +475,18 @@ def test_external_rows_call_the_fetcher_and_its_failure_is_a_warning(tmp_path):
     assert report.warnings == ["external skills not updated: remote unreachable"]
     assert report.exit_code == 0 and (root / ".claude/skills/common").is_symlink()
     report = connect(Request("claude", root, dry_run=True, external_sync=failing_sync))
-    assert len(calls) == 1 and "1 external skill(s) resolve here, not fetched now" in \
-        report.notes[-1]
+    assert (
+        len(calls) == 1 and "1 external skill(s) resolve here, not fetched now" in report.notes[-1]
+    )
 
 
 def test_connect_fetches_external_skills_and_lists_the_optional_ones(tmp_path):
     from upstream import Upstream, external, two_skills
 
     up = Upstream(tmp_path, two_skills())
-    root = sample(tmp_path, {"connected_scopes": ["people/alice"],
-                             "external_skills": {"allow_local": True}})
+    root = sample(
+        tmp_path, {"connected_scopes": ["people/alice"], "external_skills": {"allow_local": True}}
+    )
     registry = root / "skills.json"
     data = json.loads(registry.read_text())
     data["skills"] += [external("pdf", up.url), external("doc", up.url, tier="optional")]
@@ -433,8 +496,10 @@ def test_connect_fetches_external_skills_and_lists_the_optional_ones(tmp_path):
     assert "↓ external      pdf.anthropic: fetched" in result.output
     installed = root / ".claude/skills/pdf.anthropic"
     assert (installed / "SKILL.md").is_file() and not installed.is_symlink()
-    assert "| doc | .claude/skills-optional/doc.anthropic/SKILL.md | Use for documents. |" in \
-        (root / ".claude/optional-skills.md").read_text()
+    assert (
+        "| doc | .claude/skills-optional/doc.anthropic/SKILL.md | Use for documents. |"
+        in (root / ".claude/optional-skills.md").read_text()
+    )
     again = run(root, "claude", "--relink")
     assert "= external      pdf.anthropic: already at" in again.output
     assert "skipped       pdf.anthropic" not in again.output  # the fetcher's, not in the way
@@ -447,13 +512,24 @@ def test_connect_fetches_external_skills_and_lists_the_optional_ones(tmp_path):
 
 
 def test_unreachable_external_source_does_not_stop_the_connect(tmp_path):
-    root = sample(tmp_path, {"connected_scopes": ["people/alice"],
-                             "external_skills": {"allow_local": True}})
+    root = sample(
+        tmp_path, {"connected_scopes": ["people/alice"], "external_skills": {"allow_local": True}}
+    )
     registry = root / "skills.json"
     data = json.loads(registry.read_text())
-    data["skills"].append({"name": "gone", "owner": "x", "tier": "always", "force": True,
-                           "source": {"repo": (tmp_path / "nowhere.git").as_uri(),
-                                      "path": "skills/gone", "ref": "main"}})
+    data["skills"].append(
+        {
+            "name": "gone",
+            "owner": "x",
+            "tier": "always",
+            "force": True,
+            "source": {
+                "repo": (tmp_path / "nowhere.git").as_uri(),
+                "path": "skills/gone",
+                "ref": "main",
+            },
+        }
+    )
     registry.write_text(json.dumps(data))
     result = run(root, "claude")
     assert result.exit_code == 0
@@ -479,8 +555,15 @@ def test_worktree_has_its_own_links(tmp_path):
     assert (root / ".git/hooks/post-merge").is_file()  # worktrees share the hooks folder
 
 
-@pytest.mark.parametrize("agent,folder", [("gemini", ".gemini"), ("opencode", ".opencode"),
-                                          ("copilot", ".github"), ("cursor", ".cursor")])
+@pytest.mark.parametrize(
+    "agent,folder",
+    [
+        ("gemini", ".gemini"),
+        ("opencode", ".opencode"),
+        ("copilot", ".github"),
+        ("cursor", ".cursor"),
+    ],
+)
 def test_index_agents_get_links_and_an_index_beside_the_folder(tmp_path, agent, folder):
     root = sample(tmp_path, {"connected_scopes": ["people/alice"]})
     assert run(root, agent).exit_code == 0

@@ -16,14 +16,16 @@ BIN = Path(sys.executable).parent
 
 
 def sample(tmp_path, name="x"):
-    return exobrain(tmp_path / name,
-                    registries={"global": [{"name": "common", "owner": "o", "tier": "always",
-                                            "force": True}],
-                                "groups/acme": [{"name": "tidy", "owner": "acme",
-                                                 "tier": "always", "force": True}]},
-                    scopes=["groups/acme", "people/alice"],
-                    skills={"global/common": None, "groups/acme/tidy": None},
-                    connection={"connected_scopes": ["groups/acme", "people/alice"]})
+    return exobrain(
+        tmp_path / name,
+        registries={
+            "global": [{"name": "common", "owner": "o", "tier": "always", "force": True}],
+            "groups/acme": [{"name": "tidy", "owner": "acme", "tier": "always", "force": True}],
+        },
+        scopes=["groups/acme", "people/alice"],
+        skills={"global/common": None, "groups/acme/tidy": None},
+        connection={"connected_scopes": ["groups/acme", "people/alice"]},
+    )
 
 
 def run(root, *args):
@@ -56,7 +58,7 @@ def test_hooks_installed_with_this_interpreter(tmp_path):
 
 def test_users_hook_is_chained_not_overwritten(tmp_path):
     root = sample(tmp_path)
-    mine = "#!/bin/sh\necho mine >> \"$(git rev-parse --show-toplevel)/../ran\"\n"
+    mine = '#!/bin/sh\necho mine >> "$(git rev-parse --show-toplevel)/../ran"\n'
     executable(root / ".git/hooks/post-merge", mine)
     result = run(root, "claude")
     assert "your hook kept as post-merge.local" in result.output
@@ -68,8 +70,10 @@ def test_users_hook_is_chained_not_overwritten(tmp_path):
     executable(root / ".git/hooks/pre-push", "#!/bin/sh\nexit 0\n")
     executable(root / ".git/hooks/pre-push.local", "#!/bin/sh\nexit 0\n")
     result = run(root, "claude", "--relink")
-    assert "! skipped       .git/hooks/pre-push: a hook of yours is here and pre-push.local " \
-           "is taken" in result.output
+    assert (
+        "! skipped       .git/hooks/pre-push: a hook of yours is here and pre-push.local "
+        "is taken" in result.output
+    )
     assert (root / ".git/hooks/pre-push").read_text() == "#!/bin/sh\nexit 0\n"
 
 
@@ -78,20 +82,32 @@ def test_git_pull_relinks_and_runs_the_users_hook(tmp_path):
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(upstream), str(clone))
     (clone / ".exobrain.json").write_text(json.dumps({"connected_scopes": ["groups/acme"]}))
-    executable(clone / ".git/hooks/post-merge",
-               "#!/bin/sh\necho \"mine $1\" > \"$(git rev-parse --show-toplevel)/../ran\"\n")
+    executable(
+        clone / ".git/hooks/post-merge",
+        '#!/bin/sh\necho "mine $1" > "$(git rev-parse --show-toplevel)/../ran"\n',
+    )
     assert run(clone, "claude").exit_code == 0
     assert not (clone / ".claude/skills/new.groups__acme").exists()
-    build_tree(upstream, {"groups/acme/skills/new/SKILL.md": skill_md("new"),
-                          "groups/acme/skills.json": {"skills": [
-                              {"name": "new", "owner": "acme", "tier": "always", "force": True}]}})
+    build_tree(
+        upstream,
+        {
+            "groups/acme/skills/new/SKILL.md": skill_md("new"),
+            "groups/acme/skills.json": {
+                "skills": [{"name": "new", "owner": "acme", "tier": "always", "force": True}]
+            },
+        },
+    )
     git(upstream, "add", "-A")
     git(upstream, "commit", "-qm", "new skill, tidy dropped")
-    done = subprocess.run(["git", "pull", "-q", "--no-rebase"], cwd=clone, capture_output=True,
-                          text=True, env={**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}"})
+    done = subprocess.run(
+        ["git", "pull", "-q", "--no-rebase"],
+        cwd=clone,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}"},
+    )
     assert done.returncode == 0, done.stderr
-    assert os.readlink(clone / ".claude/skills/new.groups__acme") == \
-        "../../groups/acme/skills/new"
+    assert os.readlink(clone / ".claude/skills/new.groups__acme") == "../../groups/acme/skills/new"
     assert not (clone / ".claude/skills/tidy.groups__acme").exists()
     assert (tmp_path / "ran").read_text() == "mine 0\n"  # the user's hook ran, with its argument
 
@@ -102,13 +118,15 @@ def test_pre_push_runs_skills_validate(tmp_path):
     root = sample(tmp_path)
     git(root, "remote", "add", "origin", str(upstream))
     run(root, "claude")
-    push = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=root, capture_output=True,
-                          text=True)
+    push = subprocess.run(
+        ["git", "push", "-q", "origin", "main"], cwd=root, capture_output=True, text=True
+    )
     assert push.returncode == 0, push.stderr
     (root / "skills.json").write_text('{"skills": [{"name": "Bad Name"}]}')
     git(root, "commit", "-qam", "broken registry")
-    push = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=root, capture_output=True,
-                          text=True)
+    push = subprocess.run(
+        ["git", "push", "-q", "origin", "main"], cwd=root, capture_output=True, text=True
+    )
     assert push.returncode != 0
     assert "skills.json" in push.stdout + push.stderr and "skills-validate failed" in push.stderr
 
@@ -129,18 +147,24 @@ def test_hooks_path_setting_is_respected(tmp_path):
 def test_scope_hooks_run_shallow_to_deep_with_arguments(tmp_path):
     root = sample(tmp_path)
     log = tmp_path / "log"
-    for scope, name in (("people/alice", "connect-agent"), ("groups/acme", "connect-agent"),
-                        ("groups/acme", "connect-agent.claude"),
-                        ("groups/acme", "connect-agent.codex")):
-        executable(root / scope / "scripts" / name,
-                   f"#!/bin/sh\necho \"{scope}/{name} $*\" >> {log}\necho hello from {name}\n")
+    for scope, name in (
+        ("people/alice", "connect-agent"),
+        ("groups/acme", "connect-agent"),
+        ("groups/acme", "connect-agent.claude"),
+        ("groups/acme", "connect-agent.codex"),
+    ):
+        executable(
+            root / scope / "scripts" / name,
+            f'#!/bin/sh\necho "{scope}/{name} $*" >> {log}\necho hello from {name}\n',
+        )
     result = run(root, "claude")
     assert result.exit_code == 0, result.output
     target = root / ".claude/skills"
     assert log.read_text().splitlines() == [
         f"groups/acme/connect-agent claude {target} {root / 'groups/acme'}",
         f"groups/acme/connect-agent.claude claude {target} {root / 'groups/acme'}",
-        f"people/alice/connect-agent claude {target} {root / 'people/alice'}"]
+        f"people/alice/connect-agent claude {target} {root / 'people/alice'}",
+    ]
     assert "✓ ran           groups/acme/scripts/connect-agent.claude" in result.output
     assert "    hello from connect-agent.claude" in result.output
     log.unlink()
@@ -151,8 +175,10 @@ def test_scope_hooks_run_shallow_to_deep_with_arguments(tmp_path):
 def test_failing_and_hanging_hooks_are_reported_and_connect_continues(tmp_path):
     root = sample(tmp_path)
     executable(root / "groups/acme/scripts/connect-agent", "#!/bin/sh\necho oops\nexit 3\n")
-    executable(root / "people/alice/scripts/connect-agent",
-               f"#!/bin/sh\nsleep 30 &\necho started\nsleep 30\necho never > {tmp_path}/x\n")
+    executable(
+        root / "people/alice/scripts/connect-agent",
+        f"#!/bin/sh\nsleep 30 &\necho started\nsleep 30\necho never > {tmp_path}/x\n",
+    )
     build_tree(root, {"people/alice/scripts/connect-agent.claude": "#!/bin/sh\n"})  # not +x
     result = run(root, "claude", "--hook-timeout", "0.5", "--json")
     data = json.loads(result.output)

@@ -8,10 +8,10 @@ import os
 from pathlib import Path
 
 from click.testing import CliRunner
-from helpers import exobrain, skill_md
 
 from exobrain.cli.connect import main as connect_cmd
 from exobrain.connect.indexes import GENERATED_MARK
+from helpers import exobrain, skill_md
 
 FORCED = {"owner": "ops", "tier": "optional", "force": True}
 
@@ -33,20 +33,27 @@ def sample(tmp_path: Path) -> Path:
         },
         scopes=["people/alice", "people/bob"],
         skills={
-            "global/skeptic-review": skill_md("skeptic-review", "Challenge every claim.",
-                                              personas="[skeptic]"),
-            "global/skeptic-tagged": skill_md("skeptic-tagged", "Ask for the evidence.",
-                                              tags="[skeptic, review]"),
-            "global/skeptic-archived": skill_md("skeptic-archived", "Old doubts.",
-                                                personas="[skeptic]"),
-            "global/skeptic-opted-out": skill_md("skeptic-opted-out", "Doubt loudly.",
-                                                 personas="[skeptic]"),
+            "global/skeptic-review": skill_md(
+                "skeptic-review", "Challenge every claim.", personas="[skeptic]"
+            ),
+            "global/skeptic-tagged": skill_md(
+                "skeptic-tagged", "Ask for the evidence.", tags="[skeptic, review]"
+            ),
+            "global/skeptic-archived": skill_md(
+                "skeptic-archived", "Old doubts.", personas="[skeptic]"
+            ),
+            "global/skeptic-opted-out": skill_md(
+                "skeptic-opted-out", "Doubt loudly.", personas="[skeptic]"
+            ),
             "global/plain": skill_md("plain", "Format a table."),
-            "global/k8s-debug": skill_md("k8s-debug", "Debug Kubernetes pods in CrashLoopBackOff.",
-                                         triggers="[pod keeps restarting]"),
-            "people/bob/bob-skeptic": skill_md("bob-skeptic", "Bob doubts.",
-                                               personas="[skeptic]"),
-        })
+            "global/k8s-debug": skill_md(
+                "k8s-debug",
+                "Debug Kubernetes pods in CrashLoopBackOff.",
+                triggers="[pod keeps restarting]",
+            ),
+            "people/bob/bob-skeptic": skill_md("bob-skeptic", "Bob doubts.", personas="[skeptic]"),
+        },
+    )
 
 
 def run(root: Path, *args: str):
@@ -94,8 +101,16 @@ def test_persona_is_per_agent_and_dry_run_changes_nothing(tmp_path):
 
 def test_discover_writes_an_index_the_agent_reads(tmp_path):
     root = sample(tmp_path)
-    run(root, "claude", "--person", "alice", "--discover", "the pod keeps restarting",
-        "--persona", "")
+    run(
+        root,
+        "claude",
+        "--person",
+        "alice",
+        "--discover",
+        "the pod keeps restarting",
+        "--persona",
+        "",
+    )
     text = (root / ".claude/discovered-skills.md").read_text("utf-8")
     assert text.startswith(GENERATED_MARK)
     assert "| k8s-debug | skills/k8s-debug/SKILL.md | Debug Kubernetes pods" in text

@@ -20,22 +20,39 @@ def test_known_vector(tmp_path):
 
 @pytest.mark.skipif(shutil.which("sha256sum") is None, reason="needs coreutils sha256sum")
 def test_matches_sha256sum_over_sorted_files(tmp_path):
-    build_tree(tmp_path, {"SKILL.md": "---\nname: x\n---\n", "b/ü.txt": "ü", "a-b": b"\x00\x01",
-                          "a/z.py": "print()\n"})
+    build_tree(
+        tmp_path,
+        {
+            "SKILL.md": "---\nname: x\n---\n",
+            "b/ü.txt": "ü",
+            "a-b": b"\x00\x01",
+            "a/z.py": "print()\n",
+        },
+    )
     files = sorted(["SKILL.md", "b/ü.txt", "a-b", "a/z.py"])
-    listing = subprocess.run(["sha256sum", "--", *files], cwd=tmp_path, capture_output=True,
-                             check=True).stdout
-    digest = subprocess.run(["sha256sum"], input=listing, capture_output=True,
-                            check=True).stdout.split()[0]
+    listing = subprocess.run(
+        ["sha256sum", "--", *files], cwd=tmp_path, capture_output=True, check=True
+    ).stdout
+    digest = subprocess.run(
+        ["sha256sum"], input=listing, capture_output=True, check=True
+    ).stdout.split()[0]
     expected = "h1:" + base64.b64encode(bytes.fromhex(digest.decode())).decode()
     assert content_hash(tmp_path) == expected
 
 
 def test_junk_and_the_install_record_do_not_count(tmp_path):
     build_tree(tmp_path, {"a.txt": "hello\n", "sub": {"b.md": "world"}})
-    build_tree(tmp_path, {".git/HEAD": "ref\n", "__pycache__/m.cpython-311.pyc": b"\x00",
-                          "sub/.DS_Store": b"\x00", "x.pyc": b"\x00", ".pytest_cache/v": "1",
-                          ".exobrain-source.json": "{}"})
+    build_tree(
+        tmp_path,
+        {
+            ".git/HEAD": "ref\n",
+            "__pycache__/m.cpython-311.pyc": b"\x00",
+            "sub/.DS_Store": b"\x00",
+            "x.pyc": b"\x00",
+            ".pytest_cache/v": "1",
+            ".exobrain-source.json": "{}",
+        },
+    )
     assert content_hash(tmp_path) == KNOWN
 
 

@@ -24,8 +24,11 @@ def brain(tmp_path, entries, connection=None):
     if root.exists():
         build_tree(root, {"skills.json": {"skills": entries}})
         return root
-    return exobrain(root, {"global": entries},
-                    connection={"agents": ["claude"]} if connection is None else connection)
+    return exobrain(
+        root,
+        {"global": entries},
+        connection={"agents": ["claude"]} if connection is None else connection,
+    )
 
 
 def run(root, *args):
@@ -62,8 +65,11 @@ def test_json_carries_the_same_facts(tmp_path, up):
     assert code == 0 and data["exit_code"] == 0 and data["check"] is False
     [report] = data["reports"]
     [event] = report["events"]
-    assert (report["agent"], event["link_name"], event["action"]) == ("claude", "pdf.anthropic",
-                                                                     "fetched")
+    assert (report["agent"], event["link_name"], event["action"]) == (
+        "claude",
+        "pdf.anthropic",
+        "fetched",
+    )
     assert event["to_commit"] == up.head() and event["repo"] == up.url
     code, out, _ = run(root, "--allow-local", "--json")
     data = json.loads(out)
@@ -84,7 +90,7 @@ def test_check_exit_codes(tmp_path, up):
 
 def test_agents_default_to_the_connection_and_none_is_a_usage_error(tmp_path, up):
     root = brain(tmp_path, [external("pdf", up.url)], connection={"agents": ["claude", "codex"]})
-    code, out, _ = run(root, "--allow-local")
+    code, _out, _ = run(root, "--allow-local")
     assert code == 0
     assert (root / ".claude/skills/pdf.anthropic").is_dir()
     assert (root / ".agents/skills/pdf.anthropic").is_dir()
@@ -108,25 +114,31 @@ def test_local_sources_need_allow_local_or_the_repo_setting(tmp_path, up):
     root = brain(tmp_path, [external("pdf", up.url)])
     code, out, _ = run(root)
     assert code == 1 and "local sources are off by default" in out and "--allow-local" in out
-    build_tree(root, {".exobrain.json": {"agents": ["claude"],
-                                         "external_skills": {"allow_local": True}}})
+    build_tree(
+        root, {".exobrain.json": {"agents": ["claude"], "external_skills": {"allow_local": True}}}
+    )
     assert run(root)[0] == 0
 
 
 def test_bad_setting_is_a_clear_input_error(tmp_path, up):
-    root = brain(tmp_path, [], connection={"agents": ["claude"],
-                                           "external_skills": {"max_bytes": "lots"}})
+    root = brain(
+        tmp_path, [], connection={"agents": ["claude"], "external_skills": {"max_bytes": "lots"}}
+    )
     code, _, err = run(root)
     assert code == 2 and "external_skills.max_bytes must be a positive number" in err
 
 
-@pytest.mark.parametrize("source, message", [
-    ({"repo": "-uhttps://evil"}, "source repo and ref must not start with '-'"),
-    ({"ref": "--upload-pack=touch"}, "source repo and ref must not start with '-'"),
-    ({"path": "../../etc"}, "source path must be relative and must not contain '..'"),
-])
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ({"repo": "-uhttps://evil"}, "source repo and ref must not start with '-'"),
+        ({"ref": "--upload-pack=touch"}, "source repo and ref must not start with '-'"),
+        ({"path": "../../etc"}, "source path must be relative and must not contain '..'"),
+    ],
+)
 def test_option_like_and_traversing_sources_are_refused_and_nothing_is_pruned(
-        tmp_path, up, source, message):
+    tmp_path, up, source, message
+):
     root = brain(tmp_path, [external("pdf", up.url)])
     run(root, "--allow-local")
     entry = external("pdf", up.url)
@@ -150,8 +162,13 @@ def test_cache_dir_option_and_environment_variable(tmp_path, up, monkeypatch):
 def test_console_script_runs(tmp_path, up):
     root = brain(tmp_path, [external("pdf", up.url)])
     script = Path(sys.executable).parent / "fetch-external-skills"
-    done = subprocess.run([str(script), "--allow-local"], cwd=root, capture_output=True,
-                          text=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    done = subprocess.run(
+        [str(script), "--allow-local"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
     assert done.returncode == 0, done.stderr
     assert "↓ fetched" in done.stdout and done.stderr == ""
 
@@ -176,4 +193,6 @@ def test_terminal_progress_uses_rich_on_stderr(monkeypatch):
     event.action, event.to_commit = "fetched", "a" * 40
     view.event(event)
     view.close()
-    assert not view.tasks and "pdf.anthropic  ↓ fetched aaaaaaa into .claude/skills" in err.getvalue()
+    assert (
+        not view.tasks and "pdf.anthropic  ↓ fetched aaaaaaa into .claude/skills" in err.getvalue()
+    )

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from exobrain.agents import get_agent
-from exobrain.util.dirhash import content_hash
 from exobrain.fetch.fetcher import sync_external
-from exobrain.util.git import Git
 from exobrain.fetch.installs import read_record
+from exobrain.util.dirhash import content_hash
+from exobrain.util.git import Git
 from exobrain.util.staging import TMP_PREFIX
 from exobrain.workspace import open_workspace
 from helpers import build_tree, exobrain, git, skill_md
@@ -42,8 +42,12 @@ def brain(tmp_path, entries, connection=None, scope_entries=None):
             folder = root if scope == "global" else root / scope
             build_tree(folder, {"skills.json": {"skills": items}})
         return root
-    return exobrain(root, registries, scopes=list(scope_entries or {}),
-                    connection=connection or {"agents": ["claude"]})
+    return exobrain(
+        root,
+        registries,
+        scopes=list(scope_entries or {}),
+        connection=connection or {"agents": ["claude"]},
+    )
 
 
 def sync(root, agent=CLAUDE, **kw):
@@ -126,20 +130,32 @@ def test_unreachable_remote_keeps_the_installed_copy(tmp_path, up):
     before = content_hash(root / ".claude/skills/pdf.anthropic")
     up.bare.rename(tmp_path / "gone.git")
     report = sync(root)
-    assert report.failed and actions(report) == {"pdf.anthropic": "failed",
-                                                 "doc.anthropic": "failed"}
+    assert report.failed and actions(report) == {
+        "pdf.anthropic": "failed",
+        "doc.anthropic": "failed",
+    }
     assert "cannot reach" in report.events[0].message
     assert "kept the installed copy at" in report.events[0].message
     assert content_hash(root / ".claude/skills/pdf.anthropic") == before
 
 
 def test_off_override_removes_the_install(tmp_path, up):
-    root = brain(tmp_path, [external("pdf", up.url)], {"connected_scopes": ["people/alice"],
-                                                       "agents": ["claude"]},
-                 {"people/alice": []})
+    root = brain(
+        tmp_path,
+        [external("pdf", up.url)],
+        {"connected_scopes": ["people/alice"], "agents": ["claude"]},
+        {"people/alice": []},
+    )
     sync(root)
-    brain(tmp_path, [external("pdf", up.url)], scope_entries={"people/alice": [
-        {"name": "pdf", "from": "external", "owner": "anthropic", "tier": "off"}]})
+    brain(
+        tmp_path,
+        [external("pdf", up.url)],
+        scope_entries={
+            "people/alice": [
+                {"name": "pdf", "from": "external", "owner": "anthropic", "tier": "off"}
+            ]
+        },
+    )
     report = sync(root)
     assert actions(report) == {"pdf.anthropic": "removed"}
     assert not (root / ".claude/skills/pdf.anthropic").exists()
@@ -190,8 +206,9 @@ def test_a_folder_we_did_not_create_is_never_touched(tmp_path, up):
 
 def test_shared_folder_keeps_what_another_connected_agent_wants(tmp_path, up):
     codex, agents = get_agent("codex"), get_agent("agents")
-    root = brain(tmp_path, [external("pdf", up.url, agent="codex")],
-                 {"agents": ["codex", "agents"]})
+    root = brain(
+        tmp_path, [external("pdf", up.url, agent="codex")], {"agents": ["codex", "agents"]}
+    )
     assert actions(sync(root, codex)) == {"pdf.anthropic": "fetched"}
     assert sync(root, agents).events == []  # agents does not want it, codex still does
     assert (root / ".agents/skills/pdf.anthropic/SKILL.md").is_file()
@@ -254,13 +271,16 @@ def test_symlink_inside_the_skill_is_kept(tmp_path):
     assert link.is_symlink() and link.read_text() == "a\n"
 
 
-@pytest.mark.parametrize("source, message", [
-    ({"repo": "ext::sh%S-c%Stouch%S/tmp/pwned"}, "<transport>::<address>"),
-    ({"repo": "http://example.com/x.git"}, "not an accepted URL"),
-    ({"repo": "/srv/skills.git"}, "local sources are off by default"),
-    ({"path": "skills//pdf"}, "relative path inside the repository"),
-    ({"ref": "main..other"}, "not a valid branch, tag or full commit id"),
-])
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ({"repo": "ext::sh%S-c%Stouch%S/tmp/pwned"}, "<transport>::<address>"),
+        ({"repo": "http://example.com/x.git"}, "not an accepted URL"),
+        ({"repo": "/srv/skills.git"}, "local sources are off by default"),
+        ({"path": "skills//pdf"}, "relative path inside the repository"),
+        ({"ref": "main..other"}, "not a valid branch, tag or full commit id"),
+    ],
+)
 def test_unsafe_sources_are_refused_with_the_registry_location(tmp_path, up, source, message):
     entry = external("pdf", up.url)
     entry["source"].update(source)
@@ -275,8 +295,9 @@ def test_skill_without_skill_md_or_over_the_size_cap_is_refused(tmp_path, up):
     root = brain(tmp_path, [external("other", up.url, path="other")])
     report = sync(root)
     assert "no SKILL.md in" in report.events[0].message
-    build_tree(root, {".exobrain.json": {"agents": ["claude"],
-                                         "external_skills": {"max_bytes": 20}}})
+    build_tree(
+        root, {".exobrain.json": {"agents": ["claude"], "external_skills": {"max_bytes": 20}}}
+    )
     brain(tmp_path, [external("pdf", up.url)])
     capped = sync(root)
     assert capped.failed and "size cap" in capped.events[0].message
@@ -284,8 +305,10 @@ def test_skill_without_skill_md_or_over_the_size_cap_is_refused(tmp_path, up):
 
 
 def test_unknown_ref_and_missing_path_say_what_to_fix(tmp_path, up):
-    root = brain(tmp_path, [external("pdf", up.url, ref="nope"),
-                            external("doc", up.url, path="skills/missing")])
+    root = brain(
+        tmp_path,
+        [external("pdf", up.url, ref="nope"), external("doc", up.url, path="skills/missing")],
+    )
     report = sync(root)
     messages = {e.link_name: e.message for e in report.events}
     assert "has no branch or tag 'nope'" in messages["pdf.anthropic"]
@@ -299,7 +322,10 @@ def test_server_that_refuses_tree_filters_still_works(tmp_path, up):
     report = sync(root)
     assert actions(report) == {"pdf.anthropic": "fetched", "doc.anthropic": "fetched"}
     cache = cache_repos()[0]
-    assert git(cache, "config", "--get-all", "exobrain.rejectedFilter").split() == ["tree", "blob:limit"]
+    assert git(cache, "config", "--get-all", "exobrain.rejectedFilter").split() == [
+        "tree",
+        "blob:limit",
+    ]
 
 
 CRASH = """

@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from exobrain.cli.umbrella import main as exobrain_main
-from exobrain.instance.harvest import cache_dir, compare, is_url
 from exobrain.instance.create import create_instance
+from exobrain.instance.harvest import cache_dir, compare, is_url
 from helpers import build_tree, git, skill_md
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,9 +46,15 @@ def facts(report: dict) -> list[tuple[str, str]]:
 
 
 def with_tidy(root: Path, person: str = "ann", **extra: str) -> Path:
-    build_tree(root, {f"people/{person}/skills/tidy/SKILL.md": skill_md("tidy", **extra),
-                      f"people/{person}/skills.json":
-                          {"skills": [{"name": "tidy", "owner": person, "tier": "always"}]}})
+    build_tree(
+        root,
+        {
+            f"people/{person}/skills/tidy/SKILL.md": skill_md("tidy", **extra),
+            f"people/{person}/skills.json": {
+                "skills": [{"name": "tidy", "owner": person, "tier": "always"}]
+            },
+        },
+    )
     commit(root, "tidy")
     return root
 
@@ -86,25 +92,35 @@ def test_behind_missing_and_files_only_there(seed, tmp_path):
         handle.write("\nThe seed moved on.\n")
     commit(seed, "seed change")
     (instance / "tests" / "test_docs.py").unlink()
-    build_tree(instance, {"scripts/exobrain/extra.py": "X = 1\n",
-                          "skills/exobrain/references/extra.md": "more\n",
-                          "skills/brand-new/SKILL.md": skill_md("brand-new"),
-                          "people/bob/notes.md": "not harvested\n"})
+    build_tree(
+        instance,
+        {
+            "scripts/exobrain/extra.py": "X = 1\n",
+            "skills/exobrain/references/extra.md": "more\n",
+            "skills/brand-new/SKILL.md": skill_md("brand-new"),
+            "people/bob/notes.md": "not harvested\n",
+        },
+    )
     with open(instance / "pyproject.toml", "a") as handle:
         handle.write("# the instance's own line\n")
     commit(instance)
     code, reports = harvest_json(seed, str(instance))
     assert code == 0
     assert facts(reports[str(instance)]) == [
-        ("behind", "README.md"), ("differs", "pyproject.toml"),
-        ("missing", "tests/test_docs.py"), ("only-there", "scripts/exobrain/extra.py"),
+        ("behind", "README.md"),
+        ("differs", "pyproject.toml"),
+        ("missing", "tests/test_docs.py"),
+        ("only-there", "scripts/exobrain/extra.py"),
         ("only-there", "skills/exobrain/references/extra.md"),
-        ("only-there", "skills/brand-new/")]
+        ("only-there", "skills/brand-new/"),
+    ]
 
 
 def test_a_skill_the_seed_has_under_another_scope_is_not_only_there(seed, tmp_path):
-    build_tree(seed, {"groups/acme/AGENTS.md": "acme\n",
-                      "groups/acme/skills/tidy/SKILL.md": skill_md("tidy")})
+    build_tree(
+        seed,
+        {"groups/acme/AGENTS.md": "acme\n", "groups/acme/skills/tidy/SKILL.md": skill_md("tidy")},
+    )
     instance = with_tidy(create_instance(seed, tmp_path / "inst", person="ann").root)
     assert facts(harvest_json(seed, str(instance))[1][str(instance)]) == []
 
@@ -128,8 +144,9 @@ def test_what_is_not_an_exobrain(seed, tmp_path):
     git(bare, "init", "-q")
     commit(bare)
     inside = create_instance(seed, tmp_path / "inst").root / "scripts"
-    code, reports = harvest_json(seed, *(str(p) for p in (
-        tmp_path / "plain", tmp_path / "afile", norepo, bare, inside)))
+    code, reports = harvest_json(
+        seed, *(str(p) for p in (tmp_path / "plain", tmp_path / "afile", norepo, bare, inside))
+    )
     assert code == 1
     reasons = {Path(k).name: (v["state"], v["reason"]) for k, v in reports.items()}
     assert reasons == {
@@ -137,7 +154,8 @@ def test_what_is_not_an_exobrain(seed, tmp_path):
         "afile": ("not an exobrain", f"{tmp_path / 'afile'} is a file"),
         "norepo": ("not an exobrain", "not a git repository"),
         "nojson": ("not an exobrain", "no skills.json at its root"),
-        "scripts": ("not an exobrain", "a folder inside a git repository, not its root")}
+        "scripts": ("not an exobrain", "a folder inside a git repository, not its root"),
+    }
 
 
 def test_instances_are_never_written(seed, tmp_path):
@@ -146,8 +164,17 @@ def test_instances_are_never_written(seed, tmp_path):
     before = {p: p.stat().st_mtime_ns for p in (instance / ".git").rglob("*") if p.is_file()}
     head = git(instance, "rev-parse", "HEAD")
     harvest_json(seed, str(instance))
-    cli("harvest", "--pick", "tidy", "--into", "global", "--instance", str(instance),
-        "--repo", str(seed))
+    cli(
+        "harvest",
+        "--pick",
+        "tidy",
+        "--into",
+        "global",
+        "--instance",
+        str(instance),
+        "--repo",
+        str(seed),
+    )
     after = {p: p.stat().st_mtime_ns for p in (instance / ".git").rglob("*") if p.is_file()}
     assert after == before
     assert git(instance, "rev-parse", "HEAD") == head
@@ -190,11 +217,15 @@ def test_bad_or_missing_instance_lists_are_refused(seed):
 def test_compare_is_pure_and_ordered():
     seed = {"a.txt": "1", "scripts/x.py": "2", "skills/s/SKILL.md": "3"}
     theirs = {"a.txt": "9", "scripts/x.py": "2", "scripts/y.py": "4", "other.md": "5"}
-    found = compare(seed, ("s",), {"s"}, theirs, {("people/p", "new"), ("global", "s")},
-                    {"a.txt": {"9"}})
+    found = compare(
+        seed, ("s",), {"s"}, theirs, {("people/p", "new"), ("global", "s")}, {"a.txt": {"9"}}
+    )
     assert [(f.kind, f.path) for f in found] == [
-        ("behind", "a.txt"), ("missing", "skills/s/SKILL.md"), ("only-there", "scripts/y.py"),
-        ("only-there", "people/p/skills/new/")]
+        ("behind", "a.txt"),
+        ("missing", "skills/s/SKILL.md"),
+        ("only-there", "scripts/y.py"),
+        ("only-there", "people/p/skills/new/"),
+    ]
 
 
 def pick(seed, *args):
@@ -203,8 +234,13 @@ def pick(seed, *args):
 
 def test_pick_copies_declares_and_locks_a_skill(seed, tmp_path):
     instance = create_instance(seed, tmp_path / "inst", person="ann").root
-    build_tree(instance, {"people/ann/skills/tidy/scripts/run.sh": "#!/bin/sh\necho tidy\n",
-                          "people/ann/skills/tidy/evals/basic.eval.json": {"prompt": "tidy"}})
+    build_tree(
+        instance,
+        {
+            "people/ann/skills/tidy/scripts/run.sh": "#!/bin/sh\necho tidy\n",
+            "people/ann/skills/tidy/evals/basic.eval.json": {"prompt": "tidy"},
+        },
+    )
     os.chmod(instance / "people/ann/skills/tidy/scripts/run.sh", 0o755)
     with_tidy(instance, version="1.2.0")
     build_tree(seed, {"groups/acme/AGENTS.md": "acme\n"})
@@ -212,8 +248,11 @@ def test_pick_copies_declares_and_locks_a_skill(seed, tmp_path):
     assert result.exit_code == 0, result.output
     assert "proof it brings: groups/acme/skills/tidy/evals/basic.eval.json" in result.output
     folder = seed / "groups" / "acme" / "skills" / "tidy"
-    assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) \
-        == ["SKILL.md", "evals/basic.eval.json", "scripts/run.sh"]
+    assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) == [
+        "SKILL.md",
+        "evals/basic.eval.json",
+        "scripts/run.sh",
+    ]
     assert os.access(folder / "scripts" / "run.sh", os.X_OK)
     registry = json.loads((seed / "groups" / "acme" / "skills.json").read_text())
     [entry] = registry["skills"]
@@ -221,8 +260,10 @@ def test_pick_copies_declares_and_locks_a_skill(seed, tmp_path):
     assert entry["notes"].startswith(f"harvested from {instance} at ")
     lock = json.loads((seed / "groups" / "acme" / "skills.lock.json").read_text())
     assert lock["skills"]["tidy"]["version"] == "1.2.0"
-    assert cli("harvest", str(instance), "--repo", str(seed)).output.splitlines()[1] \
+    assert (
+        cli("harvest", str(instance), "--repo", str(seed)).output.splitlines()[1]
         == "  same framework as the seed; nothing only there"
+    )
     again = pick(seed, "tidy", "--into", "global", "--instance", str(instance))
     assert again.exit_code == 2 and "no instance has a skill 'tidy'" in again.output
 
@@ -230,8 +271,10 @@ def test_pick_copies_declares_and_locks_a_skill(seed, tmp_path):
 def test_pick_refusals_write_nothing(seed, tmp_path):
     one = with_tidy(create_instance(seed, tmp_path / "one", person="ann").root)
     with_tidy(create_instance(seed, tmp_path / "two", person="bob").root, person="bob")
-    build_tree(seed, {".exobrain.json": {"instances": ["../one", "../two"]},
-                      "people/zed/AGENTS.md": "zed\n"})
+    build_tree(
+        seed,
+        {".exobrain.json": {"instances": ["../one", "../two"]}, "people/zed/AGENTS.md": "zed\n"},
+    )
     before = git(seed, "status", "--porcelain")
     cases = [
         (("tidy", "--into", "global"), "only-there in more than one place"),
@@ -254,4 +297,5 @@ def test_pick_refusals_write_nothing(seed, tmp_path):
     assert result.exit_code == 0, result.output
     assert "it brings no proof" in result.output
     assert "version" not in json.loads((seed / "skills.lock.json").read_text())["skills"].get(
-        "tidy", {})
+        "tidy", {}
+    )

@@ -7,12 +7,19 @@ import zipfile
 import yaml
 from click.testing import CliRunner
 
-from bundles import (CLAUDE_REVIEW, LONG_DESCRIPTION, claude_skill, kdense_bundle, lock_of,
-                     snapshot, target_repo)
+from bundles import (
+    CLAUDE_REVIEW,
+    LONG_DESCRIPTION,
+    claude_skill,
+    kdense_bundle,
+    lock_of,
+    snapshot,
+    target_repo,
+)
 from exobrain.cli.umbrella import main as exobrain_cli
 from exobrain.cli.validate import main as validate
-from exobrain.util.dirhash import content_hash
 from exobrain.skillmd import read_skill
+from exobrain.util.dirhash import content_hash
 from helpers import build_tree, git
 
 
@@ -34,7 +41,11 @@ def test_kdense_bundle_imports_the_good_skills_and_reports_each_broken_one(tmp_p
     assert data["format"] == "kdense" and "scientific-skills" in data["detected_by"]
     by_name = {s["upstream"].rsplit("/", 1)[-1]: s for s in data["skills"]}
     assert {n for n, s in by_name.items() if s["status"] == "imported"} == {
-        "rdkit", "pubmed-database", "weird_folder", "long-desc"}
+        "rdkit",
+        "pubmed-database",
+        "weird_folder",
+        "long-desc",
+    }
     skipped = {n: s["problem"] for n, s in by_name.items() if s["status"] == "skipped"}
     assert "invalid YAML" in skipped["broken-yaml"]
     assert "no description" in skipped["no-description"]
@@ -44,20 +55,30 @@ def test_kdense_bundle_imports_the_good_skills_and_reports_each_broken_one(tmp_p
         assert not (root / "people/al/skills" / name).exists()
     # the registry declares exactly what was imported, owned by the connected person
     entries = json.loads((root / "people/al/skills.json").read_text())["skills"]
-    assert sorted(e["name"] for e in entries) == ["long-desc", "pubmed-database", "rdkit",
-                                                  "weird-name"]
+    assert sorted(e["name"] for e in entries) == [
+        "long-desc",
+        "pubmed-database",
+        "rdkit",
+        "weird-name",
+    ]
     assert all(e["owner"] == "al" and e["tier"] == "optional" for e in entries)
     # translation: metadata.version → version, authors and tags kept, junk not copied
     rdkit = read_skill(root / "people/al/skills/rdkit/SKILL.md")
     assert rdkit.meta["version"] == "1.4.0" and rdkit.meta["metadata"] == {
-        "skill-author": "K-Dense Inc."}
-    assert rdkit.meta["tags"] == ["science"] and rdkit.meta["allowed-tools"] == ["Read", "Write",
-                                                                                  "Bash"]
+        "skill-author": "K-Dense Inc."
+    }
+    assert rdkit.meta["tags"] == ["science"] and rdkit.meta["allowed-tools"] == [
+        "Read",
+        "Write",
+        "Bash",
+    ]
     assert (rdkit.meta["source"], rdkit.meta["source_format"]) == ("imported", "kdense")
     assert rdkit.meta["source_url"] == str(bundle / "scientific-skills/rdkit")
     assert rdkit.body == "# RDKit\n\nParse SMILES with `Chem.MolFromSmiles`.\n"
     folder = root / "people/al/skills/rdkit"
-    assert not (folder / "__pycache__").exists() and (folder / "scripts/run.py").stat().st_mode & 0o100
+    assert (
+        not (folder / "__pycache__").exists() and (folder / "scripts/run.py").stat().st_mode & 0o100
+    )
     pubmed = by_name["pubmed-database"]
     assert any("quoted the value of description" in r for r in pubmed["repairs"])
     assert any("unknown top-level key 'category'" in r for r in pubmed["repairs"])
@@ -65,16 +86,21 @@ def test_kdense_bundle_imports_the_good_skills_and_reports_each_broken_one(tmp_p
     meta = read_skill(root / "people/al/skills/pubmed-database/SKILL.md").meta
     assert meta["description"].startswith("Search PubMed: find")
     assert meta["tags"] == ["literature", "biomedical"] and meta["version"] == "2.0.0"
-    assert meta["metadata"] == {"skill-author": "K-Dense Inc.", "authors": "Ann, Bob",
-                                "category": "databases"}
+    assert meta["metadata"] == {
+        "skill-author": "K-Dense Inc.",
+        "authors": "Ann, Bob",
+        "category": "databases",
+    }
     weird = by_name["weird_folder"]
     assert weird["name"] == "weird-name"
     assert any("not a valid skill name" in r for r in weird["repairs"])
     assert any("does not match its folder" in r for r in weird["repairs"])
     assert read_skill(root / "people/al/skills/weird-name/SKILL.md").meta["metadata"] == {
-        "original-name": "Weird Name!"}
-    assert any(f"{len(LONG_DESCRIPTION.strip())} characters" in f
-               for f in by_name["long-desc"]["flags"])
+        "original-name": "Weird Name!"
+    }
+    assert any(
+        f"{len(LONG_DESCRIPTION.strip())} characters" in f for f in by_name["long-desc"]["flags"]
+    )
     # the lock records the upstream of each skill
     lock = lock_of(root, "people/al")
     upstream = lock["rdkit"]["upstream"]
@@ -92,8 +118,9 @@ def test_kdense_bundle_imports_the_good_skills_and_reports_each_broken_one(tmp_p
 def test_text_output_lists_repairs_and_problems(tmp_path):
     bundle = kdense_bundle(tmp_path / "bundle")
     root = target_repo(tmp_path)
-    code, out = run(root, "import", str(bundle), "--skill", "pubmed-database",
-                    "--skill", "no-description")
+    code, out = run(
+        root, "import", str(bundle), "--skill", "pubmed-database", "--skill", "no-description"
+    )
     assert code == 1
     assert "imported skill:pubmed-database@people/al 2.0.0" in out
     assert "repaired: quoted the value of description" in out
@@ -120,8 +147,18 @@ def test_claude_code_skill_keeps_its_fields(tmp_path):
     assert code == 0 and data["format"] == "claude"
     meta = read_skill(root / "groups/lab/skills/review/SKILL.md").meta
     original = yaml.safe_load(CLAUDE_REVIEW.split("---")[1])
-    for key in ("allowed-tools", "model", "disable-model-invocation", "user-invocable",
-                "argument-hint", "context", "agent", "hooks", "paths", "when_to_use"):
+    for key in (
+        "allowed-tools",
+        "model",
+        "disable-model-invocation",
+        "user-invocable",
+        "argument-hint",
+        "context",
+        "agent",
+        "hooks",
+        "paths",
+        "when_to_use",
+    ):
         assert meta[key] == original[key], key
     assert meta["source_format"] == "claude_skill" and meta["version"] == "0.1.0"
     assert (root / "groups/lab/skills/review/checklist.md").read_text() == "- tests\n- docs\n"
@@ -132,7 +169,7 @@ def test_claude_code_skill_keeps_its_fields(tmp_path):
 def test_forced_agentskills_format_moves_claude_fields_under_metadata(tmp_path):
     source = claude_skill(tmp_path / "src")
     root = target_repo(tmp_path)
-    code, data = run_json(root, "import", str(source), "--format", "agentskills")
+    code, _data = run_json(root, "import", str(source), "--format", "agentskills")
     assert code == 0
     meta = read_skill(root / "people/al/skills/review/SKILL.md").meta
     assert "model" not in meta and meta["metadata"]["model"] == "sonnet"
@@ -201,8 +238,9 @@ def test_failure_writes_nothing(tmp_path):
     # a name that is taken is refused for that skill only
     root2 = target_repo(tmp_path / "second")
     build_tree(root2, {"people/al/skills/rdkit/SKILL.md": "mine\n"})
-    code, data = run_json(root2, "import", str(bundle), "--skill", "rdkit", "--skill",
-                          "pubmed-database")
+    code, data = run_json(
+        root2, "import", str(bundle), "--skill", "rdkit", "--skill", "pubmed-database"
+    )
     assert code == 1
     assert [s["status"] for s in data["skills"]] == ["imported", "skipped"]
     assert "already exists" in data["skills"][1]["problem"]
@@ -221,10 +259,16 @@ def test_guest_needs_owner_and_scope(tmp_path):
 
 
 def _upstream_skill(tmp_path):
-    source = build_tree(tmp_path / "up" / "tidy", {
-        "SKILL.md": "---\nname: tidy\ndescription: Tidies things.\nmetadata:\n  version: 1.0.0\n"
-                    "---\nTidy up.\n",
-        "helper.py": "print(1)\n"})
+    source = build_tree(
+        tmp_path / "up" / "tidy",
+        {
+            "SKILL.md": (
+                "---\nname: tidy\ndescription: Tidies things.\nmetadata:\n  version: 1.0.0\n"
+                "---\nTidy up.\n"
+            ),
+            "helper.py": "print(1)\n",
+        },
+    )
     root = target_repo(tmp_path)
     assert run(root, "import", str(source))[0] == 0
     git(root, "add", "-A")
@@ -233,7 +277,7 @@ def _upstream_skill(tmp_path):
 
 
 def test_update_unchanged_upstream_does_nothing(tmp_path):
-    source, root = _upstream_skill(tmp_path)
+    _source, root = _upstream_skill(tmp_path)
     before = snapshot(root)
     code, data = run_json(root, "import", "--update", "tidy")
     assert code == 0 and data["skills"][0]["status"] == "up to date"
@@ -284,8 +328,10 @@ def test_update_of_a_skill_that_was_not_imported(tmp_path):
     source, root = _upstream_skill(tmp_path)
     code, out = run(root, "import", "--update", "nothing-here")
     assert code == 2 and "no skill named 'nothing-here'" in out
-    build_tree(root, {"people/al/skills/native/SKILL.md":
-                      "---\nname: native\ndescription: Mine.\n---\nx\n"})
+    build_tree(
+        root,
+        {"people/al/skills/native/SKILL.md": "---\nname: native\ndescription: Mine.\n---\nx\n"},
+    )
     assert run(root, "register", str(root / "people/al/skills/native"))[0] == 0
     code, out = run(root, "import", "--update", "native")
     assert code == 2 and "was not imported" in out

@@ -8,8 +8,8 @@ from click.testing import CliRunner
 
 from bundles import lock_of, snapshot, target_repo
 from exobrain.cli.umbrella import main as exobrain_cli
-from exobrain.util.dirhash import content_hash
 from exobrain.skillmd import read_skill
+from exobrain.util.dirhash import content_hash
 from upstream import Upstream, two_skills
 
 
@@ -33,8 +33,9 @@ def test_local_repositories_need_allow_local(tmp_path, up):
 
 def test_import_from_git_records_the_commit_and_updates_from_it(tmp_path, up, isolated_home):
     root = target_repo(tmp_path)
-    code, out = run(root, "import", up.url, "--path", "skills", "--ref", "main", "--all",
-                    "--allow-local")
+    code, out = run(
+        root, "import", up.url, "--path", "skills", "--ref", "main", "--all", "--allow-local"
+    )
     assert code == 0, out
     folder = root / "people/al/skills/pdf"
     assert (folder / "scripts/fill.py").read_text() == "print('fill')\n"
@@ -42,9 +43,16 @@ def test_import_from_git_records_the_commit_and_updates_from_it(tmp_path, up, is
     meta = read_skill(folder / "SKILL.md").meta
     assert meta["source_url"] == f"{up.url}#skills/pdf@main"
     record = lock_of(root, "people/al")["pdf"]["upstream"]
-    assert record == {**record, "kind": "git", "url": up.url, "base": "skills",
-                      "path": "skills/pdf", "ref": "main", "commit": up.head(),
-                      "hash": content_hash(up.work / "skills/pdf")}
+    assert record == {
+        **record,
+        "kind": "git",
+        "url": up.url,
+        "base": "skills",
+        "path": "skills/pdf",
+        "ref": "main",
+        "commit": up.head(),
+        "hash": content_hash(up.work / "skills/pdf"),
+    }
     caches = list((isolated_home / ".cache/exobrain/git").glob("*.git"))
     assert len(caches) == 1  # one cached partial clone serves the whole import
     # unchanged upstream: nothing; a new commit touching pdf: pdf updated, doc untouched
@@ -67,11 +75,27 @@ def test_repository_setting_allows_local_and_pins_a_commit(tmp_path, up):
     assert code == 0, out
     assert not (root / "people/al/skills/doc/extra.md").exists()
     assert lock_of(root, "people/al")["doc"]["upstream"]["commit"] == first
-    code, out = run(root, "import", up.url, "--path", "skills/doc", "--ref", "nope",
-                    "--name", "doc2")
+    code, out = run(
+        root, "import", up.url, "--path", "skills/doc", "--ref", "nope", "--name", "doc2"
+    )
     assert code == 1 and "no branch or tag 'nope'" in out
-    data = json.loads(CliRunner().invoke(exobrain_cli, [
-        "import", up.url, "--path", "skills/doc", "--name", "doc-head", "--json",
-        "--repo", str(root)]).stdout)
+    data = json.loads(
+        CliRunner()
+        .invoke(
+            exobrain_cli,
+            [
+                "import",
+                up.url,
+                "--path",
+                "skills/doc",
+                "--name",
+                "doc-head",
+                "--json",
+                "--repo",
+                str(root),
+            ],
+        )
+        .stdout
+    )
     assert data["skills"][0]["status"] == "imported"
     assert (root / "people/al/skills/doc-head/extra.md").exists()  # HEAD by default

@@ -10,9 +10,14 @@ from click.testing import CliRunner
 
 from exobrain.cli.umbrella import main as exobrain_main
 from exobrain.errors import OperationFailed, UsageError
-from exobrain.instance.framework import (FRAMEWORK_FILES, FRAMEWORK_FOLDERS, blob_id, is_framework,
-                                read_framework)
 from exobrain.instance.create import create_instance
+from exobrain.instance.framework import (
+    FRAMEWORK_FILES,
+    FRAMEWORK_FOLDERS,
+    blob_id,
+    is_framework,
+    read_framework,
+)
 from helpers import build_tree, exobrain, git, skill_md
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,8 +26,7 @@ OURS = ("exobrain", "exobrain-tests", "skill-authoring")  # the global skills of
 
 def global_declarations() -> list[dict]:
     """The seed's global declarations, in file order (other issues may add skills)."""
-    return [e for e in json.loads((ROOT / "skills.json").read_text())["skills"]
-            if "from" not in e]
+    return [e for e in json.loads((ROOT / "skills.json").read_text())["skills"] if "from" not in e]
 
 
 def cli(*args, cwd=None):
@@ -36,9 +40,19 @@ def test_the_manifest_classifies_paths():
     assert is_framework("knowledge/exobrain/skills.md", shipped)
     assert is_framework(".github/workflows/skills-review.yml", shipped)
     assert is_framework("skills/exobrain/SKILL.md", shipped)
-    for path in ("skills/other/SKILL.md", "skills.json", "skills.lock.json", "crons.json",
-                 "scopes.json", "seed/AGENTS.md", "people/ann/AGENTS.md", "knowledge/x.md",
-                 ".exobrain.json", "signals/ann/laptop.jsonl", ".github/workflows/deploy.yml"):
+    for path in (
+        "skills/other/SKILL.md",
+        "skills.json",
+        "skills.lock.json",
+        "crons.json",
+        "scopes.json",
+        "seed/AGENTS.md",
+        "people/ann/AGENTS.md",
+        "knowledge/x.md",
+        ".exobrain.json",
+        "signals/ann/laptop.jsonl",
+        ".github/workflows/deploy.yml",
+    ):
         assert not is_framework(path, shipped), path
 
 
@@ -47,8 +61,13 @@ def test_the_seeds_framework_is_its_toolkit_docs_and_global_skills():
     in_tree = sorted(e["name"] for e in global_declarations() if "source" not in e)
     assert list(framework.shipped) == in_tree and set(OURS) <= set(in_tree)
     files = set(framework.files)
-    assert {"pyproject.toml", "scripts/exobrain/instance/framework.py", "tests/test_instance.py",
-            "knowledge/exobrain/propagation.md", "skills/exobrain/SKILL.md"} <= files
+    assert {
+        "pyproject.toml",
+        "scripts/exobrain/instance/framework.py",
+        "tests/test_instance.py",
+        "knowledge/exobrain/propagation.md",
+        "skills/exobrain/SKILL.md",
+    } <= files
     assert not any(p.startswith(("seed/", "people/", "groups/")) for p in files)
     names = [d["name"] for d in framework.declarations]
     assert names == [e["name"] for e in global_declarations()]
@@ -63,21 +82,30 @@ def test_an_instance_holds_the_framework_and_fresh_starters(tmp_path):
         assert blob_id(root / path) == blob_id(ROOT / path), path
     tracked = set(git(root, "ls-files").split())
     assert tracked == set(framework.files) | {
-        "skills.json", "skills.lock.json", "crons.json", "scopes.json",
-        "signals/weights.json", "groups/.gitkeep",
-        "people/.gitkeep", "people/ann/AGENTS.md", "people/ann/hosts/laptop/AGENTS.md"}
+        "skills.json",
+        "skills.lock.json",
+        "crons.json",
+        "scopes.json",
+        "signals/weights.json",
+        "groups/.gitkeep",
+        "people/.gitkeep",
+        "people/ann/AGENTS.md",
+        "people/ann/hosts/laptop/AGENTS.md",
+    }
     assert not (root / "seed").exists() and not (root / ".exobrain.json").exists()
     registry = json.loads((root / "skills.json").read_text())
     assert registry["$schema"] == "skills.schema.json"
     assert registry["skills"] == global_declarations()
     assert [e["name"] for e in registry["skills"]] == created.declared
-    assert all(e["force"] and e["tier"] == "optional" for e in registry["skills"]
-               if e["name"] in OURS)
+    assert all(
+        e["force"] and e["tier"] == "optional" for e in registry["skills"] if e["name"] in OURS
+    )
     seed_lock = json.loads((ROOT / "skills.lock.json").read_text())["skills"]
     lock = json.loads((root / "skills.lock.json").read_text())["skills"]
     assert lock == {n: seed_lock[n] for n in created.shipped}
     assert git(root, "log", "--format=%s").splitlines() == [
-        git(root, "log", "-1", "--format=%s").strip()]
+        git(root, "log", "-1", "--format=%s").strip()
+    ]
     assert git(root, "status", "--porcelain") == ""
     assert git(root, "branch", "--show-current").strip() == "main"
     assert os.access(root / ".ci" / "run", os.X_OK)
@@ -85,20 +113,35 @@ def test_an_instance_holds_the_framework_and_fresh_starters(tmp_path):
 
 def test_crons_keeps_only_jobs_whose_skill_ships(tmp_path):
     seed = create_instance(ROOT, tmp_path / "seed").root
-    build_tree(seed, {"seed/AGENTS.md": "# seed\n", "seed/skills/tour/SKILL.md": skill_md("tour"),
-                      "seed/skills.json": {"skills": [{"name": "tour", "owner": "seed",
-                                                       "tier": "optional"}]}})
-    jobs = [{"name": "plain", "schedule": "0 1 * * *", "command": "true"},
-            {"name": "check", "schedule": "0 2 * * *", "command": "exobrain selftest",
-             "skill": "skill:exobrain-tests@global"},
-            {"name": "short", "schedule": "0 3 * * *", "command": "true",
-             "skill": "exobrain"},
-            {"name": "tour", "schedule": "0 4 * * *", "command": "true",
-             "skill": "skill:tour@seed"},
-            {"name": "other", "schedule": "0 5 * * *", "command": "true",
-             "skill": "skill:exobrain@groups/x"}]
-    build_tree(seed, {"crons.json": {"$schema": "scripts/exobrain/schemas/crons.schema.json",
-                                     "jobs": jobs}})
+    build_tree(
+        seed,
+        {
+            "seed/AGENTS.md": "# seed\n",
+            "seed/skills/tour/SKILL.md": skill_md("tour"),
+            "seed/skills.json": {"skills": [{"name": "tour", "owner": "seed", "tier": "optional"}]},
+        },
+    )
+    jobs = [
+        {"name": "plain", "schedule": "0 1 * * *", "command": "true"},
+        {
+            "name": "check",
+            "schedule": "0 2 * * *",
+            "command": "exobrain selftest",
+            "skill": "skill:exobrain-tests@global",
+        },
+        {"name": "short", "schedule": "0 3 * * *", "command": "true", "skill": "exobrain"},
+        {"name": "tour", "schedule": "0 4 * * *", "command": "true", "skill": "skill:tour@seed"},
+        {
+            "name": "other",
+            "schedule": "0 5 * * *",
+            "command": "true",
+            "skill": "skill:exobrain@groups/x",
+        },
+    ]
+    build_tree(
+        seed,
+        {"crons.json": {"$schema": "scripts/exobrain/schemas/crons.schema.json", "jobs": jobs}},
+    )
     root = create_instance(seed, tmp_path / "mine").root
     data = json.loads((root / "crons.json").read_text())
     assert data["$schema"] == "scripts/exobrain/schemas/crons.schema.json"
@@ -123,12 +166,15 @@ def test_an_existing_empty_folder_is_used_with_its_place(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["empty"]  # no temp folder left
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"host": "laptop"}, "--host needs --person"),
-    ({"person": "Ann"}, "--person 'Ann'"),
-    ({"person": "a/b"}, "--person 'a/b'"),
-    ({"person": "ann", "host": "x__y"}, "--host 'x__y'"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"host": "laptop"}, "--host needs --person"),
+        ({"person": "Ann"}, "--person 'Ann'"),
+        ({"person": "a/b"}, "--person 'a/b'"),
+        ({"person": "ann", "host": "x__y"}, "--host 'x__y'"),
+    ],
+)
 def test_bad_ids_are_refused_before_anything_is_written(tmp_path, kwargs, message):
     with pytest.raises(UsageError, match=message):
         create_instance(ROOT, tmp_path / "mine", **kwargs)
@@ -176,8 +222,13 @@ def test_without_a_git_identity_the_commit_has_a_fallback_author(tmp_path, monke
     config = tmp_path / "gitconfig"
     config.write_text("[user]\n\tuseConfigOnly = true\n")  # git may not guess one either
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
-    for name in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
-                 "GIT_COMMITTER_EMAIL", "EMAIL"):
+    for name in (
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL",
+        "EMAIL",
+    ):
         monkeypatch.delenv(name, raising=False)
     created = create_instance(ROOT, tmp_path / "mine")
     assert any("no user.name/user.email" in note for note in created.notes)
@@ -186,16 +237,26 @@ def test_without_a_git_identity_the_commit_has_a_fallback_author(tmp_path, monke
 
 
 def test_cli_prints_what_it_made_and_the_next_step(tmp_path):
-    result = cli("create-instance", str(tmp_path / "mine"), "--person", "ann", "--host", "pc",
-                 "--repo", str(ROOT))
+    result = cli(
+        "create-instance",
+        str(tmp_path / "mine"),
+        "--person",
+        "ann",
+        "--host",
+        "pc",
+        "--repo",
+        str(ROOT),
+    )
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0].startswith(f"created {tmp_path / 'mine'}: ")
     names = ", ".join(e["name"] for e in global_declarations())
     assert f"skills.json declares: {names}" in result.output
     assert "scopes: people/ann, people/ann/hosts/pc" in result.output
-    assert lines[-1] == f"next: cd {tmp_path / 'mine'} && pip install -e '.[test]' && " \
-                        "exobrain selftest"
+    assert (
+        lines[-1] == f"next: cd {tmp_path / 'mine'} && pip install -e '.[test]' && "
+        "exobrain selftest"
+    )
 
 
 def test_cli_json_and_an_unknown_agent(tmp_path):
@@ -216,8 +277,19 @@ def test_the_manifest_lists_what_the_seed_has():
 
 
 def test_agent_connects_the_new_person_and_host(tmp_path):
-    result = cli("create-instance", str(tmp_path / "mine"), "--person", "ann", "--host", "pc",
-                 "--agent", "claude", "--json", "--repo", str(ROOT))
+    result = cli(
+        "create-instance",
+        str(tmp_path / "mine"),
+        "--person",
+        "ann",
+        "--host",
+        "pc",
+        "--agent",
+        "claude",
+        "--json",
+        "--repo",
+        str(ROOT),
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["connect"]["exit_code"] == 0 and data["connect"]["problems"] == []
@@ -225,15 +297,15 @@ def test_agent_connects_the_new_person_and_host(tmp_path):
     connection = json.loads((root / ".exobrain.json").read_text())
     assert connection["connected_scopes"] == ["people/ann/hosts/pc"]
     assert connection["agents"] == ["claude"] and connection["person"] == "ann"
-    assert "| exobrain | skills/exobrain/SKILL.md |" in \
-        (root / ".claude" / "optional-skills.md").read_text()
+    assert (
+        "| exobrain | skills/exobrain/SKILL.md |"
+        in (root / ".claude" / "optional-skills.md").read_text()
+    )
     assert git(root, "status", "--porcelain") == ""  # what connect writes is ignored
-    guest = cli("create-instance", str(tmp_path / "guest"), "--agent", "codex", "--repo",
-                str(ROOT))
+    guest = cli("create-instance", str(tmp_path / "guest"), "--agent", "codex", "--repo", str(ROOT))
     assert guest.exit_code == 0, guest.output
     assert "connected codex: 0 skill(s) linked" in guest.output
-    assert json.loads((tmp_path / "guest" / ".exobrain.json").read_text())[
-        "connected_scopes"] == []
+    assert json.loads((tmp_path / "guest" / ".exobrain.json").read_text())["connected_scopes"] == []
 
 
 def test_a_target_filled_meanwhile_is_left_as_it_is(tmp_path, monkeypatch):

@@ -23,7 +23,7 @@ STYLES = {
     "one-line": json.dumps({"$schema": "s", "skills": []}),
     "crlf": HOUSE.replace("\n", "\r\n"),
     "unpadded": '{\n  "skills": [\n    {"name": "a", "owner": "x", "tier": "always"},\n'
-                '    {"name": "b", "owner": "x", "tier": "always"}\n  ]\n}\n',
+    '    {"name": "b", "owner": "x", "tier": "always"}\n  ]\n}\n',
     "empty-house": '{\n  "$schema": "skills.schema.json",\n  "skills": []\n}\n',
     "non-ascii-escaped": json.dumps({"skills": [dict(ONE[0], notes="café")]}, indent=2),
 }
@@ -38,27 +38,29 @@ def edit(text, new):
 def test_append_then_remove_gives_back_the_same_bytes(style):
     text = STYLES[style]
     old = json.loads(text)["skills"]
-    added = edit(text, old + [NEW])
-    assert json.loads(added)["skills"] == old + [NEW]
-    assert added.startswith(text[:text.index("[")])  # nothing before the array moved
+    added = edit(text, [*old, NEW])
+    assert json.loads(added)["skills"] == [*old, NEW]
+    assert added.startswith(text[: text.index("[")])  # nothing before the array moved
     assert edit(added, old) == text
 
 
 def test_house_style_new_entry_is_one_line_and_untouched_entries_keep_their_bytes():
     added = edit(HOUSE, json.loads(HOUSE)["skills"] + [NEW])
     line = '    { "name": "new", "from": "groups/acme", "tier": "off", "notes": "naïve" }'
-    assert added == HOUSE.replace('"ref": "main" } }\n  ]', '"ref": "main" } },\n' + line + '\n  ]')
+    assert added == HOUSE.replace('"ref": "main" } }\n  ]', '"ref": "main" } },\n' + line + "\n  ]")
 
 
 def test_expanded_file_gets_expanded_entries_at_its_own_indent():
     text = STYLES["indent4"]
-    added = edit(text, ONE + [NEW])
+    added = edit(text, [*ONE, NEW])
     assert '        {\n            "name": "new",\n            "from": "groups/acme",' in added
-    assert added == json.dumps({"skills": ONE + [NEW]}, indent=4, ensure_ascii=False) + "\n"
+    assert added == json.dumps({"skills": [*ONE, NEW]}, indent=4, ensure_ascii=False) + "\n"
 
 
 def test_escaped_file_stays_ascii():
-    added = edit(STYLES["non-ascii-escaped"], json.loads(STYLES["non-ascii-escaped"])["skills"] + [NEW])
+    added = edit(
+        STYLES["non-ascii-escaped"], json.loads(STYLES["non-ascii-escaped"])["skills"] + [NEW]
+    )
     assert added.isascii() and "na\\u00efve" in added
 
 
@@ -90,13 +92,19 @@ def test_duplicate_key_uses_the_array_json_loads_keeps():
 
 
 def test_render_like_keeps_indent_newlines_and_final_newline():
-    assert render_like('{\n    "a": 1\n}\n', {"a": 2, "b": [1]}) == \
-        '{\n    "a": 2,\n    "b": [\n        1\n    ]\n}\n'
+    assert (
+        render_like('{\n    "a": 1\n}\n', {"a": 2, "b": [1]})
+        == '{\n    "a": 2,\n    "b": [\n        1\n    ]\n}\n'
+    )
     assert render_like('{"a":1}', {"a": 2, "b": 3}) == '{"a":2,"b":3}'
     assert render_like('{\r\n\t"a": 1\r\n}', {"a": 2}) == '{\r\n\t"a": 2\r\n}'
 
 
 def test_unpadded_file_gets_unpadded_entries():
     text = STYLES["unpadded"]
-    added = edit(text, json.loads(text)["skills"] + [{"name": "c", "from": "global", "tier": "off"}])
-    assert added.endswith('"always"},\n    {"name": "c", "from": "global", "tier": "off"}\n  ]\n}\n')
+    added = edit(
+        text, json.loads(text)["skills"] + [{"name": "c", "from": "global", "tier": "off"}]
+    )
+    assert added.endswith(
+        '"always"},\n    {"name": "c", "from": "global", "tier": "off"}\n  ]\n}\n'
+    )

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers import build_tree, exobrain, git
 
 from exobrain.cli.umbrella import main
 from exobrain.gate.review import is_proof_file
 from exobrain.skillmd import read_skill
+from helpers import build_tree, exobrain, git
 
 ROOT = Path(__file__).parents[1]
 SKILL = ROOT / "skills" / "recent-quality-skills"
@@ -25,30 +25,46 @@ def commands() -> list[str]:
     """The exobrain command lines of the SKILL.md's bash blocks, in order."""
     body = read_skill(SKILL / "SKILL.md").body
     blocks = re.findall(r"```bash\n(.*?)```", body, re.S)
-    return [line.strip() for block in blocks for line in block.splitlines()
-            if line.strip().startswith("exobrain ")]
+    return [
+        line.strip()
+        for block in blocks
+        for line in block.splitlines()
+        if line.strip().startswith("exobrain ")
+    ]
 
 
 def skill_text(name: str, spec: dict) -> str:
     import yaml
 
-    meta = {"name": name, "description": spec["description"], "version": "1.0.0",
-            "tags": spec.get("tags", [])}
+    meta = {
+        "name": name,
+        "description": spec["description"],
+        "version": "1.0.0",
+        "tags": spec.get("tags", []),
+    }
     if spec.get("links"):
         meta["links"] = spec["links"]
     return f"---\n{yaml.safe_dump(meta, sort_keys=False)}---\n# {name}\n\nSteps.\n"
 
 
 def entry(name: str, lifecycle: str = "active") -> dict:
-    return {"name": name, "owner": "lab", "tier": "optional", "force": True,
-            **({"lifecycle": lifecycle} if lifecycle != "active" else {})}
+    return {
+        "name": name,
+        "owner": "lab",
+        "tier": "optional",
+        "force": True,
+        **({"lifecycle": lifecycle} if lifecycle != "active" else {}),
+    }
 
 
 @pytest.fixture
 def scenario(tmp_path):
     skills = SCENARIO["skills"]
-    root = exobrain(tmp_path / "repo", {"global": [entry(n) for n in skills]},
-                    skills={f"global/{n}": skill_text(n, s) for n, s in skills.items()})
+    root = exobrain(
+        tmp_path / "repo",
+        {"global": [entry(n) for n in skills]},
+        skills={f"global/{n}": skill_text(n, s) for n, s in skills.items()},
+    )
     base = git(root, "rev-parse", "HEAD").strip()
     change = SCENARIO["change"]
     entries = [entry(n, "deprecated" if n in change["deprecate"] else "active") for n in skills]
@@ -62,7 +78,9 @@ def scenario(tmp_path):
 
     tree["signals/team/laptop.jsonl"] = "".join(
         dump_line(make_signal("vote", ref, 1, by=f"voter{i}", host="laptop", at=1.7e9))
-        for ref, count in SCENARIO["votes"].items() for i in range(count))
+        for ref, count in SCENARIO["votes"].items()
+        for i in range(count)
+    )
     build_tree(root, tree)
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "a week of work")
@@ -100,12 +118,13 @@ def test_its_commands_answer_from_live_data(scenario):
     assert recent == expect["recent"]
     voted = {e["ref"] for e in events if e["type"] == "signal"}
     assert voted == set(SCENARIO["votes"])
-    deprecated = [e["ref"] for e in events
-                  if e["type"] == "skill.lifecycle" and e["to"] == "deprecated"]
+    deprecated = [
+        e["ref"] for e in events if e["type"] == "skill.lifecycle" and e["to"] == "deprecated"
+    ]
     assert deprecated == expect["deprecated"]
 
     hits = [h["ref"] for h in run(root, search_cmd, topic=topic)["hits"]]
-    assert set(expect["search_includes"]) <= set(hits[:len(expect["search_includes"]) + 1])
+    assert set(expect["search_includes"]) <= set(hits[: len(expect["search_includes"]) + 1])
     assert not set(expect["search_excludes"]) & set(hits)
     old = hits.index("skill:old-docking@global") if "skill:old-docking@global" in hits else None
     assert old is None or old > hits.index("skill:flex-docking@global")  # deprecated is lower

@@ -4,19 +4,44 @@ import os
 
 import pytest
 
+from exobrain.connect.indexes import (
+    BEGIN,
+    END,
+    GENERATED_MARK,
+    IndexRow,
+    index_row,
+    index_table,
+    optional_index,
+    splice_block,
+)
+from exobrain.connect.linker import (
+    CREATE,
+    KEEP,
+    REMOVE,
+    REPLACE,
+    SKIP,
+    apply,
+    owns_link,
+    plan_block,
+    plan_file,
+    plan_links,
+)
 from exobrain.errors import InputFileError, OperationFailed
-from exobrain.connect.indexes import (BEGIN, END, GENERATED_MARK, IndexRow, index_row, index_table,
-                              optional_index, splice_block)
-from exobrain.connect.linker import (CREATE, KEEP, REMOVE, REPLACE, SKIP, apply, owns_link, plan_block,
-                             plan_file, plan_links)
 from helpers import build_tree
 
 
 @pytest.fixture
 def repo(tmp_path):
     root = tmp_path / "repo"
-    build_tree(root, {"skills/a/SKILL.md": "a", "skills/b/SKILL.md": "b",
-                      "groups/g/skills/a/SKILL.md": "ga", "tools/t/x": "t"})
+    build_tree(
+        root,
+        {
+            "skills/a/SKILL.md": "a",
+            "skills/b/SKILL.md": "b",
+            "groups/g/skills/a/SKILL.md": "ga",
+            "tools/t/x": "t",
+        },
+    )
     return root.resolve()
 
 
@@ -37,10 +62,10 @@ def test_plan_then_apply_then_nothing_to_do(repo):
 def test_wrong_link_replaced_stale_removed_protected_kept(repo):
     skills = repo / ".agent/skills"
     skills.mkdir(parents=True)
-    os.symlink(repo / "skills/b", skills / "a")                 # ours, wrong target
-    os.symlink("../../skills/b", skills / "b")                  # ours, no longer wanted
-    os.symlink("../../groups/g/skills/a", skills / "shared")    # another agent wants it
-    os.symlink(repo / "skills/gone", skills / "dangling")       # ours, skill deleted
+    os.symlink(repo / "skills/b", skills / "a")  # ours, wrong target
+    os.symlink("../../skills/b", skills / "b")  # ours, no longer wanted
+    os.symlink("../../groups/g/skills/a", skills / "shared")  # another agent wants it
+    os.symlink(repo / "skills/gone", skills / "dangling")  # ours, skill deleted
     actions = plan_links(skills, {"a": repo / "skills/a"}, repo, protected=frozenset({"shared"}))
     assert ops(actions) == {"a": REPLACE, "b": REMOVE, "dangling": REMOVE}
     apply(actions)
@@ -51,13 +76,15 @@ def test_wrong_link_replaced_stale_removed_protected_kept(repo):
 def test_what_is_not_ours_is_skipped_or_ignored(repo, tmp_path):
     skills = repo / ".agent/skills"
     build_tree(skills, {"a/SKILL.md": "real folder", "mine.txt": "file"})
-    os.symlink(tmp_path, skills / "b")                          # foreign, at a wanted name
-    os.symlink(repo / "tools/t", skills / "tool")               # into the repo, not a skill
+    os.symlink(tmp_path, skills / "b")  # foreign, at a wanted name
+    os.symlink(repo / "tools/t", skills / "tool")  # into the repo, not a skill
     os.symlink(repo / ".claude/skills/a", skills / "agentish")  # into an agent folder
     actions = plan_links(skills, {"a": repo / "skills/a", "b": repo / "skills/b"}, repo)
     assert ops(actions) == {"a": SKIP, "b": SKIP}
-    assert [a.reason for a in actions] == ["real path exists",
-                                           f"foreign symlink exists (→ {tmp_path})"]
+    assert [a.reason for a in actions] == [
+        "real path exists",
+        f"foreign symlink exists (→ {tmp_path})",
+    ]
     assert apply(actions) == 0
     assert sorted(os.listdir(skills)) == ["a", "agentish", "b", "mine.txt", "tool"]
 
@@ -138,9 +165,12 @@ def test_splice_block_round_trips():
 
 def test_index_rendering():
     rows = [index_row("zeta", "p/z|x", "Pipes | here\nand  lines"), IndexRow("alpha", "p/a", "A")]
-    assert index_table(rows) == ["| Name | Path | Summary |", "|---|---|---|",
-                                 "| alpha | p/a | A |",
-                                 "| zeta | p/z\\|x | Pipes \\| here and lines |"]
+    assert index_table(rows) == [
+        "| Name | Path | Summary |",
+        "|---|---|---|",
+        "| alpha | p/a | A |",
+        "| zeta | p/z\\|x | Pipes \\| here and lines |",
+    ]
     assert optional_index([]) is None
     long = index_row("l", "p", "word " * 100)
     assert len(long.summary) <= 160 and long.summary.endswith("…")

@@ -30,8 +30,13 @@ def feature_exobrain(tmp_path, proof=True):
     """An exobrain on a feature branch that adds a forced global skill (with or without a test)."""
     root = exobrain(tmp_path / "exo", registries={"global": []}, scopes=["people/ann"])
     git(root, "checkout", "-q", "-b", "feature")
-    build_tree(root, {"skills/tidy/SKILL.md": skill_md("tidy"),
-                      "skills.json": {"skills": [{"name": "tidy", **FORCED}]}})
+    build_tree(
+        root,
+        {
+            "skills/tidy/SKILL.md": skill_md("tidy"),
+            "skills.json": {"skills": [{"name": "tidy", **FORCED}]},
+        },
+    )
     if proof:
         build_tree(root, {"skills/tidy/test_tidy.sh": "#!/bin/sh\n"})
     git(root, "add", "-A")
@@ -40,12 +45,21 @@ def feature_exobrain(tmp_path, proof=True):
 
 
 def pre_commit(cwd, *args, tmp_path):
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-           "PRE_COMMIT_COLOR": "never"}
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PRE_COMMIT_COLOR": "never",
+    }
     env.pop("EXOBRAIN_SKIP_AUTHORING_REVIEW", None)
-    return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_published_hooks_install_and_run_with_try_repo(tmp_path):
@@ -57,12 +71,15 @@ def test_published_hooks_install_and_run_with_try_repo(tmp_path):
     assert "authoring-review (a shared skill must earn its reach)" in output
     assert output.count("Passed") == 2
     # the same installed hook fails once an unproven shared skill arrives
-    build_tree(root, {"groups/acme/AGENTS.md": "acme\n",
-                      "groups/acme/skills/lint/SKILL.md": skill_md("lint")})
+    build_tree(
+        root,
+        {"groups/acme/AGENTS.md": "acme\n", "groups/acme/skills/lint/SKILL.md": skill_md("lint")},
+    )
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "add lint")
-    done = pre_commit(root, "try-repo", str(repo), "authoring-review", "--all-files",
-                      tmp_path=tmp_path)
+    done = pre_commit(
+        root, "try-repo", str(repo), "authoring-review", "--all-files", tmp_path=tmp_path
+    )
     output = done.stdout + done.stderr
     assert done.returncode == 1 and "Failed" in output
     assert "lint (groups/acme)" in output and "exit code: 2" in output
@@ -78,16 +95,21 @@ def test_repository_config_runs_the_hooks_and_guards_commits(tmp_path):
     assert done.stdout.count("Passed") == 2
     # installed as a git hook, it judges what is staged
     assert pre_commit(root, "install", tmp_path=tmp_path).returncode == 0
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
     build_tree(root, {"skills/fmt/SKILL.md": skill_md("fmt")})
     git(root, "add", "skills/fmt/SKILL.md")
     build_tree(root, {"skills/fmt/fmt.eval.json": "{}"})  # on disk only
-    refused = subprocess.run(["git", "commit", "-m", "fmt"], cwd=root, env=env,
-                             capture_output=True, text=True)
+    refused = subprocess.run(
+        ["git", "commit", "-m", "fmt"], cwd=root, env=env, capture_output=True, text=True
+    )
     assert refused.returncode != 0 and "fmt (global)" in refused.stdout + refused.stderr
     assert "fmt.eval.json is on disk but not tracked" in refused.stdout + refused.stderr
     git(root, "add", "skills/fmt/fmt.eval.json")
-    accepted = subprocess.run(["git", "commit", "-m", "fmt"], cwd=root, env=env,
-                              capture_output=True, text=True)
+    accepted = subprocess.run(
+        ["git", "commit", "-m", "fmt"], cwd=root, env=env, capture_output=True, text=True
+    )
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr

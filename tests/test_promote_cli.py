@@ -1,6 +1,7 @@
 import hashlib
 import json
 import os
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -17,22 +18,37 @@ HOUSE_ACME = """{
   ]
 }
 """
-CREATOR = {"name": "skill-creator", "owner": "anthropic", "tier": "optional",
-           "source": {"repo": "https://example.com/skills.git", "path": "skills/skill-creator",
-                      "ref": "main"}}
+CREATOR = {
+    "name": "skill-creator",
+    "owner": "anthropic",
+    "tier": "optional",
+    "source": {
+        "repo": "https://example.com/skills.git",
+        "path": "skills/skill-creator",
+        "ref": "main",
+    },
+}
 
 
 def sample(tmp_path, connection=None, alice=None):
     """global: forced 'hello' + external 'skill-creator'; groups/acme: non-forced 'tidy'."""
     root = exobrain(
         tmp_path / "x",
-        registries={"global": [{"name": "hello", "owner": "bob", "tier": "optional",
-                                "force": True}, CREATOR],
-                    **({"people/alice": alice} if alice is not None else {})},
+        registries={
+            "global": [
+                {"name": "hello", "owner": "bob", "tier": "optional", "force": True},
+                CREATOR,
+            ],
+            **({"people/alice": alice} if alice is not None else {}),
+        },
         scopes=["groups/acme", "people/alice", "people/alice/hosts/laptop", "people/bob"],
-        skills={"global/hello": None, "groups/acme/tidy": skill_md("tidy"),
-                "groups/acme/lint": None},
-        connection=connection)
+        skills={
+            "global/hello": None,
+            "groups/acme/tidy": skill_md("tidy"),
+            "groups/acme/lint": None,
+        },
+        connection=connection,
+    )
     (root / "groups/acme/skills.json").write_text(HOUSE_ACME)
     return root
 
@@ -44,8 +60,9 @@ def run(root, *args):
 
 def resolved(root):
     out = CliRunner().invoke(status, ["--repo", str(root), "--json"]).stdout
-    return {(s["name"], s["scope"]): (s["tier"], s["declared_by"])
-            for s in json.loads(out)["skills"]}
+    return {
+        (s["name"], s["scope"]): (s["tier"], s["declared_by"]) for s in json.loads(out)["skills"]
+    }
 
 
 def tree(root):
@@ -55,8 +72,10 @@ def tree(root):
         for name in dirnames + filenames:
             path = os.path.join(dirpath, name)
             found[os.path.relpath(path, root)] = (
-                hashlib.sha256(open(path, "rb").read()).hexdigest()
-                if os.path.isfile(path) and not os.path.islink(path) else None)
+                hashlib.sha256(Path(path).read_bytes()).hexdigest()
+                if os.path.isfile(path) and not os.path.islink(path)
+                else None
+            )
     return found
 
 
@@ -71,11 +90,13 @@ def test_override_of_a_non_forced_group_skill_turns_it_on_for_the_person(tmp_pat
     assert out.splitlines() == [
         "people/alice/skills.json: override tidy from groups/acme: (none) → always",
         "for you: tidy.groups__acme off → always",
-        "next: connect-agent AGENT --relink"]
+        "next: connect-agent AGENT --relink",
+    ]
     assert resolved(root)[("tidy", "groups/acme")] == ("always", "people/alice")
     assert json.loads((root / "people/alice/skills.json").read_text()) == {
         "$schema": "../../skills.schema.json",
-        "skills": [{"name": "tidy", "from": "groups/acme", "tier": "always"}]}
+        "skills": [{"name": "tidy", "from": "groups/acme", "tier": "always"}],
+    }
 
 
 def test_off_shadows_a_forced_global_skill(tmp_path):
@@ -84,8 +105,10 @@ def test_off_shadows_a_forced_global_skill(tmp_path):
     code, out, _ = run(root, "hello", "--from", "global", "--to", "off")
     assert code == 0 and "for you: hello optional → off" in out
     assert resolved(root)[("hello", "global")] == ("off", "people/alice")
-    assert out.splitlines()[-2:] == ["next: connect-agent claude --relink",
-                                     "next: connect-agent codex --relink"]
+    assert out.splitlines()[-2:] == [
+        "next: connect-agent claude --relink",
+        "next: connect-agent codex --relink",
+    ]
 
 
 def test_force_makes_a_group_declaration_reach_a_non_owner_and_clearing_restores(tmp_path):
@@ -97,10 +120,13 @@ def test_force_makes_a_group_declaration_reach_a_non_owner_and_clearing_restores
         "groups/acme/skills.json: declaration tidy (owner acme, tier always): "
         "force false → force true",
         "for you: tidy.groups__acme off → always",
-        "note: tidy now reaches everyone whose chain includes groups/acme"]
+        "note: tidy now reaches everyone whose chain includes groups/acme",
+    ]
     assert resolved(root)[("tidy", "groups/acme")] == ("always", "groups/acme")
-    assert '    { "name": "tidy", "owner": "acme", "tier": "always", "force": true },\n' in \
-        (root / "groups/acme/skills.json").read_text()
+    assert (
+        '    { "name": "tidy", "owner": "acme", "tier": "always", "force": true },\n'
+        in (root / "groups/acme/skills.json").read_text()
+    )
     code, out, _ = run(root, "tidy", "--in", "groups/acme", "--force=false")
     assert code == 0 and "force true → force false" in out
     assert (root / "groups/acme/skills.json").read_text() == HOUSE_ACME  # key removed
@@ -111,45 +137,76 @@ def test_force_makes_a_group_declaration_reach_a_non_owner_and_clearing_restores
 
 def test_external_override_with_owner(tmp_path):
     root = sample(tmp_path, ALICE)
-    code, out, _ = run(root, "skill-creator", "--from", "external", "--owner", "anthropic",
-                       "--to", "always", "--json")
+    code, out, _ = run(
+        root,
+        "skill-creator",
+        "--from",
+        "external",
+        "--owner",
+        "anthropic",
+        "--to",
+        "always",
+        "--json",
+    )
     data = json.loads(out)
     assert code == 0 and data["action"] == "added" and data["written"] is True
     assert list(data["after"]) == ["name", "from", "owner", "tier"]
-    assert data["effect"] == {"skill": "skill-creator.anthropic", "before": "off",
-                              "after": "always", "in_chain": True}
+    assert data["effect"] == {
+        "skill": "skill-creator.anthropic",
+        "before": "off",
+        "after": "always",
+        "in_chain": True,
+    }
     assert data["next"] == ["connect-agent claude --relink", "connect-agent codex --relink"]
     assert resolved(root)[("skill-creator", "external")] == ("always", "people/alice")
-    code, _, err = run(root, "skill-creator", "--from", "external", "--owner", "openai",
-                       "--to", "always")
+    code, _, err = run(
+        root, "skill-creator", "--from", "external", "--owner", "openai", "--to", "always"
+    )
     assert code == 2 and "with owner 'openai'" in err and "declared with owner anthropic" in err
 
 
 def test_existing_override_is_updated_in_place_not_duplicated(tmp_path):
-    root = sample(tmp_path, ALICE, alice=[
-        {"name": "mine", "owner": "alice", "tier": "always"},
-        {"name": "tidy", "from": "groups/acme", "tier": "optional", "notes": "trying it"}])
+    root = sample(
+        tmp_path,
+        ALICE,
+        alice=[
+            {"name": "mine", "owner": "alice", "tier": "always"},
+            {"name": "tidy", "from": "groups/acme", "tier": "optional", "notes": "trying it"},
+        ],
+    )
     code, out, _ = run(root, "tidy", "--from", "groups/acme", "--to", "always")
     assert code == 0 and "optional → always" in out
     entries = json.loads((root / "people/alice/skills.json").read_text())["skills"]
-    assert entries == [{"name": "mine", "owner": "alice", "tier": "always"},
-                       {"name": "tidy", "from": "groups/acme", "tier": "always",
-                        "notes": "trying it"}]
+    assert entries == [
+        {"name": "mine", "owner": "alice", "tier": "always"},
+        {"name": "tidy", "from": "groups/acme", "tier": "always", "notes": "trying it"},
+    ]
 
 
-@pytest.mark.parametrize("text", [
-    HOUSE_ACME.replace("../../", ""),
-    json.dumps({"$schema": "skills.schema.json",
-                "skills": [{"name": "mine", "owner": "alice", "tier": "always"}]}, indent=4) + "\n",
-    '{"skills":[{"name":"mine","owner":"alice","tier":"always"}]}',
-    HOUSE_ACME.replace("\n", "\r\n"),
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        HOUSE_ACME.replace("../../", ""),
+        json.dumps(
+            {
+                "$schema": "skills.schema.json",
+                "skills": [{"name": "mine", "owner": "alice", "tier": "always"}],
+            },
+            indent=4,
+        )
+        + "\n",
+        '{"skills":[{"name":"mine","owner":"alice","tier":"always"}]}',
+        HOUSE_ACME.replace("\n", "\r\n"),
+    ],
+)
 def test_promote_then_remove_gives_back_the_same_bytes(tmp_path, text):
     root = sample(tmp_path, ALICE)
     path = root / "people/alice/skills.json"
     path.write_bytes(text.encode())
-    for args in (["tidy", "--from", "groups/acme", "--to", "optional"],
-                 ["skill-creator", "--from", "external", "--owner", "anthropic", "--to", "off"]):
+    for args in (
+        ["tidy", "--from", "groups/acme", "--to", "optional"],
+        ["skill-creator", "--from", "external", "--owner", "anthropic", "--to", "off"],
+    ):
         assert run(root, *args)[0] == 0
         assert path.read_bytes() != text.encode()
         code, out, _ = run(root, *args[:-2], "--remove")
@@ -176,39 +233,60 @@ def test_remove_of_a_missing_override_is_refused(tmp_path):
 
 
 def test_remove_works_for_an_override_whose_declaration_is_gone(tmp_path):
-    root = sample(tmp_path, ALICE, alice=[{"name": "gone", "from": "groups/acme", "tier": "always"}])
+    root = sample(
+        tmp_path, ALICE, alice=[{"name": "gone", "from": "groups/acme", "tier": "always"}]
+    )
     code, out, _ = run(root, "gone", "--from", "groups/acme", "--remove")
     assert code == 0 and "→ (removed)" in out
 
 
-@pytest.mark.parametrize("args, message", [
-    (["nope", "--from", "groups/acme", "--to", "always"], "no skill 'nope' is declared in groups/acme"),
-    (["lint", "--from", "global", "--to", "always"], "no skill 'lint' is declared in skills.json"),
-    (["tidy", "--from", "groups/nope", "--to", "always"], "--from groups/nope: no such scope"),
-    (["tidy", "--from", "groups/acme", "--to", "always", "--into", "groups/nope"],
-     "--into groups/nope: no such scope"),
-    (["tidy", "--from", "groups/acme", "--to", "always", "--into", "skills"], "no such scope"),
-    (["skill-creator", "--from", "external", "--to", "always"], "--from external needs --owner"),
-    (["tidy", "--from", "groups/acme", "--owner", "acme", "--to", "always"],
-     "--owner goes with --from external only"),
-    (["skill-creator", "--from", "global", "--to", "always"], "is an external skill"),
-    (["tidy", "--from", "groups/acme", "--to", "sometimes"], "Invalid value for '--to'"),
-    (["tidy", "--from", "groups/../groups/acme", "--to", "always"], "without '.' or '..'"),
-    (["tidy", "--from", "groups/acme", "--to", "always", "--into", "people/../.."], "'..'"),
-    (["tidy", "--from", "groups/ac__me", "--to", "always"], "must not contain '__'"),
-    (["tidy", "--from", "groups/acme", "--to", "always", "--into", "people/al__ice"], "'__'"),
-    (["tidy", "--in", "groups/acme/", "--force", "--into", "people/alice"], "does not take --into"),
-    (["tidy", "--in", "people/alice", "--force"], "people/alice/skills.json does not exist"),
-    (["tidy", "--in", "global", "--force"], "skills.json declares no skill 'tidy'"),
-    (["tidy", "--in", "groups/acme", "--force=maybe"], "Invalid value for '--force'"),
-    (["tidy", "--force"], "--force and --in go together"),
-    (["tidy", "--from", "groups/acme"], "--to TIER is required"),
-    (["tidy", "--from", "groups/acme", "--to", "off", "--remove"], "drop --to"),
-    (["tidy", "--to", "off"], "--from HOME is required"),
-    (["tidy", "--list"], "--list takes no skill name"),
-    (["--list", "--from", "global"], "--list does not take --from"),
-    ([], "name the skill"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["nope", "--from", "groups/acme", "--to", "always"],
+            "no skill 'nope' is declared in groups/acme",
+        ),
+        (
+            ["lint", "--from", "global", "--to", "always"],
+            "no skill 'lint' is declared in skills.json",
+        ),
+        (["tidy", "--from", "groups/nope", "--to", "always"], "--from groups/nope: no such scope"),
+        (
+            ["tidy", "--from", "groups/acme", "--to", "always", "--into", "groups/nope"],
+            "--into groups/nope: no such scope",
+        ),
+        (["tidy", "--from", "groups/acme", "--to", "always", "--into", "skills"], "no such scope"),
+        (
+            ["skill-creator", "--from", "external", "--to", "always"],
+            "--from external needs --owner",
+        ),
+        (
+            ["tidy", "--from", "groups/acme", "--owner", "acme", "--to", "always"],
+            "--owner goes with --from external only",
+        ),
+        (["skill-creator", "--from", "global", "--to", "always"], "is an external skill"),
+        (["tidy", "--from", "groups/acme", "--to", "sometimes"], "Invalid value for '--to'"),
+        (["tidy", "--from", "groups/../groups/acme", "--to", "always"], "without '.' or '..'"),
+        (["tidy", "--from", "groups/acme", "--to", "always", "--into", "people/../.."], "'..'"),
+        (["tidy", "--from", "groups/ac__me", "--to", "always"], "must not contain '__'"),
+        (["tidy", "--from", "groups/acme", "--to", "always", "--into", "people/al__ice"], "'__'"),
+        (
+            ["tidy", "--in", "groups/acme/", "--force", "--into", "people/alice"],
+            "does not take --into",
+        ),
+        (["tidy", "--in", "people/alice", "--force"], "people/alice/skills.json does not exist"),
+        (["tidy", "--in", "global", "--force"], "skills.json declares no skill 'tidy'"),
+        (["tidy", "--in", "groups/acme", "--force=maybe"], "Invalid value for '--force'"),
+        (["tidy", "--force"], "--force and --in go together"),
+        (["tidy", "--from", "groups/acme"], "--to TIER is required"),
+        (["tidy", "--from", "groups/acme", "--to", "off", "--remove"], "drop --to"),
+        (["tidy", "--to", "off"], "--from HOME is required"),
+        (["tidy", "--list"], "--list takes no skill name"),
+        (["--list", "--from", "global"], "--list does not take --from"),
+        ([], "name the skill"),
+    ],
+)
 def test_errors_exit_2_with_a_message_and_leave_every_file_alone(tmp_path, args, message):
     root = sample(tmp_path, ALICE)
     before = tree(root)
@@ -218,11 +296,14 @@ def test_errors_exit_2_with_a_message_and_leave_every_file_alone(tmp_path, args,
     assert tree(root) == before
 
 
-@pytest.mark.parametrize("content, message", [
-    ('{"skills": [\n  { "name": "x", "from": "global" }\n]}\n', ":2 #0 x: tier is required"),
-    ('{"skills": [\n  { "name": "x", "from": "global", "tier": "always", }\n]}\n', ":2:"),
-    ('{"$schema": 1, "skills": []}', "$schema: Relative path to skills.schema.json"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('{"skills": [\n  { "name": "x", "from": "global" }\n]}\n', ":2 #0 x: tier is required"),
+        ('{"skills": [\n  { "name": "x", "from": "global", "tier": "always", }\n]}\n', ":2:"),
+        ('{"$schema": 1, "skills": []}', "$schema: Relative path to skills.schema.json"),
+    ],
+)
 def test_broken_target_file_is_refused_and_left_byte_identical(tmp_path, content, message):
     root = sample(tmp_path, ALICE)
     (root / "people/alice/skills.json").write_text(content)
@@ -250,17 +331,24 @@ def test_into_defaults_to_the_person_scope_else_the_deepest_and_guest_must_name_
 
 
 def test_list_shows_the_registry(tmp_path):
-    root = sample(tmp_path, ALICE, alice=[{"name": "tidy", "from": "groups/acme", "tier": "always"}])
+    root = sample(
+        tmp_path, ALICE, alice=[{"name": "tidy", "from": "groups/acme", "tier": "always"}]
+    )
     code, out, _ = run(root, "--list", "--into", "groups/acme")
     assert code == 0 and out.splitlines() == [
         "groups/acme/skills.json: 2 entries",
         "#  NAME  KIND         FROM  OWNER  TIER      FORCE  AGENTS",
         "0  tidy  declaration  -     acme   always    no     -",
-        "1  lint  declaration  -     carol  optional  no     -"]
+        "1  lint  declaration  -     carol  optional  no     -",
+    ]
     code, out, _ = run(root, "--list", "--json")
     assert code == 0 and json.loads(out) == {
-        "scope": "people/alice", "file": "people/alice/skills.json", "exists": True,
-        "entries": [{"name": "tidy", "from": "groups/acme", "tier": "always"}], "findings": []}
+        "scope": "people/alice",
+        "file": "people/alice/skills.json",
+        "exists": True,
+        "entries": [{"name": "tidy", "from": "groups/acme", "tier": "always"}],
+        "findings": [],
+    }
     code, out, _ = run(root, "--list", "--into", "people/bob")
     assert code == 0 and out.strip() == "people/bob/skills.json: no such file yet (no entries)"
     (root / "people/bob/skills.json").write_text("{")
@@ -270,19 +358,28 @@ def test_list_shows_the_registry(tmp_path):
 
 def test_console_script_runs(tmp_path):
     import subprocess
+
     root = sample(tmp_path, ALICE)
-    done = subprocess.run(["skills-promote", "tidy", "--from", "groups/acme", "--to", "optional"],
-                          cwd=root / "people", capture_output=True, text=True)
+    done = subprocess.run(
+        ["skills-promote", "tidy", "--from", "groups/acme", "--to", "optional"],
+        cwd=root / "people",
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0 and "(none) → optional" in done.stdout
     assert "\x1b[" not in done.stdout
 
 
 def test_lifecycle_notes_and_force_needs_owner_when_a_name_is_declared_twice(tmp_path):
     root = sample(tmp_path, ALICE)
-    (root / "groups/acme/skills.json").write_text(HOUSE_ACME.replace(
-        '"ask carol" }', '"ask carol" },\n    { "name": "old", "owner": "acme", "tier": "always", '
-        '"lifecycle": "archived" },\n    { "name": "tidy", "owner": "kim", "tier": "optional", '
-        '"source": { "repo": "https://example.com/t.git", "path": "tidy", "ref": "v1" } }'))
+    (root / "groups/acme/skills.json").write_text(
+        HOUSE_ACME.replace(
+            '"ask carol" }',
+            '"ask carol" },\n    { "name": "old", "owner": "acme", "tier": "always", '
+            '"lifecycle": "archived" },\n    { "name": "tidy", "owner": "kim", "tier": "optional", '
+            '"source": { "repo": "https://example.com/t.git", "path": "tidy", "ref": "v1" } }',
+        )
+    )
     code, out, _ = run(root, "old", "--from", "groups/acme", "--to", "always")
     assert code == 0 and "for you: old.groups__acme stays off" in out
     assert "note: old is archived: it resolves off whatever the tier" in out

@@ -1,4 +1,5 @@
-"""Real processes against one registry: concurrent writers lose nothing, a killed writer harms nothing."""
+"""Real processes against one registry: concurrent writers lose nothing, a killed writer harms
+nothing."""
 
 import contextlib
 import json
@@ -22,14 +23,19 @@ FORK = multiprocessing.get_context("fork")
 def sample(tmp_path, count):
     """groups/acme declares a0..a{n}, b0..b{n}; alice is connected and owns a house-style file."""
     names = [f"{p}{i}" for i in range(count) for p in "ab"]
-    root = exobrain(tmp_path / "x",
-                    registries={"groups/acme": [{"name": n, "owner": "acme", "tier": "optional"}
-                                                for n in names]},
-                    scopes=["groups/acme", "people/alice"],
-                    connection={"connected_scopes": ["people/alice"]}, commit=False)
+    root = exobrain(
+        tmp_path / "x",
+        registries={
+            "groups/acme": [{"name": n, "owner": "acme", "tier": "optional"} for n in names]
+        },
+        scopes=["groups/acme", "people/alice"],
+        connection={"connected_scopes": ["people/alice"]},
+        commit=False,
+    )
     (root / "people/alice/skills.json").write_text(
         '{\n  "$schema": "../../skills.schema.json",\n  "skills": [\n'
-        '    { "name": "keep", "from": "global", "tier": "off" }\n  ]\n}\n')
+        '    { "name": "keep", "from": "global", "tier": "off" }\n  ]\n}\n'
+    )
     return root
 
 
@@ -58,8 +64,9 @@ def worker(root, prefix, rounds, start, inside, locked):
     failures = 0
     for i in range(rounds):
         start.wait(timeout=30)
-        result = CliRunner().invoke(main, [f"{prefix}{i}", "--from", "groups/acme", "--to",
-                                           "always", "--repo", str(root)])
+        result = CliRunner().invoke(
+            main, [f"{prefix}{i}", "--from", "groups/acme", "--to", "always", "--repo", str(root)]
+        )
         failures += result.exit_code != 0
     os._exit(failures)
 
@@ -67,8 +74,9 @@ def worker(root, prefix, rounds, start, inside, locked):
 def race(root, rounds, *, locked, meet_inside):
     start = FORK.Barrier(2)
     inside = FORK.Barrier(2) if meet_inside else None
-    procs = [FORK.Process(target=worker, args=(root, p, rounds, start, inside, locked))
-             for p in "ab"]
+    procs = [
+        FORK.Process(target=worker, args=(root, p, rounds, start, inside, locked)) for p in "ab"
+    ]
     for proc in procs:
         proc.start()
     for proc in procs:
@@ -77,7 +85,9 @@ def race(root, rounds, *, locked, meet_inside):
 
 
 def overrides(root):
-    return {e["name"] for e in json.loads((root / "people/alice/skills.json").read_text())["skills"]}
+    return {
+        e["name"] for e in json.loads((root / "people/alice/skills.json").read_text())["skills"]
+    }
 
 
 def test_two_processes_promoting_into_one_file_lose_no_entry(tmp_path):

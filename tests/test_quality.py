@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from exobrain.errors import InputFileError
-from exobrain.signals.quality import Decay, load_weights, quality, wilson_lower
 from exobrain.signals.aggregate import aggregate
+from exobrain.signals.quality import Decay, load_weights, quality, wilson_lower
 from signal_helpers import NOW, TIDY, sig, write
 
 ROOT = Path(__file__).parents[1]
@@ -22,14 +22,22 @@ def score(root, lines=None, now=NOW):
 
 def test_no_signals_is_the_documented_baseline(tmp_path):
     result = score(tmp_path, [])
-    assert result.components == {"votes": 0.0, "ranks": 0.5, "calibration": 0.5, "usage": 0.0,
-                                 "fund": 0.0}
+    assert result.components == {
+        "votes": 0.0,
+        "ranks": 0.5,
+        "calibration": 0.5,
+        "usage": 0.0,
+        "fund": 0.0,
+    }
     assert result.score == pytest.approx((0.25 * 0.5 + 0.20 * 0.5) / 1.0)
 
 
 def test_more_upvotes_never_lower_the_score(tmp_path):
-    lines = [sig("vote", TIDY, -1, 5, by="d1"), sig("vote", TIDY, -1, 50, by="d2"),
-             sig("rank", TIDY, 0.3, 2, dimension="clarity")]
+    lines = [
+        sig("vote", TIDY, -1, 5, by="d1"),
+        sig("vote", TIDY, -1, 50, by="d2"),
+        sig("rank", TIDY, 0.3, 2, dimension="clarity"),
+    ]
     previous = score(tmp_path, lines).score
     for voter in range(25):
         lines.append(sig("vote", TIDY, 1, voter * 7 % 200, by=f"u{voter}"))
@@ -57,9 +65,16 @@ def test_older_usage_weighs_less(tmp_path):
 
 def test_more_usage_funding_and_completions_never_lower_it(tmp_path):
     lines, last = [], 0.0
-    for i, extra in enumerate([sig("usage", TIDY, 1, 3), sig("fund", TIDY, 40, 2),
-                               sig("calibration", TIDY, True, 1), sig("usage", TIDY, 1, 100),
-                               sig("fund", TIDY, 5000, 1)] * 3):
+    for i, extra in enumerate(
+        [
+            sig("usage", TIDY, 1, 3),
+            sig("fund", TIDY, 40, 2),
+            sig("calibration", TIDY, True, 1),
+            sig("usage", TIDY, 1, 100),
+            sig("fund", TIDY, 5000, 1),
+        ]
+        * 3
+    ):
         lines.append(extra)
         current = score(tmp_path, lines).score
         assert current >= last, i
@@ -69,8 +84,11 @@ def test_more_usage_funding_and_completions_never_lower_it(tmp_path):
 
 def test_score_is_bounded_at_the_extremes(tmp_path):
     best = [sig("vote", TIDY, 1, 0, by=f"v{i}") for i in range(300)]
-    best += [sig("rank", TIDY, 1, 0, by=f"v{i}", dimension=d) for i in range(100)
-             for d in ("clarity", "accuracy", "scope", "novelty")]
+    best += [
+        sig("rank", TIDY, 1, 0, by=f"v{i}", dimension=d)
+        for i in range(100)
+        for d in ("clarity", "accuracy", "scope", "novelty")
+    ]
     best += [sig("calibration", TIDY, True, 0) for _ in range(300)]
     best += [sig("usage", TIDY, 1, 0) for _ in range(3000)] + [sig("fund", TIDY, 10**6, 0)]
     top = score(tmp_path / "t", best).score
@@ -105,14 +123,20 @@ def test_weights_are_read_at_run_time_from_the_repository(tmp_path):
     assert after == pytest.approx(score(tmp_path).components["usage"])
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda d: d.update(half_life_days=0), "half_life_days must be a number of days"),
-    (lambda d: d["weights"].pop("fund"), "weights must be an object with exactly"),
-    (lambda d: d["weights"].update(votes=-1), "weights must be numbers >= 0"),
-    (lambda d: d["ranks"].update(prior_mean=2), "ranks.prior_mean must be a number from 0 to 1"),
-    (lambda d: d["sweep"].pop("window_days"), "sweep.window_days must be"),
-    (lambda d: d["fund"].update(currency=""), "fund.currency must be a non-empty string"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda d: d.update(half_life_days=0), "half_life_days must be a number of days"),
+        (lambda d: d["weights"].pop("fund"), "weights must be an object with exactly"),
+        (lambda d: d["weights"].update(votes=-1), "weights must be numbers >= 0"),
+        (
+            lambda d: d["ranks"].update(prior_mean=2),
+            "ranks.prior_mean must be a number from 0 to 1",
+        ),
+        (lambda d: d["sweep"].pop("window_days"), "sweep.window_days must be"),
+        (lambda d: d["fund"].update(currency=""), "fund.currency must be a non-empty string"),
+    ],
+)
 def test_bad_weights_name_the_key(tmp_path, change, message):
     data = json.loads((ROOT / "signals" / "weights.json").read_text())
     change(data)

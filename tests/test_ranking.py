@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import build_tree, exobrain, skill_md
 
 from exobrain.errors import InputFileError
-from exobrain.search.ranking import load_search_weights, relevance, score
 from exobrain.search.engine import Filters, search
+from exobrain.search.ranking import load_search_weights, relevance, score
 from exobrain.workspace import open_workspace
+from helpers import build_tree, exobrain, skill_md
 
 TEXT = "Tidy a CSV file: trim cells, fix dates and drop duplicate rows."
 
@@ -19,10 +19,15 @@ def twins(tmp_path, lifecycles=("active", "active")):
     """Two skills whose text differs only by the order of the words in their names, so both
     halves of relevance are equal (mean-pooled vectors ignore word order)."""
     names = ("csv-tidy", "tidy-csv")
-    entries = [{"name": n, "owner": "ops", "tier": "optional", "force": True, "lifecycle": l}
-               for n, l in zip(names, lifecycles)]
-    return exobrain(tmp_path / "repo", {"global": entries},
-                    skills={f"global/{n}": skill_md(n, TEXT) for n in names})
+    entries = [
+        {"name": n, "owner": "ops", "tier": "optional", "force": True, "lifecycle": state}
+        for n, state in zip(names, lifecycles, strict=True)
+    ]
+    return exobrain(
+        tmp_path / "repo",
+        {"global": entries},
+        skills={f"global/{n}": skill_md(n, TEXT) for n in names},
+    )
 
 
 def ranked(root, query="tidy csv duplicate rows", **kwargs):
@@ -64,11 +69,19 @@ def test_quality_changes_the_order_of_equally_relevant_skills(tmp_path, semantic
 
 
 def test_quality_does_not_beat_much_better_relevance(tmp_path):
-    root = exobrain(tmp_path / "repo", {"global": [
-        {"name": n, "owner": "ops", "tier": "optional", "force": True}
-        for n in ("csv-tidy", "git-bisect")]}, skills={
-        "global/csv-tidy": skill_md("csv-tidy", TEXT),
-        "global/git-bisect": skill_md("git-bisect", "Find the commit that broke the build.")})
+    root = exobrain(
+        tmp_path / "repo",
+        {
+            "global": [
+                {"name": n, "owner": "ops", "tier": "optional", "force": True}
+                for n in ("csv-tidy", "git-bisect")
+            ]
+        },
+        skills={
+            "global/csv-tidy": skill_md("csv-tidy", TEXT),
+            "global/git-bisect": skill_md("git-bisect", "Find the commit that broke the build."),
+        },
+    )
     scores = {"skill:csv-tidy@global": 0.0, "skill:git-bisect@global": 1.0}
     rows = ranked(root, semantic=False, quality=lambda refs: scores)
     assert rows[0][0] == "csv-tidy"
@@ -107,7 +120,7 @@ def test_score_formula():
     from pathlib import Path
 
     weights = replace(load_search_weights(Path("/nonexistent")), quality_weight=0.5)
-    total, quality, factor = score(0.8, None, "deprecated", weights)
+    total, quality, _factor = score(0.8, None, "deprecated", weights)
     assert quality == weights.quality_neutral
     assert total == pytest.approx(0.8 * (0.5 + 0.5 * quality) * weights.lifecycle["deprecated"])
 
@@ -116,8 +129,11 @@ def ledger(root, votes: dict[str, int]) -> None:
     """Up-votes from distinct people, committed as the signals code writes them."""
     from exobrain.signals.ledger import dump_line, make_signal
 
-    lines = [dump_line(make_signal("vote", ref, 1, by=f"voter{i}", host="h", at=1.7e9))
-             for ref, count in votes.items() for i in range(count)]
+    lines = [
+        dump_line(make_signal("vote", ref, 1, by=f"voter{i}", host="h", at=1.7e9))
+        for ref, count in votes.items()
+        for i in range(count)
+    ]
     build_tree(root, {"signals/voters/h.jsonl": "".join(lines)})
 
 
@@ -128,14 +144,18 @@ def test_signals_reorder_equally_relevant_skills_from_the_command_line(tmp_path)
 
     root = twins(tmp_path)
     ledger(root, {"skill:tidy-csv@global": 6})
-    result = CliRunner().invoke(main, ["search", "tidy csv duplicate rows", "--json",
-                                       "--repo", str(root)])
+    result = CliRunner().invoke(
+        main, ["search", "tidy csv duplicate rows", "--json", "--repo", str(root)]
+    )
     hits = json.loads(result.stdout)["hits"]
     assert [h["name"] for h in hits] == ["tidy-csv", "csv-tidy"]
     assert hits[0]["components"]["quality"] > hits[1]["components"]["quality"]
     assert hits[0]["components"]["relevance"] == pytest.approx(hits[1]["components"]["relevance"])
-    rows = json.loads(CliRunner().invoke(main, ["list", "--sort", "quality:desc", "--json",
-                                                "--repo", str(root)]).stdout)
+    rows = json.loads(
+        CliRunner()
+        .invoke(main, ["list", "--sort", "quality:desc", "--json", "--repo", str(root)])
+        .stdout
+    )
     assert [r["name"] for r in rows] == ["tidy-csv", "csv-tidy"]
     assert rows[0]["quality"] > rows[1]["quality"] > 0
 
@@ -146,8 +166,8 @@ def test_skipping_hopeless_refs_never_changes_the_top_k():
     import random
     from pathlib import Path
 
-    from exobrain.search.ranking import order
     from exobrain.search.engine import _contenders
+    from exobrain.search.ranking import order
 
     weights = load_search_weights(Path("/nonexistent"))
     rng = random.Random(7)
@@ -157,7 +177,7 @@ def test_skipping_hopeless_refs_never_changes_the_top_k():
         life = {ref: rng.choice(["active", "deprecated", "draft"]) for ref in fused}
         qual = {ref: rng.random() for ref in fused}
 
-        def top(refs):
+        def top(refs, fused=fused, qual=qual, life=life, k=k):
             return order({r: score(fused[r][2], qual[r], life[r], weights)[0] for r in refs})[:k]
 
         assert top(_contenders(fused, life, k, weights)) == top(fused)

@@ -5,13 +5,23 @@ import pytest
 
 from exobrain.registry import entry_problem, load_registry, schema_findings
 
-SCHEMA = json.loads((__import__("pathlib").Path(__file__).parents[1] / "skills.schema.json").read_text())
+SCHEMA = json.loads(
+    (__import__("pathlib").Path(__file__).parents[1] / "skills.schema.json").read_text()
+)
 SRC = {"repo": "https://github.com/anthropics/skills", "path": "skills/x", "ref": "main"}
 
 GOOD = [
     {"name": "a", "owner": "alex", "tier": "optional"},
-    {"name": "a", "owner": "acme", "tier": "always", "force": True, "lifecycle": "draft",
-     "notes": "n", "reviewed_by": "kim", "reviewed_at": "2026-11-29"},
+    {
+        "name": "a",
+        "owner": "acme",
+        "tier": "always",
+        "force": True,
+        "lifecycle": "draft",
+        "notes": "n",
+        "reviewed_by": "kim",
+        "reviewed_at": "2026-11-29",
+    },
     {"name": "a", "from": "global", "tier": "off"},
     {"name": "a", "from": "groups/acme", "tier": "always", "agent": "claude"},
     {"name": "x", "owner": "anthropic", "tier": "optional", "source": SRC, "skipAgents": ["codex"]},
@@ -30,8 +40,18 @@ BAD = [
     {"name": "a", "owner": "x", "tier": "always", "lifecycle": "gone"},
     {"name": "a", "from": "../x", "tier": "always"},
     {"name": "a", "from": "groups/a__b", "tier": "always"},
-    {"name": "a", "owner": "x", "tier": "always", "source": {"repo": "-u", "path": "a", "ref": "m"}},
-    {"name": "a", "owner": "x", "tier": "always", "source": {"repo": "r", "path": "../a", "ref": "m"}},
+    {
+        "name": "a",
+        "owner": "x",
+        "tier": "always",
+        "source": {"repo": "-u", "path": "a", "ref": "m"},
+    },
+    {
+        "name": "a",
+        "owner": "x",
+        "tier": "always",
+        "source": {"repo": "r", "path": "../a", "ref": "m"},
+    },
     {"name": "a", "owner": "x", "tier": "always", "source": {"repo": "r", "path": "a"}},
     {"name": "a", "from": "global", "tier": "always", "lifecycle": "active"},
     {"name": "a", "owner": "x", "tier": "always", "skipAgents": []},
@@ -54,15 +74,18 @@ def test_invalid_entries_fail_both_checks(entry):
 
 def test_packaged_schema_equals_the_repository_copy():
     from pathlib import Path
+
     root = Path(__file__).parents[1]
-    assert (root / "skills.schema.json").read_bytes() == \
-        (root / "scripts/exobrain/schemas/skills.schema.json").read_bytes()
+    assert (root / "skills.schema.json").read_bytes() == (
+        root / "scripts/exobrain/schemas/skills.schema.json"
+    ).read_bytes()
 
 
 def test_bad_entry_reported_with_line_and_others_still_load(tmp_path):
     (tmp_path / "skills.json").write_text(
         '{\n  "skills": [\n    {"name": "ok", "owner": "a", "tier": "always"},\n'
-        '    {"name": "bad", "from": "global", "tier": "always", "force": true}\n  ]\n}\n')
+        '    {"name": "bad", "from": "global", "tier": "always", "force": true}\n  ]\n}\n'
+    )
     registry = load_registry(tmp_path, "global")
     assert [e.name for e in registry.entries] == ["ok"]
     [finding] = registry.findings
@@ -82,8 +105,10 @@ def test_missing_registry_is_empty_not_an_error(tmp_path):
     assert not registry.exists and not registry.findings
 
 
-@pytest.mark.parametrize("content,code", [(b"", "registry-json"),
-                                          (b'{"skills": [{"name": "caf\xe9"}]}', "registry-unreadable")])
+@pytest.mark.parametrize(
+    "content,code",
+    [(b"", "registry-json"), (b'{"skills": [{"name": "caf\xe9"}]}', "registry-unreadable")],
+)
 def test_empty_and_non_utf8_files(tmp_path, content, code):
     (tmp_path / "skills.json").write_bytes(content)
     [finding] = load_registry(tmp_path, "global").findings

@@ -6,8 +6,13 @@ import time
 import pytest
 
 from exobrain.errors import InputFileError, OperationFailed, UsageError
-from exobrain.registry_edit import (edit_registry, ordered_entry, update_json_file, with_key,
-                                    without_key)
+from exobrain.registry_edit import (
+    edit_registry,
+    ordered_entry,
+    update_json_file,
+    with_key,
+    without_key,
+)
 from exobrain.util.locking import exclusive as file_lock
 from helpers import exobrain
 
@@ -15,26 +20,36 @@ OVERRIDE = {"name": "tidy", "from": "groups/acme", "tier": "always"}
 
 
 def repo(tmp_path, registries=None):
-    return exobrain(tmp_path / "x", registries=registries or {},
-                    scopes=["groups/acme", "people/alice", "people/alice/hosts/laptop"],
-                    commit=False)
+    return exobrain(
+        tmp_path / "x",
+        registries=registries or {},
+        scopes=["groups/acme", "people/alice", "people/alice/hosts/laptop"],
+        commit=False,
+    )
 
 
-@pytest.mark.parametrize("scope, schema", [
-    ("global", "skills.schema.json"),
-    ("groups/acme", "../../skills.schema.json"),
-    ("people/alice/hosts/laptop", "../../../../skills.schema.json"),
-])
+@pytest.mark.parametrize(
+    "scope, schema",
+    [
+        ("global", "skills.schema.json"),
+        ("groups/acme", "../../skills.schema.json"),
+        ("people/alice/hosts/laptop", "../../../../skills.schema.json"),
+    ],
+)
 def test_new_file_gets_house_style_and_relative_schema(tmp_path, scope, schema):
     root = repo(tmp_path)
     with edit_registry(root, scope) as edit:
         assert edit.entries == [] and edit.original is None
-        edit.upsert({"tier": "always", "from": "groups/acme", "name": "tidy"},
-                     name="tidy", **{"from": "groups/acme"})
+        edit.upsert(
+            {"tier": "always", "from": "groups/acme", "name": "tidy"},
+            name="tidy",
+            **{"from": "groups/acme"},
+        )
     path = (root if scope == "global" else root / scope) / "skills.json"
     assert edit.written and path.read_text() == (
         '{\n  "$schema": "' + schema + '",\n  "skills": [\n'
-        '    { "name": "tidy", "from": "groups/acme", "tier": "always" }\n  ]\n}\n')
+        '    { "name": "tidy", "from": "groups/acme", "tier": "always" }\n  ]\n}\n'
+    )
     assert not path.with_name("skills.json.lock").exists()
 
 
@@ -52,42 +67,59 @@ def test_no_entries_no_new_file_and_no_write_when_unchanged(tmp_path):
 
 
 def test_upsert_updates_in_place_keeping_other_keys_and_order(tmp_path):
-    entry = {"name": "tidy", "notes": "mine", "from": "groups/acme", "tier": "optional",
-             "agent": "claude"}
-    root = repo(tmp_path, {"people/alice": [{"name": "a", "owner": "alice", "tier": "always"},
-                                            entry]})
+    entry = {
+        "name": "tidy",
+        "notes": "mine",
+        "from": "groups/acme",
+        "tier": "optional",
+        "agent": "claude",
+    }
+    root = repo(
+        tmp_path, {"people/alice": [{"name": "a", "owner": "alice", "tier": "always"}, entry]}
+    )
     with edit_registry(root, "people/alice") as edit:
         before, after = edit.upsert(OVERRIDE, name="tidy", **{"from": "groups/acme"})
     assert before == entry and list(after.items()) == [
-        ("name", "tidy"), ("notes", "mine"), ("from", "groups/acme"), ("tier", "always"),
-        ("agent", "claude")]
+        ("name", "tidy"),
+        ("notes", "mine"),
+        ("from", "groups/acme"),
+        ("tier", "always"),
+        ("agent", "claude"),
+    ]
     assert json.loads((root / "people/alice/skills.json").read_text())["skills"][1] == after
 
 
 def test_key_order_helpers():
-    assert list(ordered_entry({"tier": "off", "owner": "o", "from": "external", "name": "n"})) == \
-        ["name", "from", "owner", "tier"]
-    assert list(with_key({"name": "n", "owner": "o", "tier": "always", "notes": "x"},
-                         "force", True)) == ["name", "owner", "tier", "force", "notes"]
+    assert list(ordered_entry({"tier": "off", "owner": "o", "from": "external", "name": "n"})) == [
+        "name",
+        "from",
+        "owner",
+        "tier",
+    ]
+    assert list(
+        with_key({"name": "n", "owner": "o", "tier": "always", "notes": "x"}, "force", True)
+    ) == ["name", "owner", "tier", "force", "notes"]
     assert without_key({"name": "n", "force": True}, "force") == {"name": "n"}
 
 
-@pytest.mark.parametrize("text, reason", [
-    ('{"skills": [', "invalid JSON"),
-    ("", "empty file"),
-    ('{"skills": [{"name": "tidy", "tier": "always"}]}', "needs an owner"),
-    ('{"skills": [], "extra": 1}', "Additional properties"),
-    ('{"skills": {}}', '"skills" list'),
-    (b'{"skills": [], "$schema": "\xff"}', "not UTF-8"),
-])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ('{"skills": [', "invalid JSON"),
+        ("", "empty file"),
+        ('{"skills": [{"name": "tidy", "tier": "always"}]}', "needs an owner"),
+        ('{"skills": [], "extra": 1}', "Additional properties"),
+        ('{"skills": {}}', '"skills" list'),
+        (b'{"skills": [], "$schema": "\xff"}', "not UTF-8"),
+    ],
+)
 def test_refuses_a_broken_file_and_leaves_it_untouched(tmp_path, text, reason):
     root = repo(tmp_path)
     path = root / "groups/acme/skills.json"
     path.write_bytes(text if isinstance(text, bytes) else text.encode())
     ran = []
-    with pytest.raises(InputFileError) as err:
-        with edit_registry(root, "groups/acme") as edit:
-            ran.append(edit)
+    with pytest.raises(InputFileError) as err, edit_registry(root, "groups/acme") as edit:
+        ran.append(edit)
     assert not ran and reason in str(err.value) and "groups/acme/skills.json" in str(err.value)
     assert "nothing was changed" in str(err.value) or "not UTF-8" in str(err.value)
     assert path.read_bytes() == (text if isinstance(text, bytes) else text.encode())
@@ -98,7 +130,9 @@ def test_result_that_breaks_the_schema_is_not_written(tmp_path):
     root = repo(tmp_path, {"people/alice": [OVERRIDE]})
     path = root / "people/alice/skills.json"
     original = path.read_bytes()
-    with pytest.raises(UsageError, match=r"people/alice/skills.json:\d+ #1 x: .*nothing was written"):
+    with pytest.raises(
+        UsageError, match=r"people/alice/skills.json:\d+ #1 x: .*nothing was written"
+    ):
         with edit_registry(root, "people/alice") as edit:
             edit.entries.append({"name": "x", "from": "global", "tier": "always", "force": True})
     assert path.read_bytes() == original
@@ -108,10 +142,9 @@ def test_exception_in_the_block_writes_nothing(tmp_path):
     root = repo(tmp_path, {"people/alice": [OVERRIDE]})
     path = root / "people/alice/skills.json"
     original = path.read_bytes()
-    with pytest.raises(RuntimeError):
-        with edit_registry(root, "people/alice") as edit:
-            edit.remove(name="tidy")
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), edit_registry(root, "people/alice") as edit:
+        edit.remove(name="tidy")
+        raise RuntimeError("boom")
     assert path.read_bytes() == original and not (path.parent / "skills.json.lock").exists()
 
 
@@ -139,8 +172,11 @@ def test_lock_timeout_names_the_file_and_writes_nothing(tmp_path):
     original = path.read_bytes()
     with file_lock(path):
         started = time.monotonic()
-        with pytest.raises(OperationFailed, match=r"people/alice/skills.json: another process "
-                                                  r"kept skills.json.lock locked for over 0.2s"):
+        with pytest.raises(
+            OperationFailed,
+            match=r"people/alice/skills.json: another process "
+            r"kept skills.json.lock locked for over 0.2s",
+        ):
             with edit_registry(root, "people/alice", timeout=0.2) as edit:
                 edit.entries.append(OVERRIDE)
         assert time.monotonic() - started >= 0.2
@@ -171,13 +207,16 @@ def test_waiting_writer_gets_the_lock_when_it_is_released(tmp_path):
 def test_stale_lock_file_and_orphan_temp_files_are_handled(tmp_path):
     root = repo(tmp_path, {"groups/acme": []})
     folder = root / "groups/acme"
-    (folder / "skills.json.lock").write_text("")           # a writer died holding it
-    (folder / ".skills.json.k1d2.tmp").write_text("half")   # and left its temp file
+    (folder / "skills.json.lock").write_text("")  # a writer died holding it
+    (folder / ".skills.json.k1d2.tmp").write_text("half")  # and left its temp file
     (folder / ".other.json.k1d2.tmp").write_text("not ours to judge")
     with edit_registry(root, "groups/acme", timeout=1) as edit:
         edit.entries.append(OVERRIDE)
     assert sorted(p.name for p in folder.iterdir()) == [
-        ".other.json.k1d2.tmp", "AGENTS.md", "skills.json"]
+        ".other.json.k1d2.tmp",
+        "AGENTS.md",
+        "skills.json",
+    ]
 
 
 def test_failed_rename_leaves_the_old_file_and_no_temp(tmp_path, monkeypatch):

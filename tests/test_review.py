@@ -17,8 +17,12 @@ FORCED = {"owner": "ann", "tier": "always", "force": True}
 
 def base_repo(tmp_path, registries=None, skills=None, scopes=("groups/acme", "people/ann")):
     """An exobrain committed on main, checked out on a feature branch."""
-    root = exobrain(tmp_path / "exo", registries=registries or {"global": []},
-                    skills=skills or {}, scopes=list(scopes))
+    root = exobrain(
+        tmp_path / "exo",
+        registries=registries or {"global": []},
+        skills=skills or {},
+        scopes=list(scopes),
+    )
     git(root, "checkout", "-q", "-b", "feature")
     return root
 
@@ -80,10 +84,9 @@ def test_committed_test_file_is_proof(tmp_path):
     commit(root, "prove tidy")
     result = run(root)
     assert result.exit_code == 0
-    assert result.stdout.splitlines() == [
-        result.stdout.strip()]  # one line
+    assert result.stdout.splitlines() == [result.stdout.strip()]  # one line
     assert result.stdout.startswith("authoring-review: ok — 1 new shared skill, all proven")
-    code, data = run_json(root)
+    _code, data = run_json(root)
     assert data["new_shared_skills"][0]["proof"] == ["skills/tidy/test_tidy.sh"]
 
 
@@ -97,8 +100,16 @@ def test_staged_proof_counts_untracked_proof_does_not(tmp_path):
     assert run(root).exit_code == 0
 
 
-@pytest.mark.parametrize("proof", ["tests/cases.yaml", "evals/one.json", "smoke.eval.json",
-                                   "ab-results.json", "scripts/selftest.py"])
+@pytest.mark.parametrize(
+    "proof",
+    [
+        "tests/cases.yaml",
+        "evals/one.json",
+        "smoke.eval.json",
+        "ab-results.json",
+        "scripts/selftest.py",
+    ],
+)
 def test_each_kind_of_proof(tmp_path, proof):
     root = new_forced_global(tmp_path)
     build_tree(root, {f"skills/tidy/{proof}": "{}"})
@@ -123,22 +134,30 @@ def test_new_person_scope_skill_passes(tmp_path):
     commit(root)
     result = run(root)
     assert result.exit_code == 0
-    assert result.stdout.strip().endswith("no new shared skills (compared with main at "
-                                          f"{git(root, 'rev-parse', 'main')[:10]})")
+    assert result.stdout.strip().endswith(
+        f"no new shared skills (compared with main at {git(root, 'rev-parse', 'main')[:10]})"
+    )
 
 
 def test_rename_in_same_registry_keeps_standing(tmp_path):
     sibling = "helper script\n" * 20
-    root = base_repo(tmp_path, registries={"global": [{"name": "tidy", **FORCED}]},
-                     skills={"global/tidy": skill_md("tidy", "Tidy the repo.")})
+    root = base_repo(
+        tmp_path,
+        registries={"global": [{"name": "tidy", **FORCED}]},
+        skills={"global/tidy": skill_md("tidy", "Tidy the repo.")},
+    )
     build_tree(root, {"skills/tidy/helper.sh": sibling, "skills/tidy/reference.md": sibling})
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "siblings")
     git(root, "branch", "-f", "main")  # the siblings are part of the base
     git(root, "mv", "skills/tidy", "skills/neaten")
     (root / "skills/neaten/SKILL.md").write_text(
-        skill_md("neaten", "Completely reworded: neaten files, folders and notes.",
-                 body="A new body that shares nothing with the old one.\n"))
+        skill_md(
+            "neaten",
+            "Completely reworded: neaten files, folders and notes.",
+            body="A new body that shares nothing with the old one.\n",
+        )
+    )
     set_registry(root, "global", [{"name": "neaten", **FORCED}])
     commit(root, "rename tidy to neaten")
     code, data = run_json(root)
@@ -146,8 +165,9 @@ def test_rename_in_same_registry_keeps_standing(tmp_path):
 
 
 def test_rename_keeping_the_old_name_declared_is_new(tmp_path):
-    root = base_repo(tmp_path, registries={"global": [{"name": "tidy", **FORCED}]},
-                     skills={"global/tidy": None})
+    root = base_repo(
+        tmp_path, registries={"global": [{"name": "tidy", **FORCED}]}, skills={"global/tidy": None}
+    )
     add_skill(root, "global", "tidy-two")
     set_registry(root, "global", [{"name": "tidy", **FORCED}, {"name": "tidy-two", **FORCED}])
     commit(root)
@@ -156,9 +176,11 @@ def test_rename_keeping_the_old_name_declared_is_new(tmp_path):
 
 
 def test_move_from_person_scope_into_group_is_new(tmp_path):
-    root = base_repo(tmp_path, registries={"people/ann": [{"name": "lint", "owner": "ann",
-                                                            "tier": "always"}]},
-                     skills={"people/ann/lint": None})
+    root = base_repo(
+        tmp_path,
+        registries={"people/ann": [{"name": "lint", "owner": "ann", "tier": "always"}]},
+        skills={"people/ann/lint": None},
+    )
     build_tree(root, {"people/ann/skills/lint/run.sh": "echo lint\n" * 10})
     commit(root)
     git(root, "branch", "-f", "main")
@@ -169,15 +191,28 @@ def test_move_from_person_scope_into_group_is_new(tmp_path):
     commit(root, "share lint")
     result = run(root)
     assert result.exit_code == 2
-    assert ("lint (groups/acme): moved from people/ann/skills/lint (person scope): a widening "
-            "of reach") in result.stdout
+    assert (
+        "lint (groups/acme): moved from people/ann/skills/lint (person scope): a widening of reach"
+    ) in result.stdout
 
 
 def test_crons_job_naming_the_skill_is_proof(tmp_path):
     root = new_forced_global(tmp_path)
-    build_tree(root, {"crons.json": {"jobs": [
-        {"name": "nightly-tidy", "schedule": "0 3 * * *", "command": "tidy --all",
-         "skill": "tidy"}]}})
+    build_tree(
+        root,
+        {
+            "crons.json": {
+                "jobs": [
+                    {
+                        "name": "nightly-tidy",
+                        "schedule": "0 3 * * *",
+                        "command": "tidy --all",
+                        "skill": "tidy",
+                    }
+                ]
+            }
+        },
+    )
     commit(root)
     code, data = run_json(root)
     assert code == 0
@@ -186,44 +221,89 @@ def test_crons_job_naming_the_skill_is_proof(tmp_path):
 
 def test_crons_job_with_bad_schedule_or_other_home_is_no_proof(tmp_path):
     root = new_forced_global(tmp_path)
-    build_tree(root, {"crons.json": {"jobs": [
-        {"name": "a", "schedule": "0 25 * * *", "command": "x", "skill": "tidy"},
-        {"name": "b", "schedule": "0 3 * * *", "command": "x", "skill": "tidy@groups/acme"}]}})
+    build_tree(
+        root,
+        {
+            "crons.json": {
+                "jobs": [
+                    {"name": "a", "schedule": "0 25 * * *", "command": "x", "skill": "tidy"},
+                    {
+                        "name": "b",
+                        "schedule": "0 3 * * *",
+                        "command": "x",
+                        "skill": "tidy@groups/acme",
+                    },
+                ]
+            }
+        },
+    )
     commit(root)
     assert run(root).exit_code == 2
-    build_tree(root, {"crons.json": {"jobs": [
-        {"name": "b", "schedule": "0 3 * * *", "command": "x", "skill": "skill:tidy@global"}]}})
+    build_tree(
+        root,
+        {
+            "crons.json": {
+                "jobs": [
+                    {
+                        "name": "b",
+                        "schedule": "0 3 * * *",
+                        "command": "x",
+                        "skill": "skill:tidy@global",
+                    }
+                ]
+            }
+        },
+    )
     commit(root)
     assert run(root).exit_code == 0
 
 
 def test_archived_to_active_is_reported(tmp_path):
-    root = base_repo(tmp_path, registries={
-        "global": [{"name": "old", **FORCED, "lifecycle": "archived"},
-                   {"name": "fine", **FORCED, "lifecycle": "draft"}],
-        "people/ann": [{"name": "mine", "owner": "ann", "tier": "always",
-                        "lifecycle": "deprecated"}]},
-        skills={"global/old": None, "global/fine": None, "people/ann/mine": None})
-    set_registry(root, "global", [{"name": "old", **FORCED},
-                                  {"name": "fine", **FORCED, "lifecycle": "active"}])
-    set_registry(root, "people/ann", [{"name": "mine", "owner": "ann", "tier": "always",
-                                       "lifecycle": "draft"}])
+    root = base_repo(
+        tmp_path,
+        registries={
+            "global": [
+                {"name": "old", **FORCED, "lifecycle": "archived"},
+                {"name": "fine", **FORCED, "lifecycle": "draft"},
+            ],
+            "people/ann": [
+                {"name": "mine", "owner": "ann", "tier": "always", "lifecycle": "deprecated"}
+            ],
+        },
+        skills={"global/old": None, "global/fine": None, "people/ann/mine": None},
+    )
+    set_registry(
+        root,
+        "global",
+        [{"name": "old", **FORCED}, {"name": "fine", **FORCED, "lifecycle": "active"}],
+    )
+    set_registry(
+        root,
+        "people/ann",
+        [{"name": "mine", "owner": "ann", "tier": "always", "lifecycle": "draft"}],
+    )
     commit(root)
     result = run(root)
     assert result.exit_code == 2
     assert "old (global): archived → active is not allowed: archived is final" in result.stdout
-    assert ("mine (people/ann): deprecated → draft is not allowed: from deprecated a skill may "
-            "only go to archived") in result.stdout
+    assert (
+        "mine (people/ann): deprecated → draft is not allowed: from deprecated a skill may "
+        "only go to archived"
+    ) in result.stdout
     assert "fine" not in result.stdout
-    code, data = run_json(root)
+    _code, data = run_json(root)
     assert [(c["name"], c["from"], c["to"]) for c in data["lifecycle_problems"]] == [
-        ("old", "archived", "active"), ("mine", "deprecated", "draft")]
+        ("old", "archived", "active"),
+        ("mine", "deprecated", "draft"),
+    ]
 
 
 def test_lifecycle_is_followed_across_a_rename(tmp_path):
-    root = base_repo(tmp_path, registries={"global": [{"name": "old", **FORCED,
-                                                        "lifecycle": "archived"}]},
-                     skills={"global/old": None})
+    root = base_repo(
+        tmp_path,
+        registries={"global": [{"name": "old", **FORCED, "lifecycle": "archived"}]},
+        skills={"global/old": None},
+    )
     build_tree(root, {"skills/old/data.txt": "same content\n" * 30})
     commit(root)
     git(root, "branch", "-f", "main")
@@ -237,30 +317,52 @@ def test_lifecycle_is_followed_across_a_rename(tmp_path):
 
 
 def test_exempt_external_override_and_unchanged(tmp_path):
-    root = base_repo(tmp_path, registries={"global": [{"name": "kept", **FORCED}]},
-                     skills={"global/kept": None, "groups/acme/acme-only": None})
-    set_registry(root, "global", [
-        {"name": "kept", **FORCED},
-        {"name": "creator", "owner": "anthropic", "tier": "optional",
-         "source": {"repo": "https://example.com/skills.git", "path": "creator", "ref": "main"}},
-        {"name": "acme-only", "from": "groups/acme", "tier": "always"}])
+    root = base_repo(
+        tmp_path,
+        registries={"global": [{"name": "kept", **FORCED}]},
+        skills={"global/kept": None, "groups/acme/acme-only": None},
+    )
+    set_registry(
+        root,
+        "global",
+        [
+            {"name": "kept", **FORCED},
+            {
+                "name": "creator",
+                "owner": "anthropic",
+                "tier": "optional",
+                "source": {
+                    "repo": "https://example.com/skills.git",
+                    "path": "creator",
+                    "ref": "main",
+                },
+            },
+            {"name": "acme-only", "from": "groups/acme", "tier": "always"},
+        ],
+    )
     commit(root)
     code, data = run_json(root)
     assert code == 0 and data["new_shared_skills"] == []
 
 
 def test_skill_md_added_without_declaration_is_new_in_every_shared_scope(tmp_path):
-    root = base_repo(tmp_path, scopes=("groups/acme", "teams/red", "seed", "people/ann",
-                                       "people/ann/hosts/box"))
+    root = base_repo(
+        tmp_path, scopes=("groups/acme", "teams/red", "seed", "people/ann", "people/ann/hosts/box")
+    )
     for home in ("groups/acme", "teams/red", "seed", "people/ann", "people/ann/hosts/box"):
         add_skill(root, home, "s-" + home.rsplit("/", 1)[-1])
     commit(root)
     code, data = run_json(root)
     assert code == 2
-    assert new_names(data) == [("groups/acme", "s-acme", False), ("seed", "s-seed", False),
-                               ("teams/red", "s-red", False)]
-    assert data["new_shared_skills"][0]["reason"] == \
-        "groups/acme/skills/s-acme/SKILL.md added since the base"
+    assert new_names(data) == [
+        ("groups/acme", "s-acme", False),
+        ("seed", "s-seed", False),
+        ("teams/red", "s-red", False),
+    ]
+    assert (
+        data["new_shared_skills"][0]["reason"]
+        == "groups/acme/skills/s-acme/SKILL.md added since the base"
+    )
 
 
 def test_declaring_an_existing_folder_is_new(tmp_path):
@@ -272,15 +374,29 @@ def test_declaring_an_existing_folder_is_new(tmp_path):
 
 
 def test_person_scope_turned_shared_by_scopes_json_is_new(tmp_path):
-    root = base_repo(tmp_path, registries={"people/ann": [{"name": "mine", **FORCED}]},
-                     skills={"people/ann/mine": None})
-    build_tree(root, {"scopes.json": {"collections": [{"folder": "groups", "type": "group"},
-                                                      {"folder": "people", "type": "group"}]}})
+    root = base_repo(
+        tmp_path,
+        registries={"people/ann": [{"name": "mine", **FORCED}]},
+        skills={"people/ann/mine": None},
+    )
+    build_tree(
+        root,
+        {
+            "scopes.json": {
+                "collections": [
+                    {"folder": "groups", "type": "group"},
+                    {"folder": "people", "type": "group"},
+                ]
+            }
+        },
+    )
     commit(root)
     result = run(root)
     assert result.exit_code == 2
-    assert "mine (people/ann): people/ann was a person scope at the base and is shared now" \
+    assert (
+        "mine (people/ann): people/ann was a person scope at the base and is shared now"
         in result.stdout
+    )
 
 
 def test_default_base_order_and_explicit_base(tmp_path):
@@ -326,8 +442,9 @@ def test_skip_variable_is_printed(tmp_path):
     root = new_forced_global(tmp_path)
     result = run(root, env={"EXOBRAIN_SKIP_AUTHORING_REVIEW": "1"})
     assert result.exit_code == 0
-    assert result.stdout.strip() == ("authoring-review: skipped because "
-                                     "EXOBRAIN_SKIP_AUTHORING_REVIEW=1; nothing was checked")
+    assert result.stdout.strip() == (
+        "authoring-review: skipped because EXOBRAIN_SKIP_AUTHORING_REVIEW=1; nothing was checked"
+    )
     assert run(root, env={"EXOBRAIN_SKIP_AUTHORING_REVIEW": "0"}).exit_code == 2
     data = json.loads(run(root, "--json", env={"EXOBRAIN_SKIP_AUTHORING_REVIEW": "yes"}).stdout)
     assert data["skipped"] is True
@@ -414,11 +531,16 @@ def test_linked_worktree(tmp_path):
     assert code == 2 and new_names(data) == [("global", "tidy", False)]
     build_tree(linked, {"skills/tidy/evals/case.json": "{}"})
     git(linked, "add", "-A")
-    done = subprocess.run([console("authoring-review"), "--json"], cwd=linked / "skills",
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [console("authoring-review"), "--json"],
+        cwd=linked / "skills",
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(done.stdout)["new_shared_skills"][0]["proof"] == [
-        "skills/tidy/evals/case.json"]
+        "skills/tidy/evals/case.json"
+    ]
     assert run(root).exit_code == 0  # the main checkout (on main) has nothing new
 
 
@@ -428,10 +550,13 @@ def test_help_names_the_rule(tmp_path):
 
 
 def test_import_stays_lazy():
-    code = ("import sys, exobrain.cli.review, exobrain.cli.crons; "
-            "print(any(m in sys.modules for m in ('git', 'jsonschema', 'rich')))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={**os.environ})
+    code = (
+        "import sys, exobrain.cli.review, exobrain.cli.crons; "
+        "print(any(m in sys.modules for m in ('git', 'jsonschema', 'rich')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ}
+    )
     assert done.stdout.strip() == "False"
 
 
@@ -439,29 +564,54 @@ def test_pure_helpers():
     from exobrain.gate.review import is_proof_file, scopes_from_files, skill_location
     from exobrain.scopes import ScopeConfig
 
-    files = frozenset({"groups/a/AGENTS.md", "people/p/AGENTS.md", "people/p/hosts/h/AGENTS.md",
-                       "people/q/hosts/h/AGENTS.md", "seed/AGENTS.md", "misc/x/AGENTS.md",
-                       "groups/.hidden/AGENTS.md"})
+    files = frozenset(
+        {
+            "groups/a/AGENTS.md",
+            "people/p/AGENTS.md",
+            "people/p/hosts/h/AGENTS.md",
+            "people/q/hosts/h/AGENTS.md",
+            "seed/AGENTS.md",
+            "misc/x/AGENTS.md",
+            "groups/.hidden/AGENTS.md",
+        }
+    )
     scopes = scopes_from_files(files, ScopeConfig())
-    assert scopes == {"global": "global", "seed": "seed", "groups/a": "group",
-                      "people/p": "person", "people/p/hosts/h": "host"}
+    assert scopes == {
+        "global": "global",
+        "seed": "seed",
+        "groups/a": "group",
+        "people/p": "person",
+        "people/p/hosts/h": "host",
+    }
     assert skill_location("skills/x/SKILL.md", scopes) == ("global", "x", "SKILL.md")
-    assert skill_location("groups/a/skills/x/skills/y/f", scopes) == ("groups/a", "x",
-                                                                     "skills/y/f")
-    assert skill_location("people/p/hosts/h/skills/z/a/b", scopes) == ("people/p/hosts/h", "z",
-                                                                        "a/b")
+    assert skill_location("groups/a/skills/x/skills/y/f", scopes) == ("groups/a", "x", "skills/y/f")
+    assert skill_location("people/p/hosts/h/skills/z/a/b", scopes) == (
+        "people/p/hosts/h",
+        "z",
+        "a/b",
+    )
     assert skill_location("misc/x/skills/y/SKILL.md", scopes) is None
     assert skill_location("myskills/y/SKILL.md", scopes) is None
     assert skill_location("skills/loose-file", scopes) is None
-    assert [is_proof_file(p) for p in ("test_a.py", "tests/run.sh", "evals/x.json",
-                                       "a.eval.json", "ab-results.json", "SKILL.md",
-                                       "notes/evals.md", "eval.json")] == [
-        True, True, True, True, True, False, False, False]
+    assert [
+        is_proof_file(p)
+        for p in (
+            "test_a.py",
+            "tests/run.sh",
+            "evals/x.json",
+            "a.eval.json",
+            "ab-results.json",
+            "SKILL.md",
+            "notes/evals.md",
+            "eval.json",
+        )
+    ] == [True, True, True, True, True, False, False, False]
 
 
 def test_move_between_shared_scopes_is_new_too(tmp_path):
-    root = base_repo(tmp_path, registries={"global": [{"name": "tidy", **FORCED}]},
-                     skills={"global/tidy": None})
+    root = base_repo(
+        tmp_path, registries={"global": [{"name": "tidy", **FORCED}]}, skills={"global/tidy": None}
+    )
     build_tree(root, {"skills/tidy/run.sh": "echo tidy\n" * 10})
     commit(root)
     git(root, "branch", "-f", "main")
@@ -472,5 +622,7 @@ def test_move_between_shared_scopes_is_new_too(tmp_path):
     commit(root)
     code, data = run_json(root)
     assert code == 2
-    assert data["new_shared_skills"][0]["reason"] == \
-        "moved from skills/tidy (global scope): new in this registry"
+    assert (
+        data["new_shared_skills"][0]["reason"]
+        == "moved from skills/tidy (global scope): new in this registry"
+    )

@@ -3,9 +3,17 @@ from pathlib import Path
 import pytest
 
 from exobrain.errors import InputFileError, UsageError
-from exobrain.scopes import (Connection, ScopeConfig, build_chain, check_scope_path,
-                             scan_scopes, load_scope_config, read_connection, self_ids,
-                             write_connection)
+from exobrain.scopes import (
+    Connection,
+    ScopeConfig,
+    build_chain,
+    check_scope_path,
+    load_scope_config,
+    read_connection,
+    scan_scopes,
+    self_ids,
+    write_connection,
+)
 from helpers import build_tree
 
 
@@ -15,12 +23,29 @@ def flag(root: Path, *scopes: str) -> None:
 
 
 def test_chain_order_ancestors_first_then_type_depth_path(tmp_path):
-    flag(tmp_path, "seed", "groups/acme", "groups/zeta", "people/alice", "people/alice/hosts/laptop",
-         "teams/red")
-    chain = build_chain(tmp_path, ["people/alice/hosts/laptop", "groups/zeta", "teams/red",
-                                   "groups/acme"], ScopeConfig())
-    assert chain.paths == ["global", "seed", "groups/acme", "groups/zeta", "teams/red",
-                           "people/alice", "people/alice/hosts/laptop"]
+    flag(
+        tmp_path,
+        "seed",
+        "groups/acme",
+        "groups/zeta",
+        "people/alice",
+        "people/alice/hosts/laptop",
+        "teams/red",
+    )
+    chain = build_chain(
+        tmp_path,
+        ["people/alice/hosts/laptop", "groups/zeta", "teams/red", "groups/acme"],
+        ScopeConfig(),
+    )
+    assert chain.paths == [
+        "global",
+        "seed",
+        "groups/acme",
+        "groups/zeta",
+        "teams/red",
+        "people/alice",
+        "people/alice/hosts/laptop",
+    ]
 
 
 def test_ancestor_is_pulled_before_a_descendant_of_lower_rank(tmp_path):
@@ -51,8 +76,17 @@ def test_discovery_finds_nested_scopes_and_ignores_unflagged(tmp_path):
 
 def test_scopes_json_changes_collections_and_missing_file_means_defaults(tmp_path):
     assert load_scope_config(tmp_path) == ScopeConfig()
-    build_tree(tmp_path, {"scopes.json": {"collections": [{"folder": "labs", "type": "group"},
-                                                          {"folder": "people", "type": "person"}]}})
+    build_tree(
+        tmp_path,
+        {
+            "scopes.json": {
+                "collections": [
+                    {"folder": "labs", "type": "group"},
+                    {"folder": "people", "type": "person"},
+                ]
+            }
+        },
+    )
     flag(tmp_path, "labs/x", "groups/acme")
     config = load_scope_config(tmp_path)
     assert [s.path for s in scan_scopes(tmp_path, config).scopes] == ["global", "labs/x"]
@@ -65,8 +99,17 @@ def test_broken_scopes_json_names_the_entry(tmp_path):
 
 
 def test_connection_round_trip_keeps_unknown_keys(tmp_path):
-    build_tree(tmp_path, {".exobrain.json": {"zz": 1, "connected_scopes": ["people/a"],
-                                             "agents": ["claude"], "instances": ["../x"]}})
+    build_tree(
+        tmp_path,
+        {
+            ".exobrain.json": {
+                "zz": 1,
+                "connected_scopes": ["people/a"],
+                "agents": ["claude"],
+                "instances": ["../x"],
+            }
+        },
+    )
     conn = read_connection(tmp_path)
     conn.agents.append("codex")
     write_connection(tmp_path, conn)

@@ -7,14 +7,14 @@ import sqlite3
 
 import pytest
 from click.testing import CliRunner
-from helpers import exobrain, skill_md
 
-from exobrain.search import embedding
 from exobrain.cli.umbrella import main
+from exobrain.search import embedding
 from exobrain.search.corpus import open_view
 from exobrain.search.engine import Searcher, fts_query, search
 from exobrain.search.index import index_path
 from exobrain.workspace import open_workspace
+from helpers import exobrain, skill_md
 
 SKILLS = {
     "tidy-imports": "Sort and group Python import statements.",
@@ -25,8 +25,11 @@ SKILLS = {
 
 def repo(tmp_path):
     entries = [{"name": n, "owner": "team", "tier": "optional", "force": True} for n in SKILLS]
-    return exobrain(tmp_path / "repo", {"global": entries},
-                    skills={f"global/{n}": skill_md(n, d) for n, d in SKILLS.items()})
+    return exobrain(
+        tmp_path / "repo",
+        {"global": entries},
+        skills={f"global/{n}": skill_md(n, d) for n, d in SKILLS.items()},
+    )
 
 
 def refresh(root, semantic=False):
@@ -110,9 +113,22 @@ def test_corrupt_index_is_rebuilt_not_a_crash(tmp_path, damage):
     assert refresh(root).reindexed == []  # the rebuilt index is whole again
 
 
-@pytest.mark.parametrize("text", ['"unbalanced', "a AND OR NOT", "NEAR(x y)", "name:flaky",
-                                  "flaky*", "^tests", "-minus", "(paren", "'; DROP TABLE docs;--",
-                                  "ünïcödé tests", "x" * 300])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"unbalanced',
+        "a AND OR NOT",
+        "NEAR(x y)",
+        "name:flaky",
+        "flaky*",
+        "^tests",
+        "-minus",
+        "(paren",
+        "'; DROP TABLE docs;--",
+        "ünïcödé tests",
+        "x" * 300,
+    ],
+)
 def test_any_text_is_a_safe_query(tmp_path, text):
     root = repo(tmp_path)
     result = CliRunner().invoke(main, ["search", "--repo", str(root), "--lexical", "--", text])
@@ -140,8 +156,7 @@ def test_without_the_extra_search_is_lexical_and_says_so_once(tmp_path, monkeypa
     assert result.exit_code == 0
     assert result.stderr.count("semantic search is off") == 1
     assert "pip install" in result.stderr
-    data = CliRunner().invoke(main, ["search", "--repo", str(root), "--json",
-                                                     "flaky"])
+    data = CliRunner().invoke(main, ["search", "--repo", str(root), "--json", "flaky"])
     assert '"mode": "lexical"' in data.stdout
 
 

@@ -10,18 +10,24 @@ from __future__ import annotations
 
 import json
 
-from search_corpus import build_corpus, evaluate, load_fixture
-
 from exobrain.search.discover import content_words
 from exobrain.search.embedding import find_model
 from exobrain.search.engine import search
 from exobrain.workspace import open_workspace
+from search_corpus import build_corpus, evaluate, load_fixture
 
 
 def skill_words(skill: dict) -> set[str]:
-    text = " ".join([skill["name"].replace("-", " "), skill["description"],
-                     " ".join(skill.get("triggers", [])), " ".join(skill.get("tags", [])),
-                     " ".join(skill.get("personas", [])), skill["body"]])
+    text = " ".join(
+        [
+            skill["name"].replace("-", " "),
+            skill["description"],
+            " ".join(skill.get("triggers", [])),
+            " ".join(skill.get("tags", [])),
+            " ".join(skill.get("personas", [])),
+            skill["body"],
+        ]
+    )
     return content_words(text)
 
 
@@ -43,8 +49,9 @@ def test_fixture_is_big_enough_and_paraphrases_share_few_words():
 
 
 def test_hybrid_beats_lexical_on_paraphrases(tmp_path):
-    assert find_model() is not None, "the [semantic] extra (wordllama) must be installed: " \
-                                     "pip install -e '.[test]'"
+    assert find_model() is not None, (
+        "the [semantic] extra (wordllama) must be installed: pip install -e '.[test]'"
+    )
     root = build_corpus(tmp_path / "corpus")
     queries = load_fixture()["queries"]
 
@@ -53,14 +60,22 @@ def test_hybrid_beats_lexical_on_paraphrases(tmp_path):
             result = search(open_workspace(root), query, k=10, semantic=semantic)
             assert result.mode == ("hybrid" if semantic else "lexical")
             return [hit.artifact.name for hit in result.hits]
+
         return run
 
     lexical = evaluate(runner(False), queries)
     hybrid = evaluate(runner(True), queries)
-    report = {mode: {kind: {"precision_at_1": round(r["precision_at_1"], 3),
-                            "mrr": round(r["mrr"], 3), "queries": r["n"]}
-                     for kind, r in result.items()}
-              for mode, result in (("lexical", lexical), ("hybrid", hybrid))}
+    report = {
+        mode: {
+            kind: {
+                "precision_at_1": round(r["precision_at_1"], 3),
+                "mrr": round(r["mrr"], 3),
+                "queries": r["n"],
+            }
+            for kind, r in result.items()
+        }
+        for mode, result in (("lexical", lexical), ("hybrid", hybrid))
+    }
     print("\nsearch quality on the fixture corpus:\n" + json.dumps(report, indent=2))
     assert hybrid["paraphrase"]["precision_at_1"] > lexical["paraphrase"]["precision_at_1"]
     assert hybrid["paraphrase"]["mrr"] > lexical["paraphrase"]["mrr"]

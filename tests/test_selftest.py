@@ -30,8 +30,9 @@ def selftest(repo: Path, *args: str) -> tuple[int, dict[str, dict]]:
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory):
     """One rendered instance per module; tests that break things work on a copy."""
-    return create_instance(ROOT, tmp_path_factory.mktemp("pristine") / "inst",
-                           person="ann", host="pc").root
+    return create_instance(
+        ROOT, tmp_path_factory.mktemp("pristine") / "inst", person="ann", host="pc"
+    ).root
 
 
 @pytest.fixture
@@ -51,8 +52,14 @@ def test_a_fresh_instance_passes(instance):
     code, checks = selftest(instance, "--no-suite")
     assert code == 0, checks
     assert statuses(checks) == {
-        "schemas": "pass", "skills-validate": "pass", "locks": "pass", "docs": "pass",
-        "agents": "skip", "git-hooks": "pass", "test-suite": "skip"}
+        "schemas": "pass",
+        "skills-validate": "pass",
+        "locks": "pass",
+        "docs": "pass",
+        "agents": "skip",
+        "git-hooks": "pass",
+        "test-suite": "skip",
+    }
     assert checks["git-hooks"]["detail"] == "pre-commit installed"
 
 
@@ -66,7 +73,8 @@ def test_schemas_missing_or_unresolved(instance):
     assert checks["schemas"]["problems"] == [
         "scripts/exobrain/schemas/crons.schema.json is missing",
         "skills.json: $schema 'schemas/skills.schema.json' does not exist",
-        "crons.json: $schema 'scripts/exobrain/schemas/crons.schema.json' does not exist"]
+        "crons.json: $schema 'scripts/exobrain/schemas/crons.schema.json' does not exist",
+    ]
     (instance / "skills.schema.json").write_text('{"type": 5}')
     _, checks = selftest(instance, "--no-suite")
     assert "skills.schema.json: not a valid JSON Schema" in checks["schemas"]["problems"][0]
@@ -85,15 +93,20 @@ def test_a_skill_changed_without_a_bump_fails_validate_and_locks(instance):
 
 
 def test_docs_naming_what_does_not_exist(instance):
-    build_tree(instance, {"knowledge/exobrain/extra.md":
-                          "# Extra\n\nRun `skills-frobnicate --all`, then `exobrain fly NOW`, "
-                          "and read `scripts/exobrain/nothing.py`.\n"})
+    build_tree(
+        instance,
+        {
+            "knowledge/exobrain/extra.md": "# Extra\n\nRun `skills-frobnicate --all`, then "
+            "`exobrain fly NOW`, and read `scripts/exobrain/nothing.py`.\n"
+        },
+    )
     code, checks = selftest(instance, "--no-suite")
     assert code == 1 and checks["docs"]["status"] == "fail"
     assert checks["docs"]["problems"] == [
         "knowledge/exobrain/extra.md: `skills-frobnicate --all`: no command 'skills-frobnicate'",
         "knowledge/exobrain/extra.md: `exobrain fly NOW`: exobrain has no verb 'fly'",
-        "knowledge/exobrain/extra.md: `scripts/exobrain/nothing.py` does not exist"]
+        "knowledge/exobrain/extra.md: `scripts/exobrain/nothing.py` does not exist",
+    ]
 
 
 def test_a_missing_pre_commit_hook(instance):
@@ -106,16 +119,24 @@ def test_a_missing_pre_commit_hook(instance):
 
 
 def test_the_suite_runs_the_instances_own_package(instance):
-    build_tree(instance, {"tests/test_where.py": (
-        "from pathlib import Path\nimport exobrain\n\n"
-        "def test_the_package_is_this_instances():\n"
-        "    here = Path(__file__).resolve().parents[1]\n"
-        "    assert Path(exobrain.__file__).resolve().is_relative_to(here)\n")})
-    code, checks = selftest(instance, "--suite", "tests/test_where.py",
-                            "--suite", "tests/test_docs.py")
+    build_tree(
+        instance,
+        {
+            "tests/test_where.py": (
+                "from pathlib import Path\nimport exobrain\n\n"
+                "def test_the_package_is_this_instances():\n"
+                "    here = Path(__file__).resolve().parents[1]\n"
+                "    assert Path(exobrain.__file__).resolve().is_relative_to(here)\n"
+            )
+        },
+    )
+    code, checks = selftest(
+        instance, "--suite", "tests/test_where.py", "--suite", "tests/test_docs.py"
+    )
     assert code == 0, checks["test-suite"]
     assert checks["test-suite"]["detail"].startswith(
-        "pytest -x tests/test_where.py tests/test_docs.py: ")
+        "pytest -x tests/test_where.py tests/test_docs.py: "
+    )
     assert "passed" in checks["test-suite"]["detail"]
 
 
@@ -163,17 +184,25 @@ def test_text_output_and_usage_errors(instance):
 def test_connected_agents_must_match_the_plan(instance):
     from exobrain.cli.connect import main as connect_main
 
-    build_tree(instance, {"people/ann/skills/notes/SKILL.md": skill_md("notes"),
-                          "people/ann/skills.json":
-                              {"skills": [{"name": "notes", "owner": "ann", "tier": "always"}]}})
-    result = CliRunner().invoke(connect_main, ["claude", "--person", "ann", "--host", "pc",
-                                               "--repo", str(instance)])
+    build_tree(
+        instance,
+        {
+            "people/ann/skills/notes/SKILL.md": skill_md("notes"),
+            "people/ann/skills.json": {
+                "skills": [{"name": "notes", "owner": "ann", "tier": "always"}]
+            },
+        },
+    )
+    result = CliRunner().invoke(
+        connect_main, ["claude", "--person", "ann", "--host", "pc", "--repo", str(instance)]
+    )
     assert result.exit_code == 0, result.output
     code, checks = selftest(instance, "--no-suite")
     assert code == 0, checks
     assert checks["agents"]["detail"] == "claude: links and indexes equal the plan"
-    assert checks["git-hooks"]["detail"] == \
-        "pre-commit, post-merge, post-rewrite, pre-push installed"
+    assert (
+        checks["git-hooks"]["detail"] == "pre-commit, post-merge, post-rewrite, pre-push installed"
+    )
     (instance / ".claude" / "skills" / "notes.people__ann").unlink()
     (instance / ".claude" / "optional-skills.md").write_text("stale\n")
     code, checks = selftest(instance, "--no-suite")

@@ -4,8 +4,8 @@ import time
 
 from benchmarks.signals import write_ledgers
 from exobrain.signals.aggregate import aggregate
-from exobrain.signals.lines import fast_rows
 from exobrain.signals.ledger import dump_line, ledger_files, make_signal
+from exobrain.signals.lines import fast_rows
 
 REFS = [f"skill:s{i}@global" for i in range(30)] + ["skill:t@groups/acme"]
 
@@ -20,11 +20,13 @@ def test_generated_ledgers_take_the_fast_path_and_parse_cleanly(tmp_path):
 
 
 def test_every_kind_the_cli_writes_takes_the_fast_path():
-    lines = [make_signal("vote", REFS[0], -1, by="al", host="h"),
-             make_signal("rank", REFS[0], 0.35, by="al", host="h", dimension="novelty"),
-             make_signal("rank", REFS[0], 1, by="al", host="h", dimension="scope"),
-             make_signal("usage", REFS[0], 1, by="al", host="h", auto=True, agent="claude"),
-             make_signal("calibration", REFS[0], False, by="al", host="h"),
-             make_signal("fund", REFS[0], 12.5, by="al", host="h", currency="eur")]
+    lines = [
+        make_signal("vote", REFS[0], -1, by="al", host="h"),
+        make_signal("rank", REFS[0], 0.35, by="al", host="h", dimension="novelty"),
+        make_signal("rank", REFS[0], 1, by="al", host="h", dimension="scope"),
+        make_signal("usage", REFS[0], 1, by="al", host="h", auto=True, agent="claude"),
+        make_signal("calibration", REFS[0], False, by="al", host="h"),
+        make_signal("fund", REFS[0], 12.5, by="al", host="h", currency="eur"),
+    ]
     rows = fast_rows("".join(dump_line(line) for line in lines))
     assert rows is not None and len(rows) == len(lines)

@@ -6,10 +6,10 @@ import random
 from click.testing import CliRunner
 
 from exobrain.cli.umbrella import main as exobrain_main
-from exobrain.signals.quality import load_weights, quality_all
 from exobrain.signals.aggregate import aggregate
 from exobrain.signals.compact import compact_person, compact_text
 from exobrain.signals.ledger import DIMENSIONS, day_number, format_ts
+from exobrain.signals.quality import load_weights, quality_all
 from signal_helpers import LINT, NOW, TIDY, repo, sig, write
 
 SKILLS = [TIDY, LINT, "skill:old@global"]
@@ -25,21 +25,46 @@ def random_lines(rng, person, count):
         elif pick < 0.55:
             lines.append(sig("vote", skill, rng.choice((1, -1)), days, by=person))
         elif pick < 0.7:
-            lines.append(sig("rank", skill, rng.randint(0, 20) / 20, days, by=person,
-                             dimension=rng.choice(DIMENSIONS)))
+            lines.append(
+                sig(
+                    "rank",
+                    skill,
+                    rng.randint(0, 20) / 20,
+                    days,
+                    by=person,
+                    dimension=rng.choice(DIMENSIONS),
+                )
+            )
         elif pick < 0.85:
-            lines.append(sig("calibration", skill, rng.random() < 0.6, days, by=person,
-                             note=rng.choice([None, "ok", "slow"])))
+            lines.append(
+                sig(
+                    "calibration",
+                    skill,
+                    rng.random() < 0.6,
+                    days,
+                    by=person,
+                    note=rng.choice([None, "ok", "slow"]),
+                )
+            )
         else:
-            lines.append(sig("fund", skill, rng.choice((0.1, 0.2, 3, 12.345678)), days,
-                             by=person, currency=rng.choice(("token", "eur"))))
+            lines.append(
+                sig(
+                    "fund",
+                    skill,
+                    rng.choice((0.1, 0.2, 3, 12.345678)),
+                    days,
+                    by=person,
+                    currency=rng.choice(("token", "eur")),
+                )
+            )
     return lines
 
 
 def state(root):
     agg = aggregate(root, use_cache=False)
-    scores = [(q.skill, q.score, q.components) for q in
-              quality_all(agg, SKILLS, load_weights(root), NOW)]
+    scores = [
+        (q.skill, q.score, q.components) for q in quality_all(agg, SKILLS, load_weights(root), NOW)
+    ]
     return agg.numbers(), scores
 
 
@@ -69,10 +94,15 @@ def test_compaction_preserves_every_aggregate_and_score(tmp_path):
 
 
 def test_snapshot_lines_keep_notes_and_recent_lines_stay_byte_for_byte(tmp_path):
-    old = [sig("calibration", TIDY, True, 200, note="first"),
-           sig("calibration", TIDY, False, 200, note="second"),
-           sig("calibration", TIDY, True, 200), sig("vote", TIDY, 1, 300),
-           sig("vote", TIDY, -1, 250), sig("usage", TIDY, 1, 220), sig("usage", TIDY, 1, 220)]
+    old = [
+        sig("calibration", TIDY, True, 200, note="first"),
+        sig("calibration", TIDY, False, 200, note="second"),
+        sig("calibration", TIDY, True, 200),
+        sig("vote", TIDY, 1, 300),
+        sig("vote", TIDY, -1, 250),
+        sig("usage", TIDY, 1, 220),
+        sig("usage", TIDY, 1, 220),
+    ]
     recent = [sig("usage", TIDY, 1, 1), sig("vote", TIDY, 1, 2)]
     path = write(tmp_path, old + recent)
     tail = "".join(path.read_text().splitlines(keepends=True)[-2:])
@@ -81,7 +111,10 @@ def test_snapshot_lines_keep_notes_and_recent_lines_stay_byte_for_byte(tmp_path)
     assert snapshots == 2 and text.endswith(tail)
     calibration = next(line for line in lines if line["kind"] == "calibration")
     assert (calibration["value"], calibration["total"], calibration["notes"]) == (
-        2, 3, ["first", "second"])
+        2,
+        3,
+        ["first", "second"],
+    )
     usage = next(line for line in lines if line["kind"] == "usage" and line.get("snapshot"))
     assert usage["value"] == 2 and usage["ts"].endswith("T00:00:00.000Z")
     assert [line["value"] for line in lines if line["kind"] == "vote"] == [-1, 1]
@@ -111,14 +144,16 @@ def test_signals_compact_cli(tmp_path):
     assert dry.exit_code == 0, dry.output
     assert "signals/al/h.jsonl: 3 → 2 lines (1 snapshot)" in dry.output
     assert "would compact 1 of 1" in dry.output and path.read_text() == original
-    done = runner.invoke(exobrain_main, ["signals", "--compact", "--older-than", "30", "--json",
-                                         "--repo", str(root)])
+    done = runner.invoke(
+        exobrain_main, ["signals", "--compact", "--older-than", "30", "--json", "--repo", str(root)]
+    )
     assert done.exit_code == 0, done.output
     report = json.loads(done.output)
     assert report["person"] == "al" and report["files"][0]["after"] == 2
     assert path.read_text() != original
-    none = runner.invoke(exobrain_main, ["signals", "--compact", "--person", "zed",
-                                         "--repo", str(root)])
+    none = runner.invoke(
+        exobrain_main, ["signals", "--compact", "--person", "zed", "--repo", str(root)]
+    )
     assert none.exit_code == 0 and "no ledgers for zed" in none.output
     bad = runner.invoke(exobrain_main, ["signals", "skill:tidy", "--compact", "--repo", str(root)])
     assert bad.exit_code == 2 and "drop REF" in bad.output

@@ -2,38 +2,50 @@
 
 import json
 import multiprocessing
-import re
 import os
+import re
 import threading
 import time
 
 import pytest
 
 from exobrain.errors import UsageError
-from exobrain.util.fileio import atomic_write_text
 from exobrain.signals.aggregate import aggregate
-from exobrain.signals.ledger import (UNION_RULE, append_line, author, ensure_union_merge, host_id,
-                              ledger_path, locked_ledger, make_signal, record_signal)
+from exobrain.signals.ledger import (
+    UNION_RULE,
+    append_line,
+    author,
+    ensure_union_merge,
+    host_id,
+    ledger_path,
+    locked_ledger,
+    make_signal,
+    record_signal,
+)
+from exobrain.util.fileio import atomic_write_text
 from exobrain.workspace import open_workspace
 from signal_helpers import TIDY, repo, sig
 
 
-@pytest.mark.parametrize("kind, value, extra, message", [
-    ("vote", 2, {}, "vote must be up (1) or down (-1)"),
-    ("vote", True, {}, "vote must be up"),
-    ("rank", 1.5, {"dimension": "clarity"}, "rank value must be from 0 to 1"),
-    ("rank", -0.1, {"dimension": "clarity"}, "rank value must be from 0 to 1"),
-    ("rank", "nan", {"dimension": "clarity"}, "finite number"),
-    ("rank", 0.5, {"dimension": "style"}, "unknown rank dimension 'style'"),
-    ("usage", 2, {}, "its value is 1"),
-    ("calibration", "maybe", {}, "calibration outcome must be true"),
-    ("fund", -5, {}, "fund amount must be greater than 0"),
-    ("fund", 0, {}, "fund amount must be greater than 0"),
-    ("fund", "inf", {}, "finite number"),
-    ("fund", 1e-7, {}, "below the smallest unit"),
-    ("fund", 5, {"currency": "no spaces"}, "currency"),
-    ("bogus", 1, {}, "unknown signal kind"),
-])
+@pytest.mark.parametrize(
+    "kind, value, extra, message",
+    [
+        ("vote", 2, {}, "vote must be up (1) or down (-1)"),
+        ("vote", True, {}, "vote must be up"),
+        ("rank", 1.5, {"dimension": "clarity"}, "rank value must be from 0 to 1"),
+        ("rank", -0.1, {"dimension": "clarity"}, "rank value must be from 0 to 1"),
+        ("rank", "nan", {"dimension": "clarity"}, "finite number"),
+        ("rank", 0.5, {"dimension": "style"}, "unknown rank dimension 'style'"),
+        ("usage", 2, {}, "its value is 1"),
+        ("calibration", "maybe", {}, "calibration outcome must be true"),
+        ("fund", -5, {}, "fund amount must be greater than 0"),
+        ("fund", 0, {}, "fund amount must be greater than 0"),
+        ("fund", "inf", {}, "finite number"),
+        ("fund", 1e-7, {}, "below the smallest unit"),
+        ("fund", 5, {"currency": "no spaces"}, "currency"),
+        ("bogus", 1, {}, "unknown signal kind"),
+    ],
+)
 def test_every_value_is_validated(kind, value, extra, message):
     with pytest.raises(UsageError, match=re.escape(message)) as info:
         make_signal(kind, TIDY, value, by="al", host="h", **extra)
@@ -50,22 +62,30 @@ def test_refs_people_and_hosts_are_checked():
 
 
 def test_line_shape_and_key_order():
-    line = make_signal("rank", TIDY, "0.8", by="al", host="h", dimension="scope", agent="claude",
-                       at=0)
+    line = make_signal(
+        "rank", TIDY, "0.8", by="al", host="h", dimension="scope", agent="claude", at=0
+    )
     assert list(line) == ["ts", "skill", "kind", "value", "dimension", "by", "host", "agent"]
     assert line["ts"] == "1970-01-01T00:00:00.000Z" and line["value"] == 0.8
     assert make_signal("vote", TIDY, "down", by="al", host="h")["value"] == -1
-    assert make_signal("calibration", TIDY, "failed", by="al", host="h",
-                       note="no")["note"] == "no"
+    assert make_signal("calibration", TIDY, "failed", by="al", host="h", note="no")["note"] == "no"
     assert make_signal("usage", TIDY, 1, by="al", host="h", auto=True)["auto"] is True
 
 
 def _append_many(args):
     root, worker, count = args
     for i in range(count):
-        append_line(ledger_path(root, "al", "h"),
-                    make_signal("calibration", TIDY, True, by="al", host="h",
-                                note=f"worker {worker} line {i} " + "x" * 3000))
+        append_line(
+            ledger_path(root, "al", "h"),
+            make_signal(
+                "calibration",
+                TIDY,
+                True,
+                by="al",
+                host="h",
+                note=f"worker {worker} line {i} " + "x" * 3000,
+            ),
+        )
 
 
 def test_concurrent_appenders_never_interleave(tmp_path):
@@ -92,13 +112,13 @@ def test_append_after_a_file_without_final_newline(tmp_path):
 def test_an_appender_waiting_on_a_rewrite_writes_to_the_new_file(tmp_path):
     path = ledger_path(tmp_path, "al", "h")
     append_line(path, sig("usage", TIDY, 1))
-    fd = locked_ledger(path)           # a compaction holds the lock …
+    fd = locked_ledger(path)  # a compaction holds the lock …
     done = threading.Event()
     worker = threading.Thread(target=lambda: (append_line(path, sig("vote", TIDY, 1)), done.set()))
     worker.start()
     time.sleep(0.2)
-    assert not done.is_set()           # … the appender waits …
-    atomic_write_text(path, json.dumps(sig("usage", TIDY, 1)) + "\n")   # … it swaps the file
+    assert not done.is_set()  # … the appender waits …
+    atomic_write_text(path, json.dumps(sig("usage", TIDY, 1)) + "\n")  # … it swaps the file
     os.close(fd)
     worker.join(5)
     kinds = [json.loads(line)["kind"] for line in path.read_text().splitlines()]

@@ -31,7 +31,7 @@ def branches_that_both_append(tmp_path, monkeypatch):
     signal(root, "vote", "lint", "down")
     git(root, "commit", "-q", "-am", "feature signals")
     git(root, "checkout", "-q", "main")
-    signal(root, "vote", "tidy", "down")            # the same voter flips on main
+    signal(root, "vote", "tidy", "down")  # the same voter flips on main
     signal(root, "calibration", "tidy", "completed", "--note", "fine")
     signal(root, "fund", "tidy", "12.5")
     signal(root, "usage", "tidy")
@@ -43,8 +43,9 @@ def test_branches_merge_without_conflict_and_aggregate_the_union(tmp_path, monke
     root = branches_that_both_append(tmp_path, monkeypatch)
     ours = git(root, "show", f"main:{LEDGER}").splitlines()
     theirs = git(root, "show", f"feature:{LEDGER}").splitlines()
-    merge = subprocess.run(["git", "merge", "--no-edit", "feature"], cwd=root,
-                           capture_output=True, text=True)
+    merge = subprocess.run(
+        ["git", "merge", "--no-edit", "feature"], cwd=root, capture_output=True, text=True
+    )
     assert merge.returncode == 0, merge.stdout + merge.stderr
     assert git(root, "status", "--porcelain") == ""
     merged = (root / LEDGER).read_text().splitlines()
@@ -66,6 +67,7 @@ def test_without_the_union_rule_the_same_merge_conflicts(tmp_path, monkeypatch):
     root = branches_that_both_append(tmp_path, monkeypatch)
     (root / ".gitattributes").unlink()
     git(root, "commit", "-q", "-am", "drop the union rule")
-    merge = subprocess.run(["git", "merge", "--no-edit", "feature"], cwd=root,
-                           capture_output=True, text=True)
+    merge = subprocess.run(
+        ["git", "merge", "--no-edit", "feature"], cwd=root, capture_output=True, text=True
+    )
     assert merge.returncode != 0 and "CONFLICT" in merge.stdout

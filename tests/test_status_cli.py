@@ -16,17 +16,25 @@ def run(root, *args):
 def sample(tmp_path, connection=None):
     return exobrain(
         tmp_path / "x",
-        registries={"global": [FORCED, {"name": "secret", "owner": "bob", "tier": "always"}],
-                    "groups/acme": [{"name": "tidy", "owner": "acme", "tier": "always"}],
-                    "people/alice": [{"name": "tidy", "from": "groups/acme", "tier": "always"},
-                                     {"name": "mine", "owner": "alice", "tier": "unlisted"}],
-                    "seed": [{"name": "seed-tests", "owner": "seed", "tier": "optional",
-                              "force": True}]},
+        registries={
+            "global": [FORCED, {"name": "secret", "owner": "bob", "tier": "always"}],
+            "groups/acme": [{"name": "tidy", "owner": "acme", "tier": "always"}],
+            "people/alice": [
+                {"name": "tidy", "from": "groups/acme", "tier": "always"},
+                {"name": "mine", "owner": "alice", "tier": "unlisted"},
+            ],
+            "seed": [{"name": "seed-tests", "owner": "seed", "tier": "optional", "force": True}],
+        },
         scopes=["groups/acme", "people/alice", "people/bob", "seed"],
-        skills={"global/hello": skill_md("hello", "Say <hello> & wave | politely."),
-                "global/secret": None, "groups/acme/tidy": None, "people/alice/mine": None,
-                "seed/seed-tests": None},
-        connection=connection)
+        skills={
+            "global/hello": skill_md("hello", "Say <hello> & wave | politely."),
+            "global/secret": None,
+            "groups/acme/tidy": None,
+            "people/alice/mine": None,
+            "seed/seed-tests": None,
+        },
+        connection=connection,
+    )
 
 
 def test_guest_sees_forced_global_only(tmp_path):
@@ -39,7 +47,7 @@ def test_guest_sees_forced_global_only(tmp_path):
 
 def test_connected_person_sees_override_and_own_skill(tmp_path):
     root = sample(tmp_path, {"connected_scopes": ["people/alice"]})
-    code, out, _ = run(root, "--json")
+    _code, out, _ = run(root, "--json")
     data = json.loads(out)
     got = {(s["name"], s["scope"]): (s["tier"], s["declared_by"]) for s in data["skills"]}
     assert got[("tidy", "groups/acme")] == ("always", "people/alice")
@@ -53,27 +61,39 @@ def test_tier_filter_and_plain_tsv(tmp_path):
     code, out, _ = run(root, "--tier", "always", "--plain")
     assert code == 0
     assert [line.split("\t")[:4] for line in out.splitlines()] == [
-        ["tidy", "groups/acme", "acme", "always"]]
+        ["tidy", "groups/acme", "acme", "always"]
+    ]
 
 
 def test_all_lists_every_declaration_without_seed(tmp_path):
     root = sample(tmp_path)
-    code, out, _ = run(root, "--all", "--json")
+    _, out, _ = run(root, "--all", "--json")
     rows = {(s["name"], s["scope"]): s for s in json.loads(out)["skills"]}
-    assert set(rows) == {("hello", "global"), ("secret", "global"), ("tidy", "groups/acme"),
-                         ("mine", "people/alice")}
+    assert set(rows) == {
+        ("hello", "global"),
+        ("secret", "global"),
+        ("tidy", "groups/acme"),
+        ("mine", "people/alice"),
+    }
     assert rows[("hello", "global")]["force"] is True
     assert rows[("hello", "global")]["description"] == "Say <hello> & wave | politely."
-    code, out, _ = run(root, "--all")
+    _code, out, _ = run(root, "--all")
     assert "FORCED" in out.splitlines()[1] and "seed-tests" not in out
 
 
 def test_prompt_format_escapes_and_lists_always_only(tmp_path):
     root = sample(tmp_path, {"connected_scopes": ["people/alice"]})
     (root / ".exobrain.json").write_text(json.dumps({"connected_scopes": ["people/alice"]}))
-    exobrain(root, registries={"people/alice": [
-        {"name": "tidy", "from": "groups/acme", "tier": "always"},
-        {"name": "hello", "from": "global", "tier": "always"}]}, commit=False)
+    exobrain(
+        root,
+        registries={
+            "people/alice": [
+                {"name": "tidy", "from": "groups/acme", "tier": "always"},
+                {"name": "hello", "from": "global", "tier": "always"},
+            ]
+        },
+        commit=False,
+    )
     code, out, _ = run(root, "--format", "prompt")
     assert code == 0
     assert out.startswith("<available_skills>\n<skill>\n<name>\nhello\n</name>")
@@ -83,9 +103,21 @@ def test_prompt_format_escapes_and_lists_always_only(tmp_path):
 
 
 def test_agent_filter(tmp_path):
-    root = exobrain(tmp_path / "x", registries={"global": [
-        {"name": "only-claude", "owner": "x", "tier": "always", "force": True, "agent": "claude"}]},
-        skills={"global/only-claude": None})
+    root = exobrain(
+        tmp_path / "x",
+        registries={
+            "global": [
+                {
+                    "name": "only-claude",
+                    "owner": "x",
+                    "tier": "always",
+                    "force": True,
+                    "agent": "claude",
+                }
+            ]
+        },
+        skills={"global/only-claude": None},
+    )
     assert "off (not for codex)" in run(root, "--agent", "codex")[1]
     assert "always" in run(root, "--agent", "claude")[1]
 
@@ -99,15 +131,17 @@ def test_missing_connected_scope_warns_skips_and_exits_2(tmp_path):
 
 def test_console_script_is_plain_when_not_a_terminal(tmp_path):
     import subprocess
+
     root = sample(tmp_path)
-    out = subprocess.run(["skills-status", "--all"], cwd=root / "people", capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        ["skills-status", "--all"], cwd=root / "people", capture_output=True, text=True, check=True
+    ).stdout
     assert "\x1b[" not in out and "┃" not in out and "hello" in out
 
 
 def test_others_plain_declarations_are_counted_not_listed(tmp_path):
     root = sample(tmp_path, {"connected_scopes": ["people/alice"]})
-    code, out, _ = run(root)
+    _code, out, _ = run(root)
     assert "secret" not in out
     assert "off: 1  (1 off by default not shown: --tier off lists them)" in out
     assert "secret" in run(root, "--tier", "off")[1]
@@ -116,12 +150,16 @@ def test_others_plain_declarations_are_counted_not_listed(tmp_path):
 def test_status_start_up_imports_no_git_jsonschema_or_rich(tmp_path):
     import subprocess
     import sys
+
     root = sample(tmp_path, {"connected_scopes": ["people/alice"]})
-    probe = ("import sys\nfrom exobrain.cli.status import main\n"
-             "try:\n    main(['--repo', sys.argv[1]])\nexcept SystemExit:\n    pass\n"
-             "print(sorted(m for m in ('git', 'jsonschema', 'rich', 'yaml') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", probe, str(root)], capture_output=True,
-                         text=True, check=True).stdout
+    probe = (
+        "import sys\nfrom exobrain.cli.status import main\n"
+        "try:\n    main(['--repo', sys.argv[1]])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('git', 'jsonschema', 'rich', 'yaml') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe, str(root)], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip().splitlines()[-1] == "[]"
 
 

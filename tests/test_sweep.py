@@ -28,8 +28,7 @@ FRESH = {"name": "fresh", "owner": "al", "tier": "optional"}
 
 def registry_text(entries):
     """One entry per line, the house style."""
-    return ('{\n  "skills": [\n' + ",\n".join("    " + json.dumps(e) for e in entries)
-            + "\n  ]\n}\n")
+    return '{\n  "skills": [\n' + ",\n".join("    " + json.dumps(e) for e in entries) + "\n  ]\n}\n"
 
 
 def set_git_date(monkeypatch, days_ago):
@@ -41,29 +40,44 @@ def set_git_date(monkeypatch, days_ago):
 @pytest.fixture
 def root(tmp_path, monkeypatch):
     root = tmp_path / "exo"
-    tree = {"skills.json": registry_text(GLOBAL),
-            "groups/acme/AGENTS.md": "# acme\n",
-            "groups/acme/skills.json": registry_text([{"name": "lint", "owner": "bo",
-                                                       "tier": "optional"}]),
-            "groups/acme/skills/lint/SKILL.md": skill_md("lint"),
-            ".exobrain.json": json.dumps({"connected_scopes": ["groups/acme"], "person": "al"})}
-    for entry in GLOBAL + [FRESH]:
+    tree = {
+        "skills.json": registry_text(GLOBAL),
+        "groups/acme/AGENTS.md": "# acme\n",
+        "groups/acme/skills.json": registry_text(
+            [{"name": "lint", "owner": "bo", "tier": "optional"}]
+        ),
+        "groups/acme/skills/lint/SKILL.md": skill_md("lint"),
+        ".exobrain.json": json.dumps({"connected_scopes": ["groups/acme"], "person": "al"}),
+    }
+    for entry in [*GLOBAL, FRESH]:
         if "source" not in entry:
             tree[f"skills/{entry['name']}/SKILL.md"] = skill_md(entry["name"])
     build_tree(root, tree)
     set_git_date(monkeypatch, 200)
     init_repo(root)
     set_git_date(monkeypatch, 10)
-    (root / "skills.json").write_text(registry_text([FRESH] + GLOBAL))
+    (root / "skills.json").write_text(registry_text([FRESH, *GLOBAL]))
     git(root, "commit", "-q", "-am", "a fresh skill")
     G = "skill:{}@global"
     write(root, [sig("vote", G.format("loved"), 1, 5, by=f"v{i}") for i in range(3)], "v", "h")
     write(root, [sig("usage", G.format("busy"), 1, d) for d in (1, 3, 20, 40, 80)])
-    write(root, [sig("vote", G.format("fallen"), 1, 60, by=f"f{i}") for i in range(4)]
-          + [sig("vote", G.format("fallen"), -1, 2, by=f"f{i}") for i in range(4)], "f", "h")
-    write(root, [sig("vote", G.format("rusty"), 1, 400, by="old"),
-                 sig("usage", G.format("rusty"), 1, 300), sig("usage", G.format("unused"), 1, 120)],
-          "old", "h")
+    write(
+        root,
+        [sig("vote", G.format("fallen"), 1, 60, by=f"f{i}") for i in range(4)]
+        + [sig("vote", G.format("fallen"), -1, 2, by=f"f{i}") for i in range(4)],
+        "f",
+        "h",
+    )
+    write(
+        root,
+        [
+            sig("vote", G.format("rusty"), 1, 400, by="old"),
+            sig("usage", G.format("rusty"), 1, 300),
+            sig("usage", G.format("unused"), 1, 120),
+        ],
+        "old",
+        "h",
+    )
     return root
 
 
@@ -75,8 +89,12 @@ def decisions(root, window=90.0):
 def test_sweep_selects_exactly_the_low_signal_skills(root):
     found = decisions(root)
     chosen = sorted(ref for ref, d in found.items() if d.deprecate)
-    assert chosen == ["skill:ext@external/anthropic", "skill:lint@groups/acme",
-                      "skill:rusty@global", "skill:unused@global"]
+    assert chosen == [
+        "skill:ext@external/anthropic",
+        "skill:lint@groups/acme",
+        "skill:rusty@global",
+        "skill:unused@global",
+    ]
     assert "declared less than 90 days ago" in found["skill:fresh@global"].reason
     assert found["skill:fallen@global"].deprecate is False
     assert "quality reached" in found["skill:fallen@global"].reason
@@ -112,13 +130,20 @@ def test_dry_run_changes_nothing_then_the_sweep_writes_lifecycle_only(root):
     assert "deprecated 4 skill(s) (skills.json, groups/acme/skills.json)" in done.output
     entries = {e["name"]: e for e in json.loads((root / "skills.json").read_text())["skills"]}
     assert {n: e.get("lifecycle", "active") for n, e in entries.items()} == {
-        "fresh": "active", "unused": "deprecated", "loved": "active", "busy": "active",
-        "fallen": "active", "rusty": "deprecated", "retired": "deprecated", "sketch": "draft",
-        "ext": "deprecated"}
+        "fresh": "active",
+        "unused": "deprecated",
+        "loved": "active",
+        "busy": "active",
+        "fallen": "active",
+        "rusty": "deprecated",
+        "retired": "deprecated",
+        "sketch": "draft",
+        "ext": "deprecated",
+    }
     # only the deprecated lines changed, each by its lifecycle
     old_lines = before["skills.json"].splitlines()
     new_lines = (root / "skills.json").read_text().splitlines()
-    changed = [(a, b) for a, b in zip(old_lines, new_lines) if a != b]
+    changed = [(a, b) for a, b in zip(old_lines, new_lines, strict=False) if a != b]
     assert len(changed) == 3 and len(old_lines) == len(new_lines)
     assert all(json.loads(b.strip().rstrip(","))["lifecycle"] == "deprecated" for _a, b in changed)
     acme = json.loads((root / "groups/acme/skills.json").read_text())["skills"]
@@ -147,8 +172,10 @@ def test_a_skill_archived_after_the_plan_is_left_archived(root):
             entry["lifecycle"] = "archived"
     (root / "skills.json").write_text(registry_text(registry["skills"]))
     apply_sweep(root, plan)
-    lifecycles = {e["name"]: e.get("lifecycle") for e in
-                  json.loads((root / "skills.json").read_text())["skills"]}
+    lifecycles = {
+        e["name"]: e.get("lifecycle")
+        for e in json.loads((root / "skills.json").read_text())["skills"]
+    }
     assert lifecycles["unused"] == "archived" and lifecycles["rusty"] == "deprecated"
 
 

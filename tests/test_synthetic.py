@@ -14,8 +14,10 @@ def test_small_synthetic_exobrain_is_valid_and_resolves(tmp_path):
     data = json.loads(CliRunner().invoke(status, ["--repo", str(root), "--json"]).stdout)
     assert data["chain"] == ["global", "groups/g000", "people/p0000", "people/p0000/hosts/h0"]
     tiers = {(s["name"], s["scope"]): s["tier"] for s in data["skills"]}
-    assert tiers[("global-skill-0000", "global")] == "off"          # forced, turned off by p0000
+    assert tiers[("global-skill-0000", "global")] == "off"  # forced, turned off by p0000
     assert tiers[("group-000-skill-1", "groups/g000")] == "always"  # opted in by override
     assert tiers[("p0000-h0-skill-0", "people/p0000/hosts/h0")] == "always"
-    declared = json.loads(CliRunner().invoke(status, ["--repo", str(root), "--all", "--json"]).stdout)
+    declared = json.loads(
+        CliRunner().invoke(status, ["--repo", str(root), "--all", "--json"]).stdout
+    )
     assert len(declared["skills"]) == shape.total_skills

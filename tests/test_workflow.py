@@ -37,9 +37,15 @@ def pull_request_checkout(tmp_path, proof: bool) -> Path:
     git(tmp_path, "clone", "-q", "--bare", str(work), str(origin))
     git(work, "remote", "add", "origin", str(origin))
     git(work, "checkout", "-q", "-b", "add-lint")
-    build_tree(work, {"groups/acme/skills/lint/SKILL.md": skill_md("lint"),
-                      "groups/acme/skills.json": {"skills": [
-                          {"name": "lint", "owner": "ann", "tier": "optional"}]}})
+    build_tree(
+        work,
+        {
+            "groups/acme/skills/lint/SKILL.md": skill_md("lint"),
+            "groups/acme/skills.json": {
+                "skills": [{"name": "lint", "owner": "ann", "tier": "optional"}]
+            },
+        },
+    )
     if proof:
         build_tree(work, {"groups/acme/skills/lint/ab-results.json": '{"wins": 9}'})
     git(work, "add", "-A")
@@ -67,21 +73,30 @@ def run_steps(runner: Path) -> list[tuple[str, int, str]]:
     for step in load_workflow()["jobs"]["skills-review"]["steps"]:
         if "run" not in step or "pip install" in step["run"]:
             continue
-        env = {**os.environ,
-               "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+        env = {
+            **os.environ,
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        }
         for key, value in step.get("env", {}).items():
             env[key] = value.replace("${{ github.base_ref }}", "main")
         env.pop("EXOBRAIN_SKIP_AUTHORING_REVIEW", None)
-        done = subprocess.run(["bash", "-eo", "pipefail", "-c", step["run"]], cwd=runner,
-                              env=env, capture_output=True, text=True)
+        done = subprocess.run(
+            ["bash", "-eo", "pipefail", "-c", step["run"]],
+            cwd=runner,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         results.append((step["name"], done.returncode, done.stdout + done.stderr))
     return results
 
 
 def test_pull_request_without_proof_fails_the_workflow(tmp_path):
     results = run_steps(pull_request_checkout(tmp_path, proof=False))
-    assert [(name, code) for name, code, _ in results] == [("skills-validate", 0),
-                                                            ("authoring-review", 2)]
+    assert [(name, code) for name, code, _ in results] == [
+        ("skills-validate", 0),
+        ("authoring-review", 2),
+    ]
     output = results[1][2]
     assert "lint (groups/acme): declared in groups/acme/skills.json" in output
     assert "compared with origin/main" in output

@@ -45,17 +45,32 @@ class Upstream:
 
 
 def two_skills() -> dict:
-    return {"skills/pdf/SKILL.md": skill_md("pdf", "Use for PDF files."),
-            "skills/pdf/reference/forms.md": "# Forms\n",
-            "skills/pdf/scripts/fill.py": "print('fill')\n",
-            "skills/doc/SKILL.md": skill_md("doc", "Use for documents."),
-            "other/big.txt": "x" * 50_000}
+    return {
+        "skills/pdf/SKILL.md": skill_md("pdf", "Use for PDF files."),
+        "skills/pdf/reference/forms.md": "# Forms\n",
+        "skills/pdf/scripts/fill.py": "print('fill')\n",
+        "skills/doc/SKILL.md": skill_md("doc", "Use for documents."),
+        "other/big.txt": "x" * 50_000,
+    }
 
 
-def external(name: str, repo: str, ref: str = "main", path: str | None = None,
-             tier: str = "always", owner: str = "anthropic", **extra) -> dict:
-    return {"name": name, "owner": owner, "tier": tier, "force": True,
-            "source": {"repo": repo, "path": path or f"skills/{name}", "ref": ref}, **extra}
+def external(
+    name: str,
+    repo: str,
+    ref: str = "main",
+    path: str | None = None,
+    tier: str = "always",
+    owner: str = "anthropic",
+    **extra,
+) -> dict:
+    return {
+        "name": name,
+        "owner": owner,
+        "tier": tier,
+        "force": True,
+        "source": {"repo": repo, "path": path or f"skills/{name}", "ref": ref},
+        **extra,
+    }
 
 
 class GitLog:

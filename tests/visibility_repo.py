@@ -22,35 +22,56 @@ def build(root: Path) -> Path:
     scopes = ["groups/acme", "groups/other", "people/alice", "people/bob"]
     registries = {
         "global": [{"name": "shared-tidy", "owner": "ops", "tier": "always", "force": True}],
-        "groups/acme": [{"name": "acme-deploy", "owner": "ops", "tier": "optional",
-                         "force": True},
-                        {"name": "acme-notes", "owner": "bob", "tier": "optional"},
-                        {"name": "bob-secret", "from": "people/bob", "tier": "off"}],
-        "groups/other": [{"name": "other-deploy", "owner": "ops", "tier": "optional",
-                          "force": True}],
-        "people/alice": [{"name": "alice-notes", "owner": "alice", "tier": "always"},
-                         {"name": "bob-shared", "from": "people/bob", "tier": "optional"}],
-        "people/bob": [{"name": "bob-secret", "owner": "bob", "tier": "always"},
-                       {"name": "bob-shared", "owner": "bob", "tier": "always"}],
+        "groups/acme": [
+            {"name": "acme-deploy", "owner": "ops", "tier": "optional", "force": True},
+            {"name": "acme-notes", "owner": "bob", "tier": "optional"},
+            {"name": "bob-secret", "from": "people/bob", "tier": "off"},
+        ],
+        "groups/other": [
+            {"name": "other-deploy", "owner": "ops", "tier": "optional", "force": True}
+        ],
+        "people/alice": [
+            {"name": "alice-notes", "owner": "alice", "tier": "always"},
+            {"name": "bob-shared", "from": "people/bob", "tier": "optional"},
+        ],
+        "people/bob": [
+            {"name": "bob-secret", "owner": "bob", "tier": "always"},
+            {"name": "bob-shared", "owner": "bob", "tier": "always"},
+        ],
     }
-    skills = {f"{home}/{name}": zebra(name) for home, names in (
-        ("global", ["shared-tidy"]), ("groups/acme", ["acme-deploy", "acme-notes"]),
-        ("groups/other", ["other-deploy"]), ("people/alice", ["alice-notes"]),
-        ("people/bob", ["bob-secret", "bob-shared"]))
-        for name in names}
-    exobrain(root, registries, scopes=scopes, skills=skills,
-             connection={"connected_scopes": ["groups/acme", "people/alice"],
-                         "person": "alice"}, commit=False)
-    build_tree(root, {
-        "knowledge/guide.md": knowledge("Zebra guide"),
-        "groups/other/knowledge/other-plan.md": knowledge("Other zebra plan"),
-        "people/alice/knowledge/local/alice-private.md": knowledge("Alice zebra diary"),
-        "people/bob/knowledge/bob-plan.md": knowledge("Bob zebra plan"),
-        "people/bob/local/knowledge/bob-diary.md": knowledge("Bob zebra diary"),
-        "people/bob/local/skills/bob-private/SKILL.md": zebra("bob-private"),
-        "people/bob/local/skills.json": {"skills": [{"name": "bob-private", "owner": "bob",
-                                                     "tier": "always"}]},
-    })
+    skills = {
+        f"{home}/{name}": zebra(name)
+        for home, names in (
+            ("global", ["shared-tidy"]),
+            ("groups/acme", ["acme-deploy", "acme-notes"]),
+            ("groups/other", ["other-deploy"]),
+            ("people/alice", ["alice-notes"]),
+            ("people/bob", ["bob-secret", "bob-shared"]),
+        )
+        for name in names
+    }
+    exobrain(
+        root,
+        registries,
+        scopes=scopes,
+        skills=skills,
+        connection={"connected_scopes": ["groups/acme", "people/alice"], "person": "alice"},
+        commit=False,
+    )
+    build_tree(
+        root,
+        {
+            "knowledge/guide.md": knowledge("Zebra guide"),
+            "groups/other/knowledge/other-plan.md": knowledge("Other zebra plan"),
+            "people/alice/knowledge/local/alice-private.md": knowledge("Alice zebra diary"),
+            "people/bob/knowledge/bob-plan.md": knowledge("Bob zebra plan"),
+            "people/bob/local/knowledge/bob-diary.md": knowledge("Bob zebra diary"),
+            "people/bob/local/skills/bob-private/SKILL.md": zebra("bob-private"),
+            "people/bob/local/skills.json": {
+                "skills": [{"name": "bob-private", "owner": "bob", "tier": "always"}]
+            },
+        },
+    )
     os.symlink("../people/bob/local", root / "knowledge" / "leak")
     os.symlink("../people/bob/knowledge/bob-plan.md", root / "knowledge" / "leak-plan.md")
     git(root, "add", "-A")

@@ -12,7 +12,7 @@ import argparse
 import json
 import tomllib
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,12 +49,17 @@ def measure() -> dict:
     modules = sorted(graph.modules)
     edges = {m: sorted(graph.find_modules_directly_imported_by(m)) for m in modules}
     table = layers()
-    against = [(a, b) for a, targets in edges.items() for b in targets
-               if (la := layer_of(a, table)) is not None and (lb := layer_of(b, table)) is not None
-               and la > lb]
+    against = [
+        (a, b)
+        for a, targets in edges.items()
+        for b in targets
+        if (la := layer_of(a, table)) is not None
+        and (lb := layer_of(b, table)) is not None
+        and la > lb
+    ]
     cycles = strongly_connected(edges)
 
-    @lru_cache(maxsize=None)
+    @cache
     def longest(module: str) -> tuple[str, ...]:
         best: tuple[str, ...] = ()
         for target in edges[module]:
@@ -66,10 +71,15 @@ def measure() -> dict:
         return (module, *best)
 
     chain = max((longest(m) for m in modules), key=len)
-    return {"modules": len(modules), "imports": sum(map(len, edges.values())),
-            "modules_per_package": dict(sorted(Counter(family(m) for m in modules).items())),
-            "longest_chain": list(chain), "longest_chain_length": len(chain),
-            "circles": [sorted(c) for c in cycles], "against_layers": against}
+    return {
+        "modules": len(modules),
+        "imports": sum(map(len, edges.values())),
+        "modules_per_package": dict(sorted(Counter(family(m) for m in modules).items())),
+        "longest_chain": list(chain),
+        "longest_chain_length": len(chain),
+        "circles": [sorted(c) for c in cycles],
+        "against_layers": against,
+    }
 
 
 def strongly_connected(edges: dict[str, list[str]]) -> list[set[str]]:

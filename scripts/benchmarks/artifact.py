@@ -17,11 +17,22 @@ def run(args) -> None:
         exobrain = console_script("exobrain")
         first = time_command([exobrain, "lock"], root, 1, warm_up=False)
         print(report("exobrain lock (first run: writes 1,521 locks)", first))
-        print(report("exobrain lock --check (hash + compare)",
-                     time_command([exobrain, "lock", "--check"], root, args.runs), 3.0))
-        print(report("skills-validate (with version_bumped)",
-                     time_command([console_script("skills-validate")], root, args.runs,
-                                  check_codes=(0, 1)), 3.0))
+        print(
+            report(
+                "exobrain lock --check (hash + compare)",
+                time_command([exobrain, "lock", "--check"], root, args.runs),
+                3.0,
+            )
+        )
+        print(
+            report(
+                "skills-validate (with version_bumped)",
+                time_command(
+                    [console_script("skills-validate")], root, args.runs, check_codes=(0, 1)
+                ),
+                3.0,
+            )
+        )
 
 
 def add_arguments(parser) -> None:

@@ -29,15 +29,20 @@ def _time_from_scratch(argv: list[str], root: Path, runs: int) -> dict:
     for index in range(runs + 1):  # the first run warms the caches and is not counted
         _reset(root, connection)
         start = time.perf_counter()
-        done = subprocess.run(argv, cwd=root, env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE)
+        done = subprocess.run(
+            argv, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
         elapsed = time.perf_counter() - start
         if done.returncode != 0:
             raise SystemExit(f"{' '.join(argv)} exited {done.returncode}: {done.stderr[-500:]!r}")
         if index:
             samples.append(elapsed)
-    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples),
-            "runs": runs}
+    return {
+        "median": statistics.median(samples),
+        "min": min(samples),
+        "max": max(samples),
+        "runs": runs,
+    }
 
 
 def run(args) -> None:

@@ -33,8 +33,12 @@ def skill_paths(skills: int) -> list[str]:
 def _files(path: str, size: int, rng: random.Random) -> dict[str, bytes]:
     """One skill folder: a SKILL.md plus references and scripts of random text."""
     name = path.rsplit("/", 1)[-1]
-    files = {f"{path}/SKILL.md": (f"---\nname: {name}\ndescription: Use {name} for benchmark "
-                                  f"topic {name}.\n---\n# {name}\n").encode()}
+    files = {
+        f"{path}/SKILL.md": (
+            f"---\nname: {name}\ndescription: Use {name} for benchmark "
+            f"topic {name}.\n---\n# {name}\n"
+        ).encode()
+    }
     for k in range(1, FILES_PER_SKILL):
         sub = "references" if k % 2 else "scripts"
         files[f"{path}/{sub}/part-{k}.md"] = _text(size, rng)
@@ -46,8 +50,9 @@ def _text(size: int, rng: random.Random) -> bytes:
     return base64.encodebytes(rng.randbytes(size * 3 // 4))
 
 
-def generate(bare: Path, *, skills: int, checkout_mb: float, history_mb: float,
-             seed: int = 4) -> dict:
+def generate(
+    bare: Path, *, skills: int, checkout_mb: float, history_mb: float, seed: int = 4
+) -> dict:
     """Write the bare repository; return its shape. History is random rewrites of files."""
     rng = random.Random(seed)
     per_file = int(checkout_mb * 1e6 / (skills * (FILES_PER_SKILL - 1)))
@@ -68,8 +73,11 @@ def generate(bare: Path, *, skills: int, checkout_mb: float, history_mb: float,
                 if not name.endswith("SKILL.md"):
                     tree[name] = _text(per_file, rng)
         message = f"commit {commit}\n".encode()
-        out.write(f"commit refs/heads/main\ncommitter Bench <bench@example.com> {when + commit} "
-                  f"+0000\ndata {len(message)}\n".encode() + message)
+        out.write(
+            f"commit refs/heads/main\ncommitter Bench <bench@example.com> {when + commit} "
+            f"+0000\ndata {len(message)}\n".encode()
+            + message
+        )
         for name in changed:
             data = tree[name]
             out.write(f"M 100644 inline {name}\ndata {len(data)}\n".encode() + data + b"\n")
@@ -81,9 +89,13 @@ def generate(bare: Path, *, skills: int, checkout_mb: float, history_mb: float,
     if proc.wait() != 0:
         raise SystemExit("git fast-import failed")
     subprocess.run(["git", "config", "uploadpack.allowFilter", "true"], cwd=bare, check=True)
-    return {"commits": commit, "skills": skills, "files": len(tree),
-            "checkout_bytes": sum(len(v) for v in tree.values()),
-            "history_bytes": folder_bytes(bare / "objects")}
+    return {
+        "commits": commit,
+        "skills": skills,
+        "files": len(tree),
+        "checkout_bytes": sum(len(v) for v in tree.values()),
+        "history_bytes": folder_bytes(bare / "objects"),
+    }
 
 
 def folder_bytes(folder: Path) -> int:
@@ -99,11 +111,20 @@ def _exobrain(root: Path, url: str, skills: list[str], ref: str) -> None:
     from exobrain.util.fileio import dump_json
 
     root.mkdir(parents=True)
-    entries = [{"name": p.rsplit("/", 1)[-1], "owner": "bench", "tier": "always", "force": True,
-                "source": {"repo": url, "path": p, "ref": ref}} for p in skills]
+    entries = [
+        {
+            "name": p.rsplit("/", 1)[-1],
+            "owner": "bench",
+            "tier": "always",
+            "force": True,
+            "source": {"repo": url, "path": p, "ref": ref},
+        }
+        for p in skills
+    ]
     (root / "skills.json").write_text(dump_json({"skills": entries}))
-    (root / ".exobrain.json").write_text(dump_json({"agents": ["claude"],
-                                                    "external_skills": {"allow_local": True}}))
+    (root / ".exobrain.json").write_text(
+        dump_json({"agents": ["claude"], "external_skills": {"allow_local": True}})
+    )
     subprocess.run(["git", "init", "-q", str(root)], check=True)
 
 
@@ -125,15 +146,19 @@ def run(args) -> None:
         base = Path(tmp)
         bare = base / "upstream.git"
         started = time.perf_counter()
-        shape = generate(bare, skills=args.skills, checkout_mb=args.checkout_mb,
-                         history_mb=args.history_mb)
-        print(f"generated in {time.perf_counter() - started:.1f}s: {shape['commits']} commits, "
-              f"{shape['skills']} skill folders, {shape['files']} files; "
-              f"history {mb(shape['history_bytes']).strip()}, "
-              f"checkout {mb(shape['checkout_bytes']).strip()}")
+        shape = generate(
+            bare, skills=args.skills, checkout_mb=args.checkout_mb, history_mb=args.history_mb
+        )
+        print(
+            f"generated in {time.perf_counter() - started:.1f}s: {shape['commits']} commits, "
+            f"{shape['skills']} skill folders, {shape['files']} files; "
+            f"history {mb(shape['history_bytes']).strip()}, "
+            f"checkout {mb(shape['checkout_bytes']).strip()}"
+        )
         url = bare.as_uri()
-        head = subprocess.run(["git", "rev-parse", "main"], cwd=bare, check=True,
-                              capture_output=True, text=True).stdout.strip()
+        head = subprocess.run(
+            ["git", "rev-parse", "main"], cwd=bare, check=True, capture_output=True, text=True
+        ).stdout.strip()
         paths = skill_paths(args.skills)
         cache = base / "cache"
         one = base / "one"
@@ -143,24 +168,32 @@ def run(args) -> None:
         skill = folder_bytes(skill_dir)
         stored = folder_bytes(cache / "git")
         objects = sum(folder_bytes(p / "objects") for p in (cache / "git").glob("*.git"))
-        print(f"one skill ({skill_dir.name}): folder {mb(skill)}; cache objects {mb(objects)}, "
-              f"whole cache {mb(stored)} -> {objects / skill:.2f}x the skill "
-              f"(target <= 2x) {'ok' if objects <= 2 * skill else 'OVER'}; "
-              f"{first.network_calls} network calls, {seconds * 1000:.0f} ms")
+        print(
+            f"one skill ({skill_dir.name}): folder {mb(skill)}; cache objects {mb(objects)}, "
+            f"whole cache {mb(stored)} -> {objects / skill:.2f}x the skill "
+            f"(target <= 2x) {'ok' if objects <= 2 * skill else 'OVER'}; "
+            f"{first.network_calls} network calls, {seconds * 1000:.0f} ms"
+        )
         shutil.rmtree(one / ".claude")
         (one / "skills.json").unlink()
         _exobrain(base / "two", url, paths[:2], "main")
         second, seconds = _sync(base / "two", cache)
         objects2 = sum(folder_bytes(p / "objects") for p in (cache / "git").glob("*.git"))
         skill2 = folder_bytes(base / "two/.claude/skills" / f"{paths[1].rsplit('/', 1)[-1]}.bench")
-        print(f"second skill from the same repository: adds {mb(objects2 - objects)} to the "
-              f"cache for a {mb(skill2).strip()} folder ({(objects2 - objects) / skill2:.2f}x); "
-              f"{second.network_calls} network calls, {seconds * 1000:.0f} ms")
-        for label, extra in (("git clone --depth 1", []),
-                             ("git clone --depth 1 --filter=blob:none", ["--filter=blob:none"])):
+        print(
+            f"second skill from the same repository: adds {mb(objects2 - objects)} to the "
+            f"cache for a {mb(skill2).strip()} folder ({(objects2 - objects) / skill2:.2f}x); "
+            f"{second.network_calls} network calls, {seconds * 1000:.0f} ms"
+        )
+        for label, extra in (
+            ("git clone --depth 1", []),
+            ("git clone --depth 1 --filter=blob:none", ["--filter=blob:none"]),
+        ):
             clone = base / f"clone-{len(extra)}.git"
-            subprocess.run(["git", "clone", "-q", "--bare", "--depth", "1", *extra, url,
-                            str(clone)], check=True)
+            subprocess.run(
+                ["git", "clone", "-q", "--bare", "--depth", "1", *extra, url, str(clone)],
+                check=True,
+            )
             print(f"{label + ':':42} {mb(folder_bytes(clone / 'objects'))} of objects")
         _noop(base, url, paths[: args.installed], head, cache, args.runs)
 
@@ -172,8 +205,9 @@ def _noop(base: Path, url: str, paths: list[str], head: str, cache: Path, runs: 
     print(f"installed {len(installed.events)} pinned skills in {seconds:.2f}s")
     script = console_script("fetch-external-skills")
     os.environ["EXOBRAIN_CACHE_DIR"] = str(cache)
-    done = subprocess.run([script, "--json"], cwd=root, env=bench_env(), capture_output=True,
-                          text=True)
+    done = subprocess.run(
+        [script, "--json"], cwd=root, env=bench_env(), capture_output=True, text=True
+    )
     data = json.loads(done.stdout)
     calls = sum(r["network_calls"] for r in data["reports"])
     actions = {e["action"] for r in data["reports"] for e in r["events"]}

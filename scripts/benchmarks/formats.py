@@ -39,10 +39,12 @@ def generate_bundle(root: Path, *, skills: int, total_mb: float, files: int, see
         (folder / "references").mkdir(parents=True)
         (folder / "scripts").mkdir()
         colon = ":" if index % 10 == 0 else ";"  # one in ten needs the YAML repair
-        text = (f"---\nname: {name}\ndescription: Use {name} when the user asks about topic "
-                f"{index}{colon} methods, data and pitfalls.\nlicense: MIT license\nmetadata:\n"
-                f"    skill-author: K-Dense Inc.\n    version: \"1.{index % 7}\"\n---\n"
-                f"# {name}\n\nInstructions for topic {index}.\n")
+        text = (
+            f"---\nname: {name}\ndescription: Use {name} when the user asks about topic "
+            f"{index}{colon} methods, data and pitfalls.\nlicense: MIT license\nmetadata:\n"
+            f'    skill-author: K-Dense Inc.\n    version: "1.{index % 7}"\n---\n'
+            f"# {name}\n\nInstructions for topic {index}.\n"
+        )
         (folder / "SKILL.md").write_text(text)
         written, count = written + len(text), count + 1
         share = extra // skills + (1 if index < extra % skills else 0)
@@ -51,9 +53,17 @@ def generate_bundle(root: Path, *, skills: int, total_mb: float, files: int, see
             data = base64.encodebytes(rng.randbytes(per_file * 3 // 4))
             (folder / sub / f"part-{k}.{'md' if sub == 'references' else 'py'}").write_bytes(data)
             written, count = written + len(data), count + 1
-    manifest = {"name": "bench-skills", "owner": {"name": "bench"},
-                "plugins": [{"name": "scientific-skills", "source": "./",
-                             "skills": [f"./scientific-skills/{n}" for n in names]}]}
+    manifest = {
+        "name": "bench-skills",
+        "owner": {"name": "bench"},
+        "plugins": [
+            {
+                "name": "scientific-skills",
+                "source": "./",
+                "skills": [f"./scientific-skills/{n}" for n in names],
+            }
+        ],
+    }
     (root / ".claude-plugin").mkdir()
     (root / ".claude-plugin/marketplace.json").write_text(json.dumps(manifest, indent=2))
     return {"skills": skills, "files": count, "bytes": written}
@@ -62,8 +72,9 @@ def generate_bundle(root: Path, *, skills: int, total_mb: float, files: int, see
 def fresh_exobrain(root: Path) -> Path:
     (root / SCOPE).mkdir(parents=True)
     (root / SCOPE / "AGENTS.md").write_text("# bench\n")
-    (root / ".exobrain.json").write_text(json.dumps({"connected_scopes": [SCOPE],
-                                                     "person": "bench"}))
+    (root / ".exobrain.json").write_text(
+        json.dumps({"connected_scopes": [SCOPE], "person": "bench"})
+    )
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     return root
 
@@ -72,8 +83,9 @@ def timed(argv: list[str], cwd: Path) -> tuple[float, float, float]:
     """(wall, child user CPU, child system CPU) seconds of one run; exits on failure."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(argv, cwd=cwd, env=bench_env(), stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE)
+    done = subprocess.run(
+        argv, cwd=cwd, env=bench_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -86,21 +98,28 @@ def line(label: str, samples: list[tuple[float, float, float]], target: float) -
     wall = statistics.median(walls)
     user, system = (statistics.median(s[k] for s in samples) for k in (1, 2))
     verdict = "ok" if wall <= target else f"OVER target {target:g}s"
-    return (f"{label:44} wall median {wall * 1000:5.0f} ms (min {min(walls) * 1000:.0f}, "
-            f"max {max(walls) * 1000:.0f}); CPU user {user * 1000:4.0f} ms, system "
-            f"{system * 1000:4.0f} ms; {len(samples)} runs  {verdict}")
+    return (
+        f"{label:44} wall median {wall * 1000:5.0f} ms (min {min(walls) * 1000:.0f}, "
+        f"max {max(walls) * 1000:.0f}); CPU user {user * 1000:4.0f} ms, system "
+        f"{system * 1000:4.0f} ms; {len(samples)} runs  {verdict}"
+    )
 
 
 def run(args) -> None:
     exobrain = console_script("exobrain")
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        shape = generate_bundle(base / "bundle", skills=args.skills, total_mb=args.megabytes,
-                                files=args.files)
-        print(f"bundle: {shape['skills']} skills, {shape['files']} files, "
-              f"{shape['bytes'] / 1e6:.1f} MB")
-        copies = [timed(["cp", "-r", str(base / "bundle"), str(base / f"cp-{k}")], base)
-                  for k in range(args.runs)]
+        shape = generate_bundle(
+            base / "bundle", skills=args.skills, total_mb=args.megabytes, files=args.files
+        )
+        print(
+            f"bundle: {shape['skills']} skills, {shape['files']} files, "
+            f"{shape['bytes'] / 1e6:.1f} MB"
+        )
+        copies = [
+            timed(["cp", "-r", str(base / "bundle"), str(base / f"cp-{k}")], base)
+            for k in range(args.runs)
+        ]
         print(line("reference: cp -r BUNDLE (copy only)", copies, 2.0))
         imports = []
         for k in range(args.runs + 1):  # the first run warms the caches and is not counted
@@ -110,9 +129,11 @@ def run(args) -> None:
                 imports.append(sample)
         print(line(f"exobrain import BUNDLE --all ({shape['skills']} skills)", imports, 2.0))
         root = base / "import-0"
-        for label, extra in (("agentskills-io -o DIR", ["--format", "agentskills-io", "-o"]),
-                             ("agentskills-io --zip FILE", ["--format", "agentskills-io", "--zip"]),
-                             ("claude-plugin -o DIR", ["--format", "claude-plugin", "-o"])):
+        for label, extra in (
+            ("agentskills-io -o DIR", ["--format", "agentskills-io", "-o"]),
+            ("agentskills-io --zip FILE", ["--format", "agentskills-io", "--zip"]),
+            ("claude-plugin -o DIR", ["--format", "claude-plugin", "-o"]),
+        ):
             samples = []
             for k in range(args.runs + 1):
                 out = base / f"export-{label.split()[0]}-{extra[-1]}-{k}"

@@ -23,8 +23,12 @@ TARGETS = {"create": 2.0, "harvest": 3.0, "selftest": 3.0}
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--seed", type=Path, default=None,
-                        help="the seed to render from (default: the repository around you)")
+    parser.add_argument(
+        "--seed",
+        type=Path,
+        default=None,
+        help="the seed to render from (default: the repository around you)",
+    )
     parser.add_argument("--instances", type=int, default=10)
     parser.add_argument("--runs", type=int, default=5)
 
@@ -39,8 +43,10 @@ def _change(root: Path, index: int) -> None:
     if kind == 0:
         folder = root / "people" / "p" / "skills" / f"idea-{index}"
         folder.mkdir(parents=True)
-        (folder / "SKILL.md").write_text(f"---\nname: idea-{index}\ndescription: Use it when "
-                                         f"the user asks for idea {index}.\n---\nDo it.\n")
+        (folder / "SKILL.md").write_text(
+            f"---\nname: idea-{index}\ndescription: Use it when "
+            f"the user asks for idea {index}.\n---\nDo it.\n"
+        )
     elif kind == 1:
         with open(root / "knowledge" / "exobrain" / "skills.md", "a") as handle:
             handle.write(f"\nA local note {index}.\n")
@@ -64,32 +70,67 @@ def run(args) -> None:
         for index in range(args.instances):
             target = base / f"inst-{index}"
             start = time.perf_counter()
-            done = subprocess.run([exobrain, "create-instance", str(target), "--person", "p",
-                                   "--host", "h", "--repo", str(seed)], env=env,
-                                  capture_output=True, text=True)
+            done = subprocess.run(
+                [
+                    exobrain,
+                    "create-instance",
+                    str(target),
+                    "--person",
+                    "p",
+                    "--host",
+                    "h",
+                    "--repo",
+                    str(seed),
+                ],
+                env=env,
+                capture_output=True,
+                text=True,
+            )
             create_times.append(time.perf_counter() - start)
             if done.returncode != 0:
                 raise SystemExit(f"create-instance failed: {done.stderr[-500:]}")
             _change(target, index)
-        stats = {"median": statistics.median(create_times), "min": min(create_times),
-                 "max": max(create_times), "runs": len(create_times)}
-        files = len(subprocess.run(["git", "ls-files"], cwd=base / "inst-0", text=True,
-                                   capture_output=True).stdout.splitlines())
+        stats = {
+            "median": statistics.median(create_times),
+            "min": min(create_times),
+            "max": max(create_times),
+            "runs": len(create_times),
+        }
+        files = len(
+            subprocess.run(
+                ["git", "ls-files"], cwd=base / "inst-0", text=True, capture_output=True
+            ).stdout.splitlines()
+        )
         print(f"seed {seed}; each instance holds {files} files")
         print(report("exobrain create-instance", stats, TARGETS["create"]))
         scratch = base / "seed"
         shutil.copytree(base / "inst-0", scratch, symlinks=True)
         (scratch / "seed").mkdir()
         (scratch / "seed" / "AGENTS.md").write_text("# seed\n")
-        (scratch / ".exobrain.json").write_text(json.dumps(
-            {"instances": [f"../inst-{i}" for i in range(args.instances)]}))
-        stats = time_command([exobrain, "harvest", "--repo", str(scratch)], scratch, args.runs,
-                             check_codes=(0,))
-        print(report(f"exobrain harvest ({args.instances} instances)", stats,
-                     TARGETS["harvest"]))
+        (scratch / ".exobrain.json").write_text(
+            json.dumps({"instances": [f"../inst-{i}" for i in range(args.instances)]})
+        )
+        stats = time_command(
+            [exobrain, "harvest", "--repo", str(scratch)], scratch, args.runs, check_codes=(0,)
+        )
+        print(report(f"exobrain harvest ({args.instances} instances)", stats, TARGETS["harvest"]))
         inst = base / "inst-3"
-        subprocess.run([console_script("connect-agent"), "claude", "--person", "p", "--host",
-                        "h", "--repo", str(inst)], env=env, check=True, capture_output=True)
-        stats = time_command([exobrain, "selftest", "--no-suite", "--repo", str(inst)], inst,
-                             args.runs)
+        subprocess.run(
+            [
+                console_script("connect-agent"),
+                "claude",
+                "--person",
+                "p",
+                "--host",
+                "h",
+                "--repo",
+                str(inst),
+            ],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        stats = time_command(
+            [exobrain, "selftest", "--no-suite", "--repo", str(inst)], inst, args.runs
+        )
         print(report("exobrain selftest --no-suite", stats, TARGETS["selftest"]))

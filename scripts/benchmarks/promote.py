@@ -28,28 +28,44 @@ def build(root: Path, groups: int, skills: int, overrides: int) -> None:
         folder = root / "groups" / f"g{g}"
         folder.mkdir(parents=True)
         (folder / "AGENTS.md").write_text(f"# g{g}\n")
-        lines = [json.dumps({"name": f"s{g}-{s}", "owner": f"o{g}", "tier": "optional"},
-                            separators=(", ", ": ")).replace("{", "{ ").replace("}", " }")
-                 for s in range(skills)]
+        lines = [
+            json.dumps(
+                {"name": f"s{g}-{s}", "owner": f"o{g}", "tier": "optional"}, separators=(", ", ": ")
+            )
+            .replace("{", "{ ")
+            .replace("}", " }")
+            for s in range(skills)
+        ]
         (folder / "skills.json").write_text(
             '{\n  "$schema": "../../skills.schema.json",\n  "skills": [\n    '
-            + ",\n    ".join(lines) + "\n  ]\n}\n")
+            + ",\n    ".join(lines)
+            + "\n  ]\n}\n"
+        )
     bench = root / "groups" / "bench"  # skills no override mentions yet
     bench.mkdir()
     (bench / "AGENTS.md").write_text("# bench\n")
     fresh = ["fresh"] + [f"r{p}-{i}" for p in "ab" for i in range(RACE)]
-    (bench / "skills.json").write_text(json.dumps(
-        {"skills": [{"name": n, "owner": "bench", "tier": "optional"} for n in fresh]}, indent=2))
+    (bench / "skills.json").write_text(
+        json.dumps(
+            {"skills": [{"name": n, "owner": "bench", "tier": "optional"} for n in fresh]}, indent=2
+        )
+    )
     alice = root / "people" / "alice"
     alice.mkdir(parents=True)
     (alice / "AGENTS.md").write_text("# alice\n")
-    entries = [f'{{ "name": "s{i % groups}-{i // groups % skills}", "from": "groups/g{i % groups}", '
-               f'"tier": "always" }}' for i in range(overrides)]
+    entries = [
+        f'{{ "name": "s{i % groups}-{i // groups % skills}", "from": "groups/g{i % groups}", '
+        f'"tier": "always" }}'
+        for i in range(overrides)
+    ]
     (alice / "skills.json").write_text(
         '{\n  "$schema": "../../skills.schema.json",\n  "skills": [\n    '
-        + ",\n    ".join(entries) + "\n  ]\n}\n")
+        + ",\n    ".join(entries)
+        + "\n  ]\n}\n"
+    )
     (root / ".exobrain.json").write_text(
-        json.dumps({"connected_scopes": ["people/alice", "groups/g0"], "agents": ["claude"]}))
+        json.dumps({"connected_scopes": ["people/alice", "groups/g0"], "agents": ["claude"]})
+    )
 
 
 def timed(func, repeat: int) -> list[float]:
@@ -62,8 +78,10 @@ def timed(func, repeat: int) -> list[float]:
 
 
 def report(label: str, times: list[float]) -> None:
-    print(f"{label:42} median {statistics.median(times) * 1000:8.1f} ms   "
-          f"min {min(times) * 1000:8.1f} ms   (n={len(times)})")
+    print(
+        f"{label:42} median {statistics.median(times) * 1000:8.1f} ms   "
+        f"min {min(times) * 1000:8.1f} ms   (n={len(times)})"
+    )
 
 
 def _race_worker(root: str, prefix: str, count: int, start) -> None:
@@ -78,8 +96,9 @@ def _race_worker(root: str, prefix: str, count: int, start) -> None:
 def add_arguments(parser) -> None:
     parser.add_argument("--groups", type=int, default=50)
     parser.add_argument("--skills", type=int, default=40, help="declarations per group")
-    parser.add_argument("--overrides", type=int, default=1000,
-                        help="entries in the person registry being edited")
+    parser.add_argument(
+        "--overrides", type=int, default=1000, help="entries in the person registry being edited"
+    )
     parser.add_argument("--repeat", type=int, default=20)
 
 
@@ -92,8 +111,10 @@ def run(args) -> None:
         root = Path(tmp)
         build(root, args.groups, args.skills, args.overrides)
         original = (root / "people/alice/skills.json").read_bytes()
-        print(f"{args.groups} groups x {args.skills} skills, people/alice/skills.json with "
-              f"{args.overrides} entries ({len(original)} bytes)")
+        print(
+            f"{args.groups} groups x {args.skills} skills, people/alice/skills.json with "
+            f"{args.overrides} entries ({len(original)} bytes)"
+        )
 
         def edit_cycle() -> None:
             with edit_registry(root, "people/alice") as edit:
@@ -111,10 +132,23 @@ def run(args) -> None:
         assert (root / "people/alice/skills.json").read_bytes() == original
 
         script = console_script("skills-promote")
-        argv = [script, "fresh", "--from", "groups/bench", "--to", "always", "--dry-run",
-                "--repo", str(root)]
-        print(report_command("console script: skills-promote --dry-run",
-                             time_command(argv, root, max(3, args.repeat // 4))))
+        argv = [
+            script,
+            "fresh",
+            "--from",
+            "groups/bench",
+            "--to",
+            "always",
+            "--dry-run",
+            "--repo",
+            str(root),
+        ]
+        print(
+            report_command(
+                "console script: skills-promote --dry-run",
+                time_command(argv, root, max(3, args.repeat // 4)),
+            )
+        )
 
         count = RACE
         ctx = multiprocessing.get_context("fork")
@@ -128,6 +162,8 @@ def run(args) -> None:
         elapsed = time.perf_counter() - began
         data = json.loads((root / "people/alice/skills.json").read_text())
         label = f"race: 2 processes x {count} promotes"
-        print(f"{label:42} "
-              f"total {elapsed * 1000:8.1f} ms   entries {len(data['skills'])} "
-              f"(expected {args.overrides + 2 * count})")
+        print(
+            f"{label:42} "
+            f"total {elapsed * 1000:8.1f} ms   entries {len(data['skills'])} "
+            f"(expected {args.overrides + 2 * count})"
+        )

@@ -42,8 +42,10 @@ def feature_branch(root: Path, shape: Shape) -> None:
     entries = _entries(root / "skills.json")
     for k in range(20):
         name = f"fresh-{k:02d}"
-        _write(root / "skills" / name / "SKILL.md",
-               f"---\nname: {name}\ndescription: Use {name} for fresh work {k}.\n---\nSteps.\n")
+        _write(
+            root / "skills" / name / "SKILL.md",
+            f"---\nname: {name}\ndescription: Use {name} for fresh work {k}.\n---\nSteps.\n",
+        )
         if k % 2 == 0:
             _write(root / "skills" / name / "test_fresh.sh", "#!/bin/sh\n")
         entries.append({"name": name, "owner": "p0000", "tier": "optional"})
@@ -51,8 +53,10 @@ def feature_branch(root: Path, shape: Shape) -> None:
         old, new = f"global-skill-{k:04d}", f"renamed-skill-{k:04d}"
         _git(root, "mv", f"skills/{old}", f"skills/{new}")
         skill = root / "skills" / new / "SKILL.md"
-        skill.write_text(skill.read_text(encoding="utf-8").replace(f"name: {old}", f"name: {new}"),
-                         encoding="utf-8")
+        skill.write_text(
+            skill.read_text(encoding="utf-8").replace(f"name: {old}", f"name: {new}"),
+            encoding="utf-8",
+        )
         entries = [dict(e, name=new) if e["name"] == old else e for e in entries]
     if shape.global_skills > 10:
         entries[10]["lifecycle"] = "draft"  # active → draft: a forbidden change to report
@@ -75,13 +79,17 @@ def run(args) -> None:
         root = generate(Path(tmp) / "exobrain", shape)
         feature_branch(root, shape)
         _git(root, "repack", "-a", "-d", "-q")  # a real repository's objects are packed
-        files = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True,
-                               text=True).stdout.count("\n")
-        verdict = json.loads(subprocess.run([script, "--json"], cwd=root, capture_output=True,
-                                            text=True).stdout)
-        print(f"synthetic exobrain: {shape.total_skills} skills, {files} tracked files; "
-              f"staged: {len(verdict['new_shared_skills'])} new shared skills, "
-              f"{len(verdict['lifecycle_problems'])} lifecycle problem(s)")
+        files = subprocess.run(
+            ["git", "ls-files"], cwd=root, capture_output=True, text=True
+        ).stdout.count("\n")
+        verdict = json.loads(
+            subprocess.run([script, "--json"], cwd=root, capture_output=True, text=True).stdout
+        )
+        print(
+            f"synthetic exobrain: {shape.total_skills} skills, {files} tracked files; "
+            f"staged: {len(verdict['new_shared_skills'])} new shared skills, "
+            f"{len(verdict['lifecycle_problems'])} lifecycle problem(s)"
+        )
         stats = time_command([script], root, args.runs, check_codes=(0, 2))
         print(report("authoring-review (staged feature branch)", stats, TARGET_SECONDS))
 

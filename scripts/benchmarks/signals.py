@@ -33,8 +33,16 @@ def skill_refs(root: Path) -> list[str]:
     return [canonical(e) for r in ws.all_registries() for e in r.entries if not e.is_override]
 
 
-def write_ledgers(root: Path, refs: list[str], lines: int, people: int, hosts: int,
-                  now: float, days: int = 365, seed: int = 10) -> int:
+def write_ledgers(
+    root: Path,
+    refs: list[str],
+    lines: int,
+    people: int,
+    hosts: int,
+    now: float,
+    days: int = 365,
+    seed: int = 10,
+) -> int:
     """Write ``lines`` ledger lines (70% usage, 10% votes, 10% ranks, 7% calibration, 3% fund)
     in the exact format ``exobrain signal`` writes; returns the number of files."""
     from exobrain.signals.ledger import DIMENSIONS, format_ts
@@ -59,8 +67,10 @@ def write_ledgers(root: Path, refs: list[str], lines: int, people: int, hosts: i
                 elif pick < 0.80:
                     body = f'"kind":"vote","value":{rng.choice((1, -1))},'
                 elif pick < 0.90:
-                    body = (f'"kind":"rank","value":{rng.randint(0, 10) / 10},'
-                            f'"dimension":"{rng.choice(DIMENSIONS)}",')
+                    body = (
+                        f'"kind":"rank","value":{rng.randint(0, 10) / 10},'
+                        f'"dimension":"{rng.choice(DIMENSIONS)}",'
+                    )
                 elif pick < 0.97:
                     body = f'"kind":"calibration","value":{rng.choice(("true", "false"))},'
                 else:
@@ -78,16 +88,27 @@ def _time(func, runs: int) -> dict:
         start = time.perf_counter()
         func()
         samples.append(time.perf_counter() - start)
-    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples),
-            "runs": runs}
+    return {
+        "median": statistics.median(samples),
+        "min": min(samples),
+        "max": max(samples),
+        "runs": runs,
+    }
 
 
 def _hook_payload(root: Path) -> bytes:
-    return json.dumps({"session_id": "bench", "transcript_path": str(root / "t.jsonl"),
-                       "cwd": str(root), "hook_event_name": "PostToolUse", "tool_name": "Skill",
-                       "tool_input": {"skill": HOOK_SKILL},
-                       "tool_response": {"success": True, "commandName": HOOK_SKILL},
-                       "tool_use_id": "toolu_bench"}).encode()
+    return json.dumps(
+        {
+            "session_id": "bench",
+            "transcript_path": str(root / "t.jsonl"),
+            "cwd": str(root),
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Skill",
+            "tool_input": {"skill": HOOK_SKILL},
+            "tool_response": {"success": True, "commandName": HOOK_SKILL},
+            "tool_use_id": "toolu_bench",
+        }
+    ).encode()
 
 
 def machine_note() -> str:
@@ -100,8 +121,10 @@ def machine_note() -> str:
         total += i
     loop = time.perf_counter() - start
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
-    return (f"machine: a 10M-step Python loop takes {loop:.2f} s here (about 0.4 s on an idle "
-            f"recent laptop); load average {load} on {os.cpu_count()} CPU(s)")
+    return (
+        f"machine: a 10M-step Python loop takes {loop:.2f} s here (about 0.4 s on an idle "
+        f"recent laptop); load average {load} on {os.cpu_count()} CPU(s)"
+    )
 
 
 def run(args) -> None:
@@ -114,14 +137,23 @@ def run(args) -> None:
         refs = skill_refs(root)
         now = time.time()
         files = write_ledgers(root, refs, args.lines, shape.people, max(shape.hosts, 1), now)
-        print(f"synthetic exobrain: {len(refs)} skills; {args.lines} signal lines in {files} "
-              f"ledger files")
+        print(
+            f"synthetic exobrain: {len(refs)} skills; {args.lines} signal lines in {files} "
+            f"ledger files"
+        )
         print(machine_note())
         agg = aggregate(root, use_cache=False)
-        print(f"aggregated: {agg.lines} lines, {len(agg.skills())} skills, "
-              f"{len(agg.problems)} problems")
-        print(report("aggregate (cold, no cache)",
-                     _time(lambda: aggregate(root, use_cache=False), args.runs), 5.0))
+        print(
+            f"aggregated: {agg.lines} lines, {len(agg.skills())} skills, "
+            f"{len(agg.problems)} problems"
+        )
+        print(
+            report(
+                "aggregate (cold, no cache)",
+                _time(lambda: aggregate(root, use_cache=False), args.runs),
+                5.0,
+            )
+        )
 
         def cold_then_cache() -> None:
             cache_path(root).unlink(missing_ok=True)
@@ -130,10 +162,20 @@ def run(args) -> None:
         print(report("aggregate (cold, writing the cache)", _time(cold_then_cache, 1), 5.0))
         print(report("aggregate (cached re-read)", _time(lambda: aggregate(root), args.runs), 0.3))
         exo = console_script("exobrain")
-        print(report("exobrain quality --json (cached)",
-                     time_command([exo, "quality", "--json"], root, max(3, args.runs)), None))
-        print(report("exobrain quality REF (cached)",
-                     time_command([exo, "quality", refs[0]], root, max(3, args.runs)), None))
+        print(
+            report(
+                "exobrain quality --json (cached)",
+                time_command([exo, "quality", "--json"], root, max(3, args.runs)),
+                None,
+            )
+        )
+        print(
+            report(
+                "exobrain quality REF (cached)",
+                time_command([exo, "quality", refs[0]], root, max(3, args.runs)),
+                None,
+            )
+        )
         _bench_hook(root, args.runs * 3)
         print(machine_note())
 
@@ -154,8 +196,12 @@ def _bench_hook(root: Path, runs: int) -> None:
     added = sum(p.read_text().count("\n") for p in ledger_files(root)) - before
     if added != runs + 1:
         raise SystemExit(f"the hook appended {added} lines for {runs + 1} calls")
-    stats = {"median": statistics.median(samples), "min": min(samples), "max": max(samples),
-             "runs": runs}
+    stats = {
+        "median": statistics.median(samples),
+        "min": min(samples),
+        "max": max(samples),
+        "runs": runs,
+    }
     print(report("claude usage hook (whole process)", stats, 0.100))
     bare = [sys.executable, "-c", "pass"]
     print(report("  python startup alone, for reference", time_command(bare, root, runs), None))

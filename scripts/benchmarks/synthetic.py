@@ -12,10 +12,10 @@ import json
 import os
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from exobrain.paths import packaged
 
@@ -58,8 +58,10 @@ def synthetic_repo(args) -> Iterator[tuple[Path, Shape]]:
     shape = shape_from(args)
     with tempfile.TemporaryDirectory() as tmp:
         root = generate(Path(tmp) / "exobrain", shape)
-        print(f"synthetic exobrain: {shape.total_skills} skills, {shape.groups} groups, "
-              f"{shape.people} people x {shape.hosts} hosts")
+        print(
+            f"synthetic exobrain: {shape.total_skills} skills, {shape.groups} groups, "
+            f"{shape.people} people x {shape.hosts} hosts"
+        )
         yield root, shape
 
 
@@ -75,21 +77,34 @@ def _registry(entries: list[dict], depth: int) -> str:
 
 
 def _skill(folder: Path, name: str, topic: str) -> None:
-    _write(folder / name / "SKILL.md",
-           f"---\nname: {name}\ndescription: Use when the user asks about {topic}; "
-           f"covers {name.replace('-', ' ')} step by step.\nversion: 1.0.0\n---\n"
-           f"# {name}\n\nInstructions for {topic}.\n")
+    _write(
+        folder / name / "SKILL.md",
+        f"---\nname: {name}\ndescription: Use when the user asks about {topic}; "
+        f"covers {name.replace('-', ' ')} step by step.\nversion: 1.0.0\n---\n"
+        f"# {name}\n\nInstructions for {topic}.\n",
+    )
 
 
-def _scope(folder: Path, title: str, depth: int, skills: list[tuple[str, str, bool]],
-           overrides: list[dict] = ()) -> None:
+def _scope(
+    folder: Path,
+    title: str,
+    depth: int,
+    skills: list[tuple[str, str, bool]],
+    overrides: list[dict] = (),
+) -> None:
     """One scope: its AGENTS.md, a SKILL.md per (name, owner, forced) and its registry."""
     _write(folder / "AGENTS.md", f"# {title}\n")
     entries = []
     for k, (name, owner, forced) in enumerate(skills):
         _skill(folder / "skills", name, f"{title} topic {k}")
-        entries.append({"name": name, "owner": owner, "tier": TIERS[k % 3],
-                        **({"force": True} if forced else {})})
+        entries.append(
+            {
+                "name": name,
+                "owner": owner,
+                "tier": TIERS[k % 3],
+                **({"force": True} if forced else {}),
+            }
+        )
     _write(folder / "skills.json", _registry(entries + list(overrides), depth))
 
 
@@ -102,38 +117,67 @@ def generate(root: Path, shape: Shape = Shape(), *, git: bool = True) -> Path:
     for i in range(shape.global_skills):
         name = f"global-skill-{i:04d}"
         _skill(root / "skills", name, f"global topic {i}")
-        entries.append({"name": name, "owner": f"p{i % max(shape.people, 1):04d}",
-                        "tier": TIERS[i % 3], **({"force": True} if i % 4 == 0 else {})})
+        entries.append(
+            {
+                "name": name,
+                "owner": f"p{i % max(shape.people, 1):04d}",
+                "tier": TIERS[i % 3],
+                **({"force": True} if i % 4 == 0 else {}),
+            }
+        )
     _write(root / "skills.json", _registry(entries, 0))
     for g in range(shape.groups):
         group = f"g{g:03d}"
-        _scope(root / "groups" / group, f"group {group}", 2,
-               [(f"group-{g:03d}-skill-{k}", group, k % 2 == 0) for k in range(shape.per_scope)])
+        _scope(
+            root / "groups" / group,
+            f"group {group}",
+            2,
+            [(f"group-{g:03d}-skill-{k}", group, k % 2 == 0) for k in range(shape.per_scope)],
+        )
     for p in range(shape.people):
         person = f"p{p:04d}"
         g = p % max(shape.groups, 1)
         overrides = []
         if shape.groups:
-            overrides.append({"name": f"group-{g:03d}-skill-1", "from": f"groups/g{g:03d}",
-                              "tier": "always"})
+            overrides.append(
+                {"name": f"group-{g:03d}-skill-1", "from": f"groups/g{g:03d}", "tier": "always"}
+            )
         if shape.global_skills:
             overrides.append({"name": "global-skill-0000", "from": "global", "tier": "off"})
-        _scope(root / "people" / person, person, 2,
-               [(f"{person}-skill-{k}", person, False) for k in range(shape.per_scope)],
-               overrides)
+        _scope(
+            root / "people" / person,
+            person,
+            2,
+            [(f"{person}-skill-{k}", person, False) for k in range(shape.per_scope)],
+            overrides,
+        )
         for h in range(shape.hosts):
-            _scope(root / "people" / person / "hosts" / f"h{h}", f"{person} host h{h}", 4,
-                   [(f"{person}-h{h}-skill-{k}", person, False) for k in range(shape.per_scope)])
+            _scope(
+                root / "people" / person / "hosts" / f"h{h}",
+                f"{person} host h{h}",
+                4,
+                [(f"{person}-h{h}-skill-{k}", person, False) for k in range(shape.per_scope)],
+            )
     connected = ["people/p0000/hosts/h0"] if shape.hosts else ["people/p0000"]
     if shape.groups:
         connected.insert(0, "groups/g000")
-    _write(root / ".exobrain.json", json.dumps({"connected_scopes": connected,
-                                                "person": "p0000", "agents": []}, indent=2))
+    _write(
+        root / ".exobrain.json",
+        json.dumps({"connected_scopes": connected, "person": "p0000", "agents": []}, indent=2),
+    )
     _write(root / ".gitignore", "/.exobrain.json\n/.claude/\n/.agents/\n")
     if git:
-        env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
-               "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
-        for args in (["init", "-q", "-b", "main"], ["add", "-A"],
-                     ["commit", "-q", "-m", "synthetic exobrain"]):
+        env = {
+            **os.environ,
+            "GIT_AUTHOR_NAME": "bench",
+            "GIT_AUTHOR_EMAIL": "bench@example.com",
+            "GIT_COMMITTER_NAME": "bench",
+            "GIT_COMMITTER_EMAIL": "bench@example.com",
+        }
+        for args in (
+            ["init", "-q", "-b", "main"],
+            ["add", "-A"],
+            ["commit", "-q", "-m", "synthetic exobrain"],
+        ):
             subprocess.run(["git", *args], cwd=root, check=True, env=env)
     return root

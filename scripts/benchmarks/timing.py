@@ -23,30 +23,37 @@ def bench_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def time_command(argv: list[str], cwd: Path, runs: int, *, check_codes=(0,),
-                 warm_up: bool = True) -> dict:
+def time_command(
+    argv: list[str], cwd: Path, runs: int, *, check_codes=(0,), warm_up: bool = True
+) -> dict:
     """One warm-up run (unless the first run is what is measured), then ``runs`` timed runs;
     return median/min/max wall seconds."""
     env = bench_env()
     if warm_up:
-        subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
+        subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     samples = []
     for _ in range(runs):
         start = time.perf_counter()
-        done = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE)
+        done = subprocess.run(
+            argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
         samples.append(time.perf_counter() - start)
         if done.returncode not in check_codes:
             raise SystemExit(f"{' '.join(argv)} exited {done.returncode}: {done.stderr[-500:]!r}")
-    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples),
-            "runs": runs}
+    return {
+        "median": statistics.median(samples),
+        "min": min(samples),
+        "max": max(samples),
+        "runs": runs,
+    }
 
 
 def report(label: str, stats: dict, target: float | None = None) -> str:
     verdict = ""
     if target is not None:
         verdict = "  ok" if stats["median"] <= target else f"  OVER target {target:.3f}s"
-    return (f"{label:42} median {stats['median'] * 1000:8.1f} ms  "
-            f"(min {stats['min'] * 1000:.1f}, max {stats['max'] * 1000:.1f}, "
-            f"{stats['runs']} runs){verdict}")
+    return (
+        f"{label:42} median {stats['median'] * 1000:8.1f} ms  "
+        f"(min {stats['min'] * 1000:.1f}, max {stats['max'] * 1000:.1f}, "
+        f"{stats['runs']} runs){verdict}"
+    )

@@ -14,16 +14,20 @@ from pathlib import Path
 from exobrain.errors import UsageError
 
 #: How an agent learns about the optional-skills index and the connected scopes.
-CONTEXT_CLAUDE = "claude-md"          # .claude/CLAUDE.md importing generated files
-CONTEXT_CODEX = "agents-override"     # AGENTS.override.md at the project root
-CONTEXT_OPENCLAW = "user-md-block"    # a marked block in the workspace's USER.md
-CONTEXT_INDEX = "index-file"          # the index file beside the skills folder
+CONTEXT_CLAUDE = "claude-md"  # .claude/CLAUDE.md importing generated files
+CONTEXT_CODEX = "agents-override"  # AGENTS.override.md at the project root
+CONTEXT_OPENCLAW = "user-md-block"  # a marked block in the workspace's USER.md
+CONTEXT_INDEX = "index-file"  # the index file beside the skills folder
 
 
 #: The file each context surface writes or edits, in the agent's context folder (None: the
 #: index file itself is the surface).
-CONTEXT_FILES = {CONTEXT_CLAUDE: "CLAUDE.md", CONTEXT_CODEX: "AGENTS.override.md",
-                 CONTEXT_OPENCLAW: "USER.md", CONTEXT_INDEX: None}
+CONTEXT_FILES = {
+    CONTEXT_CLAUDE: "CLAUDE.md",
+    CONTEXT_CODEX: "AGENTS.override.md",
+    CONTEXT_OPENCLAW: "USER.md",
+    CONTEXT_INDEX: None,
+}
 
 
 @dataclass(frozen=True)

@@ -43,9 +43,17 @@ class StatusRow:
 
     def as_json(self) -> dict:
         s = self.skill
-        return {"name": s.name, "scope": s.home, "owner": s.owner, "tier": s.tier,
-                "declared_by": s.declared_by, "lifecycle": s.lifecycle, "note": s.note,
-                "link_name": s.link_name, "description": self.description}
+        return {
+            "name": s.name,
+            "scope": s.home,
+            "owner": s.owner,
+            "tier": s.tier,
+            "declared_by": s.declared_by,
+            "lifecycle": s.lifecycle,
+            "note": s.note,
+            "link_name": s.link_name,
+            "description": self.description,
+        }
 
 
 def is_worth_listing(skill: Resolved) -> bool:
@@ -57,12 +65,12 @@ def is_worth_listing(skill: Resolved) -> bool:
     return skill.tier != "off" or skill.decided_by is not None or bool(skill.note)
 
 
-def status_rows(skills: list[Resolved], root: Path, tier: str | None = None, *,
-                everything: bool = False) -> list[StatusRow]:
+def status_rows(
+    skills: list[Resolved], root: Path, tier: str | None = None, *, everything: bool = False
+) -> list[StatusRow]:
     """Rows with descriptions: ``tier`` picks one tier, else every row (``everything``) or
     the ones worth listing."""
-    chosen = [s for s in skills
-              if (s.tier == tier if tier else everything or is_worth_listing(s))]
+    chosen = [s for s in skills if (s.tier == tier if tier else everything or is_worth_listing(s))]
     rows = [StatusRow(s, description_of(root, s.home, s.name)) for s in chosen]
     return sorted(rows, key=lambda r: (r.skill.name, r.skill.home))
 
@@ -74,10 +82,19 @@ class CatalogRow:
 
     def as_json(self) -> dict:
         e = self.entry
-        return {"name": e.name, "scope": EXTERNAL if e.source else e.scope, "registry": e.scope,
-                "owner": e.owner, "tier": e.tier, "force": e.force, "lifecycle": e.lifecycle,
-                "source": e.source, "agent": e.agent, "skipAgents": list(e.skip_agents),
-                "description": self.description}
+        return {
+            "name": e.name,
+            "scope": EXTERNAL if e.source else e.scope,
+            "registry": e.scope,
+            "owner": e.owner,
+            "tier": e.tier,
+            "force": e.force,
+            "lifecycle": e.lifecycle,
+            "source": e.source,
+            "agent": e.agent,
+            "skipAgents": list(e.skip_agents),
+            "description": self.description,
+        }
 
 
 def catalog_rows(ws: Workspace) -> list[CatalogRow]:
@@ -99,8 +116,18 @@ def prompt_block(ws: Workspace, rows: list[StatusRow]) -> str:
         location = skill_dir(ws.root, row.skill.home, row.skill.name) / SKILL_FILE
         if not location.is_file():
             continue
-        parts += ["<skill>", "<name>", escape(row.skill.name), "</name>", "<description>",
-                  escape(row.description), "</description>", "<location>",
-                  escape(str(location)), "</location>", "</skill>"]
+        parts += [
+            "<skill>",
+            "<name>",
+            escape(row.skill.name),
+            "</name>",
+            "<description>",
+            escape(row.description),
+            "</description>",
+            "<location>",
+            escape(str(location)),
+            "</location>",
+            "</skill>",
+        ]
     parts.append("</available_skills>")
     return "\n".join(parts)

@@ -43,9 +43,9 @@ def from_error(code: str, rel: str, message: str, path: Path) -> Finding:
     line = None
     prefix = str(path)
     if message.startswith(prefix):
-        rest = message[len(prefix):]
+        rest = message[len(prefix) :]
         match = re.match(r"^:(\d+)(?::\d+)?: ", rest)
         if match:
-            line, rest = int(match.group(1)), rest[match.end():]
+            line, rest = int(match.group(1)), rest[match.end() :]
         message = rest.lstrip(": ")
     return Finding(ERROR, code, rel, message, line=line, bad_input=True)

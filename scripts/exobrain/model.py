@@ -73,10 +73,14 @@ def transition_problem(old: str, new: str) -> str | None:
     if new in following:
         return None
     if not following:
-        return (f"{old} → {new} is not allowed: archived is final; declare a new skill that "
-                f"supersedes it instead")
-    return (f"{old} → {new} is not allowed: from {old} a skill may only go to "
-            f"{' or '.join(state.value for state in following)}")
+        return (
+            f"{old} → {new} is not allowed: archived is final; declare a new skill that "
+            f"supersedes it instead"
+        )
+    return (
+        f"{old} → {new} is not allowed: from {old} a skill may only go to "
+        f"{' or '.join(state.value for state in following)}"
+    )
 
 
 class Identity(NamedTuple):
@@ -86,7 +90,7 @@ class Identity(NamedTuple):
     resolver's tables; ``owner`` is empty for in-tree skills.
     """
 
-    home: str        # the declaring scope path, "global", or "external"
+    home: str  # the declaring scope path, "global", or "external"
     name: str
     owner: str = ""  # external skills only
 
@@ -106,7 +110,8 @@ class Identity(NamedTuple):
 
     @property
     def link_name(self) -> str:
-        """The folder name an agent sees: ``name``, ``name.<home with / as __>``, ``name.<owner>``."""
+        """The folder name an agent sees: ``name`` (global), ``name.<home with / as __>``,
+        ``name.<owner>`` (external)."""
         if self.is_external:
             return f"{self.name}.{self.owner}"
         if self.home == GLOBAL:
@@ -117,14 +122,14 @@ class Identity(NamedTuple):
 class Reason(Enum):
     """Why a resolved skill is off, or flagged while on (see :class:`exobrain.resolve.Resolved`)."""
 
-    NOT_FOR_AGENT = "not for"            # its declaration excludes the agent at hand
+    NOT_FOR_AGENT = "not for"  # its declaration excludes the agent at hand
     ARCHIVED = "archived"
     DRAFT_OWNER_ONLY = "draft: owner only"
-    DRAFT = "draft"                      # on: a draft reaching its owner
-    DEPRECATED = "deprecated"            # on, flagged
-    SUPERSEDED = "superseded"            # off: its successor takes its place
+    DRAFT = "draft"  # on: a draft reaching its owner
+    DEPRECATED = "deprecated"  # on, flagged
+    SUPERSEDED = "superseded"  # off: its successor takes its place
     NO_DECLARATION = "declaration not found"
-    PERSONA = "persona"                  # on: linked for a persona (connect-agent --persona)
+    PERSONA = "persona"  # on: linked for a persona (connect-agent --persona)
 
     @property
     def unavailable(self) -> bool:

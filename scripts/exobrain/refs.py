@@ -8,8 +8,8 @@ thing on every machine whatever that machine is connected to.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from exobrain.errors import UsageError
 from exobrain.model import EXTERNAL, Identity
@@ -33,8 +33,10 @@ def parse_ref(text: str) -> SkillRef:
     """Parse ``skill:name[@home]`` (the ``skill:`` prefix may be left out)."""
     match = _REF.match(text.strip())
     if not match:
-        raise UsageError(f"{text!r} is not a skill reference",
-                         hint="write skill:NAME or skill:NAME@HOME (e.g. skill:tidy@groups/acme)")
+        raise UsageError(
+            f"{text!r} is not a skill reference",
+            hint="write skill:NAME or skill:NAME@HOME (e.g. skill:tidy@groups/acme)",
+        )
     home = match.group("home")
     if home is not None and home != "global" and (".." in home.split("/") or "__" in home):
         raise UsageError(f"{text!r}: the home must not contain '..' or '__'")

@@ -21,18 +21,38 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.errors import InputFileError
-from exobrain.util.fileio import parse_json, read_text
 from exobrain.findings import ERROR, Finding, from_error
-from exobrain.model import (DECLARED_TIERS, EXTERNAL, GLOBAL, LIFECYCLES, TIERS, Identity,
-                            Lifecycle, Tier)
+from exobrain.model import (
+    DECLARED_TIERS,
+    EXTERNAL,
+    GLOBAL,
+    LIFECYCLES,
+    TIERS,
+    Identity,
+    Lifecycle,
+    Tier,
+)
 from exobrain.paths import packaged, shown
+from exobrain.util.fileio import parse_json, read_text
 
 REGISTRY_FILE = "skills.json"
 SCHEMA_FILE = "skills.schema.json"
 _TIER_OF = {t.value: t for t in Tier}
 _LIFECYCLE_OF = {c.value: c for c in Lifecycle}
-_KEYS = {"name", "owner", "tier", "from", "force", "source", "agent", "skipAgents",
-         "lifecycle", "notes", "reviewed_by", "reviewed_at"}
+_KEYS = {
+    "name",
+    "owner",
+    "tier",
+    "from",
+    "force",
+    "source",
+    "agent",
+    "skipAgents",
+    "lifecycle",
+    "notes",
+    "reviewed_by",
+    "reviewed_at",
+}
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _OWNER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _AGENT = re.compile(r"^[a-z][a-z0-9-]*$")
@@ -44,8 +64,8 @@ class Entry:
 
     name: str
     tier: Tier
-    scope: str                 # the scope whose skills.json holds the entry
-    index: int                 # position in the file's "skills" array
+    scope: str  # the scope whose skills.json holds the entry
+    index: int  # position in the file's "skills" array
     owner: str | None = None
     origin: str | None = None  # the "from" field of an override
     force: bool = False
@@ -105,14 +125,20 @@ def entry_problem(raw: Any) -> str | None:
     if "agent" in raw and not (isinstance(raw["agent"], str) and _AGENT.match(raw["agent"])):
         return "agent must be an agent name such as claude"
     skip = raw.get("skipAgents", ["x"])
-    if not (isinstance(skip, list) and skip and len(set(map(str, skip))) == len(skip)
-            and all(isinstance(a, str) and _AGENT.match(a) for a in skip)):
+    if not (
+        isinstance(skip, list)
+        and skip
+        and len(set(map(str, skip))) == len(skip)
+        and all(isinstance(a, str) and _AGENT.match(a) for a in skip)
+    ):
         return "skipAgents must be a non-empty list of distinct agent names"
     for key in ("notes", "reviewed_by"):
         if key in raw and not isinstance(raw[key], str):
             return f"{key} must be a string"
-    if "reviewed_at" in raw and not (isinstance(raw["reviewed_at"], str)
-                                     and re.match(r"^\d{4}-\d{2}-\d{2}([T ].*)?$", raw["reviewed_at"])):
+    if "reviewed_at" in raw and not (
+        isinstance(raw["reviewed_at"], str)
+        and re.match(r"^\d{4}-\d{2}-\d{2}([T ].*)?$", raw["reviewed_at"])
+    ):
         return "reviewed_at must be an ISO date such as 2026-11-29"
     if "from" in raw:
         return _override_problem(raw, tier)
@@ -130,7 +156,9 @@ def _override_problem(raw: dict, tier: Any) -> str | None:
     if "source" in raw:
         return "an override cannot carry source: source belongs on the external declaration"
     if any(k in raw for k in ("lifecycle", "reviewed_by", "reviewed_at")):
-        return "lifecycle, reviewed_by and reviewed_at belong on the declaration, not on an override"
+        return (
+            "lifecycle, reviewed_by and reviewed_at belong on the declaration, not on an override"
+        )
     if origin == EXTERNAL and "owner" not in raw:
         return "an override with from: external needs the owner of the external declaration"
     if origin != EXTERNAL and "owner" in raw:
@@ -149,11 +177,17 @@ def _declaration_problem(raw: dict, tier: Any) -> str | None:
         return f"lifecycle must be one of {', '.join(LIFECYCLES)}"
     if "source" in raw:
         source = raw["source"]
-        if not isinstance(source, dict) or set(source) != {"repo", "path", "ref"} or not all(
-                isinstance(v, str) and v for v in source.values()):
+        if (
+            not isinstance(source, dict)
+            or set(source) != {"repo", "path", "ref"}
+            or not all(isinstance(v, str) and v for v in source.values())
+        ):
             return "source needs exactly repo, path and ref, each a non-empty string"
-        if source["repo"][0] == "-" or source["ref"][0] == "-" or any(
-                c.isspace() for c in source["repo"] + source["ref"]):
+        if (
+            source["repo"][0] == "-"
+            or source["ref"][0] == "-"
+            or any(c.isspace() for c in source["repo"] + source["ref"])
+        ):
             return "source repo and ref must not start with '-' or hold spaces"
         parts = source["path"].split("/")
         if source["path"].startswith("/") or ".." in parts or source["path"][0].isspace():
@@ -167,16 +201,26 @@ def _scope_ref_ok(text: str) -> bool:
     parts = text.split("/")
     return "__" not in text and all(
         part and part not in (".", "..") and re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", part)
-        for part in parts)
+        for part in parts
+    )
 
 
 def make_entry(raw: dict, scope: str, index: int) -> Entry:
     skip = raw.get("skipAgents")
     return Entry(
-        name=raw["name"], tier=_TIER_OF[raw["tier"]], scope=scope, index=index, owner=raw.get("owner"),
-        origin=raw.get("from"), force=raw.get("force") is True, source=raw.get("source"),
-        agent=raw.get("agent"), skip_agents=tuple(skip) if skip else (),
-        lifecycle=_LIFECYCLE_OF[raw.get("lifecycle", "active")], notes=raw.get("notes"))
+        name=raw["name"],
+        tier=_TIER_OF[raw["tier"]],
+        scope=scope,
+        index=index,
+        owner=raw.get("owner"),
+        origin=raw.get("from"),
+        force=raw.get("force") is True,
+        source=raw.get("source"),
+        agent=raw.get("agent"),
+        skip_agents=tuple(skip) if skip else (),
+        lifecycle=_LIFECYCLE_OF[raw.get("lifecycle", "active")],
+        notes=raw.get("notes"),
+    )
 
 
 @dataclass
@@ -233,8 +277,15 @@ def _parse_into(registry: Registry, rel: str) -> Registry:
     registry.data = data
     skills = data.get("skills") if isinstance(data, dict) else None
     if not isinstance(skills, list):
-        registry.findings.append(Finding(ERROR, "registry-schema", rel,
-                                         'expected an object with a "skills" list', bad_input=True))
+        registry.findings.append(
+            Finding(
+                ERROR,
+                "registry-schema",
+                rel,
+                'expected an object with a "skills" list',
+                bad_input=True,
+            )
+        )
         return registry
     for index, raw in enumerate(skills):
         problem = entry_problem(raw)
@@ -242,8 +293,17 @@ def _parse_into(registry: Registry, rel: str) -> Registry:
             registry.entries.append(make_entry(raw, registry.scope, index))
             continue
         label = f"#{index} {raw.get('name')}" if isinstance(raw, dict) else f"#{index}"
-        registry.findings.append(Finding(ERROR, "registry-schema", rel, problem, entry=label,
-                                         line=registry.line_of(index), bad_input=True))
+        registry.findings.append(
+            Finding(
+                ERROR,
+                "registry-schema",
+                rel,
+                problem,
+                entry=label,
+                line=registry.line_of(index),
+                bad_input=True,
+            )
+        )
     return registry
 
 
@@ -318,8 +378,9 @@ def schema_text(root: Path) -> tuple[str, Path]:
     return packaged_schema_text(), packaged(SCHEMA_FILE)
 
 
-def schema_findings(root: Path, registry: Registry,
-                    positions: list[int] | None = None) -> list[Finding]:
+def schema_findings(
+    root: Path, registry: Registry, positions: list[int] | None = None
+) -> list[Finding]:
     """Every JSON Schema violation in a parsed registry, located by entry and line.
 
     ``positions`` says where each entry of ``registry.data`` sits in the file when the data is
@@ -337,9 +398,14 @@ def schema_findings(root: Path, registry: Registry,
     found: list[Finding] = []
     for error in sorted(validator.iter_errors(registry.data), key=lambda e: list(map(str, e.path))):
         path = list(error.absolute_path)
-        index = path[1] if len(path) > 1 and path[0] == "skills" and isinstance(path[1], int) else None
-        rule = (error.schema.get("description")  # the root's description is no rule
-                if isinstance(error.schema, dict) and error.schema is not validator.schema else None)
+        index = (
+            path[1] if len(path) > 1 and path[0] == "skills" and isinstance(path[1], int) else None
+        )
+        rule = (
+            error.schema.get("description")  # the root's description is no rule
+            if isinstance(error.schema, dict) and error.schema is not validator.schema
+            else None
+        )
         field_name = ".".join(str(p) for p in (path[2:] if index is not None else path))
         message = rule or error.message
         if field_name and not rule:
@@ -355,6 +421,7 @@ def schema_findings(root: Path, registry: Registry,
             index = positions[index] if positions is not None else index
             entry = f"#{index} {raw.get('name')}" if isinstance(raw, dict) else f"#{index}"
             line = registry.line_of(index)
-        found.append(Finding(ERROR, "registry-schema", rel, message, entry=entry, line=line,
-                             bad_input=True))
+        found.append(
+            Finding(ERROR, "registry-schema", rel, message, entry=entry, line=line, bad_input=True)
+        )
     return found

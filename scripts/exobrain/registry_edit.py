@@ -4,7 +4,8 @@ Every command that changes a registry (promote now; lifecycle, register and impo
 through :func:`edit_registry`, so they all get the same guarantees:
 
 * writers are serialised by the file lock ``<file>.lock`` next to the target
-  (:mod:`exobrain.util.locking`), taken with a timeout, so two commands never lose each other's entries;
+  (:mod:`exobrain.util.locking`), taken with a timeout, so two commands never lose each
+  other's entries;
 * a file that does not parse or breaks the schema is refused (named by file, entry and rule)
   and left untouched: we never "repair" a file by rewriting what we could not read;
 * the result is checked against the schema before anything is written;
@@ -19,23 +20,35 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
-from exobrain.paths import shown
 from exobrain.errors import InputFileError, OperationFailed, UsageError
-from exobrain.util.fileio import atomic_write_text, dump_json, parse_json, read_text
 from exobrain.findings import Finding
-from exobrain.util.locking import DEFAULT_TIMEOUT, exclusive
+from exobrain.paths import shown
+from exobrain.registry import SCHEMA_FILE, Registry, entry_problem, registry_path, schema_findings
+from exobrain.util.fileio import atomic_write_text, dump_json, parse_json, read_text
 from exobrain.util.jsonstyle import locate_array, render_like, splice_array
-from exobrain.registry import (SCHEMA_FILE, Registry, entry_problem, registry_path,
-                       schema_findings)
+from exobrain.util.locking import DEFAULT_TIMEOUT, exclusive
 
 #: The order keys take in an entry we write: identity first, then tier, then the rest.
-ENTRY_KEY_ORDER = ("name", "from", "owner", "tier", "force", "source", "agent", "skipAgents",
-                   "lifecycle", "notes", "reviewed_by", "reviewed_at")
+ENTRY_KEY_ORDER = (
+    "name",
+    "from",
+    "owner",
+    "tier",
+    "force",
+    "source",
+    "agent",
+    "skipAgents",
+    "lifecycle",
+    "notes",
+    "reviewed_by",
+    "reviewed_at",
+)
 
 
 def _read_existing(path: Path) -> str | None:
@@ -49,8 +62,10 @@ def _write(path: Path, text: str, rel: str, durable: bool = True) -> None:
     try:
         atomic_write_text(target, text, durable=durable)
     except OSError as exc:
-        raise OperationFailed(f"{rel}: cannot write ({exc.strerror or exc}); the file is unchanged",
-                              hint="check the folder's permissions and free space") from exc
+        raise OperationFailed(
+            f"{rel}: cannot write ({exc.strerror or exc}); the file is unchanged",
+            hint="check the folder's permissions and free space",
+        ) from exc
 
 
 @dataclass
@@ -60,7 +75,7 @@ class JsonUpdate:
     path: Path
     data: Any
     original: str | None
-    text: str | None = None    # the rendered result, set when the block ends
+    text: str | None = None  # the rendered result, set when the block ends
     written: bool = False
 
     @property
@@ -69,10 +84,15 @@ class JsonUpdate:
 
 
 @contextmanager
-def update_json_file(path: Path, *, default: Callable[[], Any] | None = None,
-                     check: Callable[[Any], None] | None = None,
-                     timeout: float = DEFAULT_TIMEOUT, dry_run: bool = False,
-                     durable: bool = True) -> Iterator[JsonUpdate]:
+def update_json_file(
+    path: Path,
+    *,
+    default: Callable[[], Any] | None = None,
+    check: Callable[[Any], None] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    dry_run: bool = False,
+    durable: bool = True,
+) -> Iterator[JsonUpdate]:
     """Lock, read and parse ``path``, let the block change it, then write it back atomically.
 
     ``default`` builds the document when the file is missing (None: a missing file is an
@@ -96,8 +116,9 @@ def update_json_file(path: Path, *, default: Callable[[], Any] | None = None,
         yield update
         if check:
             check(update.data)
-        update.text = (render_like(original, update.data) if original is not None
-                       else dump_json(update.data))
+        update.text = (
+            render_like(original, update.data) if original is not None else dump_json(update.data)
+        )
         if update.changed and not dry_run:
             _write(path, update.text, str(path), durable)
             update.written = True
@@ -147,7 +168,7 @@ class RegistryEdit:
     entries: list[dict]
     original: str | None
     _read: list[dict] = field(default_factory=list, repr=False)
-    text: str | None = None    # the rendered result, set when the block ends
+    text: str | None = None  # the rendered result, set when the block ends
     written: bool = False
 
     @property
@@ -206,9 +227,15 @@ class RegistryEdit:
         return splice_array(base, span, self._read, self.entries)
 
 
-def registry_problems(root: Path, scope: str, data: Any, text: str, *,
-                      fast: list[int] | None = None,
-                      full: list[int] | None = None) -> list[Finding]:
+def registry_problems(
+    root: Path,
+    scope: str,
+    data: Any,
+    text: str,
+    *,
+    fast: list[int] | None = None,
+    full: list[int] | None = None,
+) -> list[Finding]:
     """What is wrong with a registry's content: its structure, then its entries.
 
     ``fast`` lists the entries given the fast check (``entry_problem``, kept in agreement with
@@ -222,16 +249,32 @@ def registry_problems(root: Path, scope: str, data: Any, text: str, *,
     rel = shown(path, root)
     skills = data.get("skills") if isinstance(data, dict) else None
     if not isinstance(skills, list):
-        return [Finding("error", "registry-schema", rel, 'expected an object with a "skills" list',
-                        bad_input=True)]
+        return [
+            Finding(
+                "error",
+                "registry-schema",
+                rel,
+                'expected an object with a "skills" list',
+                bad_input=True,
+            )
+        ]
     found = []
     for index in range(len(skills)) if fast is None else fast:
         raw = skills[index]
         problem = entry_problem(raw)
         if problem:
             label = f"#{index} {raw.get('name')}" if isinstance(raw, dict) else f"#{index}"
-            found.append(Finding("error", "registry-schema", rel, problem, entry=label,
-                                 line=registry.line_of(index), bad_input=True))
+            found.append(
+                Finding(
+                    "error",
+                    "registry-schema",
+                    rel,
+                    problem,
+                    entry=label,
+                    line=registry.line_of(index),
+                    bad_input=True,
+                )
+            )
     if found:
         return found
     positions = list(range(len(skills))) if full is None else full
@@ -246,8 +289,14 @@ def _describe(findings: list[Finding]) -> str:
 
 
 @contextmanager
-def edit_registry(root: Path, scope: str, *, create: bool = True,
-                  timeout: float = DEFAULT_TIMEOUT, dry_run: bool = False) -> Iterator[RegistryEdit]:
+def edit_registry(
+    root: Path,
+    scope: str,
+    *,
+    create: bool = True,
+    timeout: float = DEFAULT_TIMEOUT,
+    dry_run: bool = False,
+) -> Iterator[RegistryEdit]:
     """Open ``scope``'s skills.json for editing under its lock; write it back when the block ends.
 
     Raises InputFileError (file untouched) when the current file is unreadable, does not parse
@@ -267,13 +316,16 @@ def edit_registry(root: Path, scope: str, *, create: bool = True,
             try:
                 data = parse_json(original, Path(rel))
             except InputFileError as exc:
-                raise InputFileError(f"{exc.message}; refusing to rewrite it, nothing was changed",
-                                     hint=f"edit {rel} by hand (skills-validate shows why)") from exc
+                raise InputFileError(
+                    f"{exc.message}; refusing to rewrite it, nothing was changed",
+                    hint=f"edit {rel} by hand (skills-validate shows why)",
+                ) from exc
             problems = registry_problems(root, scope, data, original, full=[])
             if problems:
                 raise InputFileError(
                     f"{_describe(problems)}; refusing to rewrite it, nothing was changed",
-                    hint=f"edit {rel} by hand (skills-validate lists every problem)")
+                    hint=f"edit {rel} by hand (skills-validate lists every problem)",
+                )
             entries = data["skills"]
         # two independent copies: what the block edits and what the file held (parsing the
         # text again is cheaper than a deep copy)
@@ -285,8 +337,9 @@ def edit_registry(root: Path, scope: str, *, create: bool = True,
         touched = edit.touched()
         problems = registry_problems(root, scope, new_data, edit.text, fast=touched, full=touched)
         if problems:
-            raise UsageError(f"the change would break the schema of {_describe(problems)}; "
-                             f"nothing was written")
+            raise UsageError(
+                f"the change would break the schema of {_describe(problems)}; nothing was written"
+            )
         if edit.changed and not dry_run:
             _write(path, edit.text, rel)
             edit.written = True

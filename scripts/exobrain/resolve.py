@@ -13,8 +13,8 @@ Pure functions over data: no file access here. Rules (design section 3 "Resoluti
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 from exobrain.model import EXTERNAL, Identity, Lifecycle, Reason, Tier
 from exobrain.registry import Entry
@@ -25,13 +25,13 @@ class Resolved:
     """One skill as resolved for a connection and an agent."""
 
     name: str
-    home: str                     # the declaring scope, or "external"
+    home: str  # the declaring scope, or "external"
     tier: Tier
     owner: str | None
-    declaration: Entry | None     # None when only overrides mention the skill
-    decided_by: Entry | None      # the winning contribution, None when nothing contributed
+    declaration: Entry | None  # None when only overrides mention the skill
+    decided_by: Entry | None  # the winning contribution, None when nothing contributed
     reason: Reason | None = None  # why the skill is off, or flagged while on
-    detail: str = ""              # the agent (NOT_FOR_AGENT) or persona (PERSONA) of the reason
+    detail: str = ""  # the agent (NOT_FOR_AGENT) or persona (PERSONA) of the reason
     superseded_by: Identity | None = None  # the successor this skill redirects to
 
     @property
@@ -99,8 +99,13 @@ def resolve(
     return [_row(key, declarations.get(key), winners.get(key), my_ids, agent) for key in order]
 
 
-def _row(key: Identity, declaration: Entry | None, winner: Entry | None,
-         my_ids: frozenset[str], agent: str | None) -> Resolved:
+def _row(
+    key: Identity,
+    declaration: Entry | None,
+    winner: Entry | None,
+    my_ids: frozenset[str],
+    agent: str | None,
+) -> Resolved:
     owner = key.owner if key.is_external else (declaration.owner if declaration else None)
     tier = winner.tier if winner else Tier.OFF
     reason, detail = None, ""

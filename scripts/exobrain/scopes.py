@@ -10,19 +10,23 @@ folder holding an ``AGENTS.md`` directly inside a *collection* folder (``groups`
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from exobrain.errors import InputFileError, UsageError
+from exobrain.model import GLOBAL
 from exobrain.util.fileio import atomic_write_text, dump_json, load_json
 
-from exobrain.model import GLOBAL
 SEED = "seed"
 SCOPE_FLAG = "AGENTS.md"
 CONNECTION_FILE = ".exobrain.json"
 DEFAULT_COLLECTIONS: tuple[tuple[str, str], ...] = (
-    ("groups", "group"), ("teams", "team"), ("people", "person"), ("hosts", "host"),
+    ("groups", "group"),
+    ("teams", "team"),
+    ("people", "person"),
+    ("hosts", "host"),
 )
 
 
@@ -32,8 +36,10 @@ def find_root(start: Path | None = None) -> Path:
     for candidate in (here, *here.parents):
         if (candidate / ".git").exists():
             return candidate
-    raise UsageError(f"{here} is not inside a git repository",
-                     hint="run the command inside your exobrain or pass --repo PATH")
+    raise UsageError(
+        f"{here} is not inside a git repository",
+        hint="run the command inside your exobrain or pass --repo PATH",
+    )
 
 
 @dataclass(frozen=True)
@@ -69,15 +75,20 @@ def parse_scope_config(data: Any, path: Path) -> ScopeConfig:
     """Check parsed ``scopes.json`` data (read from disk or from git) and build the config."""
     items = data.get("collections") if isinstance(data, dict) else None
     if not isinstance(items, list) or not items:
-        raise InputFileError(f"{path}: expected {{\"collections\": [{{\"folder\", \"type\"}}, …]}}",
-                             hint="list at least one collection, or delete the file for defaults")
+        raise InputFileError(
+            f'{path}: expected {{"collections": [{{"folder", "type"}}, …]}}',
+            hint="list at least one collection, or delete the file for defaults",
+        )
     pairs = []
     for index, item in enumerate(items):
         ok = isinstance(item, dict) and all(
-            isinstance(item.get(k), str) and item.get(k) for k in ("folder", "type"))
+            isinstance(item.get(k), str) and item.get(k) for k in ("folder", "type")
+        )
         if not ok or "/" in item["folder"] or item["folder"] in (".", ".."):
-            raise InputFileError(f"{path}: collections[{index}]: needs a plain \"folder\" name "
-                                 f"and a \"type\"", hint='e.g. {"folder": "groups", "type": "group"}')
+            raise InputFileError(
+                f'{path}: collections[{index}]: needs a plain "folder" name and a "type"',
+                hint='e.g. {"folder": "groups", "type": "group"}',
+            )
         pairs.append((item["folder"], item["type"]))
     return ScopeConfig(tuple(pairs))
 
@@ -110,7 +121,9 @@ def check_scope_path(path: str) -> str:
     if any(part in ("", ".", "..") for part in parts) or text.startswith("-"):
         raise UsageError(f"scope path {path!r} must be a plain relative path without '.' or '..'")
     if "__" in text:
-        raise UsageError(f"scope path {path!r} must not contain '__' (it is the link-name separator)")
+        raise UsageError(
+            f"scope path {path!r} must not contain '__' (it is the link-name separator)"
+        )
     return text
 
 
@@ -143,8 +156,9 @@ class ScopeScan:
     problems: list[tuple[str, str]] = field(default_factory=list)  # (folder, reason)
 
 
-def scan_scopes(root: Path, config: ScopeConfig,
-                    keep: Callable[[Scope], bool] | None = None) -> ScopeScan:
+def scan_scopes(
+    root: Path, config: ScopeConfig, keep: Callable[[Scope], bool] | None = None
+) -> ScopeScan:
     """Walk the collection folders and return every scope, in chain order. ``keep`` prunes:
     a scope it refuses is left out with everything below it (never walked)."""
     found: list[Scope] = [Scope(GLOBAL, GLOBAL)]
@@ -220,8 +234,10 @@ def build_chain(root: Path, leaves: list[str], config: ScopeConfig) -> Chain:
             continue
         scope = scope_at(root, path, config)
         if scope is None:
-            warnings.append(f"{CONNECTION_FILE}: connected scope {leaf!r} does not exist "
-                            f"(no {path}/{SCOPE_FLAG}); skipped")
+            warnings.append(
+                f"{CONNECTION_FILE}: connected scope {leaf!r} does not exist "
+                f"(no {path}/{SCOPE_FLAG}); skipped"
+            )
             continue
         scopes.extend(s for s in (scope_at(root, a, config) for a in ancestor_paths(path)) if s)
         scopes.append(scope)
@@ -249,10 +265,15 @@ def read_connection(root: Path) -> Connection:
         return Connection()
     data = load_json(path)
     if not isinstance(data, dict):
-        raise InputFileError(f"{path}: expected a JSON object",
-                             hint='e.g. {"connected_scopes": ["people/alice"], "person": "alice"}')
-    scopes, person, agents = (data.get("connected_scopes", []), data.get("person"),
-                              data.get("agents", []))
+        raise InputFileError(
+            f"{path}: expected a JSON object",
+            hint='e.g. {"connected_scopes": ["people/alice"], "person": "alice"}',
+        )
+    scopes, person, agents = (
+        data.get("connected_scopes", []),
+        data.get("person"),
+        data.get("agents", []),
+    )
     if not isinstance(scopes, list) or not all(isinstance(s, str) for s in scopes):
         raise InputFileError(f"{path}: connected_scopes must be a list of scope paths")
     if person is not None and not isinstance(person, str):

@@ -41,13 +41,17 @@ def split_frontmatter(text: str, path: Path) -> tuple[str, str, int]:
         text = text[1:]
     lines = text.split("\n")
     if not lines or lines[0].rstrip("\r") != "---":
-        raise InputFileError(f"{path}:1: no YAML frontmatter (the file must start with '---')",
-                             hint="add '---', name: and description: lines, then '---'")
+        raise InputFileError(
+            f"{path}:1: no YAML frontmatter (the file must start with '---')",
+            hint="add '---', name: and description: lines, then '---'",
+        )
     for index in range(1, len(lines)):
         if lines[index].rstrip("\r") in ("---", "..."):
-            return "\n".join(lines[1:index]), "\n".join(lines[index + 1:]), index + 2
-    raise InputFileError(f"{path}: frontmatter is not closed (no second '---' line)",
-                         hint="end the frontmatter with a line holding only '---'")
+            return "\n".join(lines[1:index]), "\n".join(lines[index + 1 :]), index + 2
+    raise InputFileError(
+        f"{path}: frontmatter is not closed (no second '---' line)",
+        hint="end the frontmatter with a line holding only '---'",
+    )
 
 
 def _yaml_load(text: str, path: Path) -> dict[str, Any]:
@@ -55,14 +59,15 @@ def _yaml_load(text: str, path: Path) -> dict[str, Any]:
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        data = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+        data = yaml.load(text, Loader=loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f":{mark.line + 2}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise InputFileError(f"{path}{line}: invalid YAML in frontmatter: {problem}",
-                             hint="quote values that contain ': ' or start with a special character"
-                             ) from exc
+        raise InputFileError(
+            f"{path}{line}: invalid YAML in frontmatter: {problem}",
+            hint="quote values that contain ': ' or start with a special character",
+        ) from exc
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -136,16 +141,27 @@ def spec_problems(meta: dict[str, Any], folder_name: str) -> list[tuple[str, str
     if not isinstance(description, str) or not description.strip():
         problems.append(("skill-description", "frontmatter needs a non-empty 'description'"))
     elif len(description) > DESCRIPTION_MAX:
-        problems.append(("skill-description",
-                         f"description is {len(description)} characters (at most {DESCRIPTION_MAX})"))
+        problems.append(
+            (
+                "skill-description",
+                f"description is {len(description)} characters (at most {DESCRIPTION_MAX})",
+            )
+        )
     compatibility = meta.get("compatibility")
-    if compatibility is not None and (not isinstance(compatibility, str)
-                                      or len(compatibility) > COMPATIBILITY_MAX):
-        problems.append(("skill-compatibility",
-                         f"compatibility must be a string of at most {COMPATIBILITY_MAX} characters"))
+    if compatibility is not None and (
+        not isinstance(compatibility, str) or len(compatibility) > COMPATIBILITY_MAX
+    ):
+        problems.append(
+            (
+                "skill-compatibility",
+                f"compatibility must be a string of at most {COMPATIBILITY_MAX} characters",
+            )
+        )
     metadata = meta.get("metadata")
-    if metadata is not None and not (isinstance(metadata, dict) and all(
-            isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())):
+    if metadata is not None and not (
+        isinstance(metadata, dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())
+    ):
         problems.append(("skill-metadata", "metadata must map strings to strings"))
     return problems
 
@@ -234,8 +250,9 @@ def add_link(text: str, predicate: str, value: Any) -> str:
     if links is None:
         import yaml
 
-        block = yaml.safe_dump({"links": {predicate: [value]}}, sort_keys=False,
-                               allow_unicode=True, width=100)
+        block = yaml.safe_dump(
+            {"links": {predicate: [value]}}, sort_keys=False, allow_unicode=True, width=100
+        )
         lines = text.split("\n")
         closing = body_line - 2
         return "\n".join(lines[:closing] + block.rstrip("\n").split("\n") + lines[closing:])
@@ -243,5 +260,5 @@ def add_link(text: str, predicate: str, value: Any) -> str:
         raise InputFileError(f"{path}: links must be a mapping of predicates to lists")
     current = as_list(links.get(predicate))
     if value not in current:
-        links[predicate] = current + [value]
+        links[predicate] = [*current, value]
     return dump_frontmatter(meta, body)

@@ -19,9 +19,10 @@ its index) passes a reader instead, and no file is opened.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from exobrain.errors import ExobrainError
 from exobrain.model import GLOBAL, Identity, Reason, Tier
@@ -39,8 +40,9 @@ LinksReader = Callable[[Entry], "list[str] | None"]
 Edges = dict[Identity, list[Identity]]
 
 
-def supersedes_edges(root: Path, entries: Iterable[Entry],
-                     read: LinksReader | None = None) -> Edges:
+def supersedes_edges(
+    root: Path, entries: Iterable[Entry], read: LinksReader | None = None
+) -> Edges:
     """NEW → the identities its SKILL.md says it supersedes, over the declarations among
     ``entries`` (a reference without a home means the last declaration of that name)."""
     read = read or file_reader(root)
@@ -115,16 +117,21 @@ def redirect(rows: list[Resolved], edges: Mapping[Identity, Iterable[Identity]])
         if final is None:
             continue
         new = by_id[final]
-        result[row.identity] = replace(row, tier=Tier.OFF, superseded_by=final,
-                                       reason=Reason.SUPERSEDED, detail="")
+        result[row.identity] = replace(
+            row, tier=Tier.OFF, superseded_by=final, reason=Reason.SUPERSEDED, detail=""
+        )
         promoted[final] = max(promoted.get(final, new.tier), row.tier, key=lambda t: t.rank)
     for key, tier in promoted.items():
         result[key] = replace(result.get(key, by_id[key]), tier=tier)
     return [result.get(r.identity, r) for r in rows]
 
 
-def _final_successor(key: Identity, successor: Mapping[Identity, Identity],
-                     by_id: Mapping[Identity, Resolved], blocked: set[Identity]) -> Identity | None:
+def _final_successor(
+    key: Identity,
+    successor: Mapping[Identity, Identity],
+    by_id: Mapping[Identity, Resolved],
+    blocked: set[Identity],
+) -> Identity | None:
     final, seen, current = None, {key}, key
     while current in successor and current not in blocked:
         current = successor[current]

@@ -17,8 +17,10 @@ from pathlib import Path
 from exobrain.registry import packaged_schema_text
 from exobrain.util.git import Git
 
-SKILL_TEMPLATE = "---\nname: {name}\ndescription: Use {name} when the user asks for {name}.\n---\n" \
-                 "Do the {name} thing.\n"
+SKILL_TEMPLATE = (
+    "---\nname: {name}\ndescription: Use {name} when the user asks for {name}.\n---\n"
+    "Do the {name} thing.\n"
+)
 
 
 def isolated_env(base: Path) -> dict[str, str]:
@@ -28,15 +30,20 @@ def isolated_env(base: Path) -> dict[str, str]:
     home = base / "home"
     home.mkdir(parents=True, exist_ok=True)
     gitconfig = home / ".gitconfig"
-    gitconfig.write_text("[user]\n\tname = Test\n\temail = test@example.com\n"
-                         "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
-                         # external skills on GitHub: a closed local port, never the network
-                         '[url "https://127.0.0.1:9/"]\n\tinsteadOf = https://github.com/\n')
+    gitconfig.write_text(
+        "[user]\n\tname = Test\n\temail = test@example.com\n"
+        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
+        # external skills on GitHub: a closed local port, never the network
+        '[url "https://127.0.0.1:9/"]\n\tinsteadOf = https://github.com/\n'
+    )
     scripts = str(Path(sys.executable).parent)
     return {
-        "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache"),
-        "XDG_CONFIG_HOME": str(home / ".config"), "GIT_CONFIG_GLOBAL": str(gitconfig),
-        "GIT_CONFIG_NOSYSTEM": "1", "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "HOME": str(home),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "GIT_CONFIG_GLOBAL": str(gitconfig),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
         "CODEX_HOME": str(home / ".codex"),
         "OPENCLAW_WORKSPACE": str(home / ".openclaw" / "workspace"),
         "PATH": os.pathsep.join([scripts, os.environ.get("PATH", "")]),
@@ -48,15 +55,22 @@ def git(root: Path, *args: str) -> str:
     return Git(timeout=None, own_env=True).text(list(args), cwd=root)
 
 
-def small_exobrain(root: Path, skills: tuple[str, ...] = ("hello",), *,
-                   tier: str = "optional", scopes: tuple[str, ...] = ()) -> Path:
+def small_exobrain(
+    root: Path,
+    skills: tuple[str, ...] = ("hello",),
+    *,
+    tier: str = "optional",
+    scopes: tuple[str, ...] = (),
+) -> Path:
     """A committed exobrain: the packaged schema, a global registry forcing ``skills`` at
     ``tier``, each skill's folder, and scope folders flagged with an AGENTS.md."""
     root.mkdir(parents=True, exist_ok=True)
     (root / "skills.schema.json").write_text(packaged_schema_text(), encoding="utf-8")
     entries = [{"name": n, "owner": "team", "tier": tier, "force": True} for n in skills]
-    (root / "skills.json").write_text(json.dumps(
-        {"$schema": "skills.schema.json", "skills": entries}, indent=2) + "\n", encoding="utf-8")
+    (root / "skills.json").write_text(
+        json.dumps({"$schema": "skills.schema.json", "skills": entries}, indent=2) + "\n",
+        encoding="utf-8",
+    )
     for name in skills:
         folder = root / "skills" / name
         folder.mkdir(parents=True, exist_ok=True)
@@ -72,5 +86,6 @@ def small_exobrain(root: Path, skills: tuple[str, ...] = ("hello",), *,
 
 def run(argv: list[str], cwd: Path, *, timeout: float = 300) -> subprocess.CompletedProcess:
     """Run a command (a console script of the toolkit, a skill's script) and capture text."""
-    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+    )

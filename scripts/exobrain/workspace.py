@@ -8,15 +8,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+
 from exobrain.errors import UsageError
 from exobrain.findings import ERROR, WARNING, Finding
 from exobrain.model import EXTERNAL, Identity
 from exobrain.refs import SkillRef, canonical, entry_home
 from exobrain.registry import Entry, Registry, load_registry
 from exobrain.resolve import Resolved, override_targets, resolve
-from exobrain.scopes import (CONNECTION_FILE, SEED, Chain, Connection, ScopeConfig, ScopeScan,
-                             build_chain, find_root, load_scope_config, read_connection, scan_scopes,
-                             scope_at, self_ids)
+from exobrain.scopes import (
+    CONNECTION_FILE,
+    SEED,
+    Chain,
+    Connection,
+    ScopeConfig,
+    ScopeScan,
+    build_chain,
+    find_root,
+    load_scope_config,
+    read_connection,
+    scan_scopes,
+    scope_at,
+    self_ids,
+)
 from exobrain.supersession import LinksReader, redirect, supersedes_edges
 
 
@@ -47,8 +60,9 @@ class Workspace:
             self.findings.extend(registry.findings)
         return self.registries[scope]
 
-    def resolve(self, agent: str | None = None, *,
-                supersedes: LinksReader | None = None) -> list[Resolved]:
+    def resolve(
+        self, agent: str | None = None, *, supersedes: LinksReader | None = None
+    ) -> list[Resolved]:
         """Resolve the chain for ``agent`` (None: no agent filtering), supersession applied
         (``supersedes`` reads the links instead of the SKILL.md files, see supersession)."""
         entries = self.chain_entries()
@@ -78,8 +92,9 @@ class Workspace:
         if self._scan is None:
             self._scan = scan_scopes(self.root, self.config)
             for folder, reason in self._scan.problems:
-                self.findings.append(Finding(ERROR, "scope-unreadable", folder, reason,
-                                             bad_input=True))
+                self.findings.append(
+                    Finding(ERROR, "scope-unreadable", folder, reason, bad_input=True)
+                )
         return self._scan
 
     def all_registries(self, *, include_seed: bool = True) -> list[Registry]:
@@ -100,29 +115,44 @@ def find_declaration(ws: Workspace, ref: SkillRef) -> Entry:
         # an in-tree home names its scope: read that one registry, not the whole repository
         in_tree = not ref.home.startswith(f"{EXTERNAL}/")
         if in_tree and scope_at(ws.root, ref.home, ws.config) is None:
-            raise UsageError(f"no skill {ref.name!r} is declared at {ref.home} (not a scope)",
-                             hint="skills-status --all lists every declared skill and its scope")
-        for registry in ([ws.registry(ref.home)] if in_tree else ws.all_registries()):
+            raise UsageError(
+                f"no skill {ref.name!r} is declared at {ref.home} (not a scope)",
+                hint="skills-status --all lists every declared skill and its scope",
+            )
+        for registry in [ws.registry(ref.home)] if in_tree else ws.all_registries():
             for entry in registry.entries:
-                if not entry.is_override and entry.name == ref.name and entry_home(entry) == ref.home:
+                if (
+                    not entry.is_override
+                    and entry.name == ref.name
+                    and entry_home(entry) == ref.home
+                ):
                     return entry
-        raise UsageError(f"no skill {ref.name!r} is declared at {ref.home}",
-                         hint="skills-status --all lists every declared skill and its scope")
+        raise UsageError(
+            f"no skill {ref.name!r} is declared at {ref.home}",
+            hint="skills-status --all lists every declared skill and its scope",
+        )
     chain = set(ws.chain.paths)
     in_chain = [e for e in ws.chain_entries() if not e.is_override and e.name == ref.name]
     if in_chain:
         return in_chain[-1]
-    found = [e for r in ws.all_registries() for e in r.entries
-             if not e.is_override and e.name == ref.name and e.scope not in chain]
+    found = [
+        e
+        for r in ws.all_registries()
+        for e in r.entries
+        if not e.is_override and e.name == ref.name and e.scope not in chain
+    ]
     if len(found) == 1:
         return found[0]
     if not found:
-        raise UsageError(f"no skill named {ref.name!r} is declared in this repository",
-                         hint="skills-status --all lists every declared skill")
+        raise UsageError(
+            f"no skill named {ref.name!r} is declared in this repository",
+            hint="skills-status --all lists every declared skill",
+        )
     options = ", ".join(canonical(e) for e in found)
-    raise UsageError(f"{ref.name!r} is declared in several scopes: {options}",
-                     hint="name one with skill:NAME@HOME")
-
+    raise UsageError(
+        f"{ref.name!r} is declared in several scopes: {options}",
+        hint="name one with skill:NAME@HOME",
+    )
 
 
 def open_workspace(repo: Path | None = None) -> Workspace:
@@ -135,8 +165,10 @@ def open_workspace(repo: Path | None = None) -> Workspace:
 def workspace_for(root: Path, config: ScopeConfig, connection: Connection) -> Workspace:
     """The exobrain at ``root`` seen through ``connection`` (which need not be stored yet)."""
     chain = build_chain(root, connection.connected_scopes, config)
-    findings = [Finding(WARNING, "connection-scope", CONNECTION_FILE, w.split(": ", 1)[-1],
-                        bad_input=True) for w in chain.warnings]
+    findings = [
+        Finding(WARNING, "connection-scope", CONNECTION_FILE, w.split(": ", 1)[-1], bad_input=True)
+        for w in chain.warnings
+    ]
     return Workspace(root, config, connection, chain, findings=findings)
 
 

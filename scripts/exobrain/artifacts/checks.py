@@ -19,30 +19,44 @@ from collections import defaultdict
 from pathlib import Path
 
 from exobrain.agents import AGENTS
-from exobrain.model import Identity
-from exobrain.util.graphs import find_cycles
+from exobrain.artifacts.lockfile import drift, lock_path, read_lock, version_problem
 from exobrain.catalog import skill_dir
-from exobrain.paths import shown
 from exobrain.errors import ExobrainError
 from exobrain.findings import ERROR, INFO, Finding, from_error
-from exobrain.artifacts.lockfile import drift, lock_path, read_lock, version_problem
+from exobrain.model import Identity
+from exobrain.paths import shown
 from exobrain.refs import parse_ref
 from exobrain.registry import EXTERNAL, Entry, Registry
 from exobrain.resolve import Resolved
 from exobrain.skillmd import SKILL_FILE, SkillDoc, as_list, links_of
+from exobrain.util.graphs import find_cycles
 
 #: Frontmatter keys of the Agent Skills standard; everything else is native or agent-specific.
 #: ``version`` is left out of the native list: every artifact has one and it maps one-to-one
 #: onto the conventional ``metadata.version`` on export, so it is not worth an info line.
 STANDARD_FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
-NATIVE_FIELDS = ("triggers", "tags", "personas", "inputs", "outputs", "dependencies",
-                 "examples", "files", "requires_substrate_access", "links", "source",
-                 "source_format", "source_url", "agentskills_io_compat")
+NATIVE_FIELDS = (
+    "triggers",
+    "tags",
+    "personas",
+    "inputs",
+    "outputs",
+    "dependencies",
+    "examples",
+    "files",
+    "requires_substrate_access",
+    "links",
+    "source",
+    "source_format",
+    "source_url",
+    "agentskills_io_compat",
+)
 REF_PREDICATES = ("uses_skill", "derives_from", "supersedes")
 
 
-def artifact_findings(root: Path, registries: list[Registry],
-                      docs: dict[tuple[str, str], SkillDoc]) -> list[Finding]:
+def artifact_findings(
+    root: Path, registries: list[Registry], docs: dict[tuple[str, str], SkillDoc]
+) -> list[Finding]:
     declarations = [e for r in registries for e in r.entries if not e.is_override]
     found = _link_name_collisions(root, declarations)
     by_name: dict[str, set[Identity]] = defaultdict(set)
@@ -54,21 +68,37 @@ def artifact_findings(root: Path, registries: list[Registry],
         found.extend(_reference_findings(rel, doc, by_name, graph, Identity(home, name)))
         native = [k for k in NATIVE_FIELDS if k in doc.meta]
         if native:
-            found.append(Finding(INFO, "agentskills_io_compat_check", rel,
-                                 f"native fields {', '.join(native)} are not in the Agent Skills "
-                                 f"standard; export moves them into metadata"))
+            found.append(
+                Finding(
+                    INFO,
+                    "agentskills_io_compat_check",
+                    rel,
+                    f"native fields {', '.join(native)} are not in the Agent Skills "
+                    f"standard; export moves them into metadata",
+                )
+            )
     found.extend(_lock_findings(root, registries, docs))
     for cycle in find_cycles(graph):
         path = " → ".join(f"{n[1]}@{n[0]}" for n in cycle + cycle[:1])
         first = shown(skill_dir(root, cycle[0][0], cycle[0][1]) / SKILL_FILE, root)
-        found.append(Finding(ERROR, "links_acyclic", first,
-                             f"supersedes/derives_from links form a cycle: {path}; "
-                             f"remove one of the links"))
+        found.append(
+            Finding(
+                ERROR,
+                "links_acyclic",
+                first,
+                f"supersedes/derives_from links form a cycle: {path}; remove one of the links",
+            )
+        )
     return found
 
 
-def _reference_findings(rel: str, doc: SkillDoc, by_name: dict[str, set[Identity]],
-                        graph: dict[Identity, list[Identity]], node: Identity) -> list[Finding]:
+def _reference_findings(
+    rel: str,
+    doc: SkillDoc,
+    by_name: dict[str, set[Identity]],
+    graph: dict[Identity, list[Identity]],
+    node: Identity,
+) -> list[Finding]:
     found = []
     deps = doc.meta.get("dependencies") if isinstance(doc.meta.get("dependencies"), dict) else {}
     refs = [("dependencies.skills", r) for r in as_list(deps.get("skills")) if isinstance(r, str)]
@@ -76,17 +106,29 @@ def _reference_findings(rel: str, doc: SkillDoc, by_name: dict[str, set[Identity
     for where, text in refs:
         target = _resolve(text, by_name)
         if target is None:
-            found.append(Finding(ERROR, "skill_dependencies_resolve", rel,
-                                 f"{where}: {text} names no declared skill; declare it or fix "
-                                 f"the reference (skill:NAME or skill:NAME@HOME)"))
+            found.append(
+                Finding(
+                    ERROR,
+                    "skill_dependencies_resolve",
+                    rel,
+                    f"{where}: {text} names no declared skill; declare it or fix "
+                    f"the reference (skill:NAME or skill:NAME@HOME)",
+                )
+            )
         elif where in ("links.supersedes", "links.derives_from"):
             graph[node].append(target)
     for kind in ("tools", "mcp_servers"):
         names = [str(t) for t in as_list(deps.get(kind))]
         if names:
-            found.append(Finding(INFO, "skill_dependencies_resolve", rel,
-                                 f"dependencies.{kind}: {', '.join(names)} (provided outside "
-                                 f"this repository; not checked)"))
+            found.append(
+                Finding(
+                    INFO,
+                    "skill_dependencies_resolve",
+                    rel,
+                    f"dependencies.{kind}: {', '.join(names)} (provided outside "
+                    f"this repository; not checked)",
+                )
+            )
     return found
 
 
@@ -120,17 +162,25 @@ def _link_name_collisions(root: Path, declarations: list[Entry]) -> list[Finding
             other = names.setdefault(link, entry)
             if other.identity != entry.identity and (link, entry.identity) not in reported:
                 reported.add((link, entry.identity))
-                rel = shown((root if entry.scope == "global" else root / entry.scope)
-                               / "skills.json", root)
-                found.append(Finding(ERROR, "skill_name_unique", rel,
-                                     f"link name {link!r} collides with {other.name!r} declared "
-                                     f"in {other.scope} (agent {agent.name}); rename one",
-                                     entry=entry.label()))
+                rel = shown(
+                    (root if entry.scope == "global" else root / entry.scope) / "skills.json", root
+                )
+                found.append(
+                    Finding(
+                        ERROR,
+                        "skill_name_unique",
+                        rel,
+                        f"link name {link!r} collides with {other.name!r} declared "
+                        f"in {other.scope} (agent {agent.name}); rename one",
+                        entry=entry.label(),
+                    )
+                )
     return found
 
 
-def _lock_findings(root: Path, registries: list[Registry],
-                   docs: dict[tuple[str, str], SkillDoc]) -> list[Finding]:
+def _lock_findings(
+    root: Path, registries: list[Registry], docs: dict[tuple[str, str], SkillDoc]
+) -> list[Finding]:
     found: list[Finding] = []
     for registry in registries:
         path = lock_path(root, registry.scope)
@@ -148,9 +198,11 @@ def _lock_findings(root: Path, registries: list[Registry],
                 continue  # a missing folder is reported against its declaration
             version = doc.meta.get("version")
             folder = skill_dir(root, registry.scope, name)
-            problem = version_problem(str(version) if version is not None else None, locked,
-                                      drift(folder, locked))
+            problem = version_problem(
+                str(version) if version is not None else None, locked, drift(folder, locked)
+            )
             if problem:
-                found.append(Finding(ERROR, "version_bumped",
-                                     shown(folder / SKILL_FILE, root), problem))
+                found.append(
+                    Finding(ERROR, "version_bumped", shown(folder / SKILL_FILE, root), problem)
+                )
     return found

@@ -8,28 +8,31 @@ leaves every file as it was.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from exobrain.supersession import supersedes_edges
-from exobrain.util.graphs import find_cycles
+from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_entry, lock_path
 from exobrain.catalog import skill_dir
-from exobrain.util.dirhash import SKIPPED_DIRS, is_skipped_file
-from exobrain.util.staging import staged_folder
-from exobrain.paths import shown
 from exobrain.errors import UsageError
-from exobrain.util.fileio import atomic_write_text, read_text
 from exobrain.model import transition_problem
-from exobrain.artifacts.lockfile import empty_lock, check_lock_data, lock_entry, lock_path
+from exobrain.paths import shown
 from exobrain.refs import canonical, parse_ref
-from exobrain.workspace import find_declaration
 from exobrain.registry import Entry
-from exobrain.registry_edit import (edit_registry, ordered_entry, update_json_file, with_key,
-                            without_key)
+from exobrain.registry_edit import (
+    edit_registry,
+    ordered_entry,
+    update_json_file,
+    with_key,
+    without_key,
+)
 from exobrain.scopes import check_scope_path, scope_at
 from exobrain.skillmd import SKILL_FILE, add_link, dump_frontmatter, links_of, parse, read_skill
-from exobrain.workspace import Workspace
+from exobrain.supersession import supersedes_edges
+from exobrain.util.dirhash import SKIPPED_DIRS, is_skipped_file
+from exobrain.util.fileio import atomic_write_text, read_text
+from exobrain.util.graphs import find_cycles
+from exobrain.util.staging import staged_folder
+from exobrain.workspace import Workspace, find_declaration
 
 FORK_VERSION = "0.1.0"
 
@@ -49,8 +52,10 @@ def in_tree(ws: Workspace, text_ref: str) -> Entry:
     """The in-tree declaration a reference names (external skills have no files here)."""
     entry = find_declaration(ws, parse_ref(text_ref))
     if entry.source is not None:
-        raise UsageError(f"{canonical(entry)} is an external skill; its files live upstream",
-                         hint="fork it into a scope first: exobrain fork REF --into SCOPE")
+        raise UsageError(
+            f"{canonical(entry)} is an external skill; its files live upstream",
+            hint="fork it into a scope first: exobrain fork REF --into SCOPE",
+        )
     return entry
 
 
@@ -59,16 +64,20 @@ def set_lifecycle(ws: Workspace, text_ref: str, to: str, *, dry_run: bool = Fals
     entry = find_declaration(ws, parse_ref(text_ref))
     problem = transition_problem(entry.lifecycle, to)
     if problem:
-        raise UsageError(f"{canonical(entry)}: {problem}",
-                         hint="exobrain show NAME shows its lifecycle")
+        raise UsageError(
+            f"{canonical(entry)}: {problem}", hint="exobrain show NAME shows its lifecycle"
+        )
     if entry.lifecycle == to:
         return Outcome(f"{canonical(entry)} is already {to}", [])
     with edit_registry(ws.root, entry.scope, dry_run=dry_run) as edit:
         index = edit.find(name=entry.name, owner=entry.owner, **{"from": None})[-1]
         current = edit.entries[index]
         # "active" is the default: the key goes away rather than being spelled out
-        edit.entries[index] = (without_key(current, "lifecycle") if to == "active"
-                               else with_key(current, "lifecycle", to))
+        edit.entries[index] = (
+            without_key(current, "lifecycle")
+            if to == "active"
+            else with_key(current, "lifecycle", to)
+        )
     return Outcome(f"{canonical(entry)}: lifecycle {entry.lifecycle} → {to}", [edit.rel])
 
 
@@ -87,15 +96,24 @@ def supersede(ws: Workspace, new_ref: str, old_ref: str, *, dry_run: bool = Fals
     edges = supersedes_edges(ws.root, entries)
     edges.setdefault(new.identity, []).append(old.identity)
     if find_cycles(edges):
-        raise UsageError(f"{canonical(new)} superseding {target} would make a cycle",
-                         hint=f"exobrain show {target} lists what it supersedes")
+        raise UsageError(
+            f"{canonical(new)} superseding {target} would make a cycle",
+            hint=f"exobrain show {target} lists what it supersedes",
+        )
     if not dry_run:
         atomic_write_text(path, add_link(text, "supersedes", target))
     return Outcome(f"{canonical(new)} now supersedes {target}", [shown(path, ws.root)])
 
 
-def fork(ws: Workspace, text_ref: str, into: str, *, name: str | None = None,
-         owner: str | None = None, dry_run: bool = False) -> Outcome:
+def fork(
+    ws: Workspace,
+    text_ref: str,
+    into: str,
+    *,
+    name: str | None = None,
+    owner: str | None = None,
+    dry_run: bool = False,
+) -> Outcome:
     """Copy a skill into ``into`` as a new native draft that derives from the original."""
     original = in_tree(ws, text_ref)
     scope = check_scope_path(into)
@@ -105,8 +123,9 @@ def fork(ws: Workspace, text_ref: str, into: str, *, name: str | None = None,
     source_dir = skill_dir(ws.root, original.scope, original.name)
     target_dir = skill_dir(ws.root, scope, new_name)
     if target_dir.exists():
-        raise UsageError(f"{shown(target_dir, ws.root)} already exists",
-                         hint="choose another name with --name")
+        raise UsageError(
+            f"{shown(target_dir, ws.root)} already exists", hint="choose another name with --name"
+        )
     who = owner or ws.connection.person or (sorted(ws.my_ids)[0] if ws.my_ids else None)
     if who is None:
         raise UsageError("a fork needs an owner", hint="connect as a person or pass --owner")
@@ -118,8 +137,9 @@ def fork(ws: Workspace, text_ref: str, into: str, *, name: str | None = None,
     meta["source"] = "native"
     links = dict(meta.get("links") or {})
     links.pop("supersedes", None)
-    links["derives_from"] = [{"ref": canonical(original), "version": origin_lock["version"],
-                              "hash": origin_lock["hash"]}]
+    links["derives_from"] = [
+        {"ref": canonical(original), "version": origin_lock["version"], "hash": origin_lock["hash"]}
+    ]
     meta["links"] = links
     files = [shown(target_dir / SKILL_FILE, ws.root), shown(ws.root / scope, ws.root)]
     if dry_run:
@@ -129,25 +149,37 @@ def fork(ws: Workspace, text_ref: str, into: str, *, name: str | None = None,
             if edit.find(name=new_name, **{"from": None, "source": None}):
                 raise UsageError(f"{new_name} is already declared in {edit.rel}")
             _copy_skill(source_dir, target_dir, dump_frontmatter(meta, doc.body))
-            edit.upsert(ordered_entry({"name": new_name, "owner": who, "tier": "optional",
-                                       "lifecycle": "draft"}), name=new_name,
-                        **{"from": None, "source": None})
+            edit.upsert(
+                ordered_entry(
+                    {"name": new_name, "owner": who, "tier": "optional", "lifecycle": "draft"}
+                ),
+                name=new_name,
+                **{"from": None, "source": None},
+            )
     except BaseException:
         if target_dir.exists():  # we created it a moment ago; the registry was not written
             shutil.rmtree(target_dir)
         raise
-    with update_json_file(lock_path(ws.root, scope), default=empty_lock,
-                          check=check_lock_data, durable=False) as update:
+    with update_json_file(
+        lock_path(ws.root, scope), default=empty_lock, check=check_lock_data, durable=False
+    ) as update:
         update.data["skills"][new_name] = lock_entry(target_dir, FORK_VERSION)
         update.data["skills"] = dict(sorted(update.data["skills"].items()))
-    return Outcome(f"forked {canonical(original)} into skill:{new_name}@{scope} "
-                   f"(draft {FORK_VERSION}, owner {who})", files)
+    return Outcome(
+        f"forked {canonical(original)} into skill:{new_name}@{scope} "
+        f"(draft {FORK_VERSION}, owner {who})",
+        files,
+    )
 
 
 def _copy_skill(source: Path, target: Path, skill_md: str) -> None:
     """Copy a skill folder (junk left out) via a staging folder and one rename."""
     with staged_folder(target) as staging:
-        shutil.copytree(source, staging, dirs_exist_ok=True, symlinks=True,
-                        ignore=lambda d, names: [n for n in names
-                                                 if n in SKIPPED_DIRS or is_skipped_file(n)])
+        shutil.copytree(
+            source,
+            staging,
+            dirs_exist_ok=True,
+            symlinks=True,
+            ignore=lambda d, names: [n for n in names if n in SKIPPED_DIRS or is_skipped_file(n)],
+        )
         (staging / SKILL_FILE).write_text(skill_md, encoding="utf-8")

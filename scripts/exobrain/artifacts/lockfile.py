@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from exobrain.util.versions import parse as parse_version
-from exobrain.util.dirhash import file_digests, hash_digests
 from exobrain.errors import InputFileError
-from exobrain.util.fileio import load_json
 from exobrain.scopes import GLOBAL
+from exobrain.util.dirhash import file_digests, hash_digests
+from exobrain.util.fileio import load_json
+from exobrain.util.versions import parse as parse_version
 
 LOCK_FILE = "skills.lock.json"
 LOCK_VERSION = 1
@@ -41,13 +41,21 @@ def check_lock_data(data: Any, path: Path | None = None) -> None:
     """Refuse a lock document of the wrong shape (named by file and skill)."""
     where = f"{path}: " if path else ""
     if not isinstance(data, dict) or not isinstance(data.get("skills"), dict):
-        raise InputFileError(f"{where}expected {{\"lock_version\": 1, \"skills\": {{…}}}}",
-                             hint="delete the file and run exobrain lock to rebuild it")
+        raise InputFileError(
+            f'{where}expected {{"lock_version": 1, "skills": {{…}}}}',
+            hint="delete the file and run exobrain lock to rebuild it",
+        )
     for name, item in data["skills"].items():
-        if not (isinstance(item, dict) and isinstance(item.get("hash"), str)
-                and isinstance(item.get("files"), dict) and isinstance(item.get("version"), str)):
-            raise InputFileError(f"{where}skills.{name}: needs version, hash and files",
-                                 hint="run exobrain lock to rebuild the entry")
+        if not (
+            isinstance(item, dict)
+            and isinstance(item.get("hash"), str)
+            and isinstance(item.get("files"), dict)
+            and isinstance(item.get("version"), str)
+        ):
+            raise InputFileError(
+                f"{where}skills.{name}: needs version, hash and files",
+                hint="run exobrain lock to rebuild the entry",
+            )
 
 
 def read_lock(root: Path, scope: str) -> dict[str, Any]:
@@ -63,7 +71,11 @@ def read_lock(root: Path, scope: str) -> dict[str, Any]:
 def lock_entry(folder: Path, version: str) -> dict[str, Any]:
     """A fresh lock entry for the skill folder at ``version``."""
     digests = file_digests(folder)
-    return {"version": version, "hash": hash_digests(digests), "files": dict(sorted(digests.items()))}
+    return {
+        "version": version,
+        "hash": hash_digests(digests),
+        "files": dict(sorted(digests.items())),
+    }
 
 
 @dataclass(frozen=True)
@@ -80,9 +92,11 @@ class Drift:
         return bool(self.changed or self.added or self.removed)
 
     def describe(self) -> str:
-        parts = [f"changed {', '.join(self.changed)}" if self.changed else "",
-                 f"added {', '.join(self.added)}" if self.added else "",
-                 f"removed {', '.join(self.removed)}" if self.removed else ""]
+        parts = [
+            f"changed {', '.join(self.changed)}" if self.changed else "",
+            f"added {', '.join(self.added)}" if self.added else "",
+            f"removed {', '.join(self.removed)}" if self.removed else "",
+        ]
         return "; ".join(p for p in parts if p)
 
 
@@ -90,10 +104,12 @@ def drift(folder: Path, locked: dict[str, Any]) -> Drift:
     """Compare a folder's files with a lock entry."""
     digests = file_digests(folder)
     old: dict[str, str] = locked.get("files", {})
-    return Drift(changed=sorted(p for p in digests if p in old and old[p] != digests[p]),
-                 added=sorted(p for p in digests if p not in old),
-                 removed=sorted(p for p in old if p not in digests),
-                 hash=hash_digests(digests))
+    return Drift(
+        changed=sorted(p for p in digests if p in old and old[p] != digests[p]),
+        added=sorted(p for p in digests if p not in old),
+        removed=sorted(p for p in old if p not in digests),
+        hash=hash_digests(digests),
+    )
 
 
 def version_problem(current: str | None, locked: dict[str, Any], folder_drift: Drift) -> str | None:
@@ -102,12 +118,16 @@ def version_problem(current: str | None, locked: dict[str, Any], folder_drift: D
         return "the lock records a version but SKILL.md has none; restore 'version:'"
     try:
         now, then = parse_version(current), parse_version(locked["version"])
-    except Exception:  # noqa: BLE001 - an invalid version is reported by the skill checks
+    except Exception:
         return None
     if now < then:
-        return (f"version {current} is lower than the locked {locked['version']}; versions "
-                f"never go backwards")
+        return (
+            f"version {current} is lower than the locked {locked['version']}; versions "
+            f"never go backwards"
+        )
     if now == then and folder_drift.any:
-        return (f"content changed but version is still {current} ({folder_drift.describe()}); "
-                f"bump it: exobrain register PATH --bump patch")
+        return (
+            f"content changed but version is still {current} ({folder_drift.describe()}); "
+            f"bump it: exobrain register PATH --bump patch"
+        )
     return None

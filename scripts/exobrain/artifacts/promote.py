@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from exobrain.paths import shown
 from exobrain.errors import InputFileError, UsageError
+from exobrain.model import Identity, Tier
+from exobrain.paths import shown
 from exobrain.registry import EXTERNAL, Entry, Registry, registry_from_text
 from exobrain.registry_edit import DEFAULT_TIMEOUT, edit_registry, with_key, without_key
-from exobrain.model import Identity, Tier
 from exobrain.resolve import resolve
 from exobrain.scopes import GLOBAL, SEED, check_scope_path, scope_at
 from exobrain.workspace import Workspace
@@ -28,10 +28,10 @@ NONE = "(none)"
 class Effect:
     """How one skill resolves for the person running the command, before and after."""
 
-    skill: str          # the link name the agent sees
+    skill: str  # the link name the agent sees
     before: str
     after: str
-    in_chain: bool      # False: the edited registry is not in the connected chain
+    in_chain: bool  # False: the edited registry is not in the connected chain
 
 
 @dataclass
@@ -40,8 +40,8 @@ class Change:
 
     file: str
     scope: str
-    action: str                 # added | updated | removed | unchanged
-    subject: str                # "override tidy from groups/acme", "declaration tidy (owner acme)"
+    action: str  # added | updated | removed | unchanged
+    subject: str  # "override tidy from groups/acme", "declaration tidy (owner acme)"
     before: dict | None
     after: dict | None
     written: bool
@@ -58,18 +58,32 @@ class Change:
         if self.action == "unchanged":
             return f"{self.file}: {self.subject}: already {_state(self.after)} (no change)"
         tail = " (dry run: not written)" if self.dry_run else ""
-        return (f"{self.file}: {self.subject}: {_state(self.before)} → "
-                f"{_state(self.after) if self.after is not None else '(removed)'}{tail}")
+        return (
+            f"{self.file}: {self.subject}: {_state(self.before)} → "
+            f"{_state(self.after) if self.after is not None else '(removed)'}{tail}"
+        )
 
     def as_json(self) -> dict[str, Any]:
         effect = None
         if self.effect:
-            effect = {"skill": self.effect.skill, "before": self.effect.before,
-                      "after": self.effect.after, "in_chain": self.effect.in_chain}
-        return {"file": self.file, "scope": self.scope, "action": self.action,
-                "subject": self.subject, "before": self.before, "after": self.after,
-                "written": self.written, "dry_run": self.dry_run, "effect": effect,
-                "notes": self.notes}
+            effect = {
+                "skill": self.effect.skill,
+                "before": self.effect.before,
+                "after": self.effect.after,
+                "in_chain": self.effect.in_chain,
+            }
+        return {
+            "file": self.file,
+            "scope": self.scope,
+            "action": self.action,
+            "subject": self.subject,
+            "before": self.before,
+            "after": self.after,
+            "written": self.written,
+            "dry_run": self.dry_run,
+            "effect": effect,
+            "notes": self.notes,
+        }
 
 
 def _state(entry: dict | None) -> str:
@@ -87,9 +101,11 @@ def real_scope(ws: Workspace, text: str, option: str) -> str:
     except UsageError as exc:
         raise UsageError(f"{option}: {exc.message}") from None
     if scope_at(ws.root, path, ws.config) is None:
-        raise UsageError(f"{option} {text}: no such scope (no {path}/AGENTS.md under a scope "
-                         f"collection)", hint="scopes are global, seed, groups/<g>, teams/<t>, "
-                                              "people/<id>, people/<id>/hosts/<h>")
+        raise UsageError(
+            f"{option} {text}: no such scope (no {path}/AGENTS.md under a scope collection)",
+            hint="scopes are global, seed, groups/<g>, teams/<t>, "
+            "people/<id>, people/<id>/hosts/<h>",
+        )
     return path
 
 
@@ -99,10 +115,11 @@ def target_scope(ws: Workspace, into: str | None) -> str:
         return real_scope(ws, into, "--into")
     connected = [s for s in ws.chain.scopes if s.path not in (GLOBAL, SEED)]
     if not connected:
-        raise UsageError("you are connected as a guest, so there is no registry of yours to "
-                         "write: name one with --into SCOPE",
-                         hint="e.g. --into people/<you>, or connect first "
-                              "(connect-agent AGENT --person <you>)")
+        raise UsageError(
+            "you are connected as a guest, so there is no registry of yours to "
+            "write: name one with --into SCOPE",
+            hint="e.g. --into people/<you>, or connect first (connect-agent AGENT --person <you>)",
+        )
     people = [s for s in connected if s.type == "person"]
     mine = [s for s in people if s.name == ws.connection.person]
     return (mine or people or connected)[-1].path
@@ -121,20 +138,30 @@ def find_declaration(ws: Workspace, name: str, origin: str, owner: str | None) -
     """The declaration an override of ``name`` from ``origin`` would point at (it must exist)."""
     if origin == EXTERNAL:
         if not owner:
-            raise UsageError("--from external needs --owner OWNER: an external skill is known by "
-                             "its name and owner", hint="skills-status --all shows the owner")
-        externals = [e for r in ws.all_registries() for e in r.entries
-                     if not e.is_override and e.source and e.name == name]
+            raise UsageError(
+                "--from external needs --owner OWNER: an external skill is known by "
+                "its name and owner",
+                hint="skills-status --all shows the owner",
+            )
+        externals = [
+            e
+            for r in ws.all_registries()
+            for e in r.entries
+            if not e.is_override and e.source and e.name == name
+        ]
         for entry in externals:
             if entry.owner == owner:
                 return entry
         others = sorted({e.owner or "" for e in externals})
         known = f" (it is declared with owner {', '.join(others)})" if others else ""
-        raise UsageError(f"no external skill {name!r} with owner {owner!r} is declared in this "
-                         f"exobrain{known}", hint="skills-status --all lists every declared skill")
+        raise UsageError(
+            f"no external skill {name!r} with owner {owner!r} is declared in this exobrain{known}",
+            hint="skills-status --all lists every declared skill",
+        )
     if owner:
-        raise UsageError("--owner goes with --from external only (an in-tree skill is known by "
-                         "its home scope)")
+        raise UsageError(
+            "--owner goes with --from external only (an in-tree skill is known by its home scope)"
+        )
     home = real_scope(ws, origin, "--from")
     registry = ws.registry(home)
     matches = [e for e in registry.entries if not e.is_override and e.name == name]
@@ -143,13 +170,19 @@ def find_declaration(ws: Workspace, name: str, origin: str, owner: str | None) -
         return in_tree[-1]
     rel = shown(registry.path, ws.root)
     if matches:
-        raise UsageError(f"{name} in {rel} is an external skill",
-                         hint=f"use --from external --owner {matches[-1].owner}")
+        raise UsageError(
+            f"{name} in {rel} is an external skill",
+            hint=f"use --from external --owner {matches[-1].owner}",
+        )
     if registry.findings:
-        raise InputFileError(f"{rel}: cannot look {name} up: {registry.findings[0].message}",
-                             hint=f"repair {rel} (skills-validate shows why)")
-    raise UsageError(f"no skill {name!r} is declared in {rel}",
-                     hint="skills-status --all lists every declared skill and its home scope")
+        raise InputFileError(
+            f"{rel}: cannot look {name} up: {registry.findings[0].message}",
+            hint=f"repair {rel} (skills-validate shows why)",
+        )
+    raise UsageError(
+        f"no skill {name!r} is declared in {rel}",
+        hint="skills-status --all lists every declared skill and its home scope",
+    )
 
 
 def _identity(entry: Entry) -> Identity:
@@ -168,8 +201,9 @@ def _declaration_of(ws: Workspace, identity: Identity) -> Entry | None:
         registries = [ws.registry(identity.home)]
     else:
         return None
-    found = [e for r in registries for e in r.entries
-             if not e.is_override and _identity(e) == identity]
+    found = [
+        e for r in registries for e in r.entries if not e.is_override and _identity(e) == identity
+    ]
     return found[-1] if found else None
 
 
@@ -184,8 +218,14 @@ def _my_view(ws: Workspace, identity: Identity, declaration: Entry | None) -> tu
     return identity.link_name, (rows[0].tier if rows else Tier.OFF)
 
 
-def _effect(ws: Workspace, identity: Identity, declaration: Entry | None, scope: str,
-            text: str | None, before: tuple[str, str]) -> Effect:
+def _effect(
+    ws: Workspace,
+    identity: Identity,
+    declaration: Entry | None,
+    scope: str,
+    text: str | None,
+    before: tuple[str, str],
+) -> Effect:
     """Resolve again with the edited registry in place of the one on disk."""
     if text is not None:
         ws.registries[scope] = registry_from_text(ws.root, scope, text)
@@ -193,34 +233,66 @@ def _effect(ws: Workspace, identity: Identity, declaration: Entry | None, scope:
     return Effect(link, before[1], after, scope in ws.chain.paths)
 
 
-def promote(ws: Workspace, name: str, origin: str, tier: str, *, owner: str | None = None,
-            into: str | None = None, dry_run: bool = False,
-            timeout: float = DEFAULT_TIMEOUT) -> Change:
+def promote(
+    ws: Workspace,
+    name: str,
+    origin: str,
+    tier: str,
+    *,
+    owner: str | None = None,
+    into: str | None = None,
+    dry_run: bool = False,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> Change:
     """Add or update the override ``{name, from, tier[, owner]}`` in the ``into`` registry."""
     origin = _origin(origin)
     declaration = find_declaration(ws, name, origin, owner)
     target = target_scope(ws, into)
     identity = _identity(declaration)
     before_view = _my_view(ws, identity, declaration)
-    entry = {"name": name, "from": origin, **({"owner": owner} if origin == EXTERNAL else {}),
-             "tier": tier}
+    entry = {
+        "name": name,
+        "from": origin,
+        **({"owner": owner} if origin == EXTERNAL else {}),
+        "tier": tier,
+    }
     match = {"name": name, "from": origin, "owner": owner if origin == EXTERNAL else None}
     with edit_registry(ws.root, target, dry_run=dry_run, timeout=timeout) as edit:
         before, after = edit.upsert(entry, **match)
     action = "added" if before is None else ("updated" if before != after else "unchanged")
-    change = Change(edit.rel, target, action, _override_subject(name, origin, owner), before,
-                    after, edit.written, dry_run)
+    change = Change(
+        edit.rel,
+        target,
+        action,
+        _override_subject(name, origin, owner),
+        before,
+        after,
+        edit.written,
+        dry_run,
+    )
     change.effect = _effect(ws, identity, declaration, target, edit.text, before_view)
     if declaration.lifecycle in ("archived", "draft") and tier != "off":
-        change.notes.append(f"{name} is {declaration.lifecycle}: "
-                            + ("it resolves off whatever the tier" if declaration.lifecycle ==
-                               "archived" else "it reaches only its owner"))
+        change.notes.append(
+            f"{name} is {declaration.lifecycle}: "
+            + (
+                "it resolves off whatever the tier"
+                if declaration.lifecycle == "archived"
+                else "it reaches only its owner"
+            )
+        )
     return change
 
 
-def unpromote(ws: Workspace, name: str, origin: str, *, owner: str | None = None,
-              into: str | None = None, dry_run: bool = False,
-              timeout: float = DEFAULT_TIMEOUT) -> Change:
+def unpromote(
+    ws: Workspace,
+    name: str,
+    origin: str,
+    *,
+    owner: str | None = None,
+    into: str | None = None,
+    dry_run: bool = False,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> Change:
     """Delete the override of ``name`` from ``origin`` (it may point at a skill since removed)."""
     origin = _origin(origin)
     if origin == EXTERNAL and not owner:
@@ -228,8 +300,9 @@ def unpromote(ws: Workspace, name: str, origin: str, *, owner: str | None = None
     if origin != EXTERNAL and owner:
         raise UsageError("--owner goes with --from external only")
     target = target_scope(ws, into)
-    identity = (Identity.external(name, owner or "") if origin == EXTERNAL
-                else Identity(origin, name))
+    identity = (
+        Identity.external(name, owner or "") if origin == EXTERNAL else Identity(origin, name)
+    )
     declaration = _declaration_of(ws, identity)
     before_view = _my_view(ws, identity, declaration)
     subject = _override_subject(name, origin, owner)
@@ -237,8 +310,10 @@ def unpromote(ws: Workspace, name: str, origin: str, *, owner: str | None = None
     with edit_registry(ws.root, target, dry_run=dry_run, timeout=timeout) as edit:
         removed = edit.remove(**match)
         if not removed:
-            raise UsageError(f"{edit.rel} holds no {subject}; nothing to remove",
-                             hint=f"skills-promote --list --into {target} shows its entries")
+            raise UsageError(
+                f"{edit.rel} holds no {subject}; nothing to remove",
+                hint=f"skills-promote --list --into {target} shows its entries",
+            )
     change = Change(edit.rel, target, "removed", subject, removed[-1], None, edit.written, dry_run)
     if len(removed) > 1:
         change.notes.append(f"removed {len(removed)} duplicate entries of this override")
@@ -250,39 +325,71 @@ def _override_subject(name: str, origin: str, owner: str | None) -> str:
     return f"override {name} from {origin}" + (f" (owner {owner})" if owner else "")
 
 
-def set_force(ws: Workspace, name: str, home: str, force: bool, *, owner: str | None = None,
-              dry_run: bool = False, timeout: float = DEFAULT_TIMEOUT) -> Change:
+def set_force(
+    ws: Workspace,
+    name: str,
+    home: str,
+    force: bool,
+    *,
+    owner: str | None = None,
+    dry_run: bool = False,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> Change:
     """Set (``force=True``) or clear (the key is removed) ``force`` on a declaration in ``home``."""
     home = real_scope(ws, home, "--in")
     with edit_registry(ws.root, home, create=False, dry_run=dry_run, timeout=timeout) as edit:
-        found = [i for i in edit.find(name=name, **{"from": None})
-                 if owner is None or edit.entries[i].get("owner") == owner]
+        found = [
+            i
+            for i in edit.find(name=name, **{"from": None})
+            if owner is None or edit.entries[i].get("owner") == owner
+        ]
         if not found:
             who = f" with owner {owner!r}" if owner else ""
-            raise UsageError(f"{edit.rel} declares no skill {name!r}{who}",
-                             hint="--in names the scope whose skills.json declares the skill "
-                                  "(skills-status --all shows it)")
+            raise UsageError(
+                f"{edit.rel} declares no skill {name!r}{who}",
+                hint="--in names the scope whose skills.json declares the skill "
+                "(skills-status --all shows it)",
+            )
         owners = sorted({str(edit.entries[i].get("owner")) for i in found})
         if len(owners) > 1:
-            raise UsageError(f"{edit.rel} declares {name} {len(found)} times (owners "
-                             f"{', '.join(owners)})", hint="pick one with --owner OWNER")
+            raise UsageError(
+                f"{edit.rel} declares {name} {len(found)} times (owners {', '.join(owners)})",
+                hint="pick one with --owner OWNER",
+            )
         index = found[-1]
         before = edit.entries[index]
-        declared = Entry(name, before["tier"], home, index, owner=before.get("owner"),
-                         source=before.get("source"), lifecycle=before.get("lifecycle", "active"))
+        declared = Entry(
+            name,
+            before["tier"],
+            home,
+            index,
+            owner=before.get("owner"),
+            source=before.get("source"),
+            lifecycle=before.get("lifecycle", "active"),
+        )
         before_view = _my_view(ws, _identity(declared), declared)  # the file is still the old one
         after = with_key(before, "force", True) if force else without_key(before, "force")
         edit.entries[index] = after
     subject = f"declaration {name} (owner {before.get('owner')}, tier {before.get('tier')})"
-    change = Change(edit.rel, home, "updated" if before != after else "unchanged", subject,
-                    before, after, edit.written, dry_run)
+    change = Change(
+        edit.rel,
+        home,
+        "updated" if before != after else "unchanged",
+        subject,
+        before,
+        after,
+        edit.written,
+        dry_run,
+    )
     change.effect = _effect(ws, _identity(declared), declared, home, edit.text, before_view)
     if force and declared.lifecycle == "draft":
         change.notes.append(f"{name} is a draft: it reaches only its owner even when forced")
     if change.changed:
         change.notes.append(
-            f"{name} now reaches everyone whose chain includes {home}" if force else
-            f"{name} now reaches only its owner ({before.get('owner')}) and those who opt in")
+            f"{name} now reaches everyone whose chain includes {home}"
+            if force
+            else f"{name} now reaches only its owner ({before.get('owner')}) and those who opt in"
+        )
     return change
 
 

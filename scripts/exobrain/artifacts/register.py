@@ -14,17 +14,25 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from exobrain.util.versions import bump as bump_version, is_version, newer
+from exobrain.artifacts.lockfile import (
+    check_lock_data,
+    drift,
+    empty_lock,
+    lock_entry,
+    lock_path,
+    read_lock,
+    version_problem,
+)
 from exobrain.catalog import skill_dir
 from exobrain.errors import InputFileError, UsageError
-from exobrain.util.fileio import atomic_write_text, read_text
-from exobrain.artifacts.lockfile import (check_lock_data, drift, empty_lock, lock_entry, lock_path, read_lock,
-                       version_problem)
+from exobrain.paths import packaged, shown
 from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
 from exobrain.scopes import GLOBAL, scope_at
 from exobrain.skillmd import SKILL_FILE, parse, quick_meta, set_scalar, spec_problems
+from exobrain.util.fileio import atomic_write_text, read_text
+from exobrain.util.versions import bump as bump_version
+from exobrain.util.versions import is_version, newer
 from exobrain.workspace import Workspace
-from exobrain.paths import packaged, shown
 
 FIRST_VERSION = "0.1.0"
 
@@ -41,7 +49,9 @@ def native_errors(meta: dict[str, Any]) -> list[tuple[str, str, str]]:
     """Violations of the native SKILL.md schema as (top-level key or "", JSON Schema keyword,
     "field: rule"); importers use the key to move a field that does not fit aside."""
     problems = []
-    for error in sorted(_native_validator().iter_errors(meta), key=lambda e: list(map(str, e.path))):
+    for error in sorted(
+        _native_validator().iter_errors(meta), key=lambda e: list(map(str, e.path))
+    ):
         where = ".".join(str(p) for p in error.absolute_path) or "frontmatter"
         rule = error.schema.get("description") if isinstance(error.schema, dict) else None
         key = str(error.absolute_path[0]) if error.absolute_path else ""
@@ -65,8 +75,10 @@ def skill_home(root: Path, folder: Path) -> tuple[str, str]:
         raise UsageError(f"{folder} is not inside the exobrain at {root}") from None
     parts = rel.split("/")
     if len(parts) < 2 or parts[-2] != "skills":
-        raise UsageError(f"{rel}: a skill folder must be <scope>/skills/<name>",
-                         hint="move the folder under a scope's skills/ folder")
+        raise UsageError(
+            f"{rel}: a skill folder must be <scope>/skills/<name>",
+            hint="move the folder under a scope's skills/ folder",
+        )
     scope = "/".join(parts[:-2]) or GLOBAL
     return scope, parts[-1]
 
@@ -81,8 +93,15 @@ class Registered:
     notes: list[str] = field(default_factory=list)
 
 
-def register(ws: Workspace, folder: Path, *, bump: str | None = None, tier: str | None = None,
-             owner: str | None = None, dry_run: bool = False) -> Registered:
+def register(
+    ws: Workspace,
+    folder: Path,
+    *,
+    bump: str | None = None,
+    tier: str | None = None,
+    owner: str | None = None,
+    dry_run: bool = False,
+) -> Registered:
     """Check, optionally bump, declare and lock one skill folder."""
     scope, name = skill_home(ws.root, folder)
     if scope != GLOBAL and scope_at(ws.root, scope, ws.config) is None:
@@ -92,8 +111,10 @@ def register(ws: Workspace, folder: Path, *, bump: str | None = None, tier: str 
     doc = parse(text, path)
     problems = [m for _, m in spec_problems(doc.meta, name)] + native_problems(doc.meta)
     if problems:
-        raise InputFileError(f"{shown(path, ws.root)}: " + "; ".join(problems),
-                             hint="fix the frontmatter, then register again")
+        raise InputFileError(
+            f"{shown(path, ws.root)}: " + "; ".join(problems),
+            hint="fix the frontmatter, then register again",
+        )
     version = doc.meta.get("version")
     notes: list[str] = []
     locked = read_lock(ws.root, scope)["skills"].get(name)
@@ -101,7 +122,9 @@ def register(ws: Workspace, folder: Path, *, bump: str | None = None, tier: str 
         version = FIRST_VERSION
         notes.append(f"no version yet: set {FIRST_VERSION}")
     elif not is_version(version):
-        raise InputFileError(f"{shown(path, ws.root)}: version {version!r} is not MAJOR.MINOR.PATCH")
+        raise InputFileError(
+            f"{shown(path, ws.root)}: version {version!r} is not MAJOR.MINOR.PATCH"
+        )
     bumped_from = None
     if bump:
         bumped_from, version = version, bump_version(str(version), bump)
@@ -114,27 +137,35 @@ def register(ws: Workspace, folder: Path, *, bump: str | None = None, tier: str 
             if problem:
                 raise UsageError(f"{shown(path, ws.root)}: {problem}")
         elif not newer(str(version), locked["version"]):
-            raise UsageError(f"{shown(path, ws.root)}: bumped version {version} is not newer "
-                             f"than the locked {locked['version']}")
+            raise UsageError(
+                f"{shown(path, ws.root)}: bumped version {version} is not newer "
+                f"than the locked {locked['version']}"
+            )
     declared = _declare(ws, scope, name, tier, owner, dry_run)
     if not dry_run and text != read_text(path):
         atomic_write_text(path, text)
     entry = lock_entry(path.parent, str(version))
     if dry_run:
-        return Registered(f"skill:{name}@{scope}", str(version), entry["hash"], bumped_from,
-                          declared, notes)
-    with update_json_file(lock_path(ws.root, scope), default=empty_lock,
-                          check=check_lock_data, durable=False) as update:
+        return Registered(
+            f"skill:{name}@{scope}", str(version), entry["hash"], bumped_from, declared, notes
+        )
+    with update_json_file(
+        lock_path(ws.root, scope), default=empty_lock, check=check_lock_data, durable=False
+    ) as update:
         previous = update.data["skills"].get(name, {})
-        update.data["skills"][name] = {**entry, **{k: v for k, v in previous.items()
-                                                  if k not in entry}}
+        update.data["skills"][name] = {
+            **entry,
+            **{k: v for k, v in previous.items() if k not in entry},
+        }
         update.data["skills"] = dict(sorted(update.data["skills"].items()))
-    return Registered(f"skill:{name}@{scope}", str(version), entry["hash"], bumped_from,
-                      declared, notes)
+    return Registered(
+        f"skill:{name}@{scope}", str(version), entry["hash"], bumped_from, declared, notes
+    )
 
 
-def _declare(ws: Workspace, scope: str, name: str, tier: str | None, owner: str | None,
-             dry_run: bool) -> bool:
+def _declare(
+    ws: Workspace, scope: str, name: str, tier: str | None, owner: str | None, dry_run: bool
+) -> bool:
     """Add the declaration when missing (owner from --owner or the connection); update the tier
     when one is given. Returns True when the registry changed."""
     with edit_registry(ws.root, scope, dry_run=dry_run) as edit:
@@ -146,10 +177,15 @@ def _declare(ws: Workspace, scope: str, name: str, tier: str | None, owner: str 
             return edit.changed
         who = owner or ws.connection.person or (sorted(ws.my_ids)[0] if ws.my_ids else None)
         if who is None:
-            raise UsageError(f"{name}: no owner for the new declaration",
-                             hint="connect as a person (connect-agent … --person ID) or pass --owner")
-        edit.upsert(ordered_entry({"name": name, "owner": who, "tier": tier or "optional"}),
-                    name=name, **{"from": None, "source": None})
+            raise UsageError(
+                f"{name}: no owner for the new declaration",
+                hint="connect as a person (connect-agent … --person ID) or pass --owner",
+            )
+        edit.upsert(
+            ordered_entry({"name": name, "owner": who, "tier": tier or "optional"}),
+            name=name,
+            **{"from": None, "source": None},
+        )
         return edit.changed
 
 
@@ -194,8 +230,12 @@ def lock_all(ws: Workspace, *, check: bool = False) -> LockReport:
                 report.stale.append(f"{ref}: locked {locked['version']}, now {version}")
                 updates[entry.name] = lock_entry(path.parent, version)
         if updates and not check:
-            with update_json_file(lock_path(ws.root, registry.scope), default=empty_lock,
-                                  check=check_lock_data, durable=False) as update:
+            with update_json_file(
+                lock_path(ws.root, registry.scope),
+                default=empty_lock,
+                check=check_lock_data,
+                durable=False,
+            ) as update:
                 for name, item in updates.items():
                     update.data["skills"][name] = {**update.data["skills"].get(name, {}), **item}
                 update.data["skills"] = dict(sorted(update.data["skills"].items()))

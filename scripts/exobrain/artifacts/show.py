@@ -9,23 +9,32 @@ from __future__ import annotations
 from typing import Any
 
 from exobrain.catalog import skill_dir
-from exobrain.paths import shown
 from exobrain.errors import ExobrainError
-from exobrain.util.fileio import read_text
+from exobrain.paths import shown
 from exobrain.refs import SkillRef, canonical, entry_home, parse_ref
-from exobrain.workspace import find_declaration
 from exobrain.registry import EXTERNAL, Entry
 from exobrain.skillmd import SKILL_FILE, links_of, parse, read_skill
-from exobrain.workspace import Workspace
+from exobrain.util.fileio import read_text
+from exobrain.workspace import Workspace, find_declaration
 
 LINK_PREDICATES = ("uses_tool", "uses_skill", "derives_from", "documents_artifact", "supersedes")
 
 
 def entry_json(entry: Entry, root) -> dict[str, Any]:
-    data = {"registry": shown((root if entry.scope == "global" else root / entry.scope)
-                                 / "skills.json", root), "index": entry.index, "tier": entry.tier}
-    for key, value in (("owner", entry.owner), ("from", entry.origin), ("force", entry.force),
-                       ("agent", entry.agent), ("lifecycle", entry.lifecycle)):
+    data = {
+        "registry": shown(
+            (root if entry.scope == "global" else root / entry.scope) / "skills.json", root
+        ),
+        "index": entry.index,
+        "tier": entry.tier,
+    }
+    for key, value in (
+        ("owner", entry.owner),
+        ("from", entry.origin),
+        ("force", entry.force),
+        ("agent", entry.agent),
+        ("lifecycle", entry.lifecycle),
+    ):
         if value not in (None, False):
             data[key] = value
     if entry.skip_agents:
@@ -41,15 +50,20 @@ def describe_skill(ws: Workspace, text_ref: str) -> dict[str, Any]:
     registries = ws.all_registries()
     entries = [e for r in registries for e in r.entries if e.identity == identity]
     facts: dict[str, Any] = {
-        "ref": canonical(declaration), "name": declaration.name, "home": home,
-        "owner": declaration.owner, "lifecycle": declaration.lifecycle,
+        "ref": canonical(declaration),
+        "name": declaration.name,
+        "home": home,
+        "owner": declaration.owner,
+        "lifecycle": declaration.lifecycle,
         "declarations": [entry_json(e, ws.root) for e in entries if not e.is_override],
         "overrides": [entry_json(e, ws.root) for e in entries if e.is_override],
     }
     row = next((r for r in ws.resolve() if r.identity == identity), None)
-    facts["resolved"] = ({"tier": row.tier, "decided_by": row.declared_by, "note": row.note}
-                         if row else {"tier": "off", "decided_by": "-",
-                                      "note": "not in your connected chain"})
+    facts["resolved"] = (
+        {"tier": row.tier, "decided_by": row.declared_by, "note": row.note}
+        if row
+        else {"tier": "off", "decided_by": "-", "note": "not in your connected chain"}
+    )
     if declaration.source:
         facts["source"] = declaration.source
         facts["frontmatter"] = {}
@@ -60,9 +74,13 @@ def describe_skill(ws: Workspace, text_ref: str) -> dict[str, Any]:
         meta = read_skill(path).meta
         facts["frontmatter"] = meta
         facts["version"] = meta.get("version")
-        facts["links"] = {p: links_of(meta, p) if p in ("uses_skill", "derives_from", "supersedes")
-                          else list((meta.get("links") or {}).get(p) or [])
-                          for p in LINK_PREDICATES if (meta.get("links") or {}).get(p)}
+        facts["links"] = {
+            p: links_of(meta, p)
+            if p in ("uses_skill", "derives_from", "supersedes")
+            else list((meta.get("links") or {}).get(p) or [])
+            for p in LINK_PREDICATES
+            if (meta.get("links") or {}).get(p)
+        }
     facts["linked_from"] = _incoming(ws, declaration)
     return facts
 
@@ -96,5 +114,6 @@ def _names(text_ref: str, target: Entry) -> bool:
         return False
     if ref.name != target.name:
         return False
-    return ref.home is None or ref.home == (f"{EXTERNAL}/{target.owner}" if target.source
-                                            else target.scope)
+    return ref.home is None or ref.home == (
+        f"{EXTERNAL}/{target.owner}" if target.source else target.scope
+    )

@@ -7,61 +7,139 @@ from pathlib import Path
 
 import click
 
+from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option, report_findings
 from exobrain.paths import shown
-from exobrain.cli.edge import command_edge, emit_json, json_option, report_findings, repo_option
 
 SYMBOLS = {"keep": "✓", "create": "+", "replace": "~", "remove": "-", "skip": "!"}
-COLOURS = {"keep": "green", "create": "cyan", "replace": "yellow", "remove": "magenta",
-           "skip": "red"}
-_EXTERNAL = {"fetched": "↓", "updated": "↑", "unchanged": "=", "moved": "→", "removed": "-",
-             "modified": "!", "failed": "✗"}
+COLOURS = {
+    "keep": "green",
+    "create": "cyan",
+    "replace": "yellow",
+    "remove": "magenta",
+    "skip": "red",
+}
+_EXTERNAL = {
+    "fetched": "↓",
+    "updated": "↑",
+    "unchanged": "=",
+    "moved": "→",
+    "removed": "-",
+    "modified": "!",
+    "failed": "✗",
+}
 VERBS = {
-    "link": {"keep": "kept", "create": "linked", "replace": "replaced", "remove": "removed",
-             "skip": "skipped"},
-    "file": {"keep": "kept", "create": "wrote", "replace": "updated", "remove": "removed",
-             "skip": "skipped"},
-    "block": {"keep": "kept", "create": "added block", "replace": "updated block",
-              "remove": "removed block", "skip": "skipped"},
-    "hook": {"keep": "kept", "create": "installed", "replace": "updated", "remove": "removed",
-             "skip": "skipped"},
+    "link": {
+        "keep": "kept",
+        "create": "linked",
+        "replace": "replaced",
+        "remove": "removed",
+        "skip": "skipped",
+    },
+    "file": {
+        "keep": "kept",
+        "create": "wrote",
+        "replace": "updated",
+        "remove": "removed",
+        "skip": "skipped",
+    },
+    "block": {
+        "keep": "kept",
+        "create": "added block",
+        "replace": "updated block",
+        "remove": "removed block",
+        "skip": "skipped",
+    },
+    "hook": {
+        "keep": "kept",
+        "create": "installed",
+        "replace": "updated",
+        "remove": "removed",
+        "skip": "skipped",
+    },
     "connection": {"create": "wrote", "replace": "updated"},
 }
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("agent")
-@click.option("--relink", is_flag=True,
-              help="Re-apply the stored connection without asking (does nothing when AGENT was "
-                   "never connected here).")
+@click.option(
+    "--relink",
+    is_flag=True,
+    help="Re-apply the stored connection without asking (does nothing when AGENT was "
+    "never connected here).",
+)
 @click.option("--dry-run", is_flag=True, help="Print the plan and change nothing.")
-@click.option("--user", is_flag=True,
-              help="Use the agent's user-level skills folder (e.g. ~/.claude/skills).")
-@click.option("--person", "--handle", "person", metavar="ID",
-              help="Connect as this person (people/ID, plus people/ID/hosts/HOST if it exists).")
-@click.option("--host", metavar="NAME", help="Host scope under the person (default: short hostname).")
+@click.option(
+    "--user", is_flag=True, help="Use the agent's user-level skills folder (e.g. ~/.claude/skills)."
+)
+@click.option(
+    "--person",
+    "--handle",
+    "person",
+    metavar="ID",
+    help="Connect as this person (people/ID, plus people/ID/hosts/HOST if it exists).",
+)
+@click.option(
+    "--host", metavar="NAME", help="Host scope under the person (default: short hostname)."
+)
 @click.option("--group", "groups", multiple=True, metavar="NAME", help="Also connect groups/NAME.")
-@click.option("--scope", "scopes", multiple=True, metavar="PATH",
-              help="Also connect this scope path (repeatable).")
+@click.option(
+    "--scope",
+    "scopes",
+    multiple=True,
+    metavar="PATH",
+    help="Also connect this scope path (repeatable).",
+)
 @click.option("--guest", is_flag=True, help="Connect no scope: global skills only.")
-@click.option("--track-usage", is_flag=True,
-              help="claude only: install a PostToolUse hook on the Skill tool that records a "
-                   "usage signal each time a skill is invoked.")
-@click.option("--persona", metavar="P",
-              help="Also link every skill you can see whose personas or tags include P "
-                   "(remembered for AGENT; --persona '' forgets it).")
-@click.option("--discover", "discover", metavar="TEXT",
-              help="Write discovered-skills.md: the top skills for this task (remembered for "
-                   "AGENT; --discover '' forgets it).")
+@click.option(
+    "--track-usage",
+    is_flag=True,
+    help="claude only: install a PostToolUse hook on the Skill tool that records a "
+    "usage signal each time a skill is invoked.",
+)
+@click.option(
+    "--persona",
+    metavar="P",
+    help="Also link every skill you can see whose personas or tags include P "
+    "(remembered for AGENT; --persona '' forgets it).",
+)
+@click.option(
+    "--discover",
+    "discover",
+    metavar="TEXT",
+    help="Write discovered-skills.md: the top skills for this task (remembered for "
+    "AGENT; --discover '' forgets it).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Do not list what was kept as it was.")
-@click.option("--hook-timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
-              metavar="SECONDS", help="Time limit for each scope hook.")
+@click.option(
+    "--hook-timeout",
+    type=click.FloatRange(min=0.1),
+    default=60.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Time limit for each scope hook.",
+)
 @json_option
 @repo_option
 @command_edge
-def main(agent: str, relink: bool, dry_run: bool, user: bool, person: str | None,
-         host: str | None, groups: tuple[str, ...], scopes: tuple[str, ...], guest: bool,
-         track_usage: bool, persona: str | None, discover: str | None, quiet: bool,
-         hook_timeout: float, as_json: bool, repo: Path | None) -> None:
+def main(
+    agent: str,
+    relink: bool,
+    dry_run: bool,
+    user: bool,
+    person: str | None,
+    host: str | None,
+    groups: tuple[str, ...],
+    scopes: tuple[str, ...],
+    guest: bool,
+    track_usage: bool,
+    persona: str | None,
+    discover: str | None,
+    quiet: bool,
+    hook_timeout: float,
+    as_json: bool,
+    repo: Path | None,
+) -> None:
     """Link the skills your connection resolves into AGENT's skills folder, write the index
     of optional skills where AGENT reads it, and install git hooks that relink after a pull.
 
@@ -78,10 +156,19 @@ def main(agent: str, relink: bool, dry_run: bool, user: bool, person: str | None
 
     if track_usage and agent != "claude":
         raise UsageError("--track-usage is for claude (its PostToolUse hook on the Skill tool)")
-    request = Request(agent, repo, relink, dry_run, user,
-                      Flags(person, host, groups, scopes, guest), hook_timeout=hook_timeout,
-                      external_sync=fetch_external, persona=persona, discover=discover,
-                      preloads=search_preloads)
+    request = Request(
+        agent,
+        repo,
+        relink,
+        dry_run,
+        user,
+        Flags(person, host, groups, scopes, guest),
+        hook_timeout=hook_timeout,
+        external_sync=fetch_external,
+        persona=persona,
+        discover=discover,
+        preloads=search_preloads,
+    )
     if not as_json and sys.stdin.isatty() and sys.stdout.isatty():
         request.wizard = _terminal_wizard
     report = connect(request)
@@ -103,8 +190,11 @@ def _track_usage(report, user: bool) -> dict:
     from exobrain.agents import get_agent
     from exobrain.signals.usage_hook import install_usage_hook, usage_hook_command
 
-    settings = (get_agent("claude").home() / "settings.json" if user
-                else report.root / ".claude" / "settings.local.json")
+    settings = (
+        get_agent("claude").home() / "settings.json"
+        if user
+        else report.root / ".claude" / "settings.local.json"
+    )
     changed = install_usage_hook(settings, usage_hook_command(report.root))
     return {"settings": str(settings), "changed": changed}
 
@@ -120,8 +210,15 @@ def _terminal_wizard(ws):
     def confirm(text: str, default: bool) -> bool:
         return click.confirm(text, default=default)
 
-    return wizard(ws.root, ws.config, prompt=prompt, confirm=confirm, echo=click.echo,
-                  login=getpass.getuser(), hostname=short_hostname())
+    return wizard(
+        ws.root,
+        ws.config,
+        prompt=prompt,
+        confirm=confirm,
+        echo=click.echo,
+        login=getpass.getuser(),
+        hostname=short_hostname(),
+    )
 
 
 def _line(action, root: Path) -> str:
@@ -153,8 +250,10 @@ def _render(report, quiet: bool) -> None:
         click.echo(f"  note: {note}")
     for event in report.external.events if report.external is not None else []:
         if not (quiet and event.action == "unchanged"):
-            click.echo(f"{_EXTERNAL.get(event.action, '…')} external      {event.link_name}: "
-                       f"{event.text()}")
+            click.echo(
+                f"{_EXTERNAL.get(event.action, '…')} external      {event.link_name}: "
+                f"{event.text()}"
+            )
     for action in report.actions:
         if quiet and action.op == "keep":
             continue
@@ -173,11 +272,16 @@ def _render(report, quiet: bool) -> None:
 def _render_hook(result, root: Path) -> None:
     path = shown(result.hook.path, root)
     if result.ok:
-        click.echo(f"{click.style('✓', fg='green', bold=True)} ran           {path} "
-                   f"({result.seconds:.1f}s)")
+        click.echo(
+            f"{click.style('✓', fg='green', bold=True)} ran           {path} "
+            f"({result.seconds:.1f}s)"
+        )
     else:
-        why = (f"timed out after {result.seconds:.1f}s; killed" if result.timed_out
-               else result.error or f"exited {result.exit_code}")
+        why = (
+            f"timed out after {result.seconds:.1f}s; killed"
+            if result.timed_out
+            else result.error or f"exited {result.exit_code}"
+        )
         click.echo(f"{click.style('!', fg='red', bold=True)} hook failed   {path}: {why}")
     for line in result.output.splitlines():
         click.echo(f"    {line}")
@@ -187,9 +291,14 @@ def _summary(report) -> str:
     links = [a for a in report.actions if a.kind == "link"]
     counts = {op: sum(1 for a in links if a.op == op) for op in SYMBOLS}
     files = sum(1 for a in report.actions if a.kind != "link" and a.changes)
-    parts = [f"{counts['create']} linked", f"{counts['keep']} kept",
-             f"{counts['replace']} replaced", f"{counts['remove']} removed",
-             f"{counts['skip']} skipped", f"{files} file(s) changed"]
+    parts = [
+        f"{counts['create']} linked",
+        f"{counts['keep']} kept",
+        f"{counts['replace']} replaced",
+        f"{counts['remove']} removed",
+        f"{counts['skip']} skipped",
+        f"{files} file(s) changed",
+    ]
     if report.hooks_run:
         failed = sum(1 for r in report.hooks_run if not r.ok)
         parts.append(f"{len(report.hooks_run)} hook(s) run, {failed} failed")
@@ -200,18 +309,32 @@ def _summary(report) -> str:
 def _as_json(report) -> dict:
     root = report.root
     return {
-        "agent": report.agent, "level": report.level, "dry_run": report.dry_run,
-        "never_connected": report.never_connected, "root": str(root),
+        "agent": report.agent,
+        "level": report.level,
+        "dry_run": report.dry_run,
+        "never_connected": report.never_connected,
+        "root": str(root),
         "skills_dir": str(report.skills_dir),
-        "connection": {"source": report.source, "connected_scopes": report.connected_scopes,
-                       "person": report.person, "chain": report.chain},
+        "connection": {
+            "source": report.source,
+            "connected_scopes": report.connected_scopes,
+            "person": report.person,
+            "chain": report.chain,
+        },
         "plan": [a.as_json() for a in report.actions],
         "external": report.external.as_json() if report.external is not None else None,
-        "scope_hooks": ([{"path": shown(h.path, root), "scope": h.scope}
-                         for h in report.hooks_planned] if report.dry_run else
-                        [r.as_json(root) for r in report.hooks_run]),
-        "result": {"applied": not report.dry_run and not report.never_connected,
-                   "changes": report.applied, "exit_code": report.exit_code},
-        "notes": report.notes, "warnings": report.warnings, "problems": report.problems,
+        "scope_hooks": (
+            [{"path": shown(h.path, root), "scope": h.scope} for h in report.hooks_planned]
+            if report.dry_run
+            else [r.as_json(root) for r in report.hooks_run]
+        ),
+        "result": {
+            "applied": not report.dry_run and not report.never_connected,
+            "changes": report.applied,
+            "exit_code": report.exit_code,
+        },
+        "notes": report.notes,
+        "warnings": report.warnings,
+        "problems": report.problems,
         "findings": [f.as_json() for f in report.findings],
     }

@@ -13,15 +13,23 @@ from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 @click.command("create-instance")
 @click.argument("target", metavar="DIR", type=click.Path(path_type=Path))
 @click.option("--person", metavar="ID", help="Create the person scope people/ID.")
-@click.option("--host", metavar="NAME", help="Create the host scope people/ID/hosts/NAME "
-                                              "(needs --person).")
-@click.option("--agent", metavar="AGENT",
-              help="Then connect this agent in the new instance (e.g. claude).")
+@click.option(
+    "--host", metavar="NAME", help="Create the host scope people/ID/hosts/NAME (needs --person)."
+)
+@click.option(
+    "--agent", metavar="AGENT", help="Then connect this agent in the new instance (e.g. claude)."
+)
 @json_option
 @repo_option
 @command_edge
-def command(target: Path, person: str | None, host: str | None, agent: str | None,
-            as_json: bool, repo: Path | None) -> None:
+def command(
+    target: Path,
+    person: str | None,
+    host: str | None,
+    agent: str | None,
+    as_json: bool,
+    repo: Path | None,
+) -> None:
     """Render a new exobrain instance into DIR (new or empty): the framework (package, tests,
     schemas, knowledge/exobrain/, the global skills and their locks, CI and pre-commit files,
     .gitignore, .gitattributes), a fresh skills.json declaring the global skills, crons.json,
@@ -42,10 +50,13 @@ def command(target: Path, person: str | None, host: str | None, agent: str | Non
     if as_json:
         emit_json({**created.as_json(), "connect": connected})
         sys.exit(0 if connected is None else connected["exit_code"])
-    click.echo(f"created {created.root}: {created.files} files, one commit "
-               f"{created.commit[:12]} on main")
-    click.echo(f"  framework: {created.framework_files} files from the seed {created.seed}"
-               + (f" at {created.seed_commit[:12]}" if created.seed_commit else ""))
+    click.echo(
+        f"created {created.root}: {created.files} files, one commit {created.commit[:12]} on main"
+    )
+    click.echo(
+        f"  framework: {created.framework_files} files from the seed {created.seed}"
+        + (f" at {created.seed_commit[:12]}" if created.seed_commit else "")
+    )
     click.echo(f"  skills.json declares: {', '.join(created.declared) or 'nothing'}")
     click.echo(f"  scopes: {', '.join(created.scopes) or 'none (pass --person ID)'}")
     for note in created.notes:
@@ -68,11 +79,23 @@ def _connect(root: Path, agent: str, person: str | None, host: str | None) -> di
     from exobrain.search import preload as search_preloads
 
     flags = Flags(person, host, (), (), person is None)
-    report = connect(Request(agent, root, flags=flags, hostname=host or "",
-                             external_sync=fetch_external, preloads=search_preloads))
+    report = connect(
+        Request(
+            agent,
+            root,
+            flags=flags,
+            hostname=host or "",
+            external_sync=fetch_external,
+            preloads=search_preloads,
+        )
+    )
     links = [a for a in report.actions if a.kind == "link"]
     linked = sum(1 for a in links if a.op in ("create", "replace"))
     files = sum(1 for a in report.actions if a.kind != "link" and a.changes)
-    return {"agent": agent, "exit_code": report.exit_code,
-            "summary": f"{linked} skill(s) linked, {files} file(s) written",
-            "problems": report.problems, "warnings": report.warnings}
+    return {
+        "agent": agent,
+        "exit_code": report.exit_code,
+        "summary": f"{linked} skill(s) linked, {files} file(s) written",
+        "problems": report.problems,
+        "warnings": report.warnings,
+    }

@@ -7,14 +7,24 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, plain_table, repo_option, stdout_is_terminal
+from exobrain.cli.edge import (
+    command_edge,
+    emit_json,
+    json_option,
+    plain_table,
+    repo_option,
+    stdout_is_terminal,
+)
 
 HEADER = ["NAME", "SCHEDULE", "SKILL", "COMMAND"]
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--crontab", is_flag=True,
-              help="Print crontab lines that run each job from the repository root.")
+@click.option(
+    "--crontab",
+    is_flag=True,
+    help="Print crontab lines that run each job from the repository root.",
+)
 @json_option
 @repo_option
 @command_edge
@@ -30,8 +40,8 @@ def crons(crontab: bool, as_json: bool, repo: Path | None) -> None:
     Exit 0 when crons.json is fine (or absent), 2 when it breaks its schema or a schedule is
     not a valid 5-field cron expression (those jobs are left out, and --crontab prints nothing).
     """
-    from exobrain.gate.crons import CRONS_FILE, crontab_lines, load_crons
     from exobrain.errors import UsageError
+    from exobrain.gate.crons import CRONS_FILE, crontab_lines, load_crons
     from exobrain.workspace import exobrain_root
 
     if crontab and as_json:
@@ -46,13 +56,22 @@ def crons(crontab: bool, as_json: bool, repo: Path | None) -> None:
         click.echo(f"error: {where}: {message}", err=True)
     broken = bool(found and found.problems)
     if as_json:
-        emit_json({"file": CRONS_FILE, "exists": found is not None,
-                   "jobs": [{"name": j.name, "schedule": j.schedule, "command": j.command,
-                             "skill": j.skill} for j in jobs]})
+        emit_json(
+            {
+                "file": CRONS_FILE,
+                "exists": found is not None,
+                "jobs": [
+                    {"name": j.name, "schedule": j.schedule, "command": j.command, "skill": j.skill}
+                    for j in jobs
+                ],
+            }
+        )
     elif crontab:
         if broken:
-            raise UsageError(f"{CRONS_FILE} has problems (above); fix them before installing",
-                             hint="skills-validate lists them too")
+            raise UsageError(
+                f"{CRONS_FILE} has problems (above); fix them before installing",
+                hint="skills-validate lists them too",
+            )
         click.echo("\n".join(crontab_lines(root, jobs)))
     elif found is None:
         click.echo(f"no {CRONS_FILE} in {root}: nothing is scheduled")

@@ -12,31 +12,45 @@ from exobrain.cli.edge import command_edge, emit_json, repo_option
 @click.command("discover", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--task", required=True, metavar="TEXT", help="What the agent is about to do.")
 @click.option("--persona", metavar="P", help="Keep skills for this persona (or without any).")
-@click.option("-k", "k", type=click.IntRange(min=1), default=5, show_default=True,
-              help="How many skills.")
-@click.option("--format", "fmt", type=click.Choice(["md", "json", "prompt"]), default="md",
-              show_default=True, help="Markdown, JSON, or the <available_skills> block.")
+@click.option(
+    "-k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="How many skills."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["md", "json", "prompt"]),
+    default="md",
+    show_default=True,
+    help="Markdown, JSON, or the <available_skills> block.",
+)
 @click.option("--lexical", is_flag=True, help="Lexical (BM25) ranking only.")
 @repo_option
 @command_edge
-def command(task: str, persona: str | None, k: int, fmt: str, lexical: bool,
-            repo: Path | None) -> None:
+def command(
+    task: str, persona: str | None, k: int, fmt: str, lexical: bool, repo: Path | None
+) -> None:
     """Search the skills you can see with the task text, keep those whose triggers match it,
     that fit the persona and whose dependencies resolve, and print the top K. Missing tools
     are flagged, not filtered."""
+    from exobrain.cli.search import quality_of
     from exobrain.search.discover import discover, render_markdown, render_prompt
     from exobrain.workspace import open_workspace
-    from exobrain.cli.search import quality_of
 
     ws = open_workspace(repo)
-    result = discover(ws, task, persona=persona, k=k, semantic=not lexical,
-                      quality=quality_of(ws))
+    result = discover(ws, task, persona=persona, k=k, semantic=not lexical, quality=quality_of(ws))
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
     if fmt == "json":
-        emit_json({"task": task, "persona": persona, "mode": result.mode,
-                   "skills": [p.as_json() for p in result.picks],
-                   "excluded": result.excluded, "notes": result.notes})
+        emit_json(
+            {
+                "task": task,
+                "persona": persona,
+                "mode": result.mode,
+                "skills": [p.as_json() for p in result.picks],
+                "excluded": result.excluded,
+                "notes": result.notes,
+            }
+        )
     elif fmt == "prompt":
         click.echo(render_prompt(result), nl=False)
     else:

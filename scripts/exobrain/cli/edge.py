@@ -11,8 +11,9 @@ import functools
 import json
 import os
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import click
 
@@ -41,8 +42,11 @@ def command_edge(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 repo_option = click.option(
-    "--repo", type=click.Path(file_okay=False, path_type=Path), default=None,
-    help="The exobrain to use (default: the git repository around the current folder).")
+    "--repo",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The exobrain to use (default: the git repository around the current folder).",
+)
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
 
@@ -65,4 +69,5 @@ def plain_table(rows: list[list[str]], header: list[str]) -> str:
     table = [header, *rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     return "\n".join(
-        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in table)
+        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in table
+    )

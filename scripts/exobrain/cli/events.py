@@ -10,8 +10,13 @@ from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 
 @click.command("events", context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--since", "cursor", required=True, metavar="CURSOR",
-              help="A commit (the \"head\" of the previous answer, an id, a tag, HEAD~5).")
+@click.option(
+    "--since",
+    "cursor",
+    required=True,
+    metavar="CURSOR",
+    help='A commit (the "head" of the previous answer, an id, a tag, HEAD~5).',
+)
 @json_option
 @repo_option
 @command_edge

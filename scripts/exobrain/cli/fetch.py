@@ -7,30 +7,62 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import (command_edge, emit_json, json_option, report_findings, repo_option,
-                   stdout_is_terminal)
+from exobrain.cli.edge import (
+    command_edge,
+    emit_json,
+    json_option,
+    repo_option,
+    report_findings,
+    stdout_is_terminal,
+)
 
-STYLES = {"fetched": "green", "updated": "green", "moved": "green", "unchanged": "dim",
-          "removed": "yellow", "modified": "yellow", "failed": "bold red"}
+STYLES = {
+    "fetched": "green",
+    "updated": "green",
+    "moved": "green",
+    "unchanged": "dim",
+    "removed": "yellow",
+    "modified": "yellow",
+    "failed": "bold red",
+}
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--agent", "agent_names", multiple=True, metavar="AGENT",
-              help="Agent to fetch for (repeatable; default: the agents in .exobrain.json).")
+@click.option(
+    "--agent",
+    "agent_names",
+    multiple=True,
+    metavar="AGENT",
+    help="Agent to fetch for (repeatable; default: the agents in .exobrain.json).",
+)
 @click.option("--user", is_flag=True, help="Use each agent's user-level skills folder.")
-@click.option("--force", is_flag=True,
-              help="Fetch again even when pinned, and replace or remove locally modified copies.")
-@click.option("--check", is_flag=True,
-              help="Only report what would change (exit 1 when something would).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Fetch again even when pinned, and replace or remove locally modified copies.",
+)
+@click.option(
+    "--check", is_flag=True, help="Only report what would change (exit 1 when something would)."
+)
 @json_option
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Cache folder (default: $EXOBRAIN_CACHE_DIR or ~/.cache/exobrain).")
-@click.option("--allow-local", is_flag=True,
-              help="Accept file:// URLs and local paths as sources.")
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Cache folder (default: $EXOBRAIN_CACHE_DIR or ~/.cache/exobrain).",
+)
+@click.option("--allow-local", is_flag=True, help="Accept file:// URLs and local paths as sources.")
 @repo_option
 @command_edge
-def main(agent_names: tuple[str, ...], user: bool, force: bool, check: bool, as_json: bool,
-         cache_dir: Path | None, allow_local: bool, repo: Path | None) -> None:
+def main(
+    agent_names: tuple[str, ...],
+    user: bool,
+    force: bool,
+    check: bool,
+    as_json: bool,
+    cache_dir: Path | None,
+    allow_local: bool,
+    repo: Path | None,
+) -> None:
     """Fetch the external skills (declarations with a source) your connection resolves.
 
     Each skill is fetched from its git repository through one cached partial clone per
@@ -41,7 +73,8 @@ def main(agent_names: tuple[str, ...], user: bool, force: bool, check: bool, as_
     Exit 0 when everything is in place, 1 when a skill failed (or, with --check, when
     something would change), 2 for bad usage or broken input files.
     """
-    from exobrain.agents import agent_names as known_agents, get_agent
+    from exobrain.agents import agent_names as known_agents
+    from exobrain.agents import get_agent
     from exobrain.errors import UsageError
     from exobrain.fetch.fetcher import sync_external
     from exobrain.workspace import open_workspace
@@ -51,23 +84,43 @@ def main(agent_names: tuple[str, ...], user: bool, force: bool, check: bool, as_
     ws = open_workspace(repo)
     names = list(dict.fromkeys(agent_names or ws.connection.agents))
     if not names:
-        raise UsageError("no agent to fetch for: .exobrain.json lists no connected agents",
-                         hint=f"pass --agent NAME (one of: {', '.join(known_agents())})")
+        raise UsageError(
+            "no agent to fetch for: .exobrain.json lists no connected agents",
+            hint=f"pass --agent NAME (one of: {', '.join(known_agents())})",
+        )
     agents = [get_agent(name) for name in names]
     view = _View(as_json)
     reports = []
     try:
         for agent in agents:
-            reports.append(sync_external(
-                ws, agent, agent.skills_dir(ws.root, user), cache_dir=cache_dir, force=force,
-                check=check, allow_local=True if allow_local else None, progress=view.event))
+            reports.append(
+                sync_external(
+                    ws,
+                    agent,
+                    agent.skills_dir(ws.root, user),
+                    cache_dir=cache_dir,
+                    force=force,
+                    check=check,
+                    allow_local=True if allow_local else None,
+                    progress=view.event,
+                )
+            )
     finally:
         view.close()
-    code = 2 if ws.has_bad_input else (
-        1 if any(r.failed or (check and r.pending) for r in reports) else 0)
+    code = (
+        2
+        if ws.has_bad_input
+        else (1 if any(r.failed or (check and r.pending) for r in reports) else 0)
+    )
     if as_json:
-        emit_json({"check": check, "exit_code": code, "reports": [r.as_json() for r in reports],
-                   "findings": [f.as_json() for f in ws.findings]})
+        emit_json(
+            {
+                "check": check,
+                "exit_code": code,
+                "reports": [r.as_json() for r in reports],
+                "findings": [f.as_json() for f in ws.findings],
+            }
+        )
     else:
         for report in reports:
             view.say(report.summary())
@@ -87,8 +140,12 @@ class _View:
             from rich.console import Console
             from rich.progress import Progress, SpinnerColumn, TextColumn
 
-            self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"),
-                                     console=Console(stderr=True), transient=True)
+            self.progress = Progress(
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                console=Console(stderr=True),
+                transient=True,
+            )
             self.progress.start()
         self.rich_lines = self.progress is not None and stdout_is_terminal()
 

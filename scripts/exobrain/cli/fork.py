@@ -18,8 +18,15 @@ from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 @json_option
 @repo_option
 @command_edge
-def command(ref: str, into: str, name: str | None, owner: str | None, dry_run: bool,
-            as_json: bool, repo: Path | None) -> None:
+def command(
+    ref: str,
+    into: str,
+    name: str | None,
+    owner: str | None,
+    dry_run: bool,
+    as_json: bool,
+    repo: Path | None,
+) -> None:
     """Fork REF: a native draft at version 0.1.0 whose links.derives_from records the original's
     ref, version and hash. The original is not changed."""
     from exobrain.artifacts.evolution import fork

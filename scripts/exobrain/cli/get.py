@@ -17,9 +17,9 @@ from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 def command(ref: str, as_json: bool, repo: Path | None) -> None:
     """Print an artifact you can see: skill:NAME[@HOME] or knowledge:PATH[@SCOPE] (PATH below
     knowledge/, without .md). Its frontmatter, body and links; --json for all fields."""
+    from exobrain.cli.search import quality_of
     from exobrain.search.substrate import Substrate
     from exobrain.workspace import open_workspace
-    from exobrain.cli.search import quality_of
 
     ws = open_workspace(repo)
     row = Substrate(ws, quality_of(ws)).get(ref)

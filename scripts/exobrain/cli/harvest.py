@@ -12,18 +12,36 @@ from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 @click.command("harvest")
 @click.argument("instances", nargs=-1, metavar="[INSTANCE]...")
-@click.option("--pick", "pick_name", metavar="NAME",
-              help="Copy the only-there skill NAME into the seed (with --into).")
+@click.option(
+    "--pick",
+    "pick_name",
+    metavar="NAME",
+    help="Copy the only-there skill NAME into the seed (with --into).",
+)
 @click.option("--into", metavar="SCOPE", help="The shared seed scope that receives --pick.")
-@click.option("--instance", "chosen", metavar="SOURCE",
-              help="With --pick: the instance to take the skill from, when several have it.")
-@click.option("--owner", metavar="ID", help="With --pick: owner of the new declaration "
-                                            "(default: its owner in the instance).")
+@click.option(
+    "--instance",
+    "chosen",
+    metavar="SOURCE",
+    help="With --pick: the instance to take the skill from, when several have it.",
+)
+@click.option(
+    "--owner",
+    metavar="ID",
+    help="With --pick: owner of the new declaration (default: its owner in the instance).",
+)
 @json_option
 @repo_option
 @command_edge
-def command(instances: tuple[str, ...], pick_name: str | None, into: str | None,
-            chosen: str | None, owner: str | None, as_json: bool, repo: Path | None) -> None:
+def command(
+    instances: tuple[str, ...],
+    pick_name: str | None,
+    into: str | None,
+    chosen: str | None,
+    owner: str | None,
+    as_json: bool,
+    repo: Path | None,
+) -> None:
     """Compare each instance with this seed: its state (ok, dirty, absent, not an exobrain),
     framework files that differ (differs), lag behind the seed (behind) or were deleted
     (missing), and files and skills only the instance has (only-there).
@@ -39,10 +57,12 @@ def command(instances: tuple[str, ...], pick_name: str | None, into: str | None,
     ws = open_workspace(repo)
     sources = list(instances) or listed_instances(ws.connection)
     if not sources and not chosen:
-        raise UsageError("no instances to harvest",
-                         hint='list them in .exobrain.json: "instances": ["../alice-exobrain", '
-                              '"https://git.example.com/team/exobrain.git"], or pass them '
-                              'as arguments')
+        raise UsageError(
+            "no instances to harvest",
+            hint='list them in .exobrain.json: "instances": ["../alice-exobrain", '
+            '"https://git.example.com/team/exobrain.git"], or pass them '
+            "as arguments",
+        )
     if (pick_name is None) != (into is None):
         raise UsageError("--pick NAME and --into SCOPE go together")
     if pick_name is not None:
@@ -78,26 +98,39 @@ def _report(root: Path, sources: list[str], as_json: bool) -> None:
     states = {}
     for report in reports:
         states[report.state] = states.get(report.state, 0) + 1
-    click.echo(f"{len(reports)} instance(s): "
-               + ", ".join(f"{n} {s}" for s, n in states.items())
-               + ("; " + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) if kinds else ""))
+    click.echo(
+        f"{len(reports)} instance(s): "
+        + ", ".join(f"{n} {s}" for s, n in states.items())
+        + ("; " + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) if kinds else "")
+    )
     sys.exit(code)
 
 
-def _pick(ws, sources: list[str], name: str, into: str, chosen: str | None,
-          owner: str | None, as_json: bool) -> None:
+def _pick(
+    ws,
+    sources: list[str],
+    name: str,
+    into: str,
+    chosen: str | None,
+    owner: str | None,
+    as_json: bool,
+) -> None:
     from exobrain.instance.pick import pick
 
     picked = pick(ws, sources, name, into, instance=chosen, owner=owner)
     if as_json:
         emit_json(picked.as_json())
         return
-    click.echo(f"picked {picked.origin} from {picked.source} ({picked.commit[:12]}) into "
-               f"{picked.scope}: {len(picked.files)} file(s), declared optional, owner "
-               f"{picked.owner}" + (f", locked at {picked.version}" if picked.version else ""))
+    click.echo(
+        f"picked {picked.origin} from {picked.source} ({picked.commit[:12]}) into "
+        f"{picked.scope}: {len(picked.files)} file(s), declared optional, owner "
+        f"{picked.owner}" + (f", locked at {picked.version}" if picked.version else "")
+    )
     if picked.proof:
         click.echo(f"  proof it brings: {', '.join(picked.proof)}")
     else:
-        click.echo("  it brings no proof: add a test, an eval or ab-results.json to its folder "
-                   "(authoring-review will ask)")
+        click.echo(
+            "  it brings no proof: add a test, an eval or ab-results.json to its folder "
+            "(authoring-review will ask)"
+        )
     click.echo("next: skills-validate, git add the folder and the registry, authoring-review")

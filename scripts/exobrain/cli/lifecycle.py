@@ -11,16 +11,21 @@ from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 @click.command("lifecycle")
 @click.argument("name")
-@click.option("--to", "to", required=True,
-              type=click.Choice(["active", "deprecated", "archived"]),
-              help="The new state (draft→active→deprecated→archived; anything→archived).")
+@click.option(
+    "--to",
+    "to",
+    required=True,
+    type=click.Choice(["active", "deprecated", "archived"]),
+    help="The new state (draft→active→deprecated→archived; anything→archived).",
+)
 @click.option("--in", "home", help="The skill's home scope when the name is ambiguous.")
 @click.option("--dry-run", is_flag=True, help="Print the change; write nothing.")
 @json_option
 @repo_option
 @command_edge
-def command(name: str, to: str, home: str | None, dry_run: bool, as_json: bool,
-            repo: Path | None) -> None:
+def command(
+    name: str, to: str, home: str | None, dry_run: bool, as_json: bool, repo: Path | None
+) -> None:
     """Set the lifecycle of NAME (or skill:NAME@HOME) in its declaration."""
     from exobrain.artifacts.evolution import set_lifecycle
     from exobrain.workspace import open_workspace

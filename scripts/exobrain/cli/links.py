@@ -11,9 +11,12 @@ from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 @click.command("links", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("ref")
-@click.option("--predicate", metavar="P",
-              help="Only this predicate: uses_tool, uses_skill, derives_from, "
-                   "documents_artifact, supersedes.")
+@click.option(
+    "--predicate",
+    metavar="P",
+    help="Only this predicate: uses_tool, uses_skill, derives_from, "
+    "documents_artifact, supersedes.",
+)
 @json_option
 @repo_option
 @command_edge
@@ -32,8 +35,10 @@ def command(ref: str, predicate: str | None, as_json: bool, repo: Path | None) -
         return
     for link in data["outgoing"]:
         target = link["ref"] or f"{link['target']}" + (
-            " (not visible)" if link["predicate"] in ("uses_skill", "derives_from",
-                                                       "supersedes") else "")
+            " (not visible)"
+            if link["predicate"] in ("uses_skill", "derives_from", "supersedes")
+            else ""
+        )
         click.echo(f"{data['ref']} {link['predicate']} {target}")
     for link in data["incoming"]:
         click.echo(f"{link['source']} {link['predicate']} {data['ref']}")

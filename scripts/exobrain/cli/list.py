@@ -10,26 +10,47 @@ from exobrain.cli.edge import command_edge, emit_json, json_option, plain_table,
 
 
 @click.command("list", context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--types", "types", default="skill,knowledge", show_default=True,
-              metavar="T[,T]", help="Artifact types: skill, knowledge.")
-@click.option("--filter", "rule_text", metavar="JSON",
-              help='A JSONLogic rule over the row, e.g. \'{"in": ["chemistry", '
-                   '{"var": "content.tags"}]}\' (==, !=, <, >, <=, >=, in, and, or, !, var).')
-@click.option("--sort", "sort", multiple=True, metavar="FIELD[:desc]",
-              help="Sort by a row field such as content.version:desc or quality:desc.")
+@click.option(
+    "--types",
+    "types",
+    default="skill,knowledge",
+    show_default=True,
+    metavar="T[,T]",
+    help="Artifact types: skill, knowledge.",
+)
+@click.option(
+    "--filter",
+    "rule_text",
+    metavar="JSON",
+    help='A JSONLogic rule over the row, e.g. \'{"in": ["chemistry", '
+    '{"var": "content.tags"}]}\' (==, !=, <, >, <=, >=, in, and, or, !, var).',
+)
+@click.option(
+    "--sort",
+    "sort",
+    multiple=True,
+    metavar="FIELD[:desc]",
+    help="Sort by a row field such as content.version:desc or quality:desc.",
+)
 @click.option("--limit", type=click.IntRange(min=1), metavar="N", help="At most N rows.")
 @json_option
 @repo_option
 @command_edge
-def command(types: str, rule_text: str | None, sort: tuple[str, ...], limit: int | None,
-            as_json: bool, repo: Path | None) -> None:
+def command(
+    types: str,
+    rule_text: str | None,
+    sort: tuple[str, ...],
+    limit: int | None,
+    as_json: bool,
+    repo: Path | None,
+) -> None:
     """List the skills and knowledge documents of your connected chain. A row has ref, type,
     name, home, owner, lifecycle, tier, path, version, hash, quality, description and content
     (the frontmatter); --filter and --sort read any of them by dotted path."""
-    from exobrain.util.jsonlogic import parse_rule, parse_sort
-    from exobrain.search.substrate import Substrate
-    from exobrain.workspace import open_workspace
     from exobrain.cli.search import parse_types, quality_of
+    from exobrain.search.substrate import Substrate
+    from exobrain.util.jsonlogic import parse_rule, parse_sort
+    from exobrain.workspace import open_workspace
 
     chosen = parse_types(types)
     rule = parse_rule(rule_text) if rule_text is not None else None
@@ -42,6 +63,18 @@ def command(types: str, rule_text: str | None, sort: tuple[str, ...], limit: int
     if not rows:
         click.echo("nothing matches")
         return
-    click.echo(plain_table([[r["ref"], r["lifecycle"], r["tier"], str(r["version"] or "-"),
-                             " ".join(r["description"].split())[:70]] for r in rows],
-                           ["REF", "LIFECYCLE", "TIER", "VERSION", "DESCRIPTION"]))
+    click.echo(
+        plain_table(
+            [
+                [
+                    r["ref"],
+                    r["lifecycle"],
+                    r["tier"],
+                    str(r["version"] or "-"),
+                    " ".join(r["description"].split())[:70],
+                ]
+                for r in rows
+            ],
+            ["REF", "LIFECYCLE", "TIER", "VERSION", "DESCRIPTION"],
+        )
+    )

@@ -24,8 +24,14 @@ def command(check: bool, as_json: bool, repo: Path | None) -> None:
     report = lock_all(open_workspace(repo), check=check)
     code = 1 if (report.refused or (check and report.stale)) else 0
     if as_json:
-        emit_json({"stale": report.stale, "written": report.written, "refused": report.refused,
-                   "exit_code": code})
+        emit_json(
+            {
+                "stale": report.stale,
+                "written": report.written,
+                "refused": report.refused,
+                "exit_code": code,
+            }
+        )
     else:
         for line in report.stale:
             click.echo(("stale  " if check else "       ") + line)

@@ -7,37 +7,73 @@ from pathlib import Path
 
 import click
 
+from exobrain.cli.edge import (
+    command_edge,
+    emit_json,
+    json_option,
+    plain_table,
+    repo_option,
+    report_findings,
+    stdout_is_terminal,
+)
 from exobrain.registry import TIERS
-from exobrain.cli.edge import (command_edge, emit_json, json_option, plain_table, report_findings,
-                   repo_option, stdout_is_terminal)
 
 LIST_HEADER = ["#", "NAME", "KIND", "FROM", "OWNER", "TIER", "FORCE", "AGENTS"]
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("name", required=False)
-@click.option("--from", "origin", metavar="HOME",
-              help="The skill's home scope (global, groups/acme, …) or 'external'.")
+@click.option(
+    "--from",
+    "origin",
+    metavar="HOME",
+    help="The skill's home scope (global, groups/acme, …) or 'external'.",
+)
 @click.option("--to", "tier", type=click.Choice(TIERS), help="The tier the override sets.")
-@click.option("--owner", metavar="OWNER",
-              help="The external skill's owner (needed with --from external).")
-@click.option("--into", metavar="SCOPE",
-              help="The registry to write (default: your connected person scope, else your "
-                   "deepest connected scope; a guest must name one).")
+@click.option(
+    "--owner", metavar="OWNER", help="The external skill's owner (needed with --from external)."
+)
+@click.option(
+    "--into",
+    metavar="SCOPE",
+    help="The registry to write (default: your connected person scope, else your "
+    "deepest connected scope; a guest must name one).",
+)
 @click.option("--remove", is_flag=True, help="Delete the override instead of setting it.")
-@click.option("--in", "home", metavar="HOME",
-              help="With --force: the scope whose skills.json declares the skill.")
-@click.option("--force", type=click.BOOL, is_flag=False, flag_value=True, default=None,
-              metavar="[=true|false]",
-              help="Set force on the declaration in --in; --force=false clears it.")
+@click.option(
+    "--in",
+    "home",
+    metavar="HOME",
+    help="With --force: the scope whose skills.json declares the skill.",
+)
+@click.option(
+    "--force",
+    type=click.BOOL,
+    is_flag=False,
+    flag_value=True,
+    default=None,
+    metavar="[=true|false]",
+    help="Set force on the declaration in --in; --force=false clears it.",
+)
 @click.option("--list", "show_list", is_flag=True, help="List the entries of the --into registry.")
 @click.option("--dry-run", is_flag=True, help="Print the change and write nothing.")
 @json_option
 @repo_option
 @command_edge
-def main(name: str | None, origin: str | None, tier: str | None, owner: str | None,
-         into: str | None, remove: bool, home: str | None, force: bool | None, show_list: bool,
-         dry_run: bool, as_json: bool, repo: Path | None) -> None:
+def main(
+    name: str | None,
+    origin: str | None,
+    tier: str | None,
+    owner: str | None,
+    into: str | None,
+    remove: bool,
+    home: str | None,
+    force: bool | None,
+    show_list: bool,
+    dry_run: bool,
+    as_json: bool,
+    repo: Path | None,
+) -> None:
     """Opt skills in or out of your scopes without hand-editing skills.json.
 
     \b
@@ -95,8 +131,17 @@ def _mode(name, origin, tier, owner, into, remove, home, force, show_list) -> st
     if show_list:
         if name:
             raise UsageError("--list takes no skill name (it lists the --into registry)")
-        refuse("--list", **{"from": origin, "to": tier, "owner": owner, "remove": remove,
-                            "in": home, "force": force})
+        refuse(
+            "--list",
+            **{
+                "from": origin,
+                "to": tier,
+                "owner": owner,
+                "remove": remove,
+                "in": home,
+                "force": force,
+            },
+        )
         return "list"
     if not name:
         raise UsageError("name the skill (or use --list)", hint="skills-promote --help")
@@ -106,8 +151,10 @@ def _mode(name, origin, tier, owner, into, remove, home, force, show_list) -> st
         refuse("--force", **{"from": origin, "to": tier, "remove": remove, "into": into})
         return "force"
     if origin is None:
-        raise UsageError("--from HOME is required (the scope that declares the skill, or "
-                         "'external')", hint="skills-status --all shows each skill's home")
+        raise UsageError(
+            "--from HOME is required (the scope that declares the skill, or 'external')",
+            hint="skills-status --all shows each skill's home",
+        )
     if remove and tier:
         raise UsageError("--remove deletes the override: drop --to")
     if not remove and not tier:
@@ -122,18 +169,34 @@ def _list(ws, into: str | None, as_json: bool) -> None:
     rel = registry.path.relative_to(ws.root).as_posix()
     raw = registry.data.get("skills") if isinstance(registry.data, dict) else None
     if as_json:
-        emit_json({"scope": registry.scope, "file": rel, "exists": registry.exists,
-                   "entries": raw if isinstance(raw, list) else [],
-                   "findings": [f.as_json() for f in registry.findings]})
+        emit_json(
+            {
+                "scope": registry.scope,
+                "file": rel,
+                "exists": registry.exists,
+                "entries": raw if isinstance(raw, list) else [],
+                "findings": [f.as_json() for f in registry.findings],
+            }
+        )
     else:
-        cells = [[str(e.index), e.name,
-                  "override" if e.is_override else ("external" if e.source else "declaration"),
-                  e.origin or "-", e.owner or "-", e.tier,
-                  "-" if e.is_override else ("yes" if e.force else "no"),
-                  e.agent or (("not " + ",".join(e.skip_agents)) if e.skip_agents else "-")]
-                 for e in registry.entries]
-        title = (f"{rel}: {len(cells)} entr{'y' if len(cells) == 1 else 'ies'}"
-                 if registry.exists or registry.findings else f"{rel}: no such file yet (no entries)")
+        cells = [
+            [
+                str(e.index),
+                e.name,
+                "override" if e.is_override else ("external" if e.source else "declaration"),
+                e.origin or "-",
+                e.owner or "-",
+                e.tier,
+                "-" if e.is_override else ("yes" if e.force else "no"),
+                e.agent or (("not " + ",".join(e.skip_agents)) if e.skip_agents else "-"),
+            ]
+            for e in registry.entries
+        ]
+        title = (
+            f"{rel}: {len(cells)} entr{'y' if len(cells) == 1 else 'ies'}"
+            if registry.exists or registry.findings
+            else f"{rel}: no such file yet (no entries)"
+        )
         _render(title, cells)
     report_findings(registry.findings)
     if registry.findings:

@@ -25,11 +25,10 @@ def main(ref: str | None, limit: int | None, as_json: bool, repo: Path | None) -
     signals/weights.json and knowledge/exobrain/signals.md. Without REF: every declared skill,
     best first.
     """
-    from exobrain.signals.quality import load_weights, quality, quality_all
     from exobrain.refs import canonical, parse_ref
-    from exobrain.workspace import find_declaration
     from exobrain.signals.aggregate import aggregate
-    from exobrain.workspace import open_workspace
+    from exobrain.signals.quality import load_weights, quality, quality_all
+    from exobrain.workspace import find_declaration, open_workspace
 
     ws = open_workspace(repo)
     weights = load_weights(ws.root)
@@ -43,24 +42,37 @@ def main(ref: str | None, limit: int | None, as_json: bool, repo: Path | None) -
         else:
             _show_one(result, weights, source)
     else:
-        entries = {canonical(e): e for r in ws.all_registries(include_seed=False)
-                   for e in r.entries if not e.is_override}
-        results = sorted(quality_all(agg, list(entries), weights, now),
-                         key=lambda q: (-q.score, q.skill))[:limit]
+        entries = {
+            canonical(e): e
+            for r in ws.all_registries(include_seed=False)
+            for e in r.entries
+            if not e.is_override
+        }
+        results = sorted(
+            quality_all(agg, list(entries), weights, now), key=lambda q: (-q.score, q.skill)
+        )[:limit]
         unknown = len(agg.skills() - set(entries))
         if as_json:
-            emit_json({"weights": source, "half_life_days": weights.half_life_days,
-                       "skills": [{**q.as_json(evidence=False),
-                                   "lifecycle": entries[q.skill].lifecycle}
-                                  for q in results],
-                       "undeclared_refs": unknown})
+            emit_json(
+                {
+                    "weights": source,
+                    "half_life_days": weights.half_life_days,
+                    "skills": [
+                        {**q.as_json(evidence=False), "lifecycle": entries[q.skill].lifecycle}
+                        for q in results
+                    ],
+                    "undeclared_refs": unknown,
+                }
+            )
         else:
             _show_all(results, entries, weights, source, unknown)
     for problem in agg.problems[:SHOWN_PROBLEMS]:
         click.echo(f"warning: {problem}", err=True)
     if len(agg.problems) > SHOWN_PROBLEMS:
-        click.echo(f"warning: … and {len(agg.problems) - SHOWN_PROBLEMS} more skipped ledger "
-                   f"lines", err=True)
+        click.echo(
+            f"warning: … and {len(agg.problems) - SHOWN_PROBLEMS} more skipped ledger lines",
+            err=True,
+        )
 
 
 def _rel(root: Path, path: Path) -> str:
@@ -77,28 +89,41 @@ def _show_one(result, weights, source: str) -> None:
     funds = ", ".join(f"{a:g} {c}" for c, a in fund["totals"].items()) or "none"
     detail = {
         "votes": f"{votes['up']} up, {votes['down']} down "
-                 f"(decayed {votes['up_weight']:.2f} / {votes['down_weight']:.2f})",
+        f"(decayed {votes['up_weight']:.2f} / {votes['down_weight']:.2f})",
         "ranks": ranks,
-        "calibration": (f"{cal['completed']}/{cal['outcomes']} completed"
-                        if cal["outcomes"] else "no outcomes yet (prior)"),
+        "calibration": (
+            f"{cal['completed']}/{cal['outcomes']} completed"
+            if cal["outcomes"]
+            else "no outcomes yet (prior)"
+        ),
         "usage": f"{usage['uses']} uses (decayed {usage['decayed']:.2f})",
         "fund": f"{funds} (decayed {fund['decayed']:.2f} {fund['scored_currency']})",
     }
-    click.echo(f"{result.skill}  quality {result.score:.3f}  "
-               f"(weights: {source}, half-life {weights.half_life_days:g} days)")
-    rows = [[name, f"{value:.3f}", f"{weights.weights[name]:g}", detail[name]]
-            for name, value in result.components.items()]
+    click.echo(
+        f"{result.skill}  quality {result.score:.3f}  "
+        f"(weights: {source}, half-life {weights.half_life_days:g} days)"
+    )
+    rows = [
+        [name, f"{value:.3f}", f"{weights.weights[name]:g}", detail[name]]
+        for name, value in result.components.items()
+    ]
     click.echo(plain_table(rows, ["COMPONENT", "VALUE", "WEIGHT", "EVIDENCE"]))
 
 
 def _show_all(results, entries, weights, source: str, unknown: int) -> None:
-    rows = [[f"{q.score:.3f}", q.skill, *(f"{v:.2f}" for v in q.components.values()),
-             entries[q.skill].lifecycle] for q in results]
+    rows = [
+        [
+            f"{q.score:.3f}",
+            q.skill,
+            *(f"{v:.2f}" for v in q.components.values()),
+            entries[q.skill].lifecycle,
+        ]
+        for q in results
+    ]
     header = ["SCORE", "SKILL", "VOTES", "RANKS", "CALIB", "USAGE", "FUND", "LIFECYCLE"]
     if rows:
         click.echo(plain_table(rows, header))
-    footer = (f"{len(rows)} skill(s); weights: {source}, half-life "
-              f"{weights.half_life_days:g} days")
+    footer = f"{len(rows)} skill(s); weights: {source}, half-life {weights.half_life_days:g} days"
     if unknown:
         footer += f"; {unknown} skill ref(s) in the ledgers match no declaration"
     click.echo(footer)

@@ -12,9 +12,12 @@ from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--base", metavar="REF",
-              help="Compare with the merge base of HEAD and REF (default: origin/HEAD, else "
-                   "origin/main, main, master).")
+@click.option(
+    "--base",
+    metavar="REF",
+    help="Compare with the merge base of HEAD and REF (default: origin/HEAD, else "
+    "origin/main, main, master).",
+)
 @json_option
 @repo_option
 @command_edge
@@ -32,15 +35,26 @@ def main(base: str | None, as_json: bool, repo: Path | None) -> None:
     Exit 0 when clean, 2 when a new shared skill lacks proof or a lifecycle change is not
     allowed. Set EXOBRAIN_SKIP_AUTHORING_REVIEW=1 to skip the check (it says so).
     """
-    from exobrain.util.git import Repository
     from exobrain.gate.review import SKIP_VARIABLE, pick_base, review, skip_requested
+    from exobrain.util.git import Repository
 
     if skip_requested(dict(os.environ)):
-        message = (f"authoring-review: skipped because {SKIP_VARIABLE}="
-                   f"{os.environ[SKIP_VARIABLE]}; nothing was checked")
+        message = (
+            f"authoring-review: skipped because {SKIP_VARIABLE}="
+            f"{os.environ[SKIP_VARIABLE]}; nothing was checked"
+        )
         if as_json:
-            emit_json({"skipped": True, "base": None, "message": message, "new_shared_skills": [],
-                       "lifecycle_problems": [], "warnings": [], "exit_code": 0})
+            emit_json(
+                {
+                    "skipped": True,
+                    "base": None,
+                    "message": message,
+                    "new_shared_skills": [],
+                    "lifecycle_problems": [],
+                    "warnings": [],
+                    "exit_code": 0,
+                }
+            )
         else:
             click.echo(message)
         return
@@ -48,12 +62,22 @@ def main(base: str | None, as_json: bool, repo: Path | None) -> None:
     git = Repository(root, own_env=True)
     chosen = pick_base(git, base)
     if chosen is None:
-        message = ("authoring-review: no base to compare with (none of origin/HEAD, origin/main, "
-                   "main, master exists); nothing checked — pass --base REF")
+        message = (
+            "authoring-review: no base to compare with (none of origin/HEAD, origin/main, "
+            "main, master exists); nothing checked — pass --base REF"
+        )
         if as_json:
-            emit_json({"skipped": False, "base": None, "message": message,
-                       "new_shared_skills": [], "lifecycle_problems": [], "warnings": [],
-                       "exit_code": 0})
+            emit_json(
+                {
+                    "skipped": False,
+                    "base": None,
+                    "message": message,
+                    "new_shared_skills": [],
+                    "lifecycle_problems": [],
+                    "warnings": [],
+                    "exit_code": 0,
+                }
+            )
         else:
             click.echo(message)
         return
@@ -78,35 +102,46 @@ def _render(result) -> None:
     from exobrain.gate.review import PROOF_RULES, SKIP_VARIABLE
 
     base = result.base
-    against = f"{base.ref} at {base.commit[:10]}" + ("" if base.merge_base else
-                                                      " (no common ancestor with HEAD)")
+    against = f"{base.ref} at {base.commit[:10]}" + (
+        "" if base.merge_base else " (no common ancestor with HEAD)"
+    )
     if result.exit_code == 0:
         proven = len(result.new)
-        what = (f"{proven} new shared skill{'s' if proven != 1 else ''}, all proven" if proven
-                else "no new shared skills")
+        what = (
+            f"{proven} new shared skill{'s' if proven != 1 else ''}, all proven"
+            if proven
+            else "no new shared skills"
+        )
         click.echo(f"authoring-review: ok — {what} (compared with {against})")
         return
     unproven = result.unproven
     if unproven:
         count = len(unproven)
-        click.echo(f"authoring-review: {count} new shared skill{'s' if count != 1 else ''} "
-                   f"without committed proof (compared with {against})")
+        click.echo(
+            f"authoring-review: {count} new shared skill{'s' if count != 1 else ''} "
+            f"without committed proof (compared with {against})"
+        )
         for skill in unproven:
             click.echo(f"  {skill.name} ({skill.scope}): {skill.reason}")
             click.echo(f"    proof: {skill.needs()}")
             for path in skill.untracked:
                 click.echo(f"    note: {path} is on disk but not tracked by git: git add it")
     if result.lifecycle:
-        click.echo(f"authoring-review: lifecycle changes that are not allowed "
-                   f"(compared with {against})")
+        click.echo(
+            f"authoring-review: lifecycle changes that are not allowed (compared with {against})"
+        )
         for change in result.lifecycle:
             click.echo(f"  {change.name} ({change.scope}): {change.problem}")
     if unproven:
-        click.echo("Proof lives in the skill's own folder and must be tracked by git "
-                   "(staged or committed):")
+        click.echo(
+            "Proof lives in the skill's own folder and must be tracked by git "
+            "(staged or committed):"
+        )
         for rule in PROOF_RULES:
             click.echo(f"  - {rule}")
-        click.echo("  - or a job in crons.json whose \"skill\" names it")
-        click.echo("Without proof, keep the skill under a person scope "
-                   "(people/<you>/skills/), where it imposes on no one.")
+        click.echo('  - or a job in crons.json whose "skill" names it')
+        click.echo(
+            "Without proof, keep the skill under a person scope "
+            "(people/<you>/skills/), where it imposes on no one."
+        )
     click.echo(f"Skip this check once: {SKIP_VARIABLE}=1 (pre-commit: SKIP=authoring-review).")

@@ -16,24 +16,54 @@ def split_list(values: tuple[str, ...]) -> tuple[str, ...]:
 
 @click.command("search", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("query", nargs=-1, required=True)
-@click.option("--types", "types", default="skill", show_default=True, metavar="T[,T]",
-              help="Artifact types: skill, knowledge.")
+@click.option(
+    "--types",
+    "types",
+    default="skill",
+    show_default=True,
+    metavar="T[,T]",
+    help="Artifact types: skill, knowledge.",
+)
 @click.option("--tag", "tags", multiple=True, metavar="T", help="Keep artifacts with this tag.")
-@click.option("--persona", "personas", multiple=True, metavar="P",
-              help="Keep artifacts with this persona (or tag).")
-@click.option("--lifecycle", "lifecycles", multiple=True, metavar="L[,L]",
-              help="Only these lifecycles (default: all but archived).")
-@click.option("--all-scopes", "everywhere", is_flag=True,
-              help="Search every shared scope too, not only your connected chain.")
-@click.option("-k", "k", type=click.IntRange(min=1), default=10, show_default=True,
-              help="How many hits.")
+@click.option(
+    "--persona",
+    "personas",
+    multiple=True,
+    metavar="P",
+    help="Keep artifacts with this persona (or tag).",
+)
+@click.option(
+    "--lifecycle",
+    "lifecycles",
+    multiple=True,
+    metavar="L[,L]",
+    help="Only these lifecycles (default: all but archived).",
+)
+@click.option(
+    "--all-scopes",
+    "everywhere",
+    is_flag=True,
+    help="Search every shared scope too, not only your connected chain.",
+)
+@click.option(
+    "-k", "k", type=click.IntRange(min=1), default=10, show_default=True, help="How many hits."
+)
 @click.option("--lexical", is_flag=True, help="Lexical (BM25) ranking only.")
 @json_option
 @repo_option
 @command_edge
-def command(query: tuple[str, ...], types: str, tags: tuple[str, ...],
-            personas: tuple[str, ...], lifecycles: tuple[str, ...], everywhere: bool, k: int,
-            lexical: bool, as_json: bool, repo: Path | None) -> None:
+def command(
+    query: tuple[str, ...],
+    types: str,
+    tags: tuple[str, ...],
+    personas: tuple[str, ...],
+    lifecycles: tuple[str, ...],
+    everywhere: bool,
+    k: int,
+    lexical: bool,
+    as_json: bool,
+    repo: Path | None,
+) -> None:
     """Rank the skills your connection can see for QUERY: BM25 and meaning (with the
     [semantic] extra) fused, times quality, times lifecycle (deprecated lower, archived only
     with --lifecycle archived). Each hit shows its home, its tier for you, the score
@@ -41,23 +71,35 @@ def command(query: tuple[str, ...], types: str, tags: tuple[str, ...],
     from exobrain.search.engine import Filters, hit_json, search
     from exobrain.workspace import open_workspace
 
-    filters = Filters(types=parse_types(types), tags=split_list(tags),
-                      personas=split_list(personas),
-                      lifecycles=parse_lifecycles(lifecycles), everywhere=everywhere)
+    filters = Filters(
+        types=parse_types(types),
+        tags=split_list(tags),
+        personas=split_list(personas),
+        lifecycles=parse_lifecycles(lifecycles),
+        everywhere=everywhere,
+    )
     ws = open_workspace(repo)
     text = " ".join(query)
     result = search(ws, text, filters, k=k, semantic=not lexical, quality=quality_of(ws))
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
     if as_json:
-        emit_json({"query": text, "mode": result.mode,
-                   "scopes": "all-scopes" if everywhere else "chain",
-                   "considered": result.considered, "notes": result.notes,
-                   "hits": [hit_json(h) for h in result.hits]})
+        emit_json(
+            {
+                "query": text,
+                "mode": result.mode,
+                "scopes": "all-scopes" if everywhere else "chain",
+                "considered": result.considered,
+                "notes": result.notes,
+                "hits": [hit_json(h) for h in result.hits],
+            }
+        )
         return
     if not result.hits:
-        click.echo(f"no match among {result.considered} visible artifacts"
-                   + ("" if everywhere else " (--all-scopes searches the shared scopes too)"))
+        click.echo(
+            f"no match among {result.considered} visible artifacts"
+            + ("" if everywhere else " (--all-scopes searches the shared scopes too)")
+        )
         return
     bold = stdout_is_terminal()
     for number, hit in enumerate(result.hits, 1):
@@ -69,8 +111,10 @@ def command(query: tuple[str, ...], types: str, tags: tuple[str, ...],
         parts += [f"quality {c['quality']:.2f}", data["lifecycle"]]
         head = click.style(data["name"], bold=True) if bold else data["name"]
         tier = f"tier {data['tier']}" if data["type"] == "skill" else data["type"]
-        click.echo(f"{number:2}. {head}  {data['home']}  {tier}  score {data['score']:.3f} "
-                   f"({', '.join(parts)})")
+        click.echo(
+            f"{number:2}. {head}  {data['home']}  {tier}  score {data['score']:.3f} "
+            f"({', '.join(parts)})"
+        )
         if data["description"]:
             click.echo(f"    {data['description']}")
         if data.get("opt_in"):
@@ -78,8 +122,8 @@ def command(query: tuple[str, ...], types: str, tags: tuple[str, ...],
 
 
 def parse_types(text: str) -> tuple[str, ...]:
-    from exobrain.search.corpus import TYPES
     from exobrain.errors import UsageError
+    from exobrain.search.corpus import TYPES
 
     types = split_list((text,))
     unknown = [t for t in types if t not in TYPES]

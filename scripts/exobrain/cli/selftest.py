@@ -15,13 +15,17 @@ COLOURS = {"pass": "green", "fail": "red", "skip": "yellow"}
 
 @click.command("selftest")
 @click.option("--no-suite", is_flag=True, help="Skip the package's own test suite (fast).")
-@click.option("--suite", "suite_paths", multiple=True, metavar="PATH",
-              help="Run only these test paths (repeatable; default: the configured testpaths).")
+@click.option(
+    "--suite",
+    "suite_paths",
+    multiple=True,
+    metavar="PATH",
+    help="Run only these test paths (repeatable; default: the configured testpaths).",
+)
 @json_option
 @repo_option
 @command_edge
-def command(no_suite: bool, suite_paths: tuple[str, ...], as_json: bool,
-            repo: Path | None) -> None:
+def command(no_suite: bool, suite_paths: tuple[str, ...], as_json: bool, repo: Path | None) -> None:
     """Check this exobrain: schemas present, skills-validate clean, locks current, agent docs
     true, each connected agent's links and indexes equal to connect-agent's plan, git hooks
     installed, and the package's own tests passing. Exit 1 when any check fails."""
@@ -39,8 +43,9 @@ def command(no_suite: bool, suite_paths: tuple[str, ...], as_json: bool,
         emit_json(result.as_json())
     else:
         counts = result.as_json()
-        click.echo(f"selftest: {counts['pass']} passed, {counts['fail']} failed, "
-                   f"{counts['skip']} skipped")
+        click.echo(
+            f"selftest: {counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped"
+        )
     sys.exit(result.exit_code)
 
 

@@ -36,14 +36,19 @@ def command(ref: str, as_json: bool, repo: Path | None) -> None:
     click.echo(f"  for you:   {resolved['tier']}{note}, decided by {resolved['decided_by']}")
     for label, key in (("declared", "declarations"), ("override", "overrides")):
         for item in facts[key]:
-            extra = "".join(f" {k}={v}" for k, v in item.items()
-                            if k not in ("registry", "index", "tier"))
-            click.echo(f"  {label + ':':10} {item['registry']} #{item['index']} "
-                       f"tier={item['tier']}{extra}")
+            extra = "".join(
+                f" {k}={v}" for k, v in item.items() if k not in ("registry", "index", "tier")
+            )
+            click.echo(
+                f"  {label + ':':10} {item['registry']} #{item['index']} tier={item['tier']}{extra}"
+            )
     for predicate, refs in facts["links"].items():
         click.echo(f"  {predicate}: {', '.join(map(str, refs))}")
-    incoming = {"supersedes": "superseded by", "derives_from": "derived by",
-                "uses_skill": "used by"}
+    incoming = {
+        "supersedes": "superseded by",
+        "derives_from": "derived by",
+        "uses_skill": "used by",
+    }
     for predicate, refs in facts["linked_from"].items():
         click.echo(f"  {incoming[predicate]}: {', '.join(refs)}")
     description = facts["frontmatter"].get("description")

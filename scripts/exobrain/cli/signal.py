@@ -16,25 +16,34 @@ NUMBERS = {**CONTEXT, "ignore_unknown_options": True}
 
 def _common(func):
     func = click.option("--agent", metavar="AGENT", help="The agent the signal is about.")(func)
-    func = click.option("--host", metavar="HOST",
-                        help="File it under this host (default: $EXOBRAIN_HOST, the connected "
-                             "host scope, else this machine's short hostname).")(func)
+    func = click.option(
+        "--host",
+        metavar="HOST",
+        help="File it under this host (default: $EXOBRAIN_HOST, the connected "
+        "host scope, else this machine's short hostname).",
+    )(func)
     return repo_option(json_option(func))
 
 
 def _record(kind: str, ref_text: str, value: Any, options: dict[str, Any], **extra: Any) -> None:
     from exobrain.agents import get_agent
     from exobrain.refs import canonical, parse_ref
-    from exobrain.workspace import find_declaration
     from exobrain.signals.ledger import author, host_id, make_signal, record_signal
-    from exobrain.workspace import open_workspace
+    from exobrain.workspace import find_declaration, open_workspace
 
     if options["agent"]:
         get_agent(options["agent"])
     ws = open_workspace(options["repo"])
     ref = canonical(find_declaration(ws, parse_ref(ref_text)))
-    line = make_signal(kind, ref, value, by=author(ws), host=host_id(ws, options["host"]),
-                       agent=options["agent"], **extra)
+    line = make_signal(
+        kind,
+        ref,
+        value,
+        by=author(ws),
+        host=host_id(ws, options["host"]),
+        agent=options["agent"],
+        **extra,
+    )
     path, warning = record_signal(ws.root, line)
     if warning:
         click.echo(f"warning: {warning}", err=True)
@@ -43,8 +52,10 @@ def _record(kind: str, ref_text: str, value: Any, options: dict[str, Any], **ext
         return
     from exobrain.signals.view import describe
 
-    click.echo(f"recorded {kind} {describe(line)} on {ref} by {line['by']} "
-               f"({path.relative_to(ws.root).as_posix()})")
+    click.echo(
+        f"recorded {kind} {describe(line)} on {ref} by {line['by']} "
+        f"({path.relative_to(ws.root).as_posix()})"
+    )
 
 
 @click.group(context_settings=CONTEXT)
@@ -111,17 +122,31 @@ def fund(ref: str, amount: str, currency: str, **options: Any) -> None:
 
 @click.command(context_settings=CONTEXT)
 @click.argument("ref", required=False)
-@click.option("--compact", is_flag=True,
-              help="Fold a person's old lines into snapshot lines (no number changes).")
+@click.option(
+    "--compact",
+    is_flag=True,
+    help="Fold a person's old lines into snapshot lines (no number changes).",
+)
 @click.option("--person", metavar="P", help="With --compact: whose ledgers (default: yours).")
-@click.option("--older-than", type=click.IntRange(min=0), metavar="DAYS",
-              help="With --compact: lines older than DAYS (default: signals/weights.json).")
+@click.option(
+    "--older-than",
+    type=click.IntRange(min=0),
+    metavar="DAYS",
+    help="With --compact: lines older than DAYS (default: signals/weights.json).",
+)
 @click.option("--dry-run", is_flag=True, help="With --compact: show what would change.")
 @json_option
 @repo_option
 @command_edge
-def signals(ref: str | None, compact: bool, person: str | None, older_than: int | None,
-            dry_run: bool, as_json: bool, repo: Path | None) -> None:
+def signals(
+    ref: str | None,
+    compact: bool,
+    person: str | None,
+    older_than: int | None,
+    dry_run: bool,
+    as_json: bool,
+    repo: Path | None,
+) -> None:
     """List the signals about a skill and their aggregate, or compact ledgers.
 
     The aggregate follows SPEC-013: a voter's latest vote counts, a rater's latest rank per
@@ -145,9 +170,9 @@ def signals(ref: str | None, compact: bool, person: str | None, older_than: int 
 
 def _list(ws, ref_text: str, as_json: bool) -> None:
     from exobrain.refs import canonical, parse_ref
-    from exobrain.workspace import find_declaration
     from exobrain.signals.aggregate import aggregate
     from exobrain.signals.view import describe, skill_lines, summary
+    from exobrain.workspace import find_declaration
 
     ref = canonical(find_declaration(ws, parse_ref(ref_text)))
     lines, problems = skill_lines(ws.root, ref)
@@ -157,8 +182,17 @@ def _list(ws, ref_text: str, as_json: bool) -> None:
     else:
         click.echo(f"{ref}: {len(lines)} signal line(s)")
         if lines:
-            rows = [[o["ts"], o["kind"], describe(o), o.get("by", "-"), o.get("host", "-"),
-                     o.get("agent", "-")] for o in lines]
+            rows = [
+                [
+                    o["ts"],
+                    o["kind"],
+                    describe(o),
+                    o.get("by", "-"),
+                    o.get("host", "-"),
+                    o.get("agent", "-"),
+                ]
+                for o in lines
+            ]
             click.echo(plain_table(rows, ["TS", "KIND", "VALUE", "BY", "HOST", "AGENT"]))
         click.echo(_summary_line(totals))
     for problem in problems:
@@ -170,34 +204,48 @@ def _summary_line(totals: dict[str, Any]) -> str:
     ranks = ", ".join(f"{d} {v['mean']:.2f} ({v['raters']})" for d, v in totals["ranks"].items())
     rate = f"{cal['completed']}/{cal['outcomes']} completed" if cal["outcomes"] else "none"
     funds = ", ".join(f"{a:g} {c}" for c, a in totals["fund"].items()) or "none"
-    return (f"aggregate: votes +{votes['up']} -{votes['down']} (latest per voter); "
-            f"ranks {ranks or 'none'}; uses {usage['uses']}; calibration {rate}; fund {funds}")
+    return (
+        f"aggregate: votes +{votes['up']} -{votes['down']} (latest per voter); "
+        f"ranks {ranks or 'none'}; uses {usage['uses']}; calibration {rate}; fund {funds}"
+    )
 
 
-def _compact(ws, person: str | None, older_than: int | None, dry_run: bool,
-             as_json: bool) -> None:
+def _compact(ws, person: str | None, older_than: int | None, dry_run: bool, as_json: bool) -> None:
     import time
 
-    from exobrain.signals.quality import load_weights
     from exobrain.signals.compact import compact_person
     from exobrain.signals.ledger import author, check_id, day_label, day_number, format_ts
+    from exobrain.signals.quality import load_weights
 
     who = check_id(person, "person") if person else author(ws)
-    days = older_than if older_than is not None else int(
-        load_weights(ws.root)["compact"]["older_than_days"])
+    days = (
+        older_than
+        if older_than is not None
+        else int(load_weights(ws.root)["compact"]["older_than_days"])
+    )
     cutoff = day_number(format_ts(time.time())) - days
     results = compact_person(ws.root, who, cutoff, dry_run=dry_run)
     if as_json:
-        emit_json({"person": who, "before": day_label(cutoff), "dry_run": dry_run,
-                   "files": [r.__dict__ for r in results]})
+        emit_json(
+            {
+                "person": who,
+                "before": day_label(cutoff),
+                "dry_run": dry_run,
+                "files": [r.__dict__ for r in results],
+            }
+        )
         return
     if not results:
         click.echo(f"no ledgers for {who} (signals/{who}/*.jsonl)")
         return
     verb = "would compact" if dry_run else "compacted"
     for r in results:
-        state = f"{r.before} → {r.after} lines ({r.snapshots} snapshot)" if r.changed else "unchanged"
+        state = (
+            f"{r.before} → {r.after} lines ({r.snapshots} snapshot)" if r.changed else "unchanged"
+        )
         click.echo(f"{r.rel}: {state}")
     changed = sum(r.changed for r in results)
-    click.echo(f"{verb} {changed} of {len(results)} ledger(s) of {who}: lines before "
-               f"{day_label(cutoff)} folded; every aggregate is unchanged")
+    click.echo(
+        f"{verb} {changed} of {len(results)} ledger(s) of {who}: lines before "
+        f"{day_label(cutoff)} folded; every aggregate is unchanged"
+    )

@@ -7,28 +7,51 @@ from pathlib import Path
 
 import click
 
+from exobrain.cli.edge import (
+    command_edge,
+    emit_json,
+    json_option,
+    plain_table,
+    repo_option,
+    report_findings,
+    stdout_is_terminal,
+)
 from exobrain.registry import TIERS
 from exobrain.skillmd import one_line
-from exobrain.cli.edge import (command_edge, emit_json, json_option, plain_table, report_findings,
-                   repo_option, stdout_is_terminal)
 
 STATUS_HEADER = ["NAME", "SCOPE", "OWNER", "TIER", "DECLARED-BY", "DESCRIPTION"]
 CATALOG_HEADER = ["NAME", "SCOPE", "OWNER", "TIER", "FORCED", "LIFECYCLE", "DESCRIPTION"]
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--all", "show_all", is_flag=True,
-              help="Discovery catalog: every declaration in the repository (seed/ left out).")
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="Discovery catalog: every declaration in the repository (seed/ left out).",
+)
 @click.option("--agent", metavar="AGENT", help="Resolve for this agent (applies agent filters).")
 @click.option("--tier", type=click.Choice(TIERS), help="Show only skills resolved to this tier.")
 @json_option
 @click.option("--plain", is_flag=True, help="Tab-separated rows without a header.")
-@click.option("--format", "fmt", type=click.Choice(["table", "prompt"]), default="table",
-              help="'prompt' prints the <available_skills> block for the always skills.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "prompt"]),
+    default="table",
+    help="'prompt' prints the <available_skills> block for the always skills.",
+)
 @repo_option
 @command_edge
-def main(show_all: bool, agent: str | None, tier: str | None, as_json: bool, plain: bool,
-         fmt: str, repo: Path | None) -> None:
+def main(
+    show_all: bool,
+    agent: str | None,
+    tier: str | None,
+    as_json: bool,
+    plain: bool,
+    fmt: str,
+    repo: Path | None,
+) -> None:
     """Show which skills reach you here, at which tier, and why.
 
     Without options: the skills your connected scope chain resolves (deepest scope wins).
@@ -69,17 +92,34 @@ def _show_status(ws, agent, tier, as_json, plain, fmt) -> None:
     skills = ws.resolve(agent)
     rows = status_rows(skills, ws.root, tier, everything=as_json)
     if as_json:
-        emit_json({"connected_scopes": ws.connection.connected_scopes,
-                   "chain": ws.chain.paths, "self_ids": sorted(ws.my_ids), "agent": agent,
-                   "skills": [r.as_json() for r in rows]})
+        emit_json(
+            {
+                "connected_scopes": ws.connection.connected_scopes,
+                "chain": ws.chain.paths,
+                "self_ids": sorted(ws.my_ids),
+                "agent": agent,
+                "skills": [r.as_json() for r in rows],
+            }
+        )
         return
     if fmt == "prompt":
-        click.echo(prompt_block(ws, [r for r in rows
-                                     if r.skill.tier == "always" and not r.skill.is_external]))
+        click.echo(
+            prompt_block(
+                ws, [r for r in rows if r.skill.tier == "always" and not r.skill.is_external]
+            )
+        )
         return
-    cells = [[r.skill.name, r.skill.home, r.skill.owner or "-",
-              r.skill.tier + (f" ({r.skill.note})" if r.skill.note else ""),
-              r.skill.declared_by, one_line(r.description, 80)] for r in rows]
+    cells = [
+        [
+            r.skill.name,
+            r.skill.home,
+            r.skill.owner or "-",
+            r.skill.tier + (f" ({r.skill.note})" if r.skill.note else ""),
+            r.skill.declared_by,
+            one_line(r.description, 80),
+        ]
+        for r in rows
+    ]
     if plain:
         for row in cells:
             click.echo("\t".join(row))
@@ -99,15 +139,26 @@ def _show_catalog(ws, tier, as_json, plain) -> None:
     if as_json:
         emit_json({"skills": [r.as_json() for r in rows]})
         return
-    cells = [[r.entry.name, "external" if r.entry.source else r.entry.scope,
-              r.entry.owner or "-", r.entry.tier, "yes" if r.entry.force else "no",
-              r.entry.lifecycle, one_line(r.description, 80)] for r in rows]
+    cells = [
+        [
+            r.entry.name,
+            "external" if r.entry.source else r.entry.scope,
+            r.entry.owner or "-",
+            r.entry.tier,
+            "yes" if r.entry.force else "no",
+            r.entry.lifecycle,
+            one_line(r.description, 80),
+        ]
+        for r in rows
+    ]
     if plain:
         for row in cells:
             click.echo("\t".join(row))
         return
-    footer = (f"{len(rows)} declared skill(s). Opt in: skills-promote NAME --from SCOPE "
-              f"--to optional|always")
+    footer = (
+        f"{len(rows)} declared skill(s). Opt in: skills-promote NAME --from SCOPE "
+        f"--to optional|always"
+    )
     _render(CATALOG_HEADER, cells, title="all declared skills", footer=footer)
 
 
@@ -125,8 +176,11 @@ def _render(header: list[str], cells: list[list[str]], *, title: str, footer: st
 
     table = Table(title=title, title_justify="left", header_style="bold")
     for column in header:
-        table.add_column(column, overflow="fold" if column == "DESCRIPTION" else "ellipsis",
-                         no_wrap=column != "DESCRIPTION")
+        table.add_column(
+            column,
+            overflow="fold" if column == "DESCRIPTION" else "ellipsis",
+            no_wrap=column != "DESCRIPTION",
+        )
     for row in cells:
         table.add_row(*(Text(cell) for cell in row))
     console = Console()

@@ -12,8 +12,12 @@ from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--dry-run", is_flag=True, help="Print what would be deprecated; change nothing.")
-@click.option("--window", type=click.FloatRange(min=1), metavar="DAYS",
-              help="How long the signals must have stayed low (default: signals/weights.json).")
+@click.option(
+    "--window",
+    type=click.FloatRange(min=1),
+    metavar="DAYS",
+    help="How long the signals must have stayed low (default: signals/weights.json).",
+)
 @json_option
 @repo_option
 @command_edge
@@ -35,8 +39,14 @@ def main(dry_run: bool, window: float | None, as_json: bool, repo: Path | None) 
     chosen = [d for d in decisions if d.deprecate]
     written = [] if dry_run else apply_sweep(ws.root, decisions)
     if as_json:
-        emit_json({"dry_run": dry_run, "window_days": days, "registries_changed": written,
-                   "decisions": [d.as_json() for d in decisions]})
+        emit_json(
+            {
+                "dry_run": dry_run,
+                "window_days": days,
+                "registries_changed": written,
+                "decisions": [d.as_json() for d in decisions],
+            }
+        )
         return
     verb = "would deprecate" if dry_run else "deprecated"
     for d in chosen:
@@ -45,6 +55,8 @@ def main(dry_run: bool, window: float | None, as_json: bool, repo: Path | None) 
         if not d.deprecate:
             click.echo(f"{d.ref}: {d.reason}")
     files = f" ({', '.join(written)})" if written else ""
-    click.echo(f"{verb} {len(chosen)} skill(s){files}; window {days:g} days, "
-               f"quality under {weights['sweep']['quality_below']:g}, "
-               f"fewer than {weights['sweep']['usage_below']:g} uses")
+    click.echo(
+        f"{verb} {len(chosen)} skill(s){files}; window {days:g} days, "
+        f"quality under {weights['sweep']['quality_below']:g}, "
+        f"fewer than {weights['sweep']['usage_below']:g} uses"
+    )

@@ -31,8 +31,14 @@ def main(strict: bool, as_json: bool, repo: Path | None) -> None:
     infos = len(findings) - errors
     code = exit_code(findings, strict)
     if as_json:
-        emit_json({"errors": errors, "info": infos, "exit_code": code,
-                   "findings": [f.as_json() for f in findings]})
+        emit_json(
+            {
+                "errors": errors,
+                "info": infos,
+                "exit_code": code,
+                "findings": [f.as_json() for f in findings],
+            }
+        )
     else:
         for finding in findings:
             click.echo(finding.render())

@@ -11,17 +11,41 @@ terminal.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from exobrain.errors import OperationFailed, UsageError
+from exobrain.scopes import (
+    SCOPE_FLAG,
+    Connection,
+    ScopeConfig,
+    check_scope_path,
+    scan_scopes,
+    scope_at,
+)
 from exobrain.util.fileio import atomic_write_text
-from exobrain.scopes import SCOPE_FLAG, Connection, ScopeConfig, check_scope_path, scan_scopes, scope_at
 
-GENERIC_LOGINS = frozenset({"root", "admin", "administrator", "ubuntu", "debian", "centos",
-                            "ec2-user", "pi", "user", "vagrant", "guest", "test", "fedora",
-                            "azureuser", "opc", "docker"})
+GENERIC_LOGINS = frozenset(
+    {
+        "root",
+        "admin",
+        "administrator",
+        "ubuntu",
+        "debian",
+        "centos",
+        "ec2-user",
+        "pi",
+        "user",
+        "vagrant",
+        "guest",
+        "test",
+        "fedora",
+        "azureuser",
+        "opc",
+        "docker",
+    }
+)
 _ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 
@@ -48,7 +72,7 @@ class Choice:
     connected_scopes: list[str]
     person: str | None = None
     notes: list[str] = field(default_factory=list)
-    create: list[str] = field(default_factory=list)   # scope folders the wizard will create
+    create: list[str] = field(default_factory=list)  # scope folders the wizard will create
 
 
 def short_hostname() -> str:
@@ -62,20 +86,24 @@ def folder_for(config: ScopeConfig, kind: str) -> str:
     for folder, found in config.collections:
         if found == kind:
             return folder
-    raise UsageError(f"scopes.json has no collection of type {kind!r}",
-                     hint=f'add {{"folder": …, "type": "{kind}"}} to scopes.json')
+    raise UsageError(
+        f"scopes.json has no collection of type {kind!r}",
+        hint=f'add {{"folder": …, "type": "{kind}"}} to scopes.json',
+    )
 
 
 def _plain_id(value: str, what: str) -> str:
     text = value.strip()
     if not _ID.match(text) or "__" in text or len(text) > 64:
-        raise UsageError(f"{what} {value!r} must be lowercase letters, digits, '.', '_' or '-' "
-                         f"(no '__')")
+        raise UsageError(
+            f"{what} {value!r} must be lowercase letters, digits, '.', '_' or '-' (no '__')"
+        )
     return text
 
 
-def from_flags(root: Path, config: ScopeConfig, flags: Flags, stored: Connection,
-               hostname: str) -> Choice:
+def from_flags(
+    root: Path, config: ScopeConfig, flags: Flags, stored: Connection, hostname: str
+) -> Choice:
     """The connection the flags name. Scopes that do not exist are reported and left out."""
     if flags.guest:
         if flags.person or flags.host or flags.groups or flags.scopes:
@@ -119,10 +147,11 @@ def from_flags(root: Path, config: ScopeConfig, flags: Flags, stored: Connection
             leaves.append(path)
     leaves += person_leaf
     if not leaves:
-        raise OperationFailed(f"nothing connected: {', '.join(asked)} matched no scope ("
-                              + "; ".join(notes) + ")",
-                              hint="check the spelling, run connect-agent on a terminal to create "
-                                   "your scope, or pass --guest")
+        raise OperationFailed(
+            f"nothing connected: {', '.join(asked)} matched no scope (" + "; ".join(notes) + ")",
+            hint="check the spelling, run connect-agent on a terminal to create "
+            "your scope, or pass --guest",
+        )
     return Choice("flags", list(dict.fromkeys(leaves)), person, notes)
 
 
@@ -135,8 +164,16 @@ Confirm = Callable[[str, bool], bool]
 Echo = Callable[[str], None]
 
 
-def wizard(root: Path, config: ScopeConfig, *, prompt: Prompt, confirm: Confirm, echo: Echo,
-           login: str, hostname: str) -> Choice:
+def wizard(
+    root: Path,
+    config: ScopeConfig,
+    *,
+    prompt: Prompt,
+    confirm: Confirm,
+    echo: Echo,
+    login: str,
+    hostname: str,
+) -> Choice:
     """Ask who this is and which scopes to connect; offer to create a missing person or host
     scope (a folder with a stub AGENTS.md, written when the connect is applied)."""
     people = folder_for(config, "person")
@@ -153,7 +190,8 @@ def wizard(root: Path, config: ScopeConfig, *, prompt: Prompt, confirm: Confirm,
             echo("A handle is lowercase letters, digits, '.', '_' or '-'.")
             continue
         if answer in GENERIC_LOGINS and not confirm(
-                f"'{answer}' looks like a shared login, not a person. Use it anyway?", False):
+            f"'{answer}' looks like a shared login, not a person. Use it anyway?", False
+        ):
             continue
         person_path = f"{people}/{answer}"
         if answer in persons:
@@ -195,5 +233,6 @@ def create_scopes(root: Path, paths: list[str]) -> None:
         if flag.exists():
             continue
         name = path.rsplit("/", 1)[-1]
-        atomic_write_text(flag, f"# {name}\n\nInstructions for agents working in the scope "
-                                f"`{path}` go here.\n")
+        atomic_write_text(
+            flag, f"# {name}\n\nInstructions for agents working in the scope `{path}` go here.\n"
+        )

@@ -8,22 +8,34 @@ after a plan that read the disk once, so ``dry_run`` and a second identical run 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from exobrain.connect import githooks, linker, preload, scopehooks, surfaces
 from exobrain.agents import AGENTS, Agent, get_agent, optional_dir
 from exobrain.catalog import skill_dir
-from exobrain.util.dirhash import INSTALL_RECORD
-from exobrain.connect.choice import (Choice, Flags, create_scopes, from_flags, short_hostname,
-                             stored_choice)
+from exobrain.connect import githooks, linker, preload, scopehooks, surfaces
+from exobrain.connect.choice import (
+    Choice,
+    Flags,
+    create_scopes,
+    from_flags,
+    short_hostname,
+    stored_choice,
+)
 from exobrain.errors import InputFileError, UsageError
-from exobrain.util.fileio import dump_json
 from exobrain.findings import Finding
 from exobrain.resolve import Resolved
-from exobrain.scopes import (CONNECTION_FILE, SCOPE_FLAG, Connection, connection_data,
-                     read_connection)
+from exobrain.scopes import (
+    CONNECTION_FILE,
+    SCOPE_FLAG,
+    Connection,
+    connection_data,
+    read_connection,
+)
+from exobrain.util.dirhash import INSTALL_RECORD
+from exobrain.util.fileio import dump_json
 from exobrain.workspace import Workspace, open_workspace, workspace_for
 
 USER_AGENTS_KEY = "user_agents"
@@ -43,12 +55,12 @@ class Request:
     dry_run: bool = False
     user: bool = False
     flags: Flags = field(default_factory=Flags)
-    wizard: Wizard | None = None          # set only when stdin and stdout are terminals
+    wizard: Wizard | None = None  # set only when stdin and stdout are terminals
     hook_timeout: float = scopehooks.DEFAULT_TIMEOUT
-    hostname: str | None = None          # default: this machine's short host name
+    hostname: str | None = None  # default: this machine's short host name
     external_sync: ExternalSync | None = None
-    persona: str | None = None           # preload this persona's skills ("" forgets it)
-    discover: str | None = None          # write discovered-skills.md for this task ("" forgets)
+    persona: str | None = None  # preload this persona's skills ("" forgets it)
+    discover: str | None = None  # write discovered-skills.md for this task ("" forgets)
     preloads: preload.Preloads | None = None  # search's side of --persona and --discover
 
 
@@ -74,7 +86,7 @@ class Report:
     findings: list[Finding] = field(default_factory=list)
     never_connected: bool = False
     applied: int = 0
-    external: Any = None          # the fetcher's report (a FetchReport) when it ran
+    external: Any = None  # the fetcher's report (a FetchReport) when it ran
 
     @property
     def exit_code(self) -> int:
@@ -94,8 +106,9 @@ def agent_list(connection: Connection, user_level: bool) -> list[str]:
     return list(value)
 
 
-def updated_connection(stored: Connection, choice: Choice, agent: str,
-                       user_level: bool) -> Connection:
+def updated_connection(
+    stored: Connection, choice: Choice, agent: str, user_level: bool
+) -> Connection:
     """The stored connection with the chosen scopes and ``agent`` recorded at its level."""
     raw = dict(stored.raw)
     agents = agent_list(stored, False)
@@ -120,15 +133,18 @@ def connect(request: Request) -> Report:
     user_level = agent.is_user_level(request.user)
     if request.relink:
         if request.flags.given:
-            raise UsageError("--relink re-applies the stored connection: drop "
-                             "--person/--host/--group/--scope/--guest, or drop --relink")
+            raise UsageError(
+                "--relink re-applies the stored connection: drop "
+                "--person/--host/--group/--scope/--guest, or drop --relink"
+            )
         connected = agent_list(ws.connection, user_level)
         if agent.name not in connected:
             report = _empty_report(ws, agent, request)
             report.never_connected = True
             report.notes.append(
                 f"{agent.name} was never connected here at {report.level} level "
-                f"({CONNECTION_FILE} lists: {', '.join(connected) or 'none'}); nothing to do")
+                f"({CONNECTION_FILE} lists: {', '.join(connected) or 'none'}); nothing to do"
+            )
             return report
         choice = stored_choice(ws.connection)
     else:
@@ -151,8 +167,9 @@ def connect(request: Request) -> Report:
                 report.notes = list(dict.fromkeys(first.notes + report.notes))  # fetcher's too
                 report.warnings = list(dict.fromkeys(first.warnings + report.warnings))
             report.applied = linker.apply(report.actions)
-    report.hooks_run = scopehooks.run_hooks(report.hooks_planned, report.root, agent.name,
-                                            report.skills_dir, request.hook_timeout)
+    report.hooks_run = scopehooks.run_hooks(
+        report.hooks_planned, report.root, agent.name, report.skills_dir, request.hook_timeout
+    )
     return report
 
 
@@ -166,42 +183,62 @@ def _stored_changed(ws: Workspace) -> bool:
 
 def _empty_report(ws: Workspace, agent: Agent, request: Request) -> Report:
     level = "user" if agent.is_user_level(request.user) else "project"
-    return Report(agent.name, level, ws.root, agent.skills_dir(ws.root, request.user),
-                  request.dry_run)
+    return Report(
+        agent.name, level, ws.root, agent.skills_dir(ws.root, request.user), request.dry_run
+    )
 
 
-def _prepare(ws: Workspace, agent: Agent, choice: Choice, request: Request, *,
-             sync: bool) -> Report:
+def _prepare(
+    ws: Workspace, agent: Agent, choice: Choice, request: Request, *, sync: bool
+) -> Report:
     """Everything up to applying: the connection to record, the resolution, the plan."""
     report = _empty_report(ws, agent, request)
     report.source, report.notes = choice.source, list(choice.notes)
     stored = ws.connection
     connection = updated_connection(stored, choice, agent.name, report.level == "user")
-    wanted = preload.merged(preload.stored_preload(stored, agent.name), request.persona,
-                            request.discover)
+    wanted = preload.merged(
+        preload.stored_preload(stored, agent.name), request.persona, request.discover
+    )
     connection.raw = preload.with_preload(connection.raw, agent.name, wanted)
     ws = workspace_for(ws.root, ws.config, connection)
     report.connected_scopes, report.person = connection.connected_scopes, connection.person
     report.chain = ws.chain.paths
     rows = ws.resolve(agent.name)
     if (wanted.persona or wanted.discover) and request.preloads is None:
-        raise UsageError(f"{CONNECTION_FILE} asks for a persona or discovery preload, which "
-                         f"this caller cannot compute", hint="run connect-agent")
+        raise UsageError(
+            f"{CONNECTION_FILE} asks for a persona or discovery preload, which "
+            f"this caller cannot compute",
+            hint="run connect-agent",
+        )
     if wanted.persona and request.preloads is not None:
         rows, raised = request.preloads.persona_rows(ws, rows, wanted.persona)
-        report.notes.append(f"persona {wanted.persona}: " + (
-            f"{len(raised)} skill(s) preloaded ({', '.join(raised)})" if raised
-            else "no other visible skill has that persona or tag"))
+        report.notes.append(
+            f"persona {wanted.persona}: "
+            + (
+                f"{len(raised)} skill(s) preloaded ({', '.join(raised)})"
+                if raised
+                else "no other visible skill has that persona or tag"
+            )
+        )
     if sync:
         _sync_external(request, ws, agent, rows, report.skills_dir, report)
     discovered = None
     if wanted.discover and request.preloads is not None:
         discovered, notes = preload.discovered_index(
-            request.preloads, ws, wanted.discover, agent.context_dir(ws.root, request.user))
-        report.notes += notes if discovered else notes + [
-            f"no visible skill fits {wanted.discover!r}: {preload.DISCOVERED_FILE} not written"]
-    actions = [*plan(ws, agent, rows, request, report, discovered=discovered),
-               _connection_action(ws.root, stored, connection)]
+            request.preloads, ws, wanted.discover, agent.context_dir(ws.root, request.user)
+        )
+        report.notes += (
+            notes
+            if discovered
+            else [
+                *notes,
+                f"no visible skill fits {wanted.discover!r}: {preload.DISCOVERED_FILE} not written",
+            ]
+        )
+    actions = [
+        *plan(ws, agent, rows, request, report, discovered=discovered),
+        _connection_action(ws.root, stored, connection),
+    ]
     report.actions = [a for a in actions if a is not None]
     report.findings = ws.findings
     report.hooks_planned = scopehooks.find_hooks(ws.root, ws.chain.scopes, agent.name)
@@ -221,8 +258,15 @@ def _choose(ws: Workspace, request: Request) -> Choice:
     return Choice("guest", [], None, [note + "; pass --person to connect yourself"])
 
 
-def plan(ws: Workspace, agent: Agent, rows: list[Resolved], request: Request,
-         report: Report, *, discovered: str | None = None) -> list[linker.Action]:
+def plan(
+    ws: Workspace,
+    agent: Agent,
+    rows: list[Resolved],
+    request: Request,
+    report: Report,
+    *,
+    discovered: str | None = None,
+) -> list[linker.Action]:
     """Every action for this agent: links, context files (``discovered``: the text of
     discovered-skills.md), git hooks (pure over what it reads)."""
     root, skills_dir = ws.root, report.skills_dir
@@ -234,15 +278,15 @@ def plan(ws: Workspace, agent: Agent, rows: list[Resolved], request: Request,
             wanted[row.link_name] = skill_dir(root, row.home, row.name)
         elif row.tier == "optional":
             optional.append(row)
-    actions = linker.plan_links(skills_dir, wanted, root, protected=_shared_wants(
-        ws, agent, request.user, skills_dir))
+    actions = linker.plan_links(
+        skills_dir, wanted, root, protected=_shared_wants(ws, agent, request.user, skills_dir)
+    )
     report.problems += [f"{a.name}: {a.reason}" for a in actions if a.problem]
     context = agent.context_dir(root, request.user)
     remarks = surfaces.Remarks(report.problems, report.warnings)
     listed = surfaces.index_rows(ws, rows, optional, context, skills_dir, remarks)
     actions += surfaces.context_actions(ws, agent, context, listed, remarks, discovered)
-    actions += _git_hook_actions(ws, report, user_level=report.level == "user",
-                                 agent=agent.name)
+    actions += _git_hook_actions(ws, report, user_level=report.level == "user", agent=agent.name)
     return actions
 
 
@@ -256,13 +300,15 @@ def _shared_wants(ws: Workspace, agent: Agent, user: bool, skills_dir: Path) -> 
             continue
         if other.skills_dir(ws.root, user) != skills_dir:
             continue
-        names |= {r.link_name for r in ws.resolve(other.name)
-                  if r.tier == "always" and not r.is_external}
+        names |= {
+            r.link_name for r in ws.resolve(other.name) if r.tier == "always" and not r.is_external
+        }
     return frozenset(names)
 
 
-def _git_hook_actions(ws: Workspace, report: Report, *, user_level: bool,
-                      agent: str) -> list[linker.Action]:
+def _git_hook_actions(
+    ws: Workspace, report: Report, *, user_level: bool, agent: str
+) -> list[linker.Action]:
     """post-merge/post-rewrite relink every agent connected here; pre-push validates."""
     folder = githooks.hooks_dir(ws.root)
     if folder is None:
@@ -274,12 +320,14 @@ def _git_hook_actions(ws: Workspace, report: Report, *, user_level: bool,
     known = {a.name for a in AGENTS}  # a misspelt name in .exobrain.json gets no hook line
     relinks = githooks.relink_commands(
         [a for a in agent_list(ws.connection, False) if a in known],
-        [a for a in agent_list(ws.connection, True) if a in known])
+        [a for a in agent_list(ws.connection, True) if a in known],
+    )
     return githooks.plan_hooks(folder, githooks.hook_texts(githooks.current_runner(), relinks))
 
 
-def _connection_action(root: Path, stored: Connection,
-                       connection: Connection) -> linker.Action | None:
+def _connection_action(
+    root: Path, stored: Connection, connection: Connection
+) -> linker.Action | None:
     """Rewrite ``.exobrain.json`` only when what it says changes."""
     data = connection_data(connection)
     path = root / CONNECTION_FILE
@@ -303,14 +351,23 @@ def _may_hold_installs(skills_dir: Path) -> bool:
         return True
     try:
         with os.scandir(skills_dir) as entries:
-            return any(e.is_dir(follow_symlinks=False)
-                       and os.path.exists(os.path.join(e.path, INSTALL_RECORD)) for e in entries)
+            return any(
+                e.is_dir(follow_symlinks=False)
+                and os.path.exists(os.path.join(e.path, INSTALL_RECORD))
+                for e in entries
+            )
     except OSError:
         return False
 
 
-def _sync_external(request: Request, ws: Workspace, agent: Agent, rows: list[Resolved],
-                   skills_dir: Path, report: Report) -> None:
+def _sync_external(
+    request: Request,
+    ws: Workspace,
+    agent: Agent,
+    rows: list[Resolved],
+    skills_dir: Path,
+    report: Report,
+) -> None:
     """Run the fetcher when external skills resolve (or may be installed) here. Its failure,
     or one skill's, is a warning: the rest of the connect completes."""
     wanted = [r for r in rows if r.is_external and r.tier != "off"]
@@ -318,12 +375,14 @@ def _sync_external(request: Request, ws: Workspace, agent: Agent, rows: list[Res
         return
     if request.external_sync is None or request.dry_run:
         if wanted:
-            report.notes.append(f"{len(wanted)} external skill(s) resolve here, not fetched "
-                                "now: fetch-external-skills [--check] installs them")
+            report.notes.append(
+                f"{len(wanted)} external skill(s) resolve here, not fetched "
+                "now: fetch-external-skills [--check] installs them"
+            )
         return
     try:
         result = request.external_sync(ws=ws, agent=agent, rows=rows, skills_dir=skills_dir)
-    except Exception as exc:  # noqa: BLE001 - any fetch failure is non-fatal by design
+    except Exception as exc:
         report.warnings.append(f"external skills not updated: {exc}")
         return
     report.external = result

@@ -20,11 +20,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from exobrain.util.dirhash import INSTALL_RECORD
-from exobrain.paths import shown
-from exobrain.errors import InputFileError, OperationFailed
-from exobrain.util.fileio import atomic_write_text, read_text
 from exobrain.connect.indexes import BlockError, is_generated, splice_block
+from exobrain.errors import InputFileError, OperationFailed
+from exobrain.paths import shown
+from exobrain.util.dirhash import INSTALL_RECORD
+from exobrain.util.fileio import atomic_write_text, read_text
 
 KEEP, CREATE, REPLACE, REMOVE, SKIP = "keep", "create", "replace", "remove", "skip"
 
@@ -44,15 +44,19 @@ class Action:
     content: str | None = None
     executable: bool = False
     aside: Path | None = None
-    problem: bool = False     # a skip that means something is broken (not a user's file)
+    problem: bool = False  # a skip that means something is broken (not a user's file)
 
     @property
     def changes(self) -> bool:
         return self.op in (CREATE, REPLACE, REMOVE)
 
     def as_json(self) -> dict:
-        data = {"kind": self.kind, "op": self.op, "name": self.name or self.path.name,
-                "path": str(self.path)}
+        data = {
+            "kind": self.kind,
+            "op": self.op,
+            "name": self.name or self.path.name,
+            "path": str(self.path),
+        }
         if self.target:
             data["target"] = self.target
         if self.reason:
@@ -70,19 +74,22 @@ def check_skills_dir(path: Path) -> None:
         return
     if path.is_symlink():
         what = "a file" if path.exists() else "nothing"
-        raise InputFileError(f"{path}: the skills folder is a symlink to {what} "
-                             f"({os.readlink(path)})",
-                             hint="remove the link or point it at an existing folder, then rerun")
+        raise InputFileError(
+            f"{path}: the skills folder is a symlink to {what} ({os.readlink(path)})",
+            hint="remove the link or point it at an existing folder, then rerun",
+        )
     if path.exists():
-        raise InputFileError(f"{path}: the skills folder is a file, not a folder",
-                             hint="move the file away, then rerun connect-agent")
+        raise InputFileError(
+            f"{path}: the skills folder is a file, not a folder",
+            hint="move the file away, then rerun connect-agent",
+        )
 
 
 def _in_tree_skill(path: str, root: str) -> bool:
     """``path`` is ``<root>/skills/<name>`` or ``<root>/<scope>/skills/<name>``."""
     if not path.startswith(root + os.sep):
         return False
-    parts = path[len(root) + 1:].split(os.sep)
+    parts = path[len(root) + 1 :].split(os.sep)
     return len(parts) >= 2 and parts[-2] == "skills" and not any(p.startswith(".") for p in parts)
 
 
@@ -91,8 +98,13 @@ def owns_link(target: str, root: str) -> bool:
     return _in_tree_skill(target, root) or _in_tree_skill(os.path.realpath(target), root)
 
 
-def plan_links(skills_dir: Path, wanted: dict[str, Path], root: Path, *,
-               protected: frozenset[str] = frozenset()) -> list[Action]:
+def plan_links(
+    skills_dir: Path,
+    wanted: dict[str, Path],
+    root: Path,
+    *,
+    protected: frozenset[str] = frozenset(),
+) -> list[Action]:
     """Actions that make ``skills_dir`` hold exactly a link per ``wanted`` name (name → the
     skill folder, absolute) among the links we own. ``protected`` names are links another
     connected agent sharing this folder wants: never removed. A wanted skill whose folder is
@@ -108,15 +120,25 @@ def plan_links(skills_dir: Path, wanted: dict[str, Path], root: Path, *,
             with os.scandir(skills_dir) as entries:
                 present = {e.name: e for e in entries}
         except OSError as exc:
-            raise InputFileError(f"{skills_dir}: cannot read the skills folder "
-                                 f"({exc.strerror or exc})", hint="check its permissions") from exc
+            raise InputFileError(
+                f"{skills_dir}: cannot read the skills folder ({exc.strerror or exc})",
+                hint="check its permissions",
+            ) from exc
     targets = {}
     for name, folder in wanted.items():
         if os.path.isdir(folder):
             targets[name] = str(folder)
         else:
-            actions.append(Action("link", SKIP, skills_dir / name, name, problem=True,
-                                  reason=f"skill folder {shown(folder, root)} is missing"))
+            actions.append(
+                Action(
+                    "link",
+                    SKIP,
+                    skills_dir / name,
+                    name,
+                    problem=True,
+                    reason=f"skill folder {shown(folder, root)} is missing",
+                )
+            )
     for name, entry in present.items():
         path = skills_dir / name
         if not entry.is_symlink():
@@ -130,17 +152,33 @@ def plan_links(skills_dir: Path, wanted: dict[str, Path], root: Path, *,
             if actual == want:
                 actions.append(Action("link", KEEP, path, name, target=text))
             elif owns_link(actual, root_text):
-                actions.append(Action("link", REPLACE, path, name, target=_link_text(
-                    want, real_dir, relative), reason=f"was {text}"))
+                actions.append(
+                    Action(
+                        "link",
+                        REPLACE,
+                        path,
+                        name,
+                        target=_link_text(want, real_dir, relative),
+                        reason=f"was {text}",
+                    )
+                )
             else:
-                actions.append(Action("link", SKIP, path, name,
-                                      reason=f"foreign symlink exists (→ {text})"))
+                actions.append(
+                    Action("link", SKIP, path, name, reason=f"foreign symlink exists (→ {text})")
+                )
         elif name not in protected and owns_link(actual, root_text):
             actions.append(Action("link", REMOVE, path, name, target=text))
     for name, want in targets.items():
         if name not in present:
-            actions.append(Action("link", CREATE, skills_dir / name, name,
-                                  target=_link_text(want, real_dir, relative)))
+            actions.append(
+                Action(
+                    "link",
+                    CREATE,
+                    skills_dir / name,
+                    name,
+                    target=_link_text(want, real_dir, relative),
+                )
+            )
     return sorted(actions, key=lambda a: a.name)
 
 
@@ -226,8 +264,10 @@ def apply(actions: list[Action]) -> int:
     are swapped in by rename) and the writable check runs first."""
     problems = writable_problems(actions)
     if problems:
-        raise OperationFailed("cannot write:\n  " + "\n  ".join(problems),
-                              hint="fix the permissions or the path, then rerun; nothing was changed")
+        raise OperationFailed(
+            "cannot write:\n  " + "\n  ".join(problems),
+            hint="fix the permissions or the path, then rerun; nothing was changed",
+        )
     done = 0
     for action in actions:
         if not action.changes:
@@ -235,9 +275,10 @@ def apply(actions: list[Action]) -> int:
         try:
             _apply_one(action)
         except OSError as exc:
-            raise OperationFailed(f"{action.path}: {exc.strerror or exc} "
-                                  f"(after {done} change(s) of this run)",
-                                  hint="fix the cause and rerun; finished changes stay valid") from exc
+            raise OperationFailed(
+                f"{action.path}: {exc.strerror or exc} (after {done} change(s) of this run)",
+                hint="fix the cause and rerun; finished changes stay valid",
+            ) from exc
         done += 1
     return done
 

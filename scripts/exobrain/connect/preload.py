@@ -38,31 +38,43 @@ DISCOVERED_FILE = "discovered-skills.md"
 class Preloads(Protocol):
     """What connect-agent needs from search for ``--persona`` and ``--discover``."""
 
-    def persona_rows(self, ws: Workspace, rows: list[Resolved],
-                     persona: str) -> tuple[list[Resolved], list[str]]:
+    def persona_rows(
+        self, ws: Workspace, rows: list[Resolved], persona: str
+    ) -> tuple[list[Resolved], list[str]]:
         """``rows`` with the visible skills for ``persona`` raised to ``always``; the names."""
         ...
 
-    def discovered(self, ws: Workspace, task: str) -> tuple[list[tuple[str, Path, str]],
-                                                            list[str]]:
+    def discovered(self, ws: Workspace, task: str) -> tuple[list[tuple[str, Path, str]], list[str]]:
         """The top skills for ``task`` as (name, folder, description), best first; notes."""
         ...
 
 
-def discovered_index(preloads: Preloads, ws: Workspace, task: str,
-                     context: Path) -> tuple[str | None, list[str]]:
+def discovered_index(
+    preloads: Preloads, ws: Workspace, task: str, context: Path
+) -> tuple[str | None, list[str]]:
     """The content of ``discovered-skills.md`` for ``task`` (None when nothing fits) and the
     notes discovery printed."""
     picks, notes = preloads.discovered(ws, task)
     inside = context == ws.root or ws.root in context.parents
-    rows = [indexes.index_row(name, link_text(path, ws.root, inside), description)
-            for name, path, description in picks]
+    rows = [
+        indexes.index_row(name, link_text(path, ws.root, inside), description)
+        for name, path, description in picks
+    ]
     if not rows:
         return None, notes
-    intro = (f"Skills that fit the task \"{' '.join(task.split())}\", best first. Read a "
-             f"skill's SKILL.md at the path shown when the task comes up.")
-    lines = [indexes.GENERATED_MARK, "# Discovered skills", "", intro, "",
-             "| Name | Path | Summary |", "|---|---|---|"]
+    intro = (
+        f'Skills that fit the task "{" ".join(task.split())}", best first. Read a '
+        f"skill's SKILL.md at the path shown when the task comes up."
+    )
+    lines = [
+        indexes.GENERATED_MARK,
+        "# Discovered skills",
+        "",
+        intro,
+        "",
+        "| Name | Path | Summary |",
+        "|---|---|---|",
+    ]
     lines += [line for row in rows for line in indexes.index_table([row])[2:]]
     return "\n".join(lines) + "\n", notes
 
@@ -81,17 +93,22 @@ def stored_preload(connection: Connection, agent: str) -> Preload:
     block = connection.raw.get(PRELOAD_KEY, {})
     entry = block.get(agent, {}) if isinstance(block, dict) else None
     if not isinstance(entry, dict) or not all(
-            isinstance(entry.get(k, ""), str) for k in ("persona", "discover")):
-        raise InputFileError(f"{CONNECTION_FILE}: {PRELOAD_KEY}.{agent} must be an object "
-                             f'with string "persona" and "discover"',
-                             hint=f'e.g. "{PRELOAD_KEY}": {{"{agent}": {{"persona": "chemist"}}}}')
+        isinstance(entry.get(k, ""), str) for k in ("persona", "discover")
+    ):
+        raise InputFileError(
+            f"{CONNECTION_FILE}: {PRELOAD_KEY}.{agent} must be an object "
+            f'with string "persona" and "discover"',
+            hint=f'e.g. "{PRELOAD_KEY}": {{"{agent}": {{"persona": "chemist"}}}}',
+        )
     return Preload(entry.get("persona") or None, entry.get("discover") or None)
 
 
 def merged(stored: Preload, persona: str | None, discover: str | None) -> Preload:
     """The command line over the stored values: None keeps, an empty string forgets."""
-    return Preload(stored.persona if persona is None else (persona.strip() or None),
-                   stored.discover if discover is None else (discover.strip() or None))
+    return Preload(
+        stored.persona if persona is None else (persona.strip() or None),
+        stored.discover if discover is None else (discover.strip() or None),
+    )
 
 
 def with_preload(raw: dict[str, Any], agent: str, preload: Preload) -> dict[str, Any]:
@@ -112,5 +129,4 @@ def with_preload(raw: dict[str, Any], agent: str, preload: Preload) -> dict[str,
 
 def without_mark(text: str) -> str:
     """A generated file's text without its first line, for surfaces that inline it."""
-    return text.split("\n", 1)[1].lstrip("\n") if text.startswith(indexes.GENERATED_MARK) \
-        else text
+    return text.split("\n", 1)[1].lstrip("\n") if text.startswith(indexes.GENERATED_MARK) else text

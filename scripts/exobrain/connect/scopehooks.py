@@ -34,20 +34,26 @@ class ScopeHook:
 @dataclass(frozen=True)
 class HookResult:
     hook: ScopeHook
-    exit_code: int | None     # None when it was killed or could not start
+    exit_code: int | None  # None when it was killed or could not start
     timed_out: bool
     seconds: float
     output: str
-    error: str = ""           # why it could not start
+    error: str = ""  # why it could not start
 
     @property
     def ok(self) -> bool:
         return self.exit_code == 0
 
     def as_json(self, root: Path) -> dict:
-        return {"scope": self.hook.scope, "path": shown(self.hook.path, root),
-                "exit_code": self.exit_code, "timed_out": self.timed_out,
-                "seconds": round(self.seconds, 3), "output": self.output, "error": self.error}
+        return {
+            "scope": self.hook.scope,
+            "path": shown(self.hook.path, root),
+            "exit_code": self.exit_code,
+            "timed_out": self.timed_out,
+            "seconds": round(self.seconds, 3),
+            "output": self.output,
+            "error": self.error,
+        }
 
 
 def find_hooks(root: Path, chain: list[Scope], agent: str) -> list[ScopeHook]:
@@ -64,20 +70,28 @@ def find_hooks(root: Path, chain: list[Scope], agent: str) -> list[ScopeHook]:
     return hooks
 
 
-def run_hook(hook: ScopeHook, root: Path, agent: str, target: Path,
-             timeout: float = DEFAULT_TIMEOUT) -> HookResult:
+def run_hook(
+    hook: ScopeHook, root: Path, agent: str, target: Path, timeout: float = DEFAULT_TIMEOUT
+) -> HookResult:
     """Run one hook; never raises for what the hook does."""
     if not hook.executable:
-        return HookResult(hook, None, False, 0.0, "",
-                          error=f"not executable (chmod +x {shown(hook.path, root)})")
+        return HookResult(
+            hook, None, False, 0.0, "", error=f"not executable (chmod +x {shown(hook.path, root)})"
+        )
     import tempfile  # only when a hook runs
 
     argv = [str(hook.path), agent, str(target), str(hook.path.parent.parent)]
     start = time.monotonic()
     with tempfile.TemporaryFile() as sink:
         try:
-            process = subprocess.Popen(argv, cwd=root, stdin=subprocess.DEVNULL, stdout=sink,
-                                       stderr=subprocess.STDOUT, start_new_session=True)
+            process = subprocess.Popen(
+                argv,
+                cwd=root,
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         except OSError as exc:
             return HookResult(hook, None, False, 0.0, "", error=exc.strerror or str(exc))
         timed_out = False
@@ -98,6 +112,7 @@ def run_hook(hook: ScopeHook, root: Path, agent: str, target: Path,
     return HookResult(hook, code, timed_out, seconds, output.rstrip("\n"))
 
 
-def run_hooks(hooks: list[ScopeHook], root: Path, agent: str, target: Path,
-              timeout: float = DEFAULT_TIMEOUT) -> list[HookResult]:
+def run_hooks(
+    hooks: list[ScopeHook], root: Path, agent: str, target: Path, timeout: float = DEFAULT_TIMEOUT
+) -> list[HookResult]:
     return [run_hook(h, root, agent, target, timeout) for h in hooks]

@@ -9,22 +9,21 @@ the file lives inside it, absolute otherwise, so they work from wherever the age
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from exobrain.connect import indexes, linker
 from exobrain.agents import CONTEXT_CLAUDE, CONTEXT_CODEX, CONTEXT_OPENCLAW, Agent, optional_dir
 from exobrain.catalog import description_of, skill_dir
-from exobrain.paths import link_text
+from exobrain.connect import indexes, linker
 from exobrain.errors import InputFileError
-from exobrain.util.fileio import read_text
+from exobrain.paths import link_text
 from exobrain.resolve import Resolved
 from exobrain.scopes import GLOBAL, SCOPE_FLAG
 from exobrain.skillmd import SKILL_FILE
+from exobrain.util.fileio import read_text
 from exobrain.workspace import Workspace
 
-CODEX_DOC_LIMIT = 32 * 1024   # Codex's default project_doc_max_bytes
+CODEX_DOC_LIMIT = 32 * 1024  # Codex's default project_doc_max_bytes
 
 
 @dataclass
@@ -39,8 +38,14 @@ def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-def index_rows(ws: Workspace, rows: list[Resolved], optional: list[Resolved], context: Path,
-                skills_dir: Path, remarks: Remarks) -> list[indexes.IndexRow]:
+def index_rows(
+    ws: Workspace,
+    rows: list[Resolved],
+    optional: list[Resolved],
+    context: Path,
+    skills_dir: Path,
+    remarks: Remarks,
+) -> list[indexes.IndexRow]:
     """The optional skills as the index lists them; paths relative to the repository when the
     index lives inside it, absolute otherwise."""
     root = ws.root
@@ -49,17 +54,22 @@ def index_rows(ws: Workspace, rows: list[Resolved], optional: list[Resolved], co
     for row in optional:
         path = skill_dir(root, row.home, row.name) / SKILL_FILE
         if not path.is_file():
-            remarks.problems.append(f"{row.link_name}: optional skill has no {link_text(path, root, True)}"
-                                   "; not listed")
+            remarks.problems.append(
+                f"{row.link_name}: optional skill has no {link_text(path, root, True)}; not listed"
+            )
             continue
-        result.append(indexes.index_row(row.name, link_text(path, root, inside),
-                                        description_of(root, row.home, row.name)))
+        result.append(
+            indexes.index_row(
+                row.name, link_text(path, root, inside), description_of(root, row.home, row.name)
+            )
+        )
     for row in rows:  # external optional skills the fetcher installed beside the skills folder
         if row.is_external and row.tier == "optional":
             path = optional_dir(skills_dir) / row.link_name / SKILL_FILE
             if path.is_file():
-                result.append(indexes.index_row(row.name, link_text(path, root, inside),
-                                                _description(path)))
+                result.append(
+                    indexes.index_row(row.name, link_text(path, root, inside), _description(path))
+                )
     return result
 
 
@@ -73,8 +83,9 @@ def _description(path: Path) -> str:
     return value if isinstance(value, str) else ""
 
 
-def scope_docs(ws: Workspace, context: Path, *, sidecars: bool,
-                texts: bool, remarks: Remarks) -> list[indexes.ScopeDoc]:
+def scope_docs(
+    ws: Workspace, context: Path, *, sidecars: bool, texts: bool, remarks: Remarks
+) -> list[indexes.ScopeDoc]:
     """Each connected scope's AGENTS.md (and CLAUDE.md sidecar), shallow to deep, as paths
     seen from ``context`` (relative inside the repository, absolute outside)."""
     inside = _inside(context, ws.root)
@@ -91,15 +102,25 @@ def scope_docs(ws: Workspace, context: Path, *, sidecars: bool,
             except InputFileError as exc:
                 remarks.warnings.append(f"{exc.message}; left out of the context")
                 continue
-        docs.append(indexes.ScopeDoc(
-            scope.path, link_text(folder / SCOPE_FLAG, context, inside),
-            link_text(sidecar, context, inside) if sidecars and sidecar.is_file() else None, text))
+        docs.append(
+            indexes.ScopeDoc(
+                scope.path,
+                link_text(folder / SCOPE_FLAG, context, inside),
+                link_text(sidecar, context, inside) if sidecars and sidecar.is_file() else None,
+                text,
+            )
+        )
     return docs
 
 
-def context_actions(ws: Workspace, agent: Agent, context: Path,
-                    rows: list[indexes.IndexRow], remarks: Remarks,
-                    discovered: str | None = None) -> list[linker.Action | None]:
+def context_actions(
+    ws: Workspace,
+    agent: Agent,
+    context: Path,
+    rows: list[indexes.IndexRow],
+    remarks: Remarks,
+    discovered: str | None = None,
+) -> list[linker.Action | None]:
     """The agent's context surface: Claude imports generated files from a block in CLAUDE.md,
     Codex gets one AGENTS.override.md, OpenClaw a block in USER.md, others an index file.
     ``discovered`` (connect-agent --discover) is one more generated file, inlined where the
@@ -108,15 +129,24 @@ def context_actions(ws: Workspace, agent: Agent, context: Path,
 
     if agent.context == CONTEXT_CLAUDE:
         index = indexes.optional_index(rows)
-        scopes = indexes.connected_scopes(scope_docs(ws, context, sidecars=True, texts=False,
-                                                      remarks=remarks))
-        files = [(indexes.SCOPES_FILE, scopes), (indexes.INDEX_FILE, index),
-                 (DISCOVERED_FILE, discovered)]
+        scopes = indexes.connected_scopes(
+            scope_docs(ws, context, sidecars=True, texts=False, remarks=remarks)
+        )
+        files = [
+            (indexes.SCOPES_FILE, scopes),
+            (indexes.INDEX_FILE, index),
+            (DISCOVERED_FILE, discovered),
+        ]
         actions = [linker.plan_file(context / name, text) for name, text in files]
-        imports = [name for (name, text), action in zip(files, actions)
-                   if text is not None and (action is None or action.op != linker.SKIP)]
-        return [*actions, linker.plan_block(context / agent.context_file,
-                                            indexes.import_block(imports))]
+        imports = [
+            name
+            for (name, text), action in zip(files, actions, strict=False)
+            if text is not None and (action is None or action.op != linker.SKIP)
+        ]
+        return [
+            *actions,
+            linker.plan_block(context / agent.context_file, indexes.import_block(imports)),
+        ]
     if agent.context == CONTEXT_CODEX:
         shadowed_path = context / SCOPE_FLAG
         shadowed = None
@@ -128,12 +158,16 @@ def context_actions(ws: Workspace, agent: Agent, context: Path,
         docs = scope_docs(ws, context, sidecars=False, texts=True, remarks=remarks)
         text = indexes.codex_override(shadowed, docs, rows)
         if discovered:
-            text = (text or indexes.GENERATED_MARK + "\n").rstrip("\n") + "\n\n" + \
-                without_mark(discovered)
+            text = (
+                (text or indexes.GENERATED_MARK + "\n").rstrip("\n")
+                + "\n\n"
+                + without_mark(discovered)
+            )
         if text is not None and len(text.encode("utf-8")) > CODEX_DOC_LIMIT:
             remarks.warnings.append(
                 f"{agent.context_file} is {len(text.encode('utf-8')) // 1024} KiB; Codex reads "
-                f"the first {CODEX_DOC_LIMIT // 1024} KiB unless project_doc_max_bytes is raised")
+                f"the first {CODEX_DOC_LIMIT // 1024} KiB unless project_doc_max_bytes is raised"
+            )
         return [linker.plan_file(context / agent.context_file, text)]
     if agent.context == CONTEXT_OPENCLAW:
         docs = scope_docs(ws, context, sidecars=False, texts=False, remarks=remarks)
@@ -141,5 +175,7 @@ def context_actions(ws: Workspace, agent: Agent, context: Path,
         if discovered:
             body = ((body + "\n\n") if body else "") + without_mark(discovered).rstrip("\n")
         return [linker.plan_block(context / agent.context_file, body)]
-    return [linker.plan_file(context / indexes.INDEX_FILE, indexes.optional_index(rows)),
-            linker.plan_file(context / DISCOVERED_FILE, discovered)]
+    return [
+        linker.plan_file(context / indexes.INDEX_FILE, indexes.optional_index(rows)),
+        linker.plan_file(context / DISCOVERED_FILE, discovered),
+    ]

@@ -12,22 +12,23 @@ and the report says which failed, so ``connect-agent`` can treat them as non-fat
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
-from exobrain.fetch import installs
 from exobrain.agents import Agent, get_agent, optional_dir
-from exobrain.util.dirhash import content_hash
-from exobrain.util.staging import clean_leftovers, discard_folder, staged_folder
 from exobrain.errors import ExobrainError, InputFileError, OperationFailed, UsageError
+from exobrain.fetch import installs
 from exobrain.fetch.remote import Source, SourceRefused, check_source
 from exobrain.fetch.report import FetchReport, SkillEvent, short
 from exobrain.paths import shown
 from exobrain.registry import Entry
 from exobrain.resolve import Resolved
 from exobrain.scopes import CONNECTION_FILE, Connection
+from exobrain.util.dirhash import content_hash
+from exobrain.util.staging import clean_leftovers, discard_folder, staged_folder
 from exobrain.workspace import Workspace
 
 if TYPE_CHECKING:  # git plumbing is imported only when something has to be fetched
@@ -51,8 +52,10 @@ def fetch_settings(connection: Connection) -> FetchSettings:
     raw = connection.raw.get(SETTINGS_KEY, {})
     where = f"{CONNECTION_FILE}: {SETTINGS_KEY}"
     if not isinstance(raw, dict):
-        raise InputFileError(f"{where} must be an object", hint='e.g. "external_skills": '
-                             '{"allow_local": false, "max_bytes": 52428800}')
+        raise InputFileError(
+            f"{where} must be an object",
+            hint='e.g. "external_skills": {"allow_local": false, "max_bytes": 52428800}',
+        )
     allow, cap = raw.get("allow_local", False), raw.get("max_bytes", DEFAULT_MAX_BYTES)
     if not isinstance(allow, bool):
         raise InputFileError(f"{where}.allow_local must be true or false")
@@ -71,8 +74,11 @@ class Want:
 
 def wants_for(rows: list[Resolved], skills_dir: Path) -> list[Want]:
     """Where each external skill that resolves on belongs for an agent using ``skills_dir``."""
-    return [Want(r, skills_dir if r.tier == "always" else optional_dir(skills_dir))
-            for r in rows if r.is_external and r.tier in ON_TIERS]
+    return [
+        Want(r, skills_dir if r.tier == "always" else optional_dir(skills_dir))
+        for r in rows
+        if r.is_external and r.tier in ON_TIERS
+    ]
 
 
 def sharing_agents(ws: Workspace, agent: Agent, skills_dir: Path) -> list[Agent]:
@@ -83,17 +89,27 @@ def sharing_agents(ws: Workspace, agent: Agent, skills_dir: Path) -> list[Agent]
             other = get_agent(name)
         except UsageError:
             continue
-        if other.name != agent.name and skills_dir in (other.skills_dir(ws.root, False),
-                                                       other.skills_dir(ws.root, True)):
+        if other.name != agent.name and skills_dir in (
+            other.skills_dir(ws.root, False),
+            other.skills_dir(ws.root, True),
+        ):
             found.append(other)
     return found
 
 
-def sync_external(ws: Workspace, agent: Agent, skills_dir: Path, *,
-                  cache_dir: Path | None = None, force: bool = False, check: bool = False,
-                  allow_local: bool | None = None,
-                  progress: Callable[[SkillEvent], None] | None = None,
-                  rows: list[Resolved] | None = None, git: Git | None = None) -> FetchReport:
+def sync_external(
+    ws: Workspace,
+    agent: Agent,
+    skills_dir: Path,
+    *,
+    cache_dir: Path | None = None,
+    force: bool = False,
+    check: bool = False,
+    allow_local: bool | None = None,
+    progress: Callable[[SkillEvent], None] | None = None,
+    rows: list[Resolved] | None = None,
+    git: Git | None = None,
+) -> FetchReport:
     """Bring ``agent``'s external skills in ``skills_dir`` (and its ``skills-optional/``
     sibling) in line with the resolver; with ``check`` only report what would change.
 
@@ -105,17 +121,28 @@ def sync_external(ws: Workspace, agent: Agent, skills_dir: Path, *,
     """
     settings = fetch_settings(ws.connection)
     allow = settings.allow_local if allow_local is None else allow_local
-    run = _Run(ws, agent, skills_dir, cache_dir, git, settings.max_bytes, force, check, allow,
-               progress)
+    run = _Run(
+        ws, agent, skills_dir, cache_dir, git, settings.max_bytes, force, check, allow, progress
+    )
     return run.go(ws.resolve(agent.name) if rows is None else rows)
 
 
 class _Run:
     """One :func:`sync_external` call: its options, the ls-remote answers, the report."""
 
-    def __init__(self, ws: Workspace, agent: Agent, skills_dir: Path, cache_dir: Path | None,
-                 git: Git | None, max_bytes: int, force: bool, check: bool, allow_local: bool,
-                 progress: Callable[[SkillEvent], None] | None) -> None:
+    def __init__(
+        self,
+        ws: Workspace,
+        agent: Agent,
+        skills_dir: Path,
+        cache_dir: Path | None,
+        git: Git | None,
+        max_bytes: int,
+        force: bool,
+        check: bool,
+        allow_local: bool,
+        progress: Callable[[SkillEvent], None] | None,
+    ) -> None:
         self.ws, self.agent, self.skills_dir, self.cache_dir = ws, agent, skills_dir, cache_dir
         self._git, self.max_bytes, self.force, self.check = git, max_bytes, force, check
         self.allow_local, self.progress = allow_local, progress or (lambda event: None)
@@ -145,12 +172,18 @@ class _Run:
         mine = wants_for(rows, self.skills_dir)
         wanted = {(w.folder, w.skill.link_name) for w in mine}
         for other in sharing_agents(self.ws, self.agent, self.skills_dir):
-            wanted |= {(w.folder, w.skill.link_name)
-                       for w in wants_for(self.ws.resolve(other.name), self.skills_dir)}
-        installed = {(place, name): rec for place in places
-                     for name, rec in installs.scan(place).items()}
-        stale = {key: rec for key, rec in installed.items()
-                 if key not in wanted and rec.exobrain == str(self.ws.root)}
+            wanted |= {
+                (w.folder, w.skill.link_name)
+                for w in wants_for(self.ws.resolve(other.name), self.skills_dir)
+            }
+        installed = {
+            (place, name): rec for place in places for name, rec in installs.scan(place).items()
+        }
+        stale = {
+            key: rec
+            for key, rec in installed.items()
+            if key not in wanted and rec.exobrain == str(self.ws.root)
+        }
         sources = {id(w): self._source(w) for w in mine}
         for source in sources.values():
             if isinstance(source, Source) and not source.pinned:
@@ -164,8 +197,10 @@ class _Run:
                 move_from = None
             self._finish(self._one(want, sources[id(want)], move_from))
         if stale and self.ws.has_bad_input:
-            self.report.warnings.append("some skills.json files have errors: installed external "
-                                        "skills are not removed until they are fixed")
+            self.report.warnings.append(
+                "some skills.json files have errors: installed external "
+                "skills are not removed until they are fixed"
+            )
         else:
             for (place, link), record in stale.items():
                 self._finish(self._remove(place, link, record))
@@ -201,28 +236,42 @@ class _Run:
     def _one(self, want: Want, source: Source | str, move_from: Path | None) -> SkillEvent:
         skill = want.skill
         decl_source = skill.declaration.source if skill.declaration else None
-        event = SkillEvent(self.agent.name, skill.name, skill.owner or "", skill.link_name,
-                           self.place(want.folder), repo=(decl_source or {}).get("repo"),
-                           ref=(decl_source or {}).get("ref"), check=self.check)
+        event = SkillEvent(
+            self.agent.name,
+            skill.name,
+            skill.owner or "",
+            skill.link_name,
+            self.place(want.folder),
+            repo=(decl_source or {}).get("repo"),
+            ref=(decl_source or {}).get("ref"),
+            check=self.check,
+        )
         self.progress(event)
         if not isinstance(source, Source):
             return _failed(event, source)
         try:
             return self._place_and_decide(event, want, source, move_from)
         except (ExobrainError, OSError) as exc:
-            kept = (f"; kept the installed copy at {short(event.from_commit)}"
-                    if event.from_commit else "")
+            kept = (
+                f"; kept the installed copy at {short(event.from_commit)}"
+                if event.from_commit
+                else ""
+            )
             return _failed(event, f"{_message(exc)}{kept}")
 
-    def _place_and_decide(self, event: SkillEvent, want: Want, source: Source,
-                          move_from: Path | None) -> SkillEvent:
+    def _place_and_decide(
+        self, event: SkillEvent, want: Want, source: Source, move_from: Path | None
+    ) -> SkillEvent:
         target = want.folder / want.skill.link_name
         record = None
         if target.exists() or target.is_symlink():
             record = installs.read_record(target)
             if record is None:
-                return _failed(event, f"{self.place(target)} exists and was not installed by "
-                                      f"exobrain; left alone (move it away to install here)")
+                return _failed(
+                    event,
+                    f"{self.place(target)} exists and was not installed by "
+                    f"exobrain; left alone (move it away to install here)",
+                )
         current = target
         if record is None and move_from is not None:
             current = move_from / want.skill.link_name
@@ -235,29 +284,39 @@ class _Run:
         event.from_commit = record.commit if record else None
         return self._decide(event, want, source, record, current, target)
 
-    def _decide(self, event: SkillEvent, want: Want, source: Source,
-                record: installs.InstallRecord | None, current: Path,
-                target: Path) -> SkillEvent:
+    def _decide(
+        self,
+        event: SkillEvent,
+        want: Want,
+        source: Source,
+        record: installs.InstallRecord | None,
+        current: Path,
+        target: Path,
+    ) -> SkillEvent:
         modified = record is not None and content_hash(current) != record.hash
         same = record is not None and (record.repo, record.path, record.ref) == (
-            source.repo, source.path, source.ref)
+            source.repo,
+            source.path,
+            source.ref,
+        )
         if same and not self.force and record.ref_kind != "branch":
             return _settled(event, modified)
         info = self._resolve(source)
         event.to_commit = info.commit
         if same and not self.force and info.commit == record.commit:
             return _settled(event, modified)
-        if (record is not None and not self.force and not modified
-                and (record.repo, record.path, record.commit) == (source.repo, source.path,
-                                                                 info.commit)):
+        if (
+            record is not None
+            and not self.force
+            and not modified
+            and (record.repo, record.path, record.commit) == (source.repo, source.path, info.commit)
+        ):
             if not self.check:  # same content, now named by another ref: only the record changes
-                installs.write_record(current, replace(record, ref=source.ref,
-                                                       ref_kind=info.kind))
+                installs.write_record(current, replace(record, ref=source.ref, ref_kind=info.kind))
             return _settled(event, False)
         if modified and not self.force:
             event.action = "modified"
-            event.message = (f"{short(info.commit)} is available; --force replaces the local "
-                             f"changes")
+            event.message = f"{short(info.commit)} is available; --force replaces the local changes"
             return event
         if self.check:
             event.action = "would-update" if record else "would-fetch"
@@ -284,8 +343,10 @@ class _Run:
             raise listing
         info = pick_ref(listing, source.ref)
         if info is None:
-            raise OperationFailed(f"{source.repo} has no branch or tag {source.ref!r}",
-                                  hint="use a branch, a tag or a full 40-character commit id")
+            raise OperationFailed(
+                f"{source.repo} has no branch or tag {source.ref!r}",
+                hint="use a branch, a tag or a full 40-character commit id",
+            )
         return info
 
     def _install(self, want: Want, source: Source, info: RefInfo, target: Path) -> None:
@@ -300,16 +361,34 @@ class _Run:
                 cache.ensure_complete(tree, self.max_bytes)
                 materialise(cache, tree, tmp, self.max_bytes)
             _verify_skill(tmp, f"{source.repo} {source.path} at {short(info.commit)}")
-            installs.write_record(tmp, installs.InstallRecord(
-                name=want.skill.name, owner=want.skill.owner or "", repo=source.repo,
-                path=source.path, ref=source.ref, ref_kind=info.kind, commit=info.commit,
-                hash=content_hash(tmp), exobrain=str(self.ws.root),
-                fetched_at=datetime.now(timezone.utc).isoformat(timespec="seconds")))
+            installs.write_record(
+                tmp,
+                installs.InstallRecord(
+                    name=want.skill.name,
+                    owner=want.skill.owner or "",
+                    repo=source.repo,
+                    path=source.path,
+                    ref=source.ref,
+                    ref_kind=info.kind,
+                    commit=info.commit,
+                    hash=content_hash(tmp),
+                    exobrain=str(self.ws.root),
+                    fetched_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                ),
+            )
 
     def _remove(self, place: Path, link: str, record: installs.InstallRecord) -> SkillEvent:
-        event = SkillEvent(self.agent.name, record.name, record.owner, link, self.place(place),
-                           repo=record.repo, ref=record.ref, from_commit=record.commit,
-                           check=self.check)
+        event = SkillEvent(
+            self.agent.name,
+            record.name,
+            record.owner,
+            link,
+            self.place(place),
+            repo=record.repo,
+            ref=record.ref,
+            from_commit=record.commit,
+            check=self.check,
+        )
         folder = place / link
         try:
             if not self.force and content_hash(folder) != record.hash:
@@ -331,8 +410,9 @@ def _verify_skill(folder: Path, label: str) -> None:
 
     path = folder / SKILL_FILE
     if path.is_symlink() or not path.is_file():
-        raise OperationFailed(f"no {SKILL_FILE} in {label}",
-                              hint="check source.path: it must name the skill's folder")
+        raise OperationFailed(
+            f"no {SKILL_FILE} in {label}", hint="check source.path: it must name the skill's folder"
+        )
     try:
         read_skill(path)
     except InputFileError as exc:

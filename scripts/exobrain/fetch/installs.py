@@ -12,8 +12,8 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from exobrain.util.dirhash import INSTALL_RECORD
 from exobrain.errors import InputFileError
+from exobrain.util.dirhash import INSTALL_RECORD
 from exobrain.util.fileio import atomic_write_text, dump_json, load_json
 
 TOOL = "exobrain-skills"
@@ -28,11 +28,11 @@ class InstallRecord:
     repo: str
     path: str
     ref: str
-    ref_kind: str       # commit | tag | branch
+    ref_kind: str  # commit | tag | branch
     commit: str
     hash: str
     fetched_at: str
-    exobrain: str       # the repository root that installed it (user-level folders are shared)
+    exobrain: str  # the repository root that installed it (user-level folders are shared)
     tool: str = TOOL
 
     def as_json(self) -> dict:

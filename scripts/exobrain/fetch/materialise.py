@@ -34,9 +34,11 @@ def materialise(cache: RepoCache, tree: str, dest: Path, max_bytes: int) -> int:
             raise UnsafeContent(f"refused: the skill holds an unsafe path {entry.path!r}")
     total = sum(e.size for e in entries)
     if total > max_bytes:
-        raise SizeCapExceeded(f"the skill is {total} bytes, over the {max_bytes} byte size cap",
-                              hint='raise "external_skills": {"max_bytes": N} in .exobrain.json '
-                                   "if you trust this source")
+        raise SizeCapExceeded(
+            f"the skill is {total} bytes, over the {max_bytes} byte size cap",
+            hint='raise "external_skills": {"max_bytes": N} in .exobrain.json '
+            "if you trust this source",
+        )
     links = [e for e in entries if e.mode == SYMLINK]
     if any(e.size > _LINK_MAX for e in links):
         raise UnsafeContent("refused: the skill holds a symlink with an implausible target")
@@ -71,5 +73,6 @@ def check_links(folder: Path) -> None:
             resolved = Path(os.path.realpath(path))
             if os.path.isabs(target) or (resolved != top and top not in resolved.parents):
                 rel = path.relative_to(folder).as_posix()
-                raise UnsafeContent(f"refused: symlink {rel!r} points outside the skill "
-                                    f"(-> {target})")
+                raise UnsafeContent(
+                    f"refused: symlink {rel!r} points outside the skill (-> {target})"
+                )

@@ -17,9 +17,12 @@ from exobrain.errors import OperationFailed
 
 _FULL_SHA = re.compile(r"^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})$")
 _SCP_LIKE = re.compile(r"^[A-Za-z0-9._~+-]+@[A-Za-z0-9][A-Za-z0-9.-]*:(?!/{2})\S+$")
-_HOST = re.compile(r"^(?:https|ssh)://(?:[^@/]*@)?"                    # scheme, user
-                   r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*)"     # host
-                   r"(?::\d*)?(?:/|$)", re.IGNORECASE)                       # port
+_HOST = re.compile(
+    r"^(?:https|ssh)://(?:[^@/]*@)?"  # scheme, user
+    r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*)"  # host
+    r"(?::\d*)?(?:/|$)",
+    re.IGNORECASE,
+)  # port
 _BAD_REF_CHARS = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
 ALLOWED = "https://, ssh:// or user@host:path (file:// and local paths with --allow-local)"
 
@@ -34,7 +37,7 @@ class Source:
 
     repo: str
     url: str
-    path: str        # POSIX, relative, "." for the repository root
+    path: str  # POSIX, relative, "." for the repository root
     ref: str
     is_local: bool
 
@@ -61,11 +64,13 @@ def check_repo(repo: str, *, allow_local: bool, root: Path) -> tuple[str, bool]:
     """The URL git should use for ``repo`` and whether it is local; refuses the rest."""
     if repo.startswith("-"):
         raise SourceRefused(f"source.repo {repo!r} starts with '-' and would be read as an option")
-    if any(ord(c) < 0x21 or ord(c) == 0x7f for c in repo):
+    if any(ord(c) < 0x21 or ord(c) == 0x7F for c in repo):
         raise SourceRefused(f"source.repo {repo!r} contains spaces or control characters")
     if "::" in repo.split("/", 1)[0]:
-        raise SourceRefused(f"source.repo {repo!r} uses git's <transport>::<address> form "
-                            f"(ext:: and fd:: can run commands); use {ALLOWED}")
+        raise SourceRefused(
+            f"source.repo {repo!r} uses git's <transport>::<address> form "
+            f"(ext:: and fd:: can run commands); use {ALLOWED}"
+        )
     scheme = repo.split("://", 1)[0].lower() if "://" in repo else ""
     if scheme in ("https", "ssh"):
         if not _HOST.match(repo):
@@ -75,9 +80,11 @@ def check_repo(repo: str, *, allow_local: bool, root: Path) -> tuple[str, bool]:
         return repo, False
     if scheme == "file" or (scheme == "" and repo.startswith(("/", "./", "../", "~"))):
         if not allow_local:
-            raise SourceRefused(f"source.repo {repo!r} is a local repository; local sources are "
-                                f"off by default", hint="pass --allow-local, or set "
-                                '"external_skills": {"allow_local": true} in .exobrain.json')
+            raise SourceRefused(
+                f"source.repo {repo!r} is a local repository; local sources are off by default",
+                hint="pass --allow-local, or set "
+                '"external_skills": {"allow_local": true} in .exobrain.json',
+            )
         if scheme == "file":
             return repo, True
         return (root / Path(repo).expanduser()).resolve().as_uri(), True
@@ -91,9 +98,14 @@ def check_ref(ref: str) -> str:
     if is_full_sha(ref):
         return ref.lower()
     parts = ref.split("/")
-    if (_BAD_REF_CHARS.search(ref) or ".." in ref or "@{" in ref or ref == "@"
-            or any(not p or p.startswith(".") or p.endswith(".lock") for p in parts)
-            or ref.endswith(".")):
+    if (
+        _BAD_REF_CHARS.search(ref)
+        or ".." in ref
+        or "@{" in ref
+        or ref == "@"
+        or any(not p or p.startswith(".") or p.endswith(".lock") for p in parts)
+        or ref.endswith(".")
+    ):
         raise SourceRefused(f"source.ref {ref!r} is not a valid branch, tag or full commit id")
     return ref
 
@@ -105,8 +117,10 @@ def check_path(path: str) -> str:
         return "."
     parts = text.split("/")
     if text.startswith("/") or any(p in ("", ".", "..") for p in parts):
-        raise SourceRefused(f"source.path {path!r} must be a relative path inside the repository "
-                            f"without '.', '..' or empty parts")
+        raise SourceRefused(
+            f"source.path {path!r} must be a relative path inside the repository "
+            f"without '.', '..' or empty parts"
+        )
     if any(p.lower() == ".git" for p in parts) or any(ord(c) < 0x20 for c in text):
         raise SourceRefused(f"source.path {path!r} must not name .git or hold control characters")
     return text

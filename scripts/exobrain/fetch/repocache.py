@@ -23,13 +23,12 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import signal
 import subprocess
 import tempfile
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from exobrain.errors import OperationFailed
 from exobrain.util.git import Git, GitFailed, git_message
@@ -54,7 +53,7 @@ class SizeCapExceeded(OperationFailed):
 @dataclass(frozen=True)
 class TreeEntry:
     mode: str
-    kind: str       # blob | tree | commit (a submodule)
+    kind: str  # blob | tree | commit (a submodule)
     oid: str
     size: int
     path: str
@@ -63,7 +62,7 @@ class TreeEntry:
 @dataclass(frozen=True)
 class RefInfo:
     commit: str
-    kind: str       # commit | tag | branch ("branch" is anything that can move, HEAD included)
+    kind: str  # commit | tag | branch ("branch" is anything that can move, HEAD included)
 
 
 class RepoCache:
@@ -78,7 +77,7 @@ class RepoCache:
         self._rejected: set[str] | None = None
 
     @contextmanager
-    def locked(self) -> Iterator["RepoCache"]:
+    def locked(self) -> Iterator[RepoCache]:
         """Serialise runs that share this cache repository (the file lock ``<dir>.lock``; a
         waiter gives up after a few remote time limits, in case a run hangs)."""
         self.dir.parent.mkdir(parents=True, exist_ok=True)
@@ -91,8 +90,12 @@ class RepoCache:
             return
         with staged_folder(self.dir) as tmp:
             self.git.run(["init", "-q", "--bare", "--template=", str(tmp)])  # no sample hooks
-            for key, value in (("remote.origin.url", self.url), ("remote.origin.promisor", "true"),
-                               ("gc.auto", "0"), ("core.logAllRefUpdates", "false")):
+            for key, value in (
+                ("remote.origin.url", self.url),
+                ("remote.origin.promisor", "true"),
+                ("gc.auto", "0"),
+                ("core.logAllRefUpdates", "false"),
+            ):
                 self.git.run(["config", key, value], cwd=tmp)
 
     def _local(self, args: list[str], **kw) -> subprocess.CompletedProcess:
@@ -115,12 +118,24 @@ class RepoCache:
     def fetch(self, wants: list[str], filt: str | None, *, depth: int | None = None) -> None:
         """Fetch objects by id with ``filt``, falling back when the server refuses it."""
         filt = self._usable(filt)
-        args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no",
-                "--no-auto-gc", "--stdin", f"--filter={filt}" if filt else "--no-filter"]
+        args = [
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--recurse-submodules=no",
+            "--no-auto-gc",
+            "--stdin",
+            f"--filter={filt}" if filt else "--no-filter",
+        ]
         if depth:
             args.append(f"--depth={depth}")
-        done = self._local([*args, "origin"], remote=True, check=False,
-                           stdin="".join(w + "\n" for w in wants).encode())
+        done = self._local(
+            [*args, "origin"],
+            remote=True,
+            check=False,
+            stdin="".join(w + "\n" for w in wants).encode(),
+        )
         if done.returncode == 0:
             return
         message = git_message(done.stderr)
@@ -148,8 +163,10 @@ class RepoCache:
 
     def has(self, oid: str) -> bool:
         """Whether ``oid`` is in the cache, asked without triggering a lazy fetch."""
-        done = self._local(["rev-list", "--objects", "--no-walk", "--filter=tree:0",
-                            "--missing=allow-any", oid], check=False)
+        done = self._local(
+            ["rev-list", "--objects", "--no-walk", "--filter=tree:0", "--missing=allow-any", oid],
+            check=False,
+        )
         return done.returncode == 0
 
     def missing_under(self, tree: str) -> list[str]:
@@ -170,15 +187,17 @@ class RepoCache:
         done = self._local(["cat-file", "commit", commit])
         current = done.stdout.split(b"\n", 1)[0].split()[1].decode()
         walked: list[str] = []
-        for part in ([] if path == "." else path.split("/")):
+        for part in [] if path == "." else path.split("/"):
             if not self.has(current):
                 self.fetch([current], "tree:0")
             listing = self._local(["ls-tree", "-z", current, "--", part]).stdout.split(b"\0")[0]
             walked.append(part)
             meta = listing.split(b"\t", 1)[0].split()
             if len(meta) != 3 or meta[1] != b"tree":
-                raise GitFailed(f"{'/'.join(walked)} is not a folder in {self.url} at "
-                                f"{commit[:12]}", hint="check source.path and source.ref")
+                raise GitFailed(
+                    f"{'/'.join(walked)} is not a folder in {self.url} at {commit[:12]}",
+                    hint="check source.path and source.ref",
+                )
             current = meta[2].decode()
         return current
 
@@ -188,9 +207,11 @@ class RepoCache:
         if missing:
             self.fetch(missing, f"blob:limit={max_bytes + 1}")
             if self.missing_under(tree):
-                raise SizeCapExceeded(f"a file is larger than the {max_bytes} byte size cap",
-                                      hint='raise "external_skills": {"max_bytes": N} in '
-                                           ".exobrain.json if you trust this source")
+                raise SizeCapExceeded(
+                    f"a file is larger than the {max_bytes} byte size cap",
+                    hint='raise "external_skills": {"max_bytes": N} in '
+                    ".exobrain.json if you trust this source",
+                )
 
     def entries(self, tree: str) -> list[TreeEntry]:
         out = self._local(["ls-tree", "-r", "-z", "-l", tree]).stdout
@@ -198,19 +219,21 @@ class RepoCache:
         for record in filter(None, out.split(b"\0")):
             meta, _, path = record.partition(b"\t")
             mode, kind, oid, size = meta.decode().split()
-            found.append(TreeEntry(mode, kind, oid, int(size) if size != "-" else 0,
-                                   os.fsdecode(path)))
+            found.append(
+                TreeEntry(mode, kind, oid, int(size) if size != "-" else 0, os.fsdecode(path))
+            )
         return found
 
     def read_small(self, oids: list[str]) -> dict[str, bytes]:
         """The content of a few small blobs (symlink targets), in one ``cat-file --batch``."""
-        out = self._local(["cat-file", "--batch"], stdin="".join(o + "\n" for o in oids).encode()
-                          ).stdout
+        out = self._local(
+            ["cat-file", "--batch"], stdin="".join(o + "\n" for o in oids).encode()
+        ).stdout
         found: dict[str, bytes] = {}
         while out:
             header, _, rest = out.partition(b"\n")
             oid, _, size = header.decode().split()
-            found[oid], out = rest[: int(size)], rest[int(size) + 1:]
+            found[oid], out = rest[: int(size)], rest[int(size) + 1 :]
         return found
 
     def write_blobs(self, wanted: dict[str, list[Path]]) -> None:
@@ -219,9 +242,14 @@ class RepoCache:
             ids.write("".join(oid + "\n" for oid in wanted).encode())
             ids.seek(0)
             self.git.calls.append(("cat-file", "--batch"))
-            proc = subprocess.Popen(self.git.argv(["cat-file", "--batch"]), cwd=self.dir,
-                                    env=self.git.env(remote=False), stdin=ids,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            proc = subprocess.Popen(
+                self.git.argv(["cat-file", "--batch"]),
+                cwd=self.dir,
+                env=self.git.env(remote=False),
+                stdin=ids,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
             try:
                 assert proc.stdout is not None
                 for _ in wanted:
@@ -229,8 +257,8 @@ class RepoCache:
                     if len(header) != 3:
                         raise GitFailed(f"cannot read objects from the cache at {self.dir}")
                     oid, remaining = header[0].decode(), int(header[2])
-                    handles = [open(p, "wb") for p in wanted[oid]]
-                    try:
+                    with ExitStack() as files:
+                        handles = [files.enter_context(open(p, "wb")) for p in wanted[oid]]
                         while remaining:
                             block = proc.stdout.read(min(remaining, 1 << 20))
                             if not block:
@@ -238,9 +266,6 @@ class RepoCache:
                             remaining -= len(block)
                             for handle in handles:
                                 handle.write(block)
-                    finally:
-                        for handle in handles:
-                            handle.close()
                     proc.stdout.read(1)  # the newline after each object
             finally:
                 if proc.poll() is None:
@@ -250,11 +275,13 @@ class RepoCache:
 
 def pick_ref(listing: dict[str, str], ref: str) -> RefInfo | None:
     """What ``ref`` names in an ``ls-remote`` listing, in git's order: exact, tag, branch."""
-    names = [ref] if ref.startswith("refs/") or ref == "HEAD" else [f"refs/tags/{ref}",
-                                                                     f"refs/heads/{ref}"]
+    names = (
+        [ref]
+        if ref.startswith("refs/") or ref == "HEAD"
+        else [f"refs/tags/{ref}", f"refs/heads/{ref}"]
+    )
     for name in names:
         if name in listing:
             commit = listing.get(name + "^{}", listing[name])
             return RefInfo(commit, "tag" if name.startswith("refs/tags/") else "branch")
     return None
-

@@ -11,10 +11,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 #: action → (symbol, counts as a pending change for --check)
-ACTIONS = {"fetched": ("↓", False), "updated": ("↑", False), "unchanged": ("=", False),
-           "moved": ("→", False), "removed": ("-", False), "modified": ("!", False),
-           "failed": ("✗", False), "would-fetch": ("↓", True), "would-update": ("↑", True),
-           "would-move": ("→", True), "would-remove": ("-", True)}
+ACTIONS = {
+    "fetched": ("↓", False),
+    "updated": ("↑", False),
+    "unchanged": ("=", False),
+    "moved": ("→", False),
+    "removed": ("-", False),
+    "modified": ("!", False),
+    "failed": ("✗", False),
+    "would-fetch": ("↓", True),
+    "would-update": ("↑", True),
+    "would-move": ("→", True),
+    "would-remove": ("-", True),
+}
 
 
 def short(commit: str | None) -> str:
@@ -50,12 +59,20 @@ class SkillEvent:
     def text(self) -> str:
         a, where = self.action, self.folder
         frm, to = short(self.from_commit), short(self.to_commit)
-        words = {"fetched": f"fetched {to} into {where}", "updated": f"updated {frm}→{to}",
-                 "unchanged": f"already at {frm}", "moved": f"moved to {where}",
-                 "removed": f"removed from {where}", "modified": "modified locally, left alone",
-                 "failed": "failed", "would-fetch": f"would fetch {to} into {where}",
-                 "would-update": f"would update {frm}→{to}", "would-move": f"would move to {where}",
-                 "would-remove": f"would remove from {where}", "checking": "checking"}[a]
+        words = {
+            "fetched": f"fetched {to} into {where}",
+            "updated": f"updated {frm}→{to}",
+            "unchanged": f"already at {frm}",
+            "moved": f"moved to {where}",
+            "removed": f"removed from {where}",
+            "modified": "modified locally, left alone",
+            "failed": "failed",
+            "would-fetch": f"would fetch {to} into {where}",
+            "would-update": f"would update {frm}→{to}",
+            "would-move": f"would move to {where}",
+            "would-remove": f"would remove from {where}",
+            "checking": "checking",
+        }[a]
         if self.moved_from and a not in ("moved", "would-move"):
             words += f" ({'would move' if self.check else 'moved'} from {self.moved_from})"
         return f"{words}: {self.message}" if self.message else words
@@ -65,11 +82,21 @@ class SkillEvent:
         return f"{self.agent}  {self.link_name}  {symbol} {self.text()}"
 
     def as_json(self) -> dict:
-        return {"agent": self.agent, "name": self.name, "owner": self.owner,
-                "link_name": self.link_name, "action": self.action, "folder": self.folder,
-                "repo": self.repo, "ref": self.ref, "from_commit": self.from_commit,
-                "to_commit": self.to_commit, "moved_from": self.moved_from,
-                "message": self.message, "failed": self.failed}
+        return {
+            "agent": self.agent,
+            "name": self.name,
+            "owner": self.owner,
+            "link_name": self.link_name,
+            "action": self.action,
+            "folder": self.folder,
+            "repo": self.repo,
+            "ref": self.ref,
+            "from_commit": self.from_commit,
+            "to_commit": self.to_commit,
+            "moved_from": self.moved_from,
+            "message": self.message,
+            "failed": self.failed,
+        }
 
 
 @dataclass
@@ -95,12 +122,20 @@ class FetchReport:
         counts: dict[str, int] = {}
         for event in self.events:
             counts[event.action] = counts.get(event.action, 0) + 1
-        parts = [f"{n} {'up to date' if a == 'unchanged' else a.replace('-', ' ')}"
-                 for a, n in counts.items()]
+        parts = [
+            f"{n} {'up to date' if a == 'unchanged' else a.replace('-', ' ')}"
+            for a, n in counts.items()
+        ]
         return f"{self.agent}: " + (", ".join(parts) if parts else "no external skills")
 
     def as_json(self) -> dict:
-        return {"agent": self.agent, "skills_dir": str(self.skills_dir), "check": self.check,
-                "failed": self.failed, "pending": self.pending,
-                "network_calls": self.network_calls, "warnings": self.warnings,
-                "events": [e.as_json() for e in self.events]}
+        return {
+            "agent": self.agent,
+            "skills_dir": str(self.skills_dir),
+            "check": self.check,
+            "failed": self.failed,
+            "pending": self.pending,
+            "network_calls": self.network_calls,
+            "warnings": self.warnings,
+            "events": [e.as_json() for e in self.events],
+        }

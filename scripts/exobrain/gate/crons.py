@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from exobrain.errors import InputFileError, UsageError
-from exobrain.util.fileio import parse_json, read_text
 from exobrain.findings import ERROR, Finding, from_error
+from exobrain.paths import packaged
 from exobrain.refs import parse_ref
 from exobrain.registry import entry_lines
-from exobrain.paths import packaged
+from exobrain.util.fileio import parse_json, read_text
 
 if TYPE_CHECKING:
     from exobrain.workspace import Workspace
@@ -69,8 +69,9 @@ def _value(text: str, spec: CronField) -> int:
     if spec.names and lowered in spec.names:
         return spec.names.index(lowered) + spec.name_base
     if spec.names:
-        raise ValueError(f"{spec.label} {text!r} is neither a number nor one of "
-                         f"{', '.join(spec.names)}")
+        raise ValueError(
+            f"{spec.label} {text!r} is neither a number nor one of {', '.join(spec.names)}"
+        )
     raise ValueError(f"{spec.label} {text!r} is not a number")
 
 
@@ -80,8 +81,10 @@ def parse_field(text: str, spec: CronField) -> frozenset[int]:
     for item in text.split(","):
         match = _ITEM.match(item)
         if not match:
-            raise ValueError(f"{spec.label} {item!r} is not a value, range, list or step "
-                             f"(e.g. 5, 1-5, 1,15 or */10)")
+            raise ValueError(
+                f"{spec.label} {item!r} is not a value, range, list or step "
+                f"(e.g. 5, 1-5, 1,15 or */10)"
+            )
         part, step_text = match.group("range"), match.group("step")
         if part == "*":
             low, high = spec.low, spec.high
@@ -89,17 +92,21 @@ def parse_field(text: str, spec: CronField) -> frozenset[int]:
             start, end = part.split("-")
             low, high = _value(start, spec), _value(end, spec)
             if low > high:
-                raise ValueError(f"{spec.label} range {part!r} goes backwards; write it "
-                                 f"low-high or as a list")
+                raise ValueError(
+                    f"{spec.label} range {part!r} goes backwards; write it low-high or as a list"
+                )
         else:
             if step_text is not None:
-                raise ValueError(f"{spec.label} {item!r}: a step needs '*' or a range before it "
-                                 f"(e.g. {part}-{spec.high}/{step_text})")
+                raise ValueError(
+                    f"{spec.label} {item!r}: a step needs '*' or a range before it "
+                    f"(e.g. {part}-{spec.high}/{step_text})"
+                )
             low = high = _value(part, spec)
         step = int(step_text) if step_text is not None else 1
         if step < 1 or step > spec.high - spec.low + 1:
-            raise ValueError(f"{spec.label} step {step} must be between 1 and "
-                             f"{spec.high - spec.low + 1}")
+            raise ValueError(
+                f"{spec.label} step {step} must be between 1 and {spec.high - spec.low + 1}"
+            )
         values.update(range(low, high + 1, step))
     if spec.label == "day of week" and 7 in values:
         values = (values - {7}) | {0}
@@ -110,11 +117,16 @@ def parse_schedule(expression: str) -> tuple[frozenset[int], ...]:
     """The five value sets of a cron expression (minute, hour, day, month, weekday)."""
     fields = expression.split()
     if len(fields) != len(FIELDS):
-        hint = " (nicknames such as @daily are not accepted: write 0 0 * * *)" \
-            if expression.strip().startswith("@") else ""
-        raise ValueError(f"expected 5 fields (minute hour day-of-month month day-of-week), "
-                         f"got {len(fields)}{hint}")
-    return tuple(parse_field(text, spec) for text, spec in zip(fields, FIELDS))
+        hint = (
+            " (nicknames such as @daily are not accepted: write 0 0 * * *)"
+            if expression.strip().startswith("@")
+            else ""
+        )
+        raise ValueError(
+            f"expected 5 fields (minute hour day-of-month month day-of-week), "
+            f"got {len(fields)}{hint}"
+        )
+    return tuple(parse_field(text, spec) for text, spec in zip(fields, FIELDS, strict=False))
 
 
 def schedule_problem(expression: str) -> str | None:
@@ -171,8 +183,7 @@ class CronFile:
 def _validator():
     import jsonschema
 
-    schema = json.loads(packaged(SCHEMA_FILE)
-                        .read_text(encoding="utf-8"))
+    schema = json.loads(packaged(SCHEMA_FILE).read_text(encoding="utf-8"))
     return jsonschema.validators.validator_for(schema)(schema)
 
 
@@ -204,8 +215,13 @@ def check_crons(data: Any) -> list[tuple[int | None, str]]:
                 problems.append((index, f"skill: {exc.message}"))
         name = raw.get("name")
         if isinstance(name, str) and name in seen:
-            problems.append((index, f"job name {name!r} is already used by job #{seen[name]}; "
-                                    f"give each job its own name"))
+            problems.append(
+                (
+                    index,
+                    f"job name {name!r} is already used by job #{seen[name]}; "
+                    f"give each job its own name",
+                )
+            )
         elif isinstance(name, str):
             seen[name] = index
     return problems
@@ -218,8 +234,11 @@ def parse_crons(text: str, path: Path) -> CronFile:
     if any(index is None for index, _ in problems):
         return CronFile(path, [], problems, data, text)
     bad = {index for index, _ in problems}
-    jobs = [CronJob(raw["name"], raw["schedule"], raw["command"], raw.get("skill"), index)
-            for index, raw in enumerate(data["jobs"]) if index not in bad]
+    jobs = [
+        CronJob(raw["name"], raw["schedule"], raw["command"], raw.get("skill"), index)
+        for index, raw in enumerate(data["jobs"])
+        if index not in bad
+    ]
     return CronFile(path, jobs, problems, data, text)
 
 
@@ -239,16 +258,32 @@ def crons_findings(ws: Workspace) -> list[Finding]:
         return [from_error("crons-json", CRONS_FILE, exc.message, ws.root / CRONS_FILE)]
     if crons is None:
         return []
-    found = [Finding(ERROR, "crons-schema", CRONS_FILE, message, entry=crons.label(index),
-                     line=crons.line_of(index), bad_input=True)
-             for index, message in crons.problems]
+    found = [
+        Finding(
+            ERROR,
+            "crons-schema",
+            CRONS_FILE,
+            message,
+            entry=crons.label(index),
+            line=crons.line_of(index),
+            bad_input=True,
+        )
+        for index, message in crons.problems
+    ]
     known = _known_skills(ws) if any(job.skill for job in crons.jobs) else set()
     for job in crons.jobs:
         if job.skill is not None and not _skill_exists(job.skill, known):
-            found.append(Finding(ERROR, "crons-unknown-skill", CRONS_FILE,
-                                 f"job names skill {job.skill!r}, which no skills.json declares "
-                                 f"and no skills/ folder holds; fix the name or drop 'skill'",
-                                 entry=f"#{job.index} {job.name}", line=crons.line_of(job.index)))
+            found.append(
+                Finding(
+                    ERROR,
+                    "crons-unknown-skill",
+                    CRONS_FILE,
+                    f"job names skill {job.skill!r}, which no skills.json declares "
+                    f"and no skills/ folder holds; fix the name or drop 'skill'",
+                    entry=f"#{job.index} {job.name}",
+                    line=crons.line_of(job.index),
+                )
+            )
     return found
 
 
@@ -258,13 +293,17 @@ def _known_skills(ws: Workspace) -> set[tuple[str, str]]:
     from exobrain.catalog import skill_dir
     from exobrain.refs import entry_home
 
-    known = {(entry_home(e), e.name) for r in ws.all_registries() for e in r.entries
-             if not e.is_override}
+    known = {
+        (entry_home(e), e.name) for r in ws.all_registries() for e in r.entries if not e.is_override
+    }
     for scope in ws.scan().scopes:
         folder = skill_dir(ws.root, scope.path, "x").parent
         if folder.is_dir():
-            known.update((scope.path, item.name) for item in folder.iterdir()
-                         if (item / "SKILL.md").is_file())
+            known.update(
+                (scope.path, item.name)
+                for item in folder.iterdir()
+                if (item / "SKILL.md").is_file()
+            )
     return known
 
 
@@ -278,8 +317,10 @@ def crontab_lines(root: Path, jobs: list[CronJob]) -> list[str]:
 
     ``%`` is special in crontab (it ends the command), so it is escaped as ``\\%``.
     """
-    lines = [f"# exobrain jobs from {root / CRONS_FILE}",
-             "# install: (crontab -l 2>/dev/null; exobrain crons --crontab) | crontab -"]
+    lines = [
+        f"# exobrain jobs from {root / CRONS_FILE}",
+        "# install: (crontab -l 2>/dev/null; exobrain crons --crontab) | crontab -",
+    ]
     for job in jobs:
         about = f" (skill {job.skill})" if job.skill else ""
         command = f"cd {shlex.quote(str(root))} && {job.command}".replace("%", "\\%")

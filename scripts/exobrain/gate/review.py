@@ -30,18 +30,20 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from exobrain.gate.crons import CRONS_FILE, CronJob, parse_crons
 from exobrain.errors import InputFileError, UsageError
-from exobrain.util.fileio import parse_json
-from exobrain.util.git import INDEX, Rename, Repository
+from exobrain.gate.crons import CRONS_FILE, CronJob, parse_crons
 from exobrain.model import Lifecycle, transition_problem
 from exobrain.registry import REGISTRY_FILE
 from exobrain.scopes import GLOBAL, SCOPE_FLAG, SEED, ScopeConfig, parse_scope_config
+from exobrain.util.fileio import parse_json
+from exobrain.util.git import INDEX, Rename, Repository
 
 PERSONAL_TYPES = frozenset({"person", "host"})
-PROOF_RULES = ("a test: a file with 'test' in its name (e.g. test_cases.py, tests/…)",
-               "an eval: a file under evals/ or named <case>.eval.json",
-               "an A/B result: ab-results.json")
+PROOF_RULES = (
+    "a test: a file with 'test' in its name (e.g. test_cases.py, tests/…)",
+    "an eval: a file under evals/ or named <case>.eval.json",
+    "an A/B result: ab-results.json",
+)
 DEFAULT_BASES = ("origin/HEAD", "origin/main", "main", "master")
 SKIP_VARIABLE = "EXOBRAIN_SKIP_AUTHORING_REVIEW"
 SKILL_PATHSPECS = (":(glob)skills/**", ":(glob)**/skills/**")
@@ -65,9 +67,9 @@ class Snapshot:
     """What the gate knows about one state of the repository (a commit or the index)."""
 
     files: frozenset[str]
-    scopes: dict[str, str]                   # scope path → scope type
+    scopes: dict[str, str]  # scope path → scope type
     declarations: dict[Key, dict[str, Any]]  # first declaration of each name per registry
-    skills: dict[Key, tuple[str, ...]]       # skill folder → the paths inside it
+    skills: dict[Key, tuple[str, ...]]  # skill folder → the paths inside it
     jobs: tuple[CronJob, ...] = ()
     warnings: tuple[str, ...] = ()
 
@@ -102,8 +104,8 @@ def skill_location(path: str, scopes: dict[str, str]) -> tuple[str, str, str] | 
     at = path.find("skills/")
     while at >= 0:
         if at == 0 or path[at - 1] == "/":
-            scope = path[:at - 1] if at else GLOBAL
-            name, slash, inside = path[at + 7:].partition("/")
+            scope = path[: at - 1] if at else GLOBAL
+            name, _slash, inside = path[at + 7 :].partition("/")
             if scope in scopes and name and inside:
                 return scope, name, inside
         at = path.find("skills/", at + 1)
@@ -125,8 +127,10 @@ def snapshot(files: list[str], contents: dict[str, bytes], *, strict: bool) -> S
             return parse_json(_text(contents[path], path), Path(path))
         except InputFileError as exc:
             if strict:
-                raise InputFileError(exc.message, hint=f"fix {path} and git add it; "
-                                                       f"skills-validate explains every problem")
+                raise InputFileError(
+                    exc.message,
+                    hint=f"fix {path} and git add it; skills-validate explains every problem",
+                ) from exc
             warnings.append(f"base {path} unreadable, read as empty: {exc.message}")
             return None
 
@@ -149,17 +153,23 @@ def snapshot(files: list[str], contents: dict[str, bytes], *, strict: bool) -> S
     jobs: tuple[CronJob, ...] = ()
     if strict and CRONS_FILE in contents:
         jobs = tuple(parse_crons(_text(contents[CRONS_FILE], CRONS_FILE), Path(CRONS_FILE)).jobs)
-    return Snapshot(file_set, scopes, declarations,
-                    {key: tuple(sorted(inside)) for key, inside in skills.items()},
-                    jobs, tuple(warnings))
+    return Snapshot(
+        file_set,
+        scopes,
+        declarations,
+        {key: tuple(sorted(inside)) for key, inside in skills.items()},
+        jobs,
+        tuple(warnings),
+    )
 
 
 def _text(blob: bytes, path: str) -> str:
     try:
         return blob.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputFileError(f"{path}: not UTF-8 (offset {exc.start})",
-                             hint="re-save the file as UTF-8") from exc
+        raise InputFileError(
+            f"{path}: not UTF-8 (offset {exc.start})", hint="re-save the file as UTF-8"
+        ) from exc
 
 
 def _scope_config(data: Any, strict: bool, warnings: list[str]) -> ScopeConfig:
@@ -174,8 +184,11 @@ def _scope_config(data: Any, strict: bool, warnings: list[str]) -> ScopeConfig:
 
 def wanted_blobs(files: dict[str, str]) -> dict[str, str]:
     """The files a snapshot reads (scopes.json, crons.json, every skills.json) → blob ids."""
-    return {p: oid for p, oid in files.items() if p in ("scopes.json", CRONS_FILE, REGISTRY_FILE)
-            or p.endswith("/" + REGISTRY_FILE)}
+    return {
+        p: oid
+        for p, oid in files.items()
+        if p in ("scopes.json", CRONS_FILE, REGISTRY_FILE) or p.endswith("/" + REGISTRY_FILE)
+    }
 
 
 @dataclass(frozen=True)
@@ -195,14 +208,21 @@ class NewSkill:
     def needs(self) -> str:
         """What would count as proof for this skill, in one line."""
         folder = skill_folder(self.scope, self.name)
-        return (f"a test, eval or A/B result tracked under {folder}/, or a crons.json job "
-                f"with \"skill\": \"{self.name}\"")
+        return (
+            f"a test, eval or A/B result tracked under {folder}/, or a crons.json job "
+            f'with "skill": "{self.name}"'
+        )
 
     def as_json(self) -> dict[str, Any]:
-        return {"name": self.name, "scope": self.scope, "reason": self.reason,
-                "proven": self.proven, "proof": list(self.proof),
-                "untracked_proof": list(self.untracked),
-                "needs": None if self.proven else self.needs()}
+        return {
+            "name": self.name,
+            "scope": self.scope,
+            "reason": self.reason,
+            "proven": self.proven,
+            "proof": list(self.proof),
+            "untracked_proof": list(self.untracked),
+            "needs": None if self.proven else self.needs(),
+        }
 
 
 @dataclass(frozen=True)
@@ -216,8 +236,13 @@ class LifecycleChange:
     problem: str
 
     def as_json(self) -> dict[str, Any]:
-        return {"name": self.name, "scope": self.scope, "from": self.old, "to": self.new,
-                "problem": self.problem}
+        return {
+            "name": self.name,
+            "scope": self.scope,
+            "from": self.old,
+            "to": self.new,
+            "problem": self.problem,
+        }
 
 
 def renamed_from(renames: list[Rename], base: Snapshot, now: Snapshot) -> dict[Key, set[Key]]:
@@ -241,8 +266,10 @@ def find_new(base: Snapshot, now: Snapshot, renames: list[Rename]) -> list[tuple
     def standing(key: Key, known_base: set[Key], known_now: set[Key]) -> bool:
         if key in known_base and base.shared(key[0]):
             return True
-        return any(old[0] == key[0] and old in known_base and old not in known_now
-                   and base.shared(old[0]) for old in pairs.get(key, ()))
+        return any(
+            old[0] == key[0] and old in known_base and old not in known_now and base.shared(old[0])
+            for old in pairs.get(key, ())
+        )
 
     all_declared_now = set(now.declarations)
     found: list[tuple[Key, str]] = []
@@ -252,8 +279,9 @@ def find_new(base: Snapshot, now: Snapshot, renames: list[Rename]) -> list[tuple
         declared_standing = standing(key, declared_base, all_declared_now)
         if key in declared_now and not declared_standing:
             found.append((key, _reason(key, base, pairs, declared=True)))
-        elif key in files_now and not declared_standing and not standing(key, files_base,
-                                                                         files_now):
+        elif (
+            key in files_now and not declared_standing and not standing(key, files_base, files_now)
+        ):
             found.append((key, _reason(key, base, pairs, declared=False)))
     return found
 
@@ -277,8 +305,11 @@ def _reason(key: Key, base: Snapshot, pairs: dict[Key, set[Key]], *, declared: b
 def proof_of(now: Snapshot, scope: str, name: str) -> tuple[str, ...]:
     """Tracked proof for a skill: proof files in its folder, or crons.json jobs naming it."""
     folder = skill_folder(scope, name)
-    found = [f"{folder}/{inside}" for inside in now.skills.get((scope, name), ())
-             if is_proof_file(inside)]
+    found = [
+        f"{folder}/{inside}"
+        for inside in now.skills.get((scope, name), ())
+        if is_proof_file(inside)
+    ]
     found += [f"{CRONS_FILE} job {job.name!r}" for job in now.jobs if job.names_skill(name, scope)]
     return tuple(found)
 
@@ -286,19 +317,30 @@ def proof_of(now: Snapshot, scope: str, name: str) -> tuple[str, ...]:
 def is_proof_file(inside: str) -> bool:
     """Whether a path inside a skill folder is a test, an eval or an A/B result."""
     path = PurePosixPath(inside)
-    return ("test" in inside.lower() or "evals" in path.parts[:-1]
-            or path.name.endswith(".eval.json") or path.name == "ab-results.json")
+    return (
+        "test" in inside.lower()
+        or "evals" in path.parts[:-1]
+        or path.name.endswith(".eval.json")
+        or path.name == "ab-results.json"
+    )
 
 
-def lifecycle_problems(base: Snapshot, now: Snapshot,
-                       renames: list[Rename]) -> list[LifecycleChange]:
+def lifecycle_problems(
+    base: Snapshot, now: Snapshot, renames: list[Rename]
+) -> list[LifecycleChange]:
     """Declarations (any scope) whose lifecycle changed against the transition table."""
     pairs = renamed_from(renames, base, now)
     found: list[LifecycleChange] = []
     for key, raw in sorted(now.declarations.items()):
-        sources = [key] if key in base.declarations else sorted(
-            old for old in pairs.get(key, ()) if old in base.declarations
-            and old not in now.declarations)
+        sources = (
+            [key]
+            if key in base.declarations
+            else sorted(
+                old
+                for old in pairs.get(key, ())
+                if old in base.declarations and old not in now.declarations
+            )
+        )
         if not sources:
             continue
         old_state = base.declarations[sources[0]].get("lifecycle", Lifecycle.ACTIVE)
@@ -316,7 +358,7 @@ class Base:
     """The commit the current state is compared with, and how it was chosen."""
 
     ref: str
-    commit: str      # the commit compared with (the merge base when there is one)
+    commit: str  # the commit compared with (the merge base when there is one)
     merge_base: bool
 
 
@@ -338,12 +380,20 @@ class Review:
         return 2 if self.unproven or self.lifecycle else 0
 
     def as_json(self) -> dict[str, Any]:
-        base = {"ref": self.base.ref, "commit": self.base.commit,
-                "merge_base": self.base.merge_base}
-        return {"skipped": False, "base": base, "compared": "index",
-                "new_shared_skills": [s.as_json() for s in self.new],
-                "lifecycle_problems": [c.as_json() for c in self.lifecycle],
-                "warnings": self.warnings, "exit_code": self.exit_code}
+        base = {
+            "ref": self.base.ref,
+            "commit": self.base.commit,
+            "merge_base": self.base.merge_base,
+        }
+        return {
+            "skipped": False,
+            "base": base,
+            "compared": "index",
+            "new_shared_skills": [s.as_json() for s in self.new],
+            "lifecycle_problems": [c.as_json() for c in self.lifecycle],
+            "warnings": self.warnings,
+            "exit_code": self.exit_code,
+        }
 
 
 def pick_base(git: Repository, ref: str | None) -> Base | None:
@@ -351,11 +401,12 @@ def pick_base(git: Repository, ref: str | None) -> Base | None:
     if ref is not None:
         commit = git.commit_of(ref)
         if commit is None:
-            raise UsageError(f"--base {ref}: no such branch, tag or commit",
-                             hint="fetch it first (e.g. git fetch origin main) or name another")
+            raise UsageError(
+                f"--base {ref}: no such branch, tag or commit",
+                hint="fetch it first (e.g. git fetch origin main) or name another",
+            )
     else:
-        ref, commit = next(((r, c) for r in DEFAULT_BASES if (c := git.commit_of(r))),
-                           (None, None))
+        ref, commit = next(((r, c) for r in DEFAULT_BASES if (c := git.commit_of(r))), (None, None))
         if ref is None or commit is None:
             return None
     head = git.commit_of("HEAD")
@@ -373,8 +424,9 @@ def review(git: Repository, base: Base, on_disk: Path | None = None) -> Review:
     result = Review(base, warnings=[*base_snap.warnings])
     for (scope, name), reason in find_new(base_snap, now_snap, renames):
         proof = proof_of(now_snap, scope, name)
-        untracked = () if proof or on_disk is None else _untracked_proof(on_disk, now_snap,
-                                                                         scope, name)
+        untracked = (
+            () if proof or on_disk is None else _untracked_proof(on_disk, now_snap, scope, name)
+        )
         result.new.append(NewSkill(scope, name, reason, proof, untracked))
     result.lifecycle = lifecycle_problems(base_snap, now_snap, renames)
     return result

@@ -10,16 +10,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from exobrain.catalog import skill_dir
-from exobrain.gate.crons import crons_findings
-from exobrain.paths import shown
-from exobrain.errors import InputFileError
-from exobrain.model import Identity
-from exobrain.findings import ERROR, INFO, Finding, from_error
-from exobrain.registry import (EXTERNAL, Entry, Registry, schema_findings,
-                       schema_is_packaged)
-from exobrain.scopes import SEED
 from exobrain.artifacts.checks import artifact_findings
+from exobrain.catalog import skill_dir
+from exobrain.errors import InputFileError
+from exobrain.findings import ERROR, INFO, Finding, from_error
+from exobrain.gate.crons import crons_findings
+from exobrain.model import Identity
+from exobrain.paths import shown
+from exobrain.registry import EXTERNAL, Entry, Registry, schema_findings, schema_is_packaged
+from exobrain.scopes import SEED
 from exobrain.skillmd import SKILL_FILE, SkillDoc, read_skill, spec_problems
 from exobrain.workspace import Workspace
 
@@ -59,40 +58,68 @@ def _declaration_findings(root: Path, registry: Registry) -> list[Finding]:
             continue
         if entry.identity in seen:
             first = seen[entry.identity]
-            found.append(Finding(ERROR, "skill_name_unique", rel,
-                                 f"{entry.name!r} is declared twice in this file (first as "
-                                 f"{first.label()}); keep one declaration", entry=entry.label(), line=registry.line_of(entry.index)))
+            found.append(
+                Finding(
+                    ERROR,
+                    "skill_name_unique",
+                    rel,
+                    f"{entry.name!r} is declared twice in this file (first as "
+                    f"{first.label()}); keep one declaration",
+                    entry=entry.label(),
+                    line=registry.line_of(entry.index),
+                )
+            )
             continue
         seen[entry.identity] = entry
-        if entry.source is None and not (skill_dir(root, entry.scope, entry.name)
-                                         / SKILL_FILE).is_file():
+        if (
+            entry.source is None
+            and not (skill_dir(root, entry.scope, entry.name) / SKILL_FILE).is_file()
+        ):
             missing = shown(skill_dir(root, entry.scope, entry.name) / SKILL_FILE, root)
-            found.append(Finding(ERROR, "missing-skill", rel,
-                                 f"declared, but {missing} does not exist; create the skill "
-                                 f"or remove the declaration", entry=entry.label(),
-                                 line=registry.line_of(entry.index)))
+            found.append(
+                Finding(
+                    ERROR,
+                    "missing-skill",
+                    rel,
+                    f"declared, but {missing} does not exist; create the skill "
+                    f"or remove the declaration",
+                    entry=entry.label(),
+                    line=registry.line_of(entry.index),
+                )
+            )
     return found
 
 
-def _override_findings(root: Path, registry: Registry,
-                       declarations: set[Identity]) -> list[Finding]:
+def _override_findings(
+    root: Path, registry: Registry, declarations: set[Identity]
+) -> list[Finding]:
     rel = shown(registry.path, root)
     found = []
     for entry in registry.entries:
         if entry.is_override and entry.identity not in declarations:
-            target = (f"no external declaration of {entry.name!r} owned by {entry.owner!r}"
-                      if entry.origin == EXTERNAL else
-                      f"{entry.name!r} is not declared in {entry.origin}/skills.json"
-                      if entry.origin != "global" else
-                      f"{entry.name!r} is not declared in the global skills.json")
-            found.append(Finding(ERROR, "dangling-override", rel,
-                                 f"DANGLING OVERRIDE: {target}; fix 'from' or remove the entry",
-                                 entry=entry.label(), line=registry.line_of(entry.index)))
+            target = (
+                f"no external declaration of {entry.name!r} owned by {entry.owner!r}"
+                if entry.origin == EXTERNAL
+                else f"{entry.name!r} is not declared in {entry.origin}/skills.json"
+                if entry.origin != "global"
+                else f"{entry.name!r} is not declared in the global skills.json"
+            )
+            found.append(
+                Finding(
+                    ERROR,
+                    "dangling-override",
+                    rel,
+                    f"DANGLING OVERRIDE: {target}; fix 'from' or remove the entry",
+                    entry=entry.label(),
+                    line=registry.line_of(entry.index),
+                )
+            )
     return found
 
 
-def _folder_findings(ws: Workspace, declarations: set[Identity],
-                     docs: dict[tuple[str, str], SkillDoc]) -> list[Finding]:
+def _folder_findings(
+    ws: Workspace, declarations: set[Identity], docs: dict[tuple[str, str], SkillDoc]
+) -> list[Finding]:
     """Check every skill folder outside seed/: its SKILL.md, and whether anything declares it.
     Each SKILL.md that parses lands in ``docs`` under (scope, folder name)."""
     found: list[Finding] = []
@@ -105,8 +132,15 @@ def _folder_findings(ws: Workspace, declarations: set[Identity],
         except (FileNotFoundError, NotADirectoryError):
             continue
         except OSError as exc:
-            found.append(Finding(ERROR, "scope-unreadable", shown(folder, ws.root),
-                                 f"cannot read folder ({exc.strerror or exc})", bad_input=True))
+            found.append(
+                Finding(
+                    ERROR,
+                    "scope-unreadable",
+                    shown(folder, ws.root),
+                    f"cannot read folder ({exc.strerror or exc})",
+                    bad_input=True,
+                )
+            )
             continue
         for item in entries:
             if item.name.startswith(".") or not item.is_dir():
@@ -116,17 +150,25 @@ def _folder_findings(ws: Workspace, declarations: set[Identity],
             if not skill_file.is_file():
                 continue
             if Identity(scope.path, item.name) not in declarations:
-                found.append(Finding(INFO, "undeclared", rel,
-                                     f"skill folder not declared in any skills.json of "
-                                     f"{scope.path}; declare it to make it reachable"))
+                found.append(
+                    Finding(
+                        INFO,
+                        "undeclared",
+                        rel,
+                        f"skill folder not declared in any skills.json of "
+                        f"{scope.path}; declare it to make it reachable",
+                    )
+                )
             try:
                 doc = read_skill(skill_file)
             except InputFileError as exc:
                 found.append(from_error("skill-frontmatter", rel, exc.message, skill_file))
                 continue
             docs[(scope.path, item.name)] = doc
-            found.extend(Finding(ERROR, code, rel, message)
-                         for code, message in spec_problems(doc.meta, item.name))
+            found.extend(
+                Finding(ERROR, code, rel, message)
+                for code, message in spec_problems(doc.meta, item.name)
+            )
     return found
 
 

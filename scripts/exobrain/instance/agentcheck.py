@@ -18,8 +18,9 @@ def connected_agents(ws: Workspace) -> list[tuple[str, bool]]:
     """(agent, user level) for every agent recorded in the connection file."""
     from exobrain.connect.connector import agent_list
 
-    return ([(a, False) for a in agent_list(ws.connection, False)]
-            + [(a, True) for a in agent_list(ws.connection, True)])
+    return [(a, False) for a in agent_list(ws.connection, False)] + [
+        (a, True) for a in agent_list(ws.connection, True)
+    ]
 
 
 def check_agents(ws: Workspace) -> Check:
@@ -28,13 +29,15 @@ def check_agents(ws: Workspace) -> Check:
 
     agents = connected_agents(ws)
     if not agents:
-        return Check("agents", SKIP, "no agent connected here",
-                     fix="connect one with connect-agent AGENT")
+        return Check(
+            "agents", SKIP, "no agent connected here", fix="connect one with connect-agent AGENT"
+        )
     problems: list[str] = []
     for agent, user in agents:
         label = f"{agent} (user level)" if user else agent
-        report = connect(Request(agent, ws.root, relink=True, dry_run=True, user=user,
-                                 preloads=search_preloads))
+        report = connect(
+            Request(agent, ws.root, relink=True, dry_run=True, user=user, preloads=search_preloads)
+        )
         for action in report.actions:
             if action.op != "keep":
                 what = action.name or action.path.name
@@ -43,10 +46,12 @@ def check_agents(ws: Workspace) -> Check:
         problems += [f"{label}: {p}" for p in report.problems]
     names = ", ".join(label for label, _ in agents)
     if problems:
-        relinks = "; ".join(f"connect-agent {a} --relink" + (" --user" if u else "")
-                            for a, u in agents)
-        return Check("agents", FAIL, f"{len(problems)} difference(s) from the plan", problems,
-                     relinks)
+        relinks = "; ".join(
+            f"connect-agent {a} --relink" + (" --user" if u else "") for a, u in agents
+        )
+        return Check(
+            "agents", FAIL, f"{len(problems)} difference(s) from the plan", problems, relinks
+        )
     return Check("agents", PASS, f"{names}: links and indexes equal the plan")
 
 
@@ -60,19 +65,27 @@ def check_hooks(ws: Workspace) -> Check:
     if (ws.root / ".pre-commit-config.yaml").is_file():
         wanted["pre-commit"] = PRE_COMMIT_MARK
     if connected_agents(ws):
-        wanted.update({hook: HOOK_MARK for hook in (*RELINK_HOOKS, VALIDATE_HOOK)})
+        wanted.update(dict.fromkeys((*RELINK_HOOKS, VALIDATE_HOOK), HOOK_MARK))
     if not wanted:
         return Check("git-hooks", SKIP, "no hooks expected (no pre-commit config, no agent)")
-    problems = [f"{hook}: {why}" for hook, mark in wanted.items()
-                if (why := _hook_problem(folder / hook, mark))]
+    problems = [
+        f"{hook}: {why}"
+        for hook, mark in wanted.items()
+        if (why := _hook_problem(folder / hook, mark))
+    ]
     if problems:
         fixes = []
         if any(p.startswith("pre-commit:") for p in problems):
             fixes.append("pre-commit install")
         if any(not p.startswith("pre-commit:") for p in problems):
             fixes.append("connect-agent AGENT --relink")
-        return Check("git-hooks", FAIL, f"{len(problems)} hook(s) missing or not ours",
-                     problems, "; ".join(fixes))
+        return Check(
+            "git-hooks",
+            FAIL,
+            f"{len(problems)} hook(s) missing or not ours",
+            problems,
+            "; ".join(fixes),
+        )
     return Check("git-hooks", PASS, f"{', '.join(wanted)} installed")
 
 

@@ -38,7 +38,7 @@ _FILE_MAP_ROW = re.compile(r"^\| `([^`]+)` \|", re.M)
 @dataclass(frozen=True)
 class Command:
     program: str
-    verb: str | None   # for exobrain: the verb named (None: a placeholder or none)
+    verb: str | None  # for exobrain: the verb named (None: a placeholder or none)
     text: str
 
 
@@ -67,8 +67,12 @@ def commands(text: str) -> list[Command]:
 
 def paths(text: str) -> list[str]:
     """Every repository path the text points at (see the module docstring)."""
-    found = [p for section in re.findall(r"^## File map\n(.*?)(?=^## |\Z)", text, re.M | re.S)
-             for p in _FILE_MAP_ROW.findall(section) if " " not in p]
+    found = [
+        p
+        for section in re.findall(r"^## File map\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+        for p in _FILE_MAP_ROW.findall(section)
+        if " " not in p
+    ]
     for span in _SPAN.findall(text):
         if _PATH.match(span) and "/" in span and span.split("/", 1)[0] in CHECKED_ROOTS:
             found.append(span)
@@ -100,8 +104,12 @@ def _ignored(root: Path, path: str) -> bool:
 
     git = Git(timeout=10)
     for candidate in (path.rstrip("/"), path.rstrip("/") + "/"):
-        if git.run(["check-ignore", "-q", "--no-index", "--", candidate], cwd=root,
-                   check=False).returncode == 0:
+        if (
+            git.run(
+                ["check-ignore", "-q", "--no-index", "--", candidate], cwd=root, check=False
+            ).returncode
+            == 0
+        ):
             return True
     return False
 

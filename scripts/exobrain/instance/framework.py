@@ -25,25 +25,37 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from exobrain.util.git import Git
-from exobrain.errors import OperationFailed, UsageError
+from exobrain.errors import UsageError
 from exobrain.registry import load_registry
 from exobrain.scopes import GLOBAL
+from exobrain.util.git import Git
 
 #: Single framework files, relative to the root (copied only when the seed has them).
 FRAMEWORK_FILES: tuple[str, ...] = (
-    "pyproject.toml", "README.md", "skills.schema.json", ".gitignore", ".gitattributes",
-    ".pre-commit-config.yaml", ".pre-commit-hooks.yaml", ".github/workflows/skills-review.yml",
+    "pyproject.toml",
+    "README.md",
+    "skills.schema.json",
+    ".gitignore",
+    ".gitattributes",
+    ".pre-commit-config.yaml",
+    ".pre-commit-hooks.yaml",
+    ".github/workflows/skills-review.yml",
 )
 #: Framework folders: every file below them (the package, its tests, the agent docs, CI).
 FRAMEWORK_FOLDERS: tuple[str, ...] = ("scripts/", "tests/", "knowledge/exobrain/", ".ci/")
 #: Written at creation, then owned by the instance (harvest never compares them).
-STARTERS: tuple[str, ...] = ("skills.json", "skills.lock.json", "crons.json", "scopes.json",
-                             "signals/weights.json", "groups/.gitkeep", "people/.gitkeep")
+STARTERS: tuple[str, ...] = (
+    "skills.json",
+    "skills.lock.json",
+    "crons.json",
+    "scopes.json",
+    "signals/weights.json",
+    "groups/.gitkeep",
+    "people/.gitkeep",
+)
 #: Starters copied as they are in the seed (when it has them); the others are rendered.
 COPIED_STARTERS: tuple[str, ...] = ("scopes.json", "signals/weights.json")
 #: What marks a folder as a seed able to render instances.
@@ -55,9 +67,9 @@ class Framework:
     """The framework of one exobrain: its file list and the global skills it ships."""
 
     root: Path
-    files: tuple[str, ...]            # framework paths, sorted
-    shipped: tuple[str, ...]          # in-tree global skills declared in skills.json
-    declarations: tuple[dict, ...]    # their declarations and the external ones, file order
+    files: tuple[str, ...]  # framework paths, sorted
+    shipped: tuple[str, ...]  # in-tree global skills declared in skills.json
+    declarations: tuple[dict, ...]  # their declarations and the external ones, file order
 
     def blob_ids(self) -> dict[str, str]:
         """Path → git blob id of the working-tree content (what harvest compares)."""
@@ -81,12 +93,15 @@ def is_framework_area(path: str) -> bool:
 def kept_files(root: Path) -> list[str]:
     """The files git would keep in ``root``: tracked plus untracked-but-not-ignored, as POSIX
     paths relative to ``root``, existing on disk (a tracked file deleted from disk is gone)."""
-    done = Git(timeout=60).run(["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                               cwd=root, check=False)
+    done = Git(timeout=60).run(
+        ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root, check=False
+    )
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip()
-        raise UsageError(f"{root} is not a git work tree ({message})",
-                         hint="run it in the seed's clone or pass --repo PATH")
+        raise UsageError(
+            f"{root} is not a git work tree ({message})",
+            hint="run it in the seed's clone or pass --repo PATH",
+        )
     paths = {p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p}
     return sorted(p for p in paths if os.path.lexists(root / p))
 
@@ -97,12 +112,16 @@ def read_framework(root: Path) -> Framework:
     present = set(files)
     missing = [path for path in REQUIRED if path not in present]
     if missing:
-        raise UsageError(f"{root} holds no exobrain framework (missing: {', '.join(missing)})",
-                         hint="run it in a clone of the seed, or pass --repo SEED")
+        raise UsageError(
+            f"{root} holds no exobrain framework (missing: {', '.join(missing)})",
+            hint="run it in a clone of the seed, or pass --repo SEED",
+        )
     registry = load_registry(root, GLOBAL)
     if registry.findings:
-        raise UsageError(f"{root}/skills.json: {registry.findings[0].message}",
-                         hint="skills-validate shows every problem; fix the seed first")
+        raise UsageError(
+            f"{root}/skills.json: {registry.findings[0].message}",
+            hint="skills-validate shows every problem; fix the seed first",
+        )
     shipped, declarations = [], []
     for entry in registry.entries:
         raw = registry.data["skills"][entry.index]
@@ -121,6 +140,9 @@ def read_framework(root: Path) -> Framework:
 def blob_id(path: Path) -> str:
     """The git blob id of a file's content (a symbolic link: of its target text), as
     ``git hash-object`` computes it without filters."""
-    data = os.readlink(path).encode("utf-8", "surrogateescape") if path.is_symlink() \
+    data = (
+        os.readlink(path).encode("utf-8", "surrogateescape")
+        if path.is_symlink()
         else path.read_bytes()
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()  # noqa: S324 - git's id
+    )
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()

@@ -24,18 +24,23 @@ from __future__ import annotations
 
 import hashlib
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from exobrain.paths import REPO_CACHE
 from exobrain.errors import InputFileError, OperationFailed, UsageError
-from exobrain.instance.framework import (FRAMEWORK_FILES, FRAMEWORK_FOLDERS, Framework, is_framework,
-                        is_framework_area, read_framework)
-from exobrain.util.git import Git, Repository
 from exobrain.gate.review import Snapshot, skill_folder, snapshot, wanted_blobs
-from exobrain.scopes import CONNECTION_FILE, Connection, ScopeConfig, scan_scopes, load_scope_config
+from exobrain.instance.framework import (
+    FRAMEWORK_FILES,
+    FRAMEWORK_FOLDERS,
+    Framework,
+    is_framework,
+    is_framework_area,
+    read_framework,
+)
+from exobrain.paths import REPO_CACHE
+from exobrain.scopes import CONNECTION_FILE, Connection, ScopeConfig, load_scope_config, scan_scopes
+from exobrain.util.git import Git, Repository
 
 INSTANCES_KEY = "instances"
 CACHE_FOLDER = f"{REPO_CACHE}/instances"
@@ -45,9 +50,9 @@ _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://|^[A-Za-z0-9._~+-]+@[^/:]+:")
 
 @dataclass(frozen=True)
 class Fact:
-    kind: str            # differs | behind | missing | only-there
-    path: str            # a file, or a skill folder ending in "/"
-    skill: str | None = None   # for a skill folder: its name
+    kind: str  # differs | behind | missing | only-there
+    path: str  # a file, or a skill folder ending in "/"
+    skill: str | None = None  # for a skill folder: its name
 
     def line(self) -> str:
         return f"{self.kind} {self.path}"
@@ -57,7 +62,7 @@ class Fact:
 class InstanceReport:
     """One instance as harvest saw it."""
 
-    source: str                   # as listed
+    source: str  # as listed
     state: str
     reason: str = ""
     location: Path | None = None  # the repository read (the instance, or its cache clone)
@@ -72,20 +77,29 @@ class InstanceReport:
         return self.state in (OK, DIRTY)
 
     def as_json(self) -> dict[str, Any]:
-        return {"instance": self.source, "state": self.state, "reason": self.reason,
-                "location": str(self.location) if self.location else None,
-                "commit": self.commit, "warnings": self.warnings,
-                "facts": [{"kind": f.kind, "path": f.path, **({"skill": f.skill} if f.skill else {})}
-                          for f in self.facts]}
+        return {
+            "instance": self.source,
+            "state": self.state,
+            "reason": self.reason,
+            "location": str(self.location) if self.location else None,
+            "commit": self.commit,
+            "warnings": self.warnings,
+            "facts": [
+                {"kind": f.kind, "path": f.path, **({"skill": f.skill} if f.skill else {})}
+                for f in self.facts
+            ],
+        }
 
 
 def listed_instances(connection: Connection) -> list[str]:
     """The ``instances`` of the connection file (an empty list when there is none)."""
     value = connection.raw.get(INSTANCES_KEY, [])
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise InputFileError(f"{CONNECTION_FILE}: {INSTANCES_KEY} must be a list of paths or "
-                             f"git URLs", hint='e.g. "instances": ["../alice-exobrain", '
-                                               '"https://git.example.com/team/exobrain.git"]')
+        raise InputFileError(
+            f"{CONNECTION_FILE}: {INSTANCES_KEY} must be a list of paths or git URLs",
+            hint='e.g. "instances": ["../alice-exobrain", '
+            '"https://git.example.com/team/exobrain.git"]',
+        )
     return [v.strip() for v in value]
 
 
@@ -143,11 +157,17 @@ def _fetch(seed: Path, url: str) -> tuple[InstanceReport, str]:
         if not (folder / "HEAD").is_file():
             folder.parent.mkdir(parents=True, exist_ok=True)
             git.run(["init", "-q", "--bare", "--template=", str(folder)])
-        git.run(["fetch", "--quiet", "--force", "--no-tags", "--", checked, f"+HEAD:{ref}"],
-                cwd=folder, remote=True)
+        git.run(
+            ["fetch", "--quiet", "--force", "--no-tags", "--", checked, f"+HEAD:{ref}"],
+            cwd=folder,
+            remote=True,
+        )
     except OperationFailed as exc:
-        known = git.run(["rev-parse", "--verify", "--quiet", ref], cwd=folder, check=False) \
-            if (folder / "HEAD").is_file() else None
+        known = (
+            git.run(["rev-parse", "--verify", "--quiet", ref], cwd=folder, check=False)
+            if (folder / "HEAD").is_file()
+            else None
+        )
         if known is not None and known.returncode == 0:
             report.warnings.append(f"fetch failed, using the copy fetched before: {exc.message}")
             return report, ref
@@ -184,20 +204,28 @@ def seed_skill_names(seed: Path, config: ScopeConfig) -> set[str]:
 def seed_history(seed: Path, framework: Framework) -> dict[str, set[str]]:
     """Every blob id each framework path ever had in the seed's history (to tell "behind")."""
     specs = [*FRAMEWORK_FILES, *FRAMEWORK_FOLDERS, *(f"skills/{n}/" for n in framework.shipped)]
-    out = Git().text(["log", "--format=", "--raw", "--no-abbrev", "--no-renames", "-z", "--",
-                      *specs], cwd=seed, check=False)
+    out = Git().text(
+        ["log", "--format=", "--raw", "--no-abbrev", "--no-renames", "-z", "--", *specs],
+        cwd=seed,
+        check=False,
+    )
     history: dict[str, set[str]] = {}
     fields = out.split("\0")
-    for info, path in zip(fields[0::2], fields[1::2]):
+    for info, path in zip(fields[0::2], fields[1::2], strict=False):
         parts = info.strip().split()
         if len(parts) >= 4:
             history.setdefault(path, set()).update(parts[2:4])
     return history
 
 
-def compare(seed_ids: dict[str, str], shipped: tuple[str, ...], known_skills: set[str],
-            instance_ids: dict[str, str], instance_skills: set[tuple[str, str]],
-            history: dict[str, set[str]]) -> list[Fact]:
+def compare(
+    seed_ids: dict[str, str],
+    shipped: tuple[str, ...],
+    known_skills: set[str],
+    instance_ids: dict[str, str],
+    instance_skills: set[tuple[str, str]],
+    history: dict[str, set[str]],
+) -> list[Fact]:
     """The facts about one instance (pure): framework files that differ, lag or are missing,
     then what only the instance has."""
     facts: list[Fact] = []
@@ -229,7 +257,8 @@ def harvest(seed: Path, sources: list[str]) -> list[InstanceReport]:
             ids = report.ids
             if history is None and any(ids.get(p, o) != o for p, o in seed_ids.items()):
                 history = seed_history(seed, framework)
-            report.facts = compare(seed_ids, framework.shipped, known, ids,
-                                   report.snap.skill_files(), history or {})
+            report.facts = compare(
+                seed_ids, framework.shipped, known, ids, report.snap.skill_files(), history or {}
+            )
         reports.append(report)
     return reports

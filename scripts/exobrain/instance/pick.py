@@ -12,23 +12,21 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from exobrain.util.versions import is_version
-from exobrain.catalog import skill_dir
-from exobrain.util.staging import staged_folder
-from exobrain.paths import shown
-from exobrain.errors import UsageError
-from exobrain.util.fileio import default_dir_mode
-from exobrain.util.git import Repository
-from exobrain.instance.harvest import InstanceReport, harvest
 from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_entry, lock_path
-from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
+from exobrain.catalog import skill_dir
+from exobrain.errors import UsageError
 from exobrain.gate.review import PERSONAL_TYPES, is_proof_file, skill_folder
+from exobrain.instance.harvest import InstanceReport, harvest
+from exobrain.paths import shown
+from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
 from exobrain.scopes import check_scope_path, scope_at
 from exobrain.skillmd import SKILL_FILE, quick_meta
+from exobrain.util.git import Repository
+from exobrain.util.staging import staged_folder
+from exobrain.util.versions import is_version
 from exobrain.workspace import Workspace
 
 
@@ -37,7 +35,7 @@ class Picked:
     name: str
     scope: str
     source: str
-    origin: str              # the skill folder in the instance
+    origin: str  # the skill folder in the instance
     commit: str
     owner: str
     files: list[str]
@@ -45,37 +43,62 @@ class Picked:
     proof: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict:
-        return {"name": self.name, "into": self.scope, "instance": self.source,
-                "from": self.origin, "commit": self.commit, "owner": self.owner,
-                "files": self.files, "version": self.version, "proof": self.proof}
+        return {
+            "name": self.name,
+            "into": self.scope,
+            "instance": self.source,
+            "from": self.origin,
+            "commit": self.commit,
+            "owner": self.owner,
+            "files": self.files,
+            "version": self.version,
+            "proof": self.proof,
+        }
 
 
 def candidates(reports: list[InstanceReport], name: str) -> list[tuple[InstanceReport, str]]:
     """(instance, skill folder) for every only-there skill called ``name``."""
-    return [(r, fact.path.rstrip("/")) for r in reports for fact in r.facts
-            if fact.kind == "only-there" and fact.skill == name]
+    return [
+        (r, fact.path.rstrip("/"))
+        for r in reports
+        for fact in r.facts
+        if fact.kind == "only-there" and fact.skill == name
+    ]
 
 
-def pick(ws: Workspace, sources: list[str], name: str, into: str, *,
-         instance: str | None = None, owner: str | None = None) -> Picked:
+def pick(
+    ws: Workspace,
+    sources: list[str],
+    name: str,
+    into: str,
+    *,
+    instance: str | None = None,
+    owner: str | None = None,
+) -> Picked:
     """Copy the only-there skill ``name`` into the shared scope ``into`` and declare it."""
     scope = check_scope_path(into)
     found = scope_at(ws.root, scope, ws.config)
     if found is None:
         raise UsageError(f"--into {into}: not a scope of the seed (no {scope}/AGENTS.md)")
     if found.type in PERSONAL_TYPES:
-        raise UsageError(f"--into {into}: a {found.type} scope; a harvested skill is shared",
-                         hint="pick into global, seed, a group or a team")
+        raise UsageError(
+            f"--into {into}: a {found.type} scope; a harvested skill is shared",
+            hint="pick into global, seed, a group or a team",
+        )
     if instance is not None:
         sources = [s for s in sources if s == instance] or [instance]
     matches = candidates(harvest(ws.root, sources), name)
     if not matches:
-        raise UsageError(f"no instance has a skill {name!r} that the seed lacks",
-                         hint="run exobrain harvest to see the only-there skills")
+        raise UsageError(
+            f"no instance has a skill {name!r} that the seed lacks",
+            hint="run exobrain harvest to see the only-there skills",
+        )
     if len(matches) > 1:
         places = ", ".join(f"{folder} in {r.source}" for r, folder in matches)
-        raise UsageError(f"{name!r} is only-there in more than one place: {places}",
-                         hint="choose one with --instance SOURCE")
+        raise UsageError(
+            f"{name!r} is only-there in more than one place: {places}",
+            hint="choose one with --instance SOURCE",
+        )
     report, folder = matches[0]
     target = skill_dir(ws.root, scope, name)
     if target.exists() or target.is_symlink():
@@ -84,45 +107,61 @@ def pick(ws: Workspace, sources: list[str], name: str, into: str, *,
     declared = report.snap.declarations.get((origin_scope, name), {}) if report.snap else {}
     who = owner or declared.get("owner") or ws.connection.person
     if not who:
-        raise UsageError(f"{name}: no owner known (the instance does not declare it)",
-                         hint="pass --owner ID")
+        raise UsageError(
+            f"{name}: no owner known (the instance does not declare it)", hint="pass --owner ID"
+        )
     note = f"harvested from {report.source} at {report.commit[:12]} ({folder})"
     try:
         with edit_registry(ws.root, scope) as edit:
             if edit.find(name=name, **{"from": None, "source": None}):
                 raise UsageError(f"{name} is already declared in {edit.rel}")
             files = _copy_from_commit(report, folder, target)
-            edit.upsert(ordered_entry({"name": name, "owner": who, "tier": "optional",
-                                       "notes": note}), name=name, **{"from": None, "source": None})
+            edit.upsert(
+                ordered_entry({"name": name, "owner": who, "tier": "optional", "notes": note}),
+                name=name,
+                **{"from": None, "source": None},
+            )
     except BaseException:
         if target.exists():  # we made it a moment ago; the registry was not written
             shutil.rmtree(target)
         raise
     version = quick_meta(target / SKILL_FILE, ("version",)).get("version")
     if is_version(version):
-        with update_json_file(lock_path(ws.root, scope), default=empty_lock,
-                              check=check_lock_data, durable=False) as update:
+        with update_json_file(
+            lock_path(ws.root, scope), default=empty_lock, check=check_lock_data, durable=False
+        ) as update:
             update.data["skills"][name] = lock_entry(target, str(version))
             update.data["skills"] = dict(sorted(update.data["skills"].items()))
     rel = skill_folder(scope, name)
-    return Picked(name, scope, report.source, folder, report.commit or "", who,
-                  [f"{rel}/{f}" for f in files], version if is_version(version) else None,
-                  [f"{rel}/{f}" for f in files if is_proof_file(f)])
+    return Picked(
+        name,
+        scope,
+        report.source,
+        folder,
+        report.commit or "",
+        who,
+        [f"{rel}/{f}" for f in files],
+        version if is_version(version) else None,
+        [f"{rel}/{f}" for f in files if is_proof_file(f)],
+    )
 
 
 def _copy_from_commit(report: InstanceReport, folder: str, target: Path) -> list[str]:
     """Write the folder's files as committed in the instance; refuses links and odd paths."""
     git = Repository(report.location)
-    listing = git.run("ls-tree", "-r", "-z", "--full-tree", report.commit or "HEAD", "--",
-                      folder + "/")
+    listing = git.run(
+        "ls-tree", "-r", "-z", "--full-tree", report.commit or "HEAD", "--", folder + "/"
+    )
     entries: dict[str, tuple[str, str]] = {}
     for record in filter(None, listing.split("\0")):
         info, path = record.split("\t", 1)
         mode, kind, oid = info.split()
         inside = PurePosixPath(path).relative_to(folder).as_posix()
         if kind != "blob" or mode == "120000":
-            raise UsageError(f"{path} in {report.source} is a {'link' if kind == 'blob' else kind}; "
-                             f"copy this skill by hand")
+            raise UsageError(
+                f"{path} in {report.source} is a {'link' if kind == 'blob' else kind}; "
+                f"copy this skill by hand"
+            )
         if any(part in ("", ".", "..", ".git") for part in inside.split("/")):
             raise UsageError(f"{path} in {report.source}: unexpected path")
         entries[inside] = (mode, oid)

@@ -24,14 +24,14 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
-from exobrain.workspace import Workspace
 from exobrain.instance import agentcheck
 from exobrain.instance.verdict import FAIL, PASS, SKIP, Check
 from exobrain.paths import PACKAGED_DATA
+from exobrain.workspace import Workspace
 
 CHECKS = ("schemas", "skills-validate", "locks", "docs", "agents", "git-hooks", "test-suite")
 PACKAGE_SCHEMAS = "scripts/exobrain/schemas"
@@ -39,7 +39,7 @@ PACKAGE_SCHEMAS = "scripts/exobrain/schemas"
 
 @dataclass(frozen=True)
 class Options:
-    suite: bool = True                 # run the test suite when there is one
+    suite: bool = True  # run the test suite when there is one
     suite_paths: tuple[str, ...] = ()  # limit it to these paths (default: the configured ones)
     suite_timeout: float = 1800.0
     verbs: frozenset[str] = frozenset()  # the exobrain umbrella's verbs (docs may name them)
@@ -59,12 +59,12 @@ class Result:
 
     def as_json(self) -> dict:
         counts = {s: sum(1 for c in self.checks if c.status == s) for s in (PASS, FAIL, SKIP)}
-        return {"checks": [c.as_json() for c in self.checks], **counts,
-                "exit_code": self.exit_code}
+        return {"checks": [c.as_json() for c in self.checks], **counts, "exit_code": self.exit_code}
 
 
-def selftest(ws: Workspace, options: Options = Options(),
-             progress: Callable[[Check], None] | None = None) -> Result:
+def selftest(
+    ws: Workspace, options: Options = Options(), progress: Callable[[Check], None] | None = None
+) -> Result:
     """Run every check in order; ``progress`` sees each verdict as soon as it is known."""
     steps: list[tuple[str, Callable[[], Check]]] = [
         ("schemas", lambda: check_schemas(ws)),
@@ -80,7 +80,7 @@ def selftest(ws: Workspace, options: Options = Options(),
         start = time.perf_counter()
         try:
             check = run()
-        except Exception as exc:  # noqa: BLE001 - a crashing check is a failed check
+        except Exception as exc:
             from exobrain.errors import ExobrainError
 
             text = str(exc) if isinstance(exc, ExobrainError) else f"{type(exc).__name__}: {exc}"
@@ -114,7 +114,7 @@ def check_schemas(ws: Workspace) -> Check:
             schema = load_json(path)
             jsonschema.validators.validator_for(schema).check_schema(schema)
             seen += 1
-        except Exception as exc:  # noqa: BLE001 - unreadable and invalid alike
+        except Exception as exc:
             problems.append(f"{rel}: not a valid JSON Schema ({str(exc).splitlines()[0]})")
     references = 0
     documents = [r.path for r in ws.all_registries() if r.exists]
@@ -122,17 +122,23 @@ def check_schemas(ws: Workspace) -> Check:
     for document in documents:
         try:
             target = load_json(document).get("$schema")
-        except Exception:  # noqa: BLE001 - skills-validate reports broken files
+        except Exception:
             continue
         if isinstance(target, str) and "://" not in target:
             references += 1
             if not (document.parent / target).is_file():
-                problems.append(f"{document.relative_to(root).as_posix()}: $schema {target!r} "
-                                f"does not exist")
+                problems.append(
+                    f"{document.relative_to(root).as_posix()}: $schema {target!r} does not exist"
+                )
     detail = f"{seen} schema(s) valid, {references} $schema reference(s) resolve"
     if problems:
-        return Check("schemas", FAIL, f"{len(problems)} problem(s)", problems,
-                     "restore the schema files from the seed (exobrain harvest shows what differs)")
+        return Check(
+            "schemas",
+            FAIL,
+            f"{len(problems)} problem(s)",
+            problems,
+            "restore the schema files from the seed (exobrain harvest shows what differs)",
+        )
     return Check("schemas", PASS, detail)
 
 
@@ -144,8 +150,13 @@ def check_validate(ws: Workspace) -> Check:
     errors = [f for f in findings if f.level == ERROR]
     detail = f"{len(errors)} error(s), {len(findings) - len(errors)} info(s)"
     if exit_code(findings, strict=False):
-        return Check("skills-validate", FAIL, detail, [f.render() for f in errors[:20]],
-                     "run skills-validate and fix each finding")
+        return Check(
+            "skills-validate",
+            FAIL,
+            detail,
+            [f.render() for f in errors[:20]],
+            "run skills-validate and fix each finding",
+        )
     return Check("skills-validate", PASS, detail)
 
 
@@ -154,8 +165,13 @@ def check_locks(ws: Workspace) -> Check:
 
     report = lock_all(ws, check=True)
     if report.stale:
-        return Check("locks", FAIL, f"{len(report.stale)} lock(s) out of date", report.stale,
-                     "exobrain lock (or exobrain register PATH --bump patch for changed content)")
+        return Check(
+            "locks",
+            FAIL,
+            f"{len(report.stale)} lock(s) out of date",
+            report.stale,
+            "exobrain lock (or exobrain register PATH --bump patch for changed content)",
+        )
     return Check("locks", PASS, "every lock is up to date")
 
 
@@ -169,19 +185,28 @@ def check_docs(ws: Workspace, verbs: frozenset[str]) -> Check:
     if not docs:
         return Check("docs", SKIP, "no knowledge/exobrain/*.md here")
     programs = docfacts.console_scripts(ws.root) or _installed_scripts()
-    problems = [f"{doc.relative_to(ws.root).as_posix()}: {problem}" for doc in docs
-                for problem in docfacts.problems(ws.root, read_text(doc), programs, set(verbs))]
+    problems = [
+        f"{doc.relative_to(ws.root).as_posix()}: {problem}"
+        for doc in docs
+        for problem in docfacts.problems(ws.root, read_text(doc), programs, set(verbs))
+    ]
     if problems:
-        return Check("docs", FAIL, f"{len(problems)} stale statement(s)", problems,
-                     "correct the docs (or restore what they name)")
+        return Check(
+            "docs",
+            FAIL,
+            f"{len(problems)} stale statement(s)",
+            problems,
+            "correct the docs (or restore what they name)",
+        )
     return Check("docs", PASS, f"{len(docs)} doc(s) name only what exists")
 
 
 def _installed_scripts() -> set[str]:
     from importlib.metadata import entry_points
 
-    return {e.name for e in entry_points(group="console_scripts")
-            if e.value.startswith("exobrain.")}
+    return {
+        e.name for e in entry_points(group="console_scripts") if e.value.startswith("exobrain.")
+    }
 
 
 def suite_paths(root: Path) -> list[str]:
@@ -212,24 +237,41 @@ def check_suite(root: Path, options: Options) -> Check:
     if missing:
         return Check("test-suite", FAIL, f"no such test path: {', '.join(missing)}")
     if importlib.util.find_spec("pytest") is None:
-        return Check("test-suite", FAIL, "pytest is not installed",
-                     fix="pip install -e '.[test]' (or pass --no-suite)")
+        return Check(
+            "test-suite",
+            FAIL,
+            "pytest is not installed",
+            fix="pip install -e '.[test]' (or pass --no-suite)",
+        )
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     if (root / "scripts" / "exobrain" / "__init__.py").is_file():
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root / "scripts"),
-                                                          env.get("PYTHONPATH")]))
+        env["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str(root / "scripts"), env.get("PYTHONPATH")])
+        )
     argv = [sys.executable, "-m", "pytest", "-x", "-p", "no:cacheprovider", *paths]
     shown = "pytest -x " + " ".join(paths) if options.suite_paths else "pytest -x"
     try:
-        done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True,
-                              timeout=options.suite_timeout, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            argv,
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=options.suite_timeout,
+            stdin=subprocess.DEVNULL,
+        )
     except subprocess.TimeoutExpired:
         return Check("test-suite", FAIL, f"{shown}: no result after {options.suite_timeout:g}s")
     summary = _summary(done.stdout) or (done.stderr.strip().splitlines() or ["no output"])[-1]
     if done.returncode != 0:
         tail = (done.stdout + done.stderr).strip().splitlines()[-25:]
-        return Check("test-suite", FAIL, f"{shown}: {summary}", tail,
-                     f"run {shown} here and fix the first failure")
+        return Check(
+            "test-suite",
+            FAIL,
+            f"{shown}: {summary}",
+            tail,
+            f"run {shown} here and fix the first failure",
+        )
     return Check("test-suite", PASS, f"{shown}: {summary}")
 
 
@@ -238,8 +280,11 @@ def _summary(output: str) -> str | None:
     import re
 
     for line in reversed(output.splitlines()):
-        match = re.search(r"\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|"
-                          r"warnings?)\b.* in [\d.]+s", line)
+        match = re.search(
+            r"\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|"
+            r"warnings?)\b.* in [\d.]+s",
+            line,
+        )
         if match:
             return match.group(0)
     return None

@@ -24,5 +24,11 @@ class Check:
     seconds: float = 0.0
 
     def as_json(self) -> dict[str, Any]:
-        return {"name": self.name, "status": self.status, "detail": self.detail,
-                "problems": self.problems, "fix": self.fix, "seconds": round(self.seconds, 3)}
+        return {
+            "name": self.name,
+            "status": self.status,
+            "detail": self.detail,
+            "problems": self.problems,
+            "fix": self.fix,
+            "seconds": round(self.seconds, 3),
+        }

@@ -9,26 +9,24 @@ rename; existing files or folders are never overwritten.
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
+from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-from exobrain.util.archive import Member, write_zip
-from exobrain.catalog import skill_dir
-from exobrain.util.staging import staged_file, staged_folder
-from exobrain.errors import ExobrainError, OperationFailed, UsageError
 from exobrain.artifacts.evolution import in_tree
-from exobrain.util.fileio import read_text
+from exobrain.artifacts.promote import real_scope
+from exobrain.catalog import skill_dir
+from exobrain.errors import ExobrainError, OperationFailed, UsageError
 from exobrain.interop.formats import exporter
 from exobrain.interop.formats.fields import slugify
-from exobrain.artifacts.promote import real_scope
 from exobrain.refs import canonical
 from exobrain.registry import Entry
 from exobrain.skillmd import SKILL_FILE, parse
+from exobrain.util.archive import Member, write_zip
+from exobrain.util.fileio import read_text
+from exobrain.util.staging import staged_file, staged_folder
 from exobrain.util.treecopy import copy_tree, escaping_links, iter_tree
 from exobrain.workspace import Workspace
 
@@ -48,13 +46,17 @@ class ExportReport:
     skipped_archived: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
-        return {"format": self.format, "destination": self.destination,
-                "skills": [s.__dict__ for s in self.skills],
-                "skipped_archived": self.skipped_archived}
+        return {
+            "format": self.format,
+            "destination": self.destination,
+            "skills": [s.__dict__ for s in self.skills],
+            "skipped_archived": self.skipped_archived,
+        }
 
 
-def _entries(ws: Workspace, refs: tuple[str, ...],
-             scope: str | None) -> tuple[list[Entry], list[str]]:
+def _entries(
+    ws: Workspace, refs: tuple[str, ...], scope: str | None
+) -> tuple[list[Entry], list[str]]:
     """The declarations to export: the refs given, or every in-tree one of ``scope`` that is
     not archived."""
     if refs and scope:
@@ -78,8 +80,9 @@ def _entries(ws: Workspace, refs: tuple[str, ...],
     return chosen, []
 
 
-def _prepare(ws: Workspace, entries: list[Entry], module, strip: bool
-             ) -> tuple[list[tuple[Entry, Path, str, list[str]]], list[str]]:
+def _prepare(
+    ws: Workspace, entries: list[Entry], module, strip: bool
+) -> tuple[list[tuple[Entry, Path, str, list[str]]], list[str]]:
     """(entry, folder, exported SKILL.md text, moved fields) for each skill, and the problems."""
     prepared, problems = [], []
     names: dict[str, Entry] = {}
@@ -88,8 +91,9 @@ def _prepare(ws: Workspace, entries: list[Entry], module, strip: bool
         ref = canonical(entry)
         other = names.setdefault(entry.name, entry)
         if other is not entry:
-            problems.append(f"{ref}: {canonical(other)} has the same name; a bundle holds one "
-                            f"folder per name")
+            problems.append(
+                f"{ref}: {canonical(other)} has the same name; a bundle holds one folder per name"
+            )
             continue
         try:
             doc = parse(read_text(folder / SKILL_FILE), folder / SKILL_FILE)
@@ -97,8 +101,10 @@ def _prepare(ws: Workspace, entries: list[Entry], module, strip: bool
             problems.append(f"{ref}: {exc.message}")
             continue
         found = module.compat_problems(doc.meta, doc.body, folder.name, strip=strip)
-        found += [f"{rel}: symbolic link points outside the skill folder"
-                  for rel in escaping_links(folder)]
+        found += [
+            f"{rel}: symbolic link points outside the skill folder"
+            for rel in escaping_links(folder)
+        ]
         if found:
             problems.append(f"{ref} fails agentskills_io_compat_check: " + "; ".join(found))
             continue
@@ -129,16 +135,23 @@ def _stage_skills(staging: Path, prepared: list) -> list[Exported]:
     return done
 
 
-def _stage_skill(target: Path, entry: Entry, folder: Path, text: str,
-                 moved: list[str]) -> Exported:
+def _stage_skill(target: Path, entry: Entry, folder: Path, text: str, moved: list[str]) -> Exported:
     copy_tree(folder, target, replace={SKILL_FILE: text})
     return Exported(canonical(entry), entry.name, moved)
 
 
-def export_skills(ws: Workspace, refs: tuple[str, ...], *, fmt: str, out: Path | None = None,
-                  zip_file: Path | None = None, all_scope: str | None = None,
-                  strip: bool = False, plugin_name: str | None = None,
-                  dry_run: bool = False) -> ExportReport:
+def export_skills(
+    ws: Workspace,
+    refs: tuple[str, ...],
+    *,
+    fmt: str,
+    out: Path | None = None,
+    zip_file: Path | None = None,
+    all_scope: str | None = None,
+    strip: bool = False,
+    plugin_name: str | None = None,
+    dry_run: bool = False,
+) -> ExportReport:
     """Export skills (see the module docstring)."""
     module = exporter(fmt)
     if (out is None) == (zip_file is None):
@@ -148,9 +161,10 @@ def export_skills(ws: Workspace, refs: tuple[str, ...], *, fmt: str, out: Path |
     entries, archived = _entries(ws, refs, all_scope)
     prepared, problems = _prepare(ws, entries, module, strip)
     if problems:
-        raise OperationFailed("nothing exported:\n  " + "\n  ".join(problems),
-                              hint="fix the skills named above (or leave them out), then export "
-                                   "again")
+        raise OperationFailed(
+            "nothing exported:\n  " + "\n  ".join(problems),
+            hint="fix the skills named above (or leave them out), then export again",
+        )
     destination = (zip_file or out).expanduser().absolute()  # type: ignore[union-attr]
     report = ExportReport(fmt, str(destination), skipped_archived=archived)
     if fmt == "claude-plugin":
@@ -170,18 +184,22 @@ def export_skills(ws: Workspace, refs: tuple[str, ...], *, fmt: str, out: Path |
         with staged_folder(destination, empty_ok=True) as staging:
             report.skills = _stage_skills(staging / "skills", prepared)
             name = plugin_name or slugify(destination.name) or "exobrain-skills"
-            module.write_manifest(staging, name, f"{len(prepared)} skills exported from an "
-                                                 f"exobrain")
+            module.write_manifest(
+                staging, name, f"{len(prepared)} skills exported from an exobrain"
+            )
     elif zip_file is not None:
         with staged_file(destination) as archive:
             write_zip(archive, _members(prepared))
         report.skills = [Exported(canonical(e), e.name, moved) for e, _, _, moved in prepared]
     else:
         with ExitStack() as stack:  # every skill staged before the first one moves in
-            stagings = [stack.enter_context(staged_folder(destination / e.name))
-                        for e, *_ in prepared]
-            report.skills = [_stage_skill(staging, *item)
-                             for staging, item in zip(stagings, prepared)]
+            stagings = [
+                stack.enter_context(staged_folder(destination / e.name)) for e, *_ in prepared
+            ]
+            report.skills = [
+                _stage_skill(staging, *item)
+                for staging, item in zip(stagings, prepared, strict=True)
+            ]
     return report
 
 
@@ -189,5 +207,7 @@ def _check_free(path: Path, allow_empty_dir: bool = False) -> None:
     if path.is_dir() and allow_empty_dir and not any(path.iterdir()):
         return
     if path.exists() or path.is_symlink():
-        raise UsageError(f"{path} already exists; export never overwrites",
-                         hint="remove it or choose another destination")
+        raise UsageError(
+            f"{path} already exists; export never overwrites",
+            hint="remove it or choose another destination",
+        )

@@ -12,31 +12,29 @@ written. Everything is checked before anything is written, and ``dry_run`` write
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_path
+from exobrain.artifacts.promote import target_scope
 from exobrain.catalog import skill_dir
-from exobrain.util.dirhash import hash_digests
-from exobrain.util.staging import staged_folder
-from exobrain.paths import shown
 from exobrain.errors import ExobrainError, UsageError
-from exobrain.util.fileio import read_text
 from exobrain.interop.formats import detect, importer
 from exobrain.interop.formats.bundle import Bundle, FoundSkill, discover
 from exobrain.interop.formats.fields import SLUG, dump, read_lenient, translate
-from exobrain.util.versions import normalise as normalise_version
-from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_path
-from exobrain.artifacts.promote import target_scope
+from exobrain.interop.inputs import Opened, classify, is_shorthand, open_source
+from exobrain.paths import shown
 from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
 from exobrain.skillmd import SKILL_FILE
-from exobrain.interop.inputs import Opened, classify, is_shorthand, open_source
+from exobrain.util.dirhash import hash_digests
+from exobrain.util.fileio import read_text
+from exobrain.util.staging import staged_folder
 from exobrain.util.treecopy import copy_tree, escaping_links
+from exobrain.util.versions import normalise as normalise_version
 from exobrain.workspace import Workspace
 
 
@@ -56,7 +54,7 @@ class Item:
     problem: str | None = None
 
     def as_json(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items()}
+        return dict(self.__dict__.items())
 
 
 @dataclass
@@ -74,9 +72,15 @@ class Report:
         return [i for i in self.items if i.status == "skipped"]
 
     def as_json(self) -> dict[str, Any]:
-        return {"source": self.source, "format": self.format, "detected_by": self.reason,
-                "scope": self.scope, "dry_run": self.dry_run, "notes": self.notes,
-                "skills": [i.as_json() for i in self.items]}
+        return {
+            "source": self.source,
+            "format": self.format,
+            "detected_by": self.reason,
+            "scope": self.scope,
+            "dry_run": self.dry_run,
+            "notes": self.notes,
+            "skills": [i.as_json() for i in self.items],
+        }
 
 
 @dataclass
@@ -94,8 +98,10 @@ class Plan:
 def who_owns(ws: Workspace, owner: str | None) -> str:
     who = owner or ws.connection.person or (sorted(ws.my_ids)[0] if ws.my_ids else None)
     if who is None:
-        raise UsageError("imported skills need an owner for their declaration",
-                         hint="connect as a person (connect-agent … --person ID) or pass --owner")
+        raise UsageError(
+            "imported skills need an owner for their declaration",
+            hint="connect as a person (connect-agent … --person ID) or pass --owner",
+        )
     return who
 
 
@@ -105,8 +111,9 @@ def read_skill_text(found: FoundSkill) -> tuple[dict[str, Any], str, list[str]]:
     return read_lenient(read_text(path), path)
 
 
-def plan_skill(adapter: ModuleType, src: Opened, found: FoundSkill, reading: Any,
-               new_name: str | None = None) -> Plan:
+def plan_skill(
+    adapter: ModuleType, src: Opened, found: FoundSkill, reading: Any, new_name: str | None = None
+) -> Plan:
     """Translate one skill; problems end up on ``plan.item.problem`` (nothing raised)."""
     item = Item(found.folder_name, src.where(found.rel) or ".")
     plan = Plan(found, item)
@@ -116,15 +123,21 @@ def plan_skill(adapter: ModuleType, src: Opened, found: FoundSkill, reading: Any
     raw, body, repairs = reading
     raw = dict(raw)
     default, notes = adapter.prepare(raw, found)
-    result = translate(raw, found.folder_name, keep=adapter.KEEP,
-                       source_format=adapter.SOURCE_FORMAT, source_url=src.display(found.rel),
-                       new_name=new_name,
-                       default_version=normalise_version(default) if default else None)
+    result = translate(
+        raw,
+        found.folder_name,
+        keep=adapter.KEEP,
+        source_format=adapter.SOURCE_FORMAT,
+        source_url=src.display(found.rel),
+        new_name=new_name,
+        default_version=normalise_version(default) if default else None,
+    )
     item.name, item.version = result.name, result.meta.get("version")
     item.repairs, item.flags, item.notes = repairs + result.repairs, result.flags, notes
     links = escaping_links(found.folder)
-    problems = result.problems + [f"{rel}: symbolic link points outside the skill folder"
-                                  for rel in links]
+    problems = result.problems + [
+        f"{rel}: symbolic link points outside the skill folder" for rel in links
+    ]
     if problems:
         item.problem = "; ".join(problems)
     plan.text, plan.body, plan.meta = dump(result.meta, body), body, result.meta
@@ -132,8 +145,14 @@ def plan_skill(adapter: ModuleType, src: Opened, found: FoundSkill, reading: Any
     return plan
 
 
-def _select(bundle: Bundle, readings: dict[str, Any], wanted: tuple[str, ...], all_skills: bool,
-            new_name: str | None, source: str) -> list[FoundSkill]:
+def _select(
+    bundle: Bundle,
+    readings: dict[str, Any],
+    wanted: tuple[str, ...],
+    all_skills: bool,
+    new_name: str | None,
+    source: str,
+) -> list[FoundSkill]:
     def names(found: FoundSkill) -> set[str]:
         reading = readings[found.rel]
         declared = reading[0].get("name") if isinstance(reading, tuple) else None
@@ -145,13 +164,16 @@ def _select(bundle: Bundle, readings: dict[str, Any], wanted: tuple[str, ...], a
         chosen = [s for s in bundle.skills if names(s) & set(wanted)]
         missing = sorted(set(wanted) - set().union(*(names(s) for s in chosen)))
         if missing:
-            raise UsageError(f"{source}: no skill named {', '.join(missing)}",
-                             hint=f"it holds {listing}{more}")
+            raise UsageError(
+                f"{source}: no skill named {', '.join(missing)}", hint=f"it holds {listing}{more}"
+            )
     elif len(bundle.skills) == 1 or all_skills:
         chosen = list(bundle.skills)
     else:
-        raise UsageError(f"{source} holds {len(bundle.skills)} skills: {listing}{more}",
-                         hint="import them all with --all, or some with --skill NAME")
+        raise UsageError(
+            f"{source} holds {len(bundle.skills)} skills: {listing}{more}",
+            hint="import them all with --all, or some with --skill NAME",
+        )
     if new_name and len(chosen) > 1:
         raise UsageError("--name renames one skill; choose it with --skill NAME")
     return chosen
@@ -169,19 +191,33 @@ def _check_targets(ws: Workspace, scope: str, plans: list[Plan]) -> None:
         if item.name in seen:
             item.problem = f"another skill of this source is also named {item.name!r}"
         elif target.exists() or target.is_symlink():
-            item.problem = (f"{shown(target, ws.root)} already exists; re-import it with "
-                            f"exobrain import --update {item.name}, or choose --name NEW")
+            item.problem = (
+                f"{shown(target, ws.root)} already exists; re-import it with "
+                f"exobrain import --update {item.name}, or choose --name NEW"
+            )
         elif item.name in declared:
-            item.problem = (f"{item.name!r} is already declared in {scope}'s skills.json; "
-                            f"choose --name NEW")
+            item.problem = (
+                f"{item.name!r} is already declared in {scope}'s skills.json; choose --name NEW"
+            )
         seen.add(item.name)
 
 
-def import_skills(ws: Workspace, source: str, *, fmt: str | None = None, into: str | None = None,
-                  new_name: str | None = None, skills: tuple[str, ...] = (),
-                  all_skills: bool = False, tier: str | None = None, owner: str | None = None,
-                  path: str | None = None, ref: str | None = None,
-                  allow_local: bool | None = None, dry_run: bool = False) -> Report:
+def import_skills(
+    ws: Workspace,
+    source: str,
+    *,
+    fmt: str | None = None,
+    into: str | None = None,
+    new_name: str | None = None,
+    skills: tuple[str, ...] = (),
+    all_skills: bool = False,
+    tier: str | None = None,
+    owner: str | None = None,
+    path: str | None = None,
+    ref: str | None = None,
+    allow_local: bool | None = None,
+    dry_run: bool = False,
+) -> Report:
     """Import the skills of ``source`` into a scope (see the module docstring)."""
     scope = target_scope(ws, into)
     who = who_owns(ws, owner)
@@ -195,8 +231,10 @@ def import_skills(ws: Workspace, source: str, *, fmt: str | None = None, into: s
         src = _enter(stack, source, kind, url, sub, ref, ws, allow_local)
         bundle = discover(src.root)
         if not bundle.skills:
-            raise UsageError(f"{source}: no SKILL.md found",
-                             hint="point SOURCE at a skill folder or a bundle of skill folders")
+            raise UsageError(
+                f"{source}: no SKILL.md found",
+                hint="point SOURCE at a skill folder or a bundle of skill folders",
+            )
         readings: dict[str, Any] = {}
         for found in bundle.skills:
             try:
@@ -223,16 +261,27 @@ def import_skills(ws: Workspace, source: str, *, fmt: str | None = None, into: s
     return report
 
 
-def _enter(stack: ExitStack, source: str, kind: str, url: str, sub: str, ref: str | None,
-           ws: Workspace, allow_local: bool | None) -> Opened:
+def _enter(
+    stack: ExitStack,
+    source: str,
+    kind: str,
+    url: str,
+    sub: str,
+    ref: str | None,
+    ws: Workspace,
+    allow_local: bool | None,
+) -> Opened:
     """Open the source, saying how SOURCE was read when it was taken for GitHub shorthand."""
     try:
-        return stack.enter_context(open_source(kind, url, sub, ref, root=ws.root,
-                                               allow_local=allow_local))
+        return stack.enter_context(
+            open_source(kind, url, sub, ref, root=ws.root, allow_local=allow_local)
+        )
     except ExobrainError as exc:
         if is_shorthand(source) and not exc.hint:
-            exc.hint = (f"{source} was read as the GitHub repository {url} because no such "
-                        f"local folder or archive exists")
+            exc.hint = (
+                f"{source} was read as the GitHub repository {url} because no such "
+                f"local folder or archive exists"
+            )
         raise
 
 
@@ -243,21 +292,45 @@ def install(found: Path, target: Path, text: str) -> tuple[dict[str, str], dict[
         return copy_tree(found, staging, replace={SKILL_FILE: text})
 
 
-def upstream_record(src: Opened, found: FoundSkill, adapter: ModuleType,
-                    upstream: dict[str, str], local: dict[str, str]) -> dict[str, Any]:
+def upstream_record(
+    src: Opened,
+    found: FoundSkill,
+    adapter: ModuleType,
+    upstream: dict[str, str],
+    local: dict[str, str],
+) -> dict[str, Any]:
     """What the lock remembers about where an imported skill came from."""
-    return {"kind": src.kind, "url": src.url, "base": src.path, "path": src.where(found.rel),
-            "ref": src.ref, "commit": src.commit, "hash": hash_digests(upstream),
-            "format": adapter.NAME, "imported": hash_digests(local)}
+    return {
+        "kind": src.kind,
+        "url": src.url,
+        "base": src.path,
+        "path": src.where(found.rel),
+        "ref": src.ref,
+        "commit": src.commit,
+        "hash": hash_digests(upstream),
+        "format": adapter.NAME,
+        "imported": hash_digests(local),
+    }
 
 
 def lock_entry_for(version: str, local: dict[str, str], record: dict[str, Any]) -> dict[str, Any]:
-    return {"version": version, "hash": hash_digests(local), "files": dict(sorted(local.items())),
-            "upstream": record}
+    return {
+        "version": version,
+        "hash": hash_digests(local),
+        "files": dict(sorted(local.items())),
+        "upstream": record,
+    }
 
 
-def _apply(ws: Workspace, scope: str, who: str, tier: str | None, plans: list[Plan],
-           src: Opened, adapter: ModuleType) -> None:
+def _apply(
+    ws: Workspace,
+    scope: str,
+    who: str,
+    tier: str | None,
+    plans: list[Plan],
+    src: Opened,
+    adapter: ModuleType,
+) -> None:
     """Copy, declare and lock; a skill that fails to copy is reported and left out."""
     created: list[tuple[Plan, Path, dict[str, Any]]] = []
     try:
@@ -274,16 +347,19 @@ def _apply(ws: Workspace, scope: str, who: str, tier: str | None, plans: list[Pl
                     continue
                 record = upstream_record(src, plan.found, adapter, upstream, local)
                 created.append((plan, target, lock_entry_for(item.version or "", local, record)))
-                edit.upsert(ordered_entry({"name": item.name, "owner": who,
-                                           "tier": tier or "optional"}),
-                            name=item.name, **{"from": None, "source": None})
+                edit.upsert(
+                    ordered_entry({"name": item.name, "owner": who, "tier": tier or "optional"}),
+                    name=item.name,
+                    **{"from": None, "source": None},
+                )
     except BaseException:
         for _, target, _ in created:  # made a moment ago; the registry was not written
             shutil.rmtree(target, ignore_errors=True)
         raise
     if created:
-        with update_json_file(lock_path(ws.root, scope), default=empty_lock,
-                              check=check_lock_data, durable=False) as update:
+        with update_json_file(
+            lock_path(ws.root, scope), default=empty_lock, check=check_lock_data, durable=False
+        ) as update:
             for plan, _, entry in created:
                 update.data["skills"][plan.item.name] = entry
             update.data["skills"] = dict(sorted(update.data["skills"].items()))

@@ -10,20 +10,22 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Iterator
 
-from exobrain.util.archive import extract, is_archive
 from exobrain.errors import OperationFailed, UsageError
+from exobrain.util.archive import extract, is_archive
+from exobrain.util.git import Git
 
 FOLDER, ARCHIVE, GIT = "folder", "archive", "git"
 _GIT_URL = re.compile(r"^(https://|ssh://|git@[^:/]+:|file://)")
-_SHORTHAND = re.compile(r"^(?P<owner>[A-Za-z0-9][\w.-]*)/(?P<repo>[\w.-]+)"
-                        r"(?P<path>(?:/[^@\s]+)?)(?:@(?P<ref>[^@\s]+))?$")
+_SHORTHAND = re.compile(
+    r"^(?P<owner>[A-Za-z0-9][\w.-]*)/(?P<repo>[\w.-]+)"
+    r"(?P<path>(?:/[^@\s]+)?)(?:@(?P<ref>[^@\s]+))?$"
+)
 
 
 @dataclass(frozen=True)
@@ -55,14 +57,17 @@ class Opened:
         return self.url + (f"#{where}" if where else "") + (f"@{self.ref}" if self.ref else "")
 
 
-def classify(text: str, *, path: str | None = None, ref: str | None = None
-             ) -> tuple[str, str, str, str | None]:
+def classify(
+    text: str, *, path: str | None = None, ref: str | None = None
+) -> tuple[str, str, str, str | None]:
     """(kind, url or absolute path, path inside, ref) for a SOURCE argument."""
     local = Path(text).expanduser()
     if local.exists():
         if path is not None or ref is not None:
-            raise UsageError(f"{text}: --path and --ref are for git sources; point SOURCE at "
-                             f"the folder you mean instead")
+            raise UsageError(
+                f"{text}: --path and --ref are for git sources; point SOURCE at "
+                f"the folder you mean instead"
+            )
         if local.is_dir():
             return FOLDER, str(local.resolve()), "", None
         if is_archive(local):
@@ -73,19 +78,31 @@ def classify(text: str, *, path: str | None = None, ref: str | None = None
     shorthand = _SHORTHAND.match(text)
     if shorthand and not text.startswith((".", "/", "~")):
         if path is not None or (ref is not None and shorthand.group("ref")):
-            raise UsageError(f"{text}: give the path and ref either in the shorthand "
-                             f"(owner/repo/path@ref) or with --path/--ref, not both")
-        return (GIT, f"https://github.com/{shorthand.group('owner')}/{shorthand.group('repo')}",
-                shorthand.group("path").strip("/"), ref or shorthand.group("ref"))
-    raise UsageError(f"{text}: no such folder or archive, and not a git URL",
-                     hint="give a skill folder, a bundle folder, a .skill/.zip file, a git URL "
-                          "(https://, ssh://, git@host:, file://) or owner/repo[/path][@ref]")
+            raise UsageError(
+                f"{text}: give the path and ref either in the shorthand "
+                f"(owner/repo/path@ref) or with --path/--ref, not both"
+            )
+        return (
+            GIT,
+            f"https://github.com/{shorthand.group('owner')}/{shorthand.group('repo')}",
+            shorthand.group("path").strip("/"),
+            ref or shorthand.group("ref"),
+        )
+    raise UsageError(
+        f"{text}: no such folder or archive, and not a git URL",
+        hint="give a skill folder, a bundle folder, a .skill/.zip file, a git URL "
+        "(https://, ssh://, git@host:, file://) or owner/repo[/path][@ref]",
+    )
 
 
 def is_shorthand(text: str) -> bool:
     """True when ``text`` would be read as GitHub's owner/repo shorthand."""
-    return not Path(text).expanduser().exists() and not _GIT_URL.match(text) and \
-        bool(_SHORTHAND.match(text)) and not text.startswith((".", "/", "~"))
+    return (
+        not Path(text).expanduser().exists()
+        and not _GIT_URL.match(text)
+        and bool(_SHORTHAND.match(text))
+        and not text.startswith((".", "/", "~"))
+    )
 
 
 def folder_commit(folder: Path) -> str | None:
@@ -96,31 +113,41 @@ def folder_commit(folder: Path) -> str | None:
             return None
         probe = probe.parent
     try:
-        head = Git(timeout=10).text(["rev-parse", "--verify", "-q", "HEAD"], cwd=folder,
-                                    check=False)
+        head = Git(timeout=10).text(
+            ["rev-parse", "--verify", "-q", "HEAD"], cwd=folder, check=False
+        )
     except OperationFailed:
         return None
     return head.strip() or None
 
 
 @contextmanager
-def open_source(kind: str, url: str, path: str = "", ref: str | None = None, *,
-                root: Path, allow_local: bool | None = None) -> Iterator[Opened]:
+def open_source(
+    kind: str,
+    url: str,
+    path: str = "",
+    ref: str | None = None,
+    *,
+    root: Path,
+    allow_local: bool | None = None,
+) -> Iterator[Opened]:
     """Make a classified source readable; temporary folders are removed on exit.
     ``allow_local`` (None: the ``.exobrain.json`` setting) lets git read file:// URLs."""
     if kind == FOLDER:
         folder = Path(url) / path if path else Path(url)
         if not folder.is_dir():
-            raise OperationFailed(f"the upstream folder {folder} does not exist on this "
-                                  f"machine",
-                                  hint="the local copy is kept as it is")
+            raise OperationFailed(
+                f"the upstream folder {folder} does not exist on this machine",
+                hint="the local copy is kept as it is",
+            )
         yield Opened(FOLDER, url, folder, path, None, folder_commit(folder))
     elif kind == ARCHIVE:
         archive = Path(url)
         if not archive.is_file():
-            raise OperationFailed(f"the upstream archive {archive} does not exist on this "
-                                  f"machine",
-                                  hint="the local copy is kept as it is")
+            raise OperationFailed(
+                f"the upstream archive {archive} does not exist on this machine",
+                hint="the local copy is kept as it is",
+            )
         temp = Path(tempfile.mkdtemp(prefix="exobrain-import-"))
         try:
             stem = archive.name.rsplit(".", 1)[0] or "skill"
@@ -129,8 +156,10 @@ def open_source(kind: str, url: str, path: str = "", ref: str | None = None, *,
             extract(archive, unpacked)
             folder = unpacked / path if path else unpacked
             if not folder.is_dir():
-                raise OperationFailed(f"the upstream archive {archive} holds no folder {path} "
-                                      f"any more", hint="the local copy is kept as it is")
+                raise OperationFailed(
+                    f"the upstream archive {archive} holds no folder {path} any more",
+                    hint="the local copy is kept as it is",
+                )
             yield Opened(ARCHIVE, url, folder, path, None, None)
         finally:
             shutil.rmtree(temp, ignore_errors=True)
@@ -138,22 +167,24 @@ def open_source(kind: str, url: str, path: str = "", ref: str | None = None, *,
         with _open_git(url, path, ref, root=root, allow_local=allow_local) as opened:
             yield opened
     else:
-        raise UsageError(f"unknown source kind {kind!r} in the upstream record",
-                         hint="re-import the skill from its source")
+        raise UsageError(
+            f"unknown source kind {kind!r} in the upstream record",
+            hint="re-import the skill from its source",
+        )
 
 
 @contextmanager
-def _open_git(url: str, path: str, ref: str | None, *, root: Path,
-             allow_local: bool | None = None) -> Iterator[Opened]:
+def _open_git(
+    url: str, path: str, ref: str | None, *, root: Path, allow_local: bool | None = None
+) -> Iterator[Opened]:
     """Materialise ``path`` of ``url`` at ``ref`` (default HEAD) into a temporary folder,
     through the fetcher's checks and its cached partial clone (an import from a repository the
     fetcher already knows costs no second clone)."""
-    from exobrain.fetch.remote import check_path, check_ref, check_repo, is_full_sha
     from exobrain.fetch.fetcher import fetch_settings
-    from exobrain.fetch.repocache import RepoCache, pick_ref
-    from exobrain.util.git import Git
-    from exobrain.paths import user_cache_dir
     from exobrain.fetch.materialise import materialise
+    from exobrain.fetch.remote import check_path, check_ref, check_repo, is_full_sha
+    from exobrain.fetch.repocache import RepoCache, pick_ref
+    from exobrain.paths import user_cache_dir
     from exobrain.scopes import read_connection
 
     settings = fetch_settings(read_connection(root))
@@ -167,13 +198,18 @@ def _open_git(url: str, path: str, ref: str | None, *, root: Path,
     else:
         info = pick_ref(cache.ls_remote([wanted]), wanted)
         if info is None:
-            raise OperationFailed(f"{url} has no branch or tag {wanted!r}",
-                                  hint="use a branch, a tag or a full commit id with --ref")
+            raise OperationFailed(
+                f"{url} has no branch or tag {wanted!r}",
+                hint="use a branch, a tag or a full commit id with --ref",
+            )
         commit = info.commit
     temp = Path(tempfile.mkdtemp(prefix="exobrain-import-"))
     try:
-        name = PurePosixPath(inside).name if inside != "." else \
-            PurePosixPath(url.rstrip("/")).name.removesuffix(".git") or "skill"
+        name = (
+            PurePosixPath(inside).name
+            if inside != "."
+            else PurePosixPath(url.rstrip("/")).name.removesuffix(".git") or "skill"
+        )
         folder = temp / name
         folder.mkdir()
         with cache.locked():

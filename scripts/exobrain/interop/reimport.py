@@ -13,44 +13,49 @@ last import (``hash``) and the local content hash right after it (``imported``).
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 
-from exobrain.util.versions import bump, newer
+from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_path, read_lock
+from exobrain.artifacts.promote import real_scope
 from exobrain.catalog import skill_dir
-from exobrain.util.dirhash import file_digests, hash_digests
-from exobrain.util.staging import staged_folder
-from exobrain.paths import shown
 from exobrain.errors import ExobrainError, OperationFailed, UsageError
 from exobrain.interop.formats import importer_for_source_format
 from exobrain.interop.formats.bundle import FoundSkill, discover
 from exobrain.interop.formats.fields import dump
-from exobrain.interop.importer import (Item, Plan, Report, lock_entry_for, plan_skill, read_skill_text,
-                       upstream_record)
-from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_path, read_lock
-from exobrain.artifacts.promote import real_scope
+from exobrain.interop.importer import (
+    Item,
+    Plan,
+    Report,
+    lock_entry_for,
+    plan_skill,
+    read_skill_text,
+    upstream_record,
+)
+from exobrain.interop.inputs import Opened, open_source
+from exobrain.paths import shown
 from exobrain.refs import SkillRef, canonical, parse_ref
-from exobrain.workspace import find_declaration
 from exobrain.registry_edit import update_json_file
 from exobrain.skillmd import SKILL_FILE
-from exobrain.interop.inputs import Opened, open_source
+from exobrain.util.dirhash import file_digests, hash_digests
+from exobrain.util.staging import staged_folder
 from exobrain.util.treecopy import copy_tree
-from exobrain.workspace import Workspace
+from exobrain.util.versions import bump, newer
+from exobrain.workspace import Workspace, find_declaration
 
 
 def _find_upstream(src: Opened, path: str) -> FoundSkill:
     """The skill at ``path`` inside the re-opened source (with its plugin context)."""
-    rel = path[len(src.path):].strip("/") if src.path and path.startswith(src.path) else path
+    rel = path[len(src.path) :].strip("/") if src.path and path.startswith(src.path) else path
     rel = "" if rel == "." else rel
     for found in discover(src.root).skills:
         if found.rel == rel:
             return found
     folder = src.root / rel if rel else src.root
     if not (folder / SKILL_FILE).is_file():
-        raise OperationFailed(f"the upstream {src.display(rel)} holds no SKILL.md any more",
-                              hint="the skill moved or was removed upstream; the local copy is "
-                                   "kept as it is")
+        raise OperationFailed(
+            f"the upstream {src.display(rel)} holds no SKILL.md any more",
+            hint="the skill moved or was removed upstream; the local copy is kept as it is",
+        )
     return FoundSkill(folder, rel, None)
 
 
@@ -61,8 +66,14 @@ def _next_version(current: str, upstream: str | None) -> str:
     return bumped
 
 
-def update_skill(ws: Workspace, text: str, *, into: str | None = None,
-                 allow_local: bool | None = None, dry_run: bool = False) -> Report:
+def update_skill(
+    ws: Workspace,
+    text: str,
+    *,
+    into: str | None = None,
+    allow_local: bool | None = None,
+    dry_run: bool = False,
+) -> Report:
     """Re-import one skill from its recorded upstream (see the module docstring)."""
     ref = parse_ref(text)
     if into is not None:
@@ -72,14 +83,22 @@ def update_skill(ws: Workspace, text: str, *, into: str | None = None,
     locked = read_lock(ws.root, scope)["skills"].get(name) if not entry.source else None
     record = locked.get("upstream") if locked else None
     if not isinstance(record, dict) or not {"kind", "url", "path", "hash"} <= set(record):
-        raise UsageError(f"{canonical(entry)} was not imported (its lock entry in "
-                         f"{shown(lock_path(ws.root, scope), ws.root)} has no upstream record)",
-                         hint="import a skill with exobrain import SOURCE first")
+        raise UsageError(
+            f"{canonical(entry)} was not imported (its lock entry in "
+            f"{shown(lock_path(ws.root, scope), ws.root)} has no upstream record)",
+            hint="import a skill with exobrain import SOURCE first",
+        )
     adapter = importer_for_source_format(str(record.get("format", "agentskills")))
     local_dir = skill_dir(ws.root, scope, name)
     report = Report(record["url"], adapter.NAME, "as recorded at import", scope, dry_run)
-    with open_source(record["kind"], record["url"], record.get("base", ""), record.get("ref"),
-                     root=ws.root, allow_local=allow_local) as src:
+    with open_source(
+        record["kind"],
+        record["url"],
+        record.get("base", ""),
+        record.get("ref"),
+        root=ws.root,
+        allow_local=allow_local,
+    ) as src:
         found = _find_upstream(src, record["path"])
         item = Item(name, record["path"], ref=canonical(entry), version=locked["version"])
         report.items.append(item)
@@ -92,17 +111,20 @@ def update_skill(ws: Workspace, text: str, *, into: str | None = None,
                 f"{canonical(entry)}: upstream changed and so did the local copy; refusing to "
                 f"overwrite the local edits",
                 hint=f"keep your edits as a fork: exobrain fork {canonical(entry)} --into "
-                     f"{scope} --name {name}-local; then restore the imported copy (git "
-                     f"checkout -- {shown(local_dir, ws.root)}) and run exobrain import "
-                     f"--update {name} again")
+                f"{scope} --name {name}-local; then restore the imported copy (git "
+                f"checkout -- {shown(local_dir, ws.root)}) and run exobrain import "
+                f"--update {name} again",
+            )
         try:
             reading = read_skill_text(found)
         except ExobrainError as exc:
             reading = exc
         plan = plan_skill(adapter, src, found, reading, name)
         if plan.item.problem:
-            raise OperationFailed(f"{canonical(entry)}: the new upstream cannot be imported: "
-                                  f"{plan.item.problem}", hint="the local copy is unchanged")
+            raise OperationFailed(
+                f"{canonical(entry)}: the new upstream cannot be imported: {plan.item.problem}",
+                hint="the local copy is unchanged",
+            )
         version = _next_version(locked["version"], plan.upstream_version)
         plan.meta["version"] = version
         plan.text = dump(plan.meta, plan.body)
@@ -114,15 +136,19 @@ def update_skill(ws: Workspace, text: str, *, into: str | None = None,
     return report
 
 
-def _swap(ws: Workspace, scope: str, name: str, local_dir: Path, plan: Plan, src: Opened,
-          adapter) -> None:
+def _swap(
+    ws: Workspace, scope: str, name: str, local_dir: Path, plan: Plan, src: Opened, adapter
+) -> None:
     """Stage the new copy, swap it in, then rewrite the lock entry."""
     with staged_folder(local_dir, replace=True) as staging:
         upstream, local = copy_tree(plan.found.folder, staging, replace={SKILL_FILE: plan.text})
     record = upstream_record(src, plan.found, adapter, upstream, local)
-    with update_json_file(lock_path(ws.root, scope), default=empty_lock, check=check_lock_data,
-                          durable=False) as update:
+    with update_json_file(
+        lock_path(ws.root, scope), default=empty_lock, check=check_lock_data, durable=False
+    ) as update:
         previous = update.data["skills"].get(name, {})
         entry = lock_entry_for(str(plan.meta["version"]), local, record)
-        update.data["skills"][name] = {**entry, **{k: v for k, v in previous.items()
-                                                  if k not in entry}}
+        update.data["skills"][name] = {
+            **entry,
+            **{k: v for k, v in previous.items() if k not in entry},
+        }

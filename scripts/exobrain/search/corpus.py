@@ -21,9 +21,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from exobrain.fetch import installs
 from exobrain.agents import AGENTS, optional_dir
 from exobrain.errors import UsageError
+from exobrain.fetch import installs
 from exobrain.registry import EXTERNAL, Entry
 from exobrain.resolve import Resolved
 from exobrain.scopes import GLOBAL, Scope, scan_scopes
@@ -42,12 +42,12 @@ _KNOWLEDGE_REF = re.compile(r"^knowledge:(?P<path>[^@\s]+)(?:@(?P<home>[^@\s]+))
 class Artifact:
     """One skill or knowledge document, with where it lives and how it reaches me."""
 
-    ref: str                     # canonical: skill:NAME@HOME or knowledge:PATH@SCOPE
-    type: str                    # "skill" | "knowledge"
+    ref: str  # canonical: skill:NAME@HOME or knowledge:PATH@SCOPE
+    type: str  # "skill" | "knowledge"
     name: str
-    home: str                    # scope path, or external/<owner>
-    scope: str                   # the scope holding the file, or the declaring registry
-    file: str | None             # SKILL.md or the .md file; None: external not installed
+    home: str  # scope path, or external/<owner>
+    scope: str  # the scope holding the file, or the declaring registry
+    file: str | None  # SKILL.md or the .md file; None: external not installed
     declaration: Entry | None = None
     resolved: Resolved | None = None
 
@@ -91,7 +91,7 @@ class View:
     frontmatter to the resolver as ``supersedes`` instead of re-reading every SKILL.md."""
 
     ws: Workspace
-    scopes: list[Scope]                       # scopes whose artifacts are visible
+    scopes: list[Scope]  # scopes whose artifacts are visible
     everywhere: bool = False
     supersedes: LinksReader | None = None
     _rows: dict[tuple[str, ...], Resolved] | None = None
@@ -120,9 +120,12 @@ class View:
         anyway); an override to "off" reveals nothing."""
         if self._rows is None:
             allowed = self.scope_paths
-            self._rows = {row.identity: row for row in self.ws.resolve(supersedes=self.supersedes)
-                          if row.declaration is not None
-                          and (row.declaration.scope in allowed or row.tier != "off")}
+            self._rows = {
+                row.identity: row
+                for row in self.ws.resolve(supersedes=self.supersedes)
+                if row.declaration is not None
+                and (row.declaration.scope in allowed or row.tier != "off")
+            }
         return self._rows
 
     def skills(self) -> list[Artifact]:
@@ -132,8 +135,12 @@ class View:
             rows = self.rows()
             self.declared()
             assert self._declared is not None
-            found = {key: Artifact(a.ref, a.type, a.name, a.home, a.scope, a.file, a.declaration,
-                                   rows.get(key)) for key, a in self._declared.items()}
+            found = {
+                key: Artifact(
+                    a.ref, a.type, a.name, a.home, a.scope, a.file, a.declaration, rows.get(key)
+                )
+                for key, a in self._declared.items()
+            }
             for identity, row in rows.items():
                 if identity not in found and row.declaration is not None:
                     found[identity] = self._artifact(row.declaration, row)
@@ -146,8 +153,9 @@ class View:
         else:  # a string, not a Path: this runs for every visible skill
             folder = "" if entry.scope == GLOBAL else entry.scope + "/"
             file = f"{self.ws.root}/{folder}skills/{entry.name}/{SKILL_FILE}"
-        return Artifact(skill_ref(entry), "skill", entry.name, home_of(entry), entry.scope,
-                        file, entry, row)
+        return Artifact(
+            skill_ref(entry), "skill", entry.name, home_of(entry), entry.scope, file, entry, row
+        )
 
     def installed(self) -> dict[tuple[str, str], str]:
         """(name, owner) → SKILL.md of an installed external copy, from the install records in
@@ -171,13 +179,22 @@ class View:
             private_ok = scope.type in PERSONAL
             for rel in _markdown_files(base, private_ok):
                 name = rel[:-3]
-                found.append(Artifact(f"knowledge:{name}@{scope.path}", "knowledge", name,
-                                      scope.path, scope.path, str(base / rel)))
+                found.append(
+                    Artifact(
+                        f"knowledge:{name}@{scope.path}",
+                        "knowledge",
+                        name,
+                        scope.path,
+                        scope.path,
+                        str(base / rel),
+                    )
+                )
         return found
 
     def artifacts(self, types: tuple[str, ...] = TYPES) -> list[Artifact]:
         return (self.skills() if "skill" in types else []) + (
-            self.knowledge() if "knowledge" in types else [])
+            self.knowledge() if "knowledge" in types else []
+        )
 
     def find(self, text: str, types: tuple[str, ...] = TYPES) -> Artifact:
         """The visible artifact a reference names (``skill:NAME[@HOME]``,
@@ -187,23 +204,31 @@ class View:
         if text.startswith("knowledge:"):
             match = _KNOWLEDGE_REF.match(text)
             if not match or not _safe_relative(match.group("path")):
-                raise UsageError(f"{text!r} is not a knowledge reference",
-                                 hint="write knowledge:PATH[@SCOPE], PATH below knowledge/ "
-                                      "without .md (e.g. knowledge:exobrain/skills@global)")
+                raise UsageError(
+                    f"{text!r} is not a knowledge reference",
+                    hint="write knowledge:PATH[@SCOPE], PATH below knowledge/ "
+                    "without .md (e.g. knowledge:exobrain/skills@global)",
+                )
             path, home = match.group("path").removesuffix(".md"), match.group("home")
-            candidates = [a for a in self.knowledge() if a.name == path
-                          and (home is None or a.home == home)]
+            candidates = [
+                a for a in self.knowledge() if a.name == path and (home is None or a.home == home)
+            ]
         else:
             from exobrain.refs import parse_ref
 
             ref = parse_ref(text)
-            candidates = [a for a in self.skills() if a.name == ref.name
-                          and (ref.home is None or a.home == ref.home)]
+            candidates = [
+                a
+                for a in self.skills()
+                if a.name == ref.name and (ref.home is None or a.home == ref.home)
+            ]
         candidates = [a for a in candidates if a.type in types]
         if not candidates:
-            raise UsageError(f"no visible artifact {text!r}",
-                             hint="it does not exist or lives in a scope you are not connected "
-                                  "to; exobrain list shows what you can see")
+            raise UsageError(
+                f"no visible artifact {text!r}",
+                hint="it does not exist or lives in a scope you are not connected "
+                "to; exobrain list shows what you can see",
+            )
         return candidates[-1]  # the deepest in the chain
 
 
@@ -213,8 +238,9 @@ def open_view(ws: Workspace, *, everywhere: bool = False) -> View:
     scopes = list(ws.chain.scopes)
     if everywhere:  # other people's scopes are not even walked
         chain_paths = {s.path for s in scopes}
-        scopes = scan_scopes(ws.root, ws.config, lambda s: s.path in chain_paths
-                                 or s.type not in PERSONAL).scopes
+        scopes = scan_scopes(
+            ws.root, ws.config, lambda s: s.path in chain_paths or s.type not in PERSONAL
+        ).scopes
     return View(ws, scopes, everywhere)
 
 
@@ -227,13 +253,22 @@ def index_artifacts(ws: Workspace) -> list[Artifact]:
     for scope in view.scopes:
         base = os.path.join(scope.directory(ws.root), "skills")
         try:
-            entries = sorted(e.name for e in os.scandir(base)
-                             if not e.name.startswith(".") and e.is_dir())
+            entries = sorted(
+                e.name for e in os.scandir(base) if not e.name.startswith(".") and e.is_dir()
+            )
         except OSError:
             continue
         for name in entries:  # a folder without SKILL.md is dropped by the refresh
-            found.append(Artifact(f"skill:{name}@{scope.path}", "skill", name, scope.path,
-                                  scope.path, os.path.join(base, name, SKILL_FILE)))
+            found.append(
+                Artifact(
+                    f"skill:{name}@{scope.path}",
+                    "skill",
+                    name,
+                    scope.path,
+                    scope.path,
+                    os.path.join(base, name, SKILL_FILE),
+                )
+            )
     for (name, owner), path in sorted(view.installed().items()):
         home = f"{EXTERNAL}/{owner}"
         found.append(Artifact(f"skill:{name}@{home}", "skill", name, home, home, path))
@@ -266,4 +301,3 @@ def _markdown_files(base: Path, private_ok: bool) -> list[str]:
 
     walk(os.fspath(base), "")
     return found
-

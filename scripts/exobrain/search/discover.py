@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
+from exobrain.errors import ExobrainError
+from exobrain.model import Reason
+from exobrain.refs import parse_ref
 from exobrain.search import embedding
 from exobrain.search.corpus import Artifact
-from exobrain.model import Reason
-from exobrain.errors import ExobrainError
-from exobrain.refs import parse_ref
 from exobrain.search.engine import Hit, QualityFn, Searcher, fts_query, hit_json
 from exobrain.skillmd import as_list, one_line
 from exobrain.workspace import Workspace
@@ -38,14 +38,19 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 @dataclass
 class Pick:
     hit: Hit
-    trigger: str | None = None         # the trigger that matched, if any
+    trigger: str | None = None  # the trigger that matched, if any
     missing_tools: list[str] = field(default_factory=list)
     mcp_servers: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         data = hit_json(self.hit)
-        data.update({"matched_trigger": self.trigger, "missing_tools": self.missing_tools,
-                     "mcp_servers": self.mcp_servers})
+        data.update(
+            {
+                "matched_trigger": self.trigger,
+                "missing_tools": self.missing_tools,
+                "mcp_servers": self.mcp_servers,
+            }
+        )
         return data
 
 
@@ -73,14 +78,25 @@ def content_words(text: str) -> set[str]:
     return {stem(w) for w in _WORD.findall(text) if w.lower() not in STOPWORDS}
 
 
-def discover(ws: Workspace, task: str, *, persona: str | None = None, k: int = 5,
-             semantic: bool = True, quality: QualityFn | None = None) -> Discovery:
+def discover(
+    ws: Workspace,
+    task: str,
+    *,
+    persona: str | None = None,
+    k: int = 5,
+    semantic: bool = True,
+    quality: QualityFn | None = None,
+) -> Discovery:
     fts_query(task)  # an empty task is a usage error, before any work
     searcher = Searcher(ws, semantic=semantic)
     view = searcher.view()
-    pool = [a for a in view.skills() if a.lifecycle != "archived"
-            and not (a.resolved and a.resolved.reason is Reason.DRAFT_OWNER_ONLY)
-            and not (a.resolved is None and a.lifecycle == "draft")]
+    pool = [
+        a
+        for a in view.skills()
+        if a.lifecycle != "archived"
+        and not (a.resolved and a.resolved.reason is Reason.DRAFT_OWNER_ONLY)
+        and not (a.resolved is None and a.lifecycle == "draft")
+    ]
     searcher.refresh(pool)
     hits = searcher.rank(task, pool, k=max(k * POOL, k), quality=quality)
     visible = {a.ref: a for a in pool}
@@ -124,8 +140,9 @@ def _persona_problem(meta: dict[str, Any], persona: str | None) -> str | None:
     return f"for personas {', '.join(sorted(personas))}, not {persona}"
 
 
-def _trigger_match(meta: dict[str, Any], task_words: set[str],
-                   task_vector: list[float] | None, searcher: Searcher) -> tuple[bool, str | None]:
+def _trigger_match(
+    meta: dict[str, Any], task_words: set[str], task_vector: list[float] | None, searcher: Searcher
+) -> tuple[bool, str | None]:
     triggers = [str(t) for t in as_list(meta.get("triggers"))]
     if not triggers:
         return True, None
@@ -145,8 +162,9 @@ def _trigger_match(meta: dict[str, Any], task_words: set[str],
     return False, None
 
 
-def _dependency_problem(meta: dict[str, Any], skills: list[Artifact],
-                        visible: dict[str, Artifact]) -> str | None:
+def _dependency_problem(
+    meta: dict[str, Any], skills: list[Artifact], visible: dict[str, Artifact]
+) -> str | None:
     deps = meta.get("dependencies")
     if not isinstance(deps, dict):
         return None
@@ -155,8 +173,13 @@ def _dependency_problem(meta: dict[str, Any], skills: list[Artifact],
             ref = parse_ref(str(text))
         except ExobrainError:
             return f"dependency {text!r} is not a skill reference"
-        found = [a for a in skills if a.name == ref.name and a.lifecycle != "archived"
-                 and (ref.home is None or a.home == ref.home)]
+        found = [
+            a
+            for a in skills
+            if a.name == ref.name
+            and a.lifecycle != "archived"
+            and (ref.home is None or a.home == ref.home)
+        ]
         if not found:
             return f"needs {text}, which you cannot see"
     return None
@@ -169,11 +192,12 @@ def render_markdown(result: Discovery) -> str:
     for number, pick in enumerate(result.picks, 1):
         a = pick.hit.artifact
         tier = f"{a.tier} for you" if a.tier != "off" else "not on for you"
-        lines.append(f"{number}. **{a.name}** ({a.home}, {tier}) — "
-                     f"{one_line(pick.hit.description, 160)}")
+        lines.append(
+            f"{number}. **{a.name}** ({a.home}, {tier}) — {one_line(pick.hit.description, 160)}"
+        )
         details = [f"path: `{a.path}`" if a.path else "not installed"]
         if pick.trigger:
-            details.append(f"trigger: \"{pick.trigger}\"")
+            details.append(f'trigger: "{pick.trigger}"')
         if pick.missing_tools:
             details.append(f"missing tools: {', '.join(pick.missing_tools)}")
         if pick.mcp_servers:
@@ -189,8 +213,18 @@ def render_prompt(result: Discovery) -> str:
         a = pick.hit.artifact
         if a.path is None:
             continue
-        parts += ["<skill>", "<name>", escape(a.name), "</name>", "<description>",
-                  escape(pick.hit.description), "</description>", "<location>",
-                  escape(str(a.path)), "</location>", "</skill>"]
+        parts += [
+            "<skill>",
+            "<name>",
+            escape(a.name),
+            "</name>",
+            "<description>",
+            escape(pick.hit.description),
+            "</description>",
+            "<location>",
+            escape(str(a.path)),
+            "</location>",
+            "</skill>",
+        ]
     parts.append("</available_skills>")
     return "\n".join(parts) + "\n"

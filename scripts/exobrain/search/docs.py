@@ -15,21 +15,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from exobrain.search.corpus import Artifact
-from exobrain.util.dirhash import content_hash
 from exobrain.errors import ExobrainError
-from exobrain.util.fileio import read_text
+from exobrain.search.corpus import Artifact
 from exobrain.skillmd import as_list, one_line, parse, split_frontmatter
+from exobrain.util.dirhash import content_hash
+from exobrain.util.fileio import read_text
 
 
 @dataclass(frozen=True)
 class Doc:
     """What the index knows about one artifact, as read from its file."""
 
-    fields: dict[str, str]        # the FTS columns
+    fields: dict[str, str]  # the FTS columns
     description: str
-    meta: dict[str, Any]          # the frontmatter (JSON-safe)
-    embed_text: str               # name + description + triggers + instructions
+    meta: dict[str, Any]  # the frontmatter (JSON-safe)
+    embed_text: str  # name + description + triggers + instructions
 
     @property
     def embed_hash(self) -> str:
@@ -55,9 +55,14 @@ def read_doc(artifact: Artifact) -> Doc:
     title = str(meta.get("title") or _first_heading(body) or "")
     triggers = "\n".join(str(t) for t in as_list(meta.get("triggers")))
     label = " ".join(filter(None, [name.replace("-", " ").replace("/", " "), title]))
-    fields = {"name": label, "triggers": triggers, "description": description,
-              "instructions": body, "tags": " ".join(map(str, as_list(meta.get("tags")))),
-              "personas": " ".join(map(str, as_list(meta.get("personas"))))}
+    fields = {
+        "name": label,
+        "triggers": triggers,
+        "description": description,
+        "instructions": body,
+        "tags": " ".join(map(str, as_list(meta.get("tags")))),
+        "personas": " ".join(map(str, as_list(meta.get("personas")))),
+    }
     embed = "\n".join([label, description, triggers, body])
     return Doc(fields, description, meta, embed)
 

@@ -22,22 +22,23 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import itertools
 import json
 import mmap
 import operator
 import os
 import sqlite3
 import struct
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 DIM = 256
 _CONFIG = "l2_supercat"
 _WEIGHTS = f"weights/{_CONFIG}_{DIM}.safetensors"
 _TOKENIZER = f"tokenizers/{_CONFIG}_tokenizer_config.json"
 _SPACE = "\u2581"
-_PAIR = 1 << 16   # pair code = left * _PAIR + right (ids < 32,000)
+_PAIR = 1 << 16  # pair code = left * _PAIR + right (ids < 32,000)
 INSTALL_HINT = "pip install 'exobrain-skills[semantic]'"
 
 
@@ -63,7 +64,7 @@ def find_model() -> Model | None:
         return None
     if spec is None or not spec.submodule_search_locations:
         return None
-    folder = Path(list(spec.submodule_search_locations)[0])
+    folder = Path(next(iter(spec.submodule_search_locations)))
     weights, tokenizer = folder / _WEIGHTS, folder / _TOKENIZER
     if not weights.is_file() or not tokenizer.is_file():
         return None
@@ -136,19 +137,28 @@ class Tokenizer:
     def _load_ids(self, tokens: Iterable[str]) -> None:
         missing = [t for t in tokens if t not in self._ids]
         for start in range(0, len(missing), 500):
-            chunk = missing[start:start + 500]
-            found = dict(self.db.execute(
-                f"SELECT token, id FROM bpe_vocab WHERE token IN ({','.join('?' * len(chunk))})",
-                chunk))
+            chunk = missing[start : start + 500]
+            found = dict(
+                self.db.execute(
+                    "SELECT token, id FROM bpe_vocab WHERE token IN "
+                    f"({','.join('?' * len(chunk))})",
+                    chunk,
+                )
+            )
             for token in chunk:
                 self._ids[token] = found.get(token)
 
     def _merge_info(self, pairs: Iterable[int]) -> None:
         missing = [p for p in set(pairs) if p not in self._merges]
         if missing:
-            found = {pair: (rank, merged) for pair, rank, merged in self.db.execute(
-                f"SELECT pair, rank, merged FROM bpe_merges WHERE pair IN "
-                f"({','.join('?' * len(missing))})", missing)}
+            found = {
+                pair: (rank, merged)
+                for pair, rank, merged in self.db.execute(
+                    f"SELECT pair, rank, merged FROM bpe_merges WHERE pair IN "
+                    f"({','.join('?' * len(missing))})",
+                    missing,
+                )
+            }
             for pair in missing:
                 self._merges[pair] = found.get(pair)
 
@@ -169,7 +179,7 @@ class Tokenizer:
         order the reference implementation's priority queue produces."""
         symbols = self._symbols(piece)
         while len(symbols) > 1:
-            pairs = [a * _PAIR + b for a, b in zip(symbols, symbols[1:])]
+            pairs = [a * _PAIR + b for a, b in itertools.pairwise(symbols)]
             self._merge_info(pairs)
             best = None
             for position, pair in enumerate(pairs):
@@ -179,11 +189,12 @@ class Tokenizer:
             if best is None:
                 break
             _, position, merged = best
-            symbols[position:position + 2] = [merged]
+            symbols[position : position + 2] = [merged]
         return symbols
 
 
 # --- vectors ----------------------------------------------------------------------------------
+
 
 class TokenVectors:
     """The model's token table, memory-mapped from the weights file (float16 rows)."""
@@ -206,9 +217,10 @@ class TokenVectors:
             return None
         total = [0.0] * DIM
         for token in ids:
-            row = self._row.unpack_from(self._map, self._offset + min(token, self.rows - 1)
-                                        * DIM * 2)
-            total = [a + b for a, b in zip(total, row)]
+            row = self._row.unpack_from(
+                self._map, self._offset + min(token, self.rows - 1) * DIM * 2
+            )
+            total = [a + b for a, b in zip(total, row, strict=False)]
         return unit(total)
 
 
@@ -259,15 +271,14 @@ def embed_documents(texts: list[str]) -> list[tuple[bytes, bytes]]:
         return []
     import numpy
 
-    matrix = _wordllama().embed([normalise(t) or "-" for t in texts], norm=True,
-                                return_np=True)
+    matrix = _wordllama().embed([normalise(t) or "-" for t in texts], norm=True, return_np=True)
     halves = numpy.nan_to_num(matrix).astype("<f2")
     signs = numpy.packbits(matrix > 0, axis=1)
     return [(halves[i].tobytes(), signs[i].tobytes()) for i in range(len(texts))]
 
 
 @functools.lru_cache(maxsize=1)
-def _wordllama():  # noqa: ANN202 - the type lives in the optional extra
+def _wordllama():
     """WordLlama loaded from its own wheel, offline (once per process)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import logging

@@ -11,25 +11,85 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
+from exobrain.errors import OperationFailed, UsageError
+from exobrain.model import Reason
 from exobrain.search import embedding
 from exobrain.search.corpus import Artifact, View, index_artifacts, open_view
-from exobrain.model import Reason
-from exobrain.errors import OperationFailed, UsageError
-from exobrain.search.ranking import Components, SearchWeights, load_search_weights, order, relevance, score
 from exobrain.search.index import Index, Update, discard, index_path, is_corrupt, open_index
+from exobrain.search.ranking import (
+    Components,
+    SearchWeights,
+    load_search_weights,
+    order,
+    relevance,
+    score,
+)
 from exobrain.skillmd import as_list, one_line
 from exobrain.workspace import Workspace
 
-LEXICAL_NOTE = (f"semantic search is off (the [semantic] extra is not installed: "
-                f"{embedding.INSTALL_HINT}); results are lexical")
+LEXICAL_NOTE = (
+    f"semantic search is off (the [semantic] extra is not installed: "
+    f"{embedding.INSTALL_HINT}); results are lexical"
+)
 #: Words that carry no meaning for BM25 (they would only add noise to an OR query).
 STOPWORDS = frozenset(
-    "a an and are as at be by can do does for from how i in into is it its me my of on or our "
-    "so that the their them then there these this to up us was we what when where which who "
-    "why will with you your".split())
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "how",
+        "i",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "so",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "this",
+        "to",
+        "up",
+        "us",
+        "was",
+        "we",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+    ]
+)
 _WORD = re.compile(r"\w+", re.UNICODE)
 QualityFn = Callable[[list[str]], Mapping[str, float]]
 
@@ -60,7 +120,7 @@ class Hit:
 @dataclass
 class Result:
     hits: list[Hit]
-    mode: str                         # "hybrid" | "lexical"
+    mode: str  # "hybrid" | "lexical"
     notes: list[str] = field(default_factory=list)
     update: Update = field(default_factory=Update)
     considered: int = 0
@@ -71,8 +131,10 @@ def fts_query(text: str) -> str:
     input is FTS5 syntax), joined with OR; stopwords dropped unless nothing else is left."""
     words = [w.lower() for w in _WORD.findall(text)]
     if not words:
-        raise UsageError("the query has no words to search for",
-                         hint='e.g. exobrain search "dock a ligand into a pocket"')
+        raise UsageError(
+            "the query has no words to search for",
+            hint='e.g. exobrain search "dock a ligand into a pocket"',
+        )
     content = [w for w in words if w not in STOPWORDS] or words
     return " OR ".join(f'"{w}"' for w in dict.fromkeys(content))
 
@@ -80,8 +142,9 @@ def fts_query(text: str) -> str:
 class Searcher:
     """An open index for one workspace: refresh, then answer queries (and discover)."""
 
-    def __init__(self, ws: Workspace, *, semantic: bool = True,
-                 weights: SearchWeights | None = None) -> None:
+    def __init__(
+        self, ws: Workspace, *, semantic: bool = True, weights: SearchWeights | None = None
+    ) -> None:
         self.ws = ws
         self.weights = weights or load_search_weights(ws.root)
         self.model = embedding.find_model() if semantic else None
@@ -106,8 +169,9 @@ class Searcher:
     def mode(self) -> str:
         return "hybrid" if self.model is not None else "lexical"
 
-    def refresh(self, artifacts: list[Artifact], *, prune: bool = False,
-                embed: bool = True) -> Update:
+    def refresh(
+        self, artifacts: list[Artifact], *, prune: bool = False, embed: bool = True
+    ) -> Update:
         """Refresh the rows of ``artifacts`` (and their vectors, when ``embed`` and the model
         is installed); what was done accumulates in :attr:`update`."""
         embedder = embedding.embed_documents if self.model is not None and embed else None
@@ -133,14 +197,18 @@ class Searcher:
             self._encoder = embedding.QueryEncoder(self.index.db, self.model)
         return self._encoder
 
-    def rank(self, query: str, artifacts: list[Artifact], *, k: int,
-             quality: QualityFn | None = None) -> list[Hit]:
+    def rank(
+        self, query: str, artifacts: list[Artifact], *, k: int, quality: QualityFn | None = None
+    ) -> list[Hit]:
         """The top ``k`` of ``artifacts`` for ``query`` (rows must be fresh)."""
         w = self.weights
         ids = self.index.ids(a.ref for a in artifacts)
         by_id = {ids[a.ref]: a for a in artifacts if a.ref in ids}
-        lexical = {by_id[i].ref: s for i, s in self.index.lexical(fts_query(query), w.boosts)
-                   .items() if i in by_id}
+        lexical = {
+            by_id[i].ref: s
+            for i, s in self.index.lexical(fts_query(query), w.boosts).items()
+            if i in by_id
+        }
         cosine = self._cosines(query, by_id) if self.model is not None else {}
         artifact_of = {a.ref: a for a in by_id.values()}
         fused = {ref: v for ref, v in relevance(lexical, cosine, w).items() if v[2] > 0}
@@ -150,8 +218,10 @@ class Searcher:
         for ref in contenders:
             lex, sem, rel = fused[ref]
             total, q, factor = score(rel, known.get(ref), artifact_of[ref].lifecycle, w)
-            final[ref] = (total, Components(lexical.get(ref), lex, cosine.get(ref), sem, rel,
-                                            q, factor, total))
+            final[ref] = (
+                total,
+                Components(lexical.get(ref), lex, cosine.get(ref), sem, rel, q, factor, total),
+            )
         hits = []
         best = order({r: v[0] for r, v in final.items()})[:k]
         rows = self.index.rows(best)
@@ -167,24 +237,31 @@ class Searcher:
         mine = embedding.signature(vector)
         signatures = self.index.signatures(list(by_id))
         # first cut by Hamming distance of the sign bits, then exact cosines on the shortlist
-        distance = {i: (mine ^ int.from_bytes(s, "big")).bit_count()
-                    for i, s in signatures.items()}
-        shortlist = sorted(distance, key=lambda i: (distance[i], i))[:self.weights.candidates]
+        distance = {i: (mine ^ int.from_bytes(s, "big")).bit_count() for i, s in signatures.items()}
+        shortlist = sorted(distance, key=lambda i: (distance[i], i))[: self.weights.candidates]
         vectors = self.index.vectors(shortlist)
-        return {by_id[i].ref: embedding.dot(vector, embedding.unpack_vector(v))
-                for i, v in vectors.items()}
+        return {
+            by_id[i].ref: embedding.dot(vector, embedding.unpack_vector(v))
+            for i, v in vectors.items()
+        }
 
 
-def _contenders(fused: Mapping[str, tuple[float, float, float]], lifecycles: Mapping[str, str],
-                k: int, w: SearchWeights) -> list[str]:
+def _contenders(
+    fused: Mapping[str, tuple[float, float, float]],
+    lifecycles: Mapping[str, str],
+    k: int,
+    w: SearchWeights,
+) -> list[str]:
     """The refs that can still make the top ``k`` whatever their quality: a ref whose best
     possible score (quality 1) is below the k-th best worst-case score (quality 0) cannot, so
     its quality is never computed."""
+
     def factor(ref: str) -> float:
         return w.lifecycle.get(lifecycles[ref], w.lifecycle["active"])
 
-    floor = sorted((v[2] * (1 - w.quality_weight) * factor(ref) for ref, v in fused.items()),
-                   reverse=True)
+    floor = sorted(
+        (v[2] * (1 - w.quality_weight) * factor(ref) for ref, v in fused.items()), reverse=True
+    )
     threshold = floor[k - 1] if len(floor) >= k else 0.0
     return [ref for ref, v in fused.items() if v[2] * factor(ref) >= threshold]
 
@@ -200,12 +277,20 @@ def matches_labels(meta: dict[str, Any], filters: Filters) -> bool:
     personas or the tags."""
     tags = {str(t).lower() for t in as_list(meta.get("tags"))}
     personas = {str(p).lower() for p in as_list(meta.get("personas"))} | tags
-    return (all(t.lower() in tags for t in filters.tags)
-            and all(p.lower() in personas for p in filters.personas))
+    return all(t.lower() in tags for t in filters.tags) and all(
+        p.lower() in personas for p in filters.personas
+    )
 
 
-def search(ws: Workspace, query: str, filters: Filters = Filters(), *, k: int = 10,
-           semantic: bool = True, quality: QualityFn | None = None) -> Result:
+def search(
+    ws: Workspace,
+    query: str,
+    filters: Filters = Filters(),
+    *,
+    k: int = 10,
+    semantic: bool = True,
+    quality: QualityFn | None = None,
+) -> Result:
     """Search what the connection can see (``filters.everywhere``: the shared scopes too)."""
     fts_query(query)  # refuse an empty query before any work
     try:
@@ -219,12 +304,15 @@ def search(ws: Workspace, query: str, filters: Filters = Filters(), *, k: int = 
             result.notes.insert(0, f"search index: unreadable index ({exc}) rebuilt")
             return result
     except sqlite3.DatabaseError as exc:
-        raise OperationFailed(f"search index {index_path(ws.root)}: {exc}",
-                              hint="another exobrain command may hold it; try again") from exc
+        raise OperationFailed(
+            f"search index {index_path(ws.root)}: {exc}",
+            hint="another exobrain command may hold it; try again",
+        ) from exc
 
 
-def _search(ws: Workspace, query: str, filters: Filters, k: int, semantic: bool,
-            quality: QualityFn | None) -> Result:
+def _search(
+    ws: Workspace, query: str, filters: Filters, k: int, semantic: bool, quality: QualityFn | None
+) -> Result:
     searcher = Searcher(ws, semantic=semantic)
     view = searcher.view(everywhere=filters.everywhere)
     pool = candidates(view, filters)
@@ -249,13 +337,14 @@ def build_index(ws: Workspace, *, semantic: bool = True) -> Update:
 
 
 def signal_quality(ws: Workspace) -> QualityFn:
-    """Quality scores from the signal ledgers (:mod:`exobrain.signals.quality`), computed only for the
-    refs asked about and only when asked (the ledgers are read on the first call)."""
+    """Quality scores from the signal ledgers (:mod:`exobrain.signals.quality`), computed only
+    for the refs asked about and only when asked (the ledgers are read on the first call)."""
+
     def scores(refs: list[str]) -> dict[str, float]:
         import time
 
-        from exobrain.signals.quality import load_weights, quality_all
         from exobrain.signals.aggregate import aggregate
+        from exobrain.signals.quality import load_weights, quality_all
 
         if not refs:
             return {}
@@ -288,11 +377,19 @@ def opt_in_hint(artifact: Artifact) -> str | None:
 
 def hit_json(hit: Hit) -> dict[str, Any]:
     a = hit.artifact
-    data = {"ref": a.ref, "type": a.type, "name": a.name, "home": a.home, "owner": a.owner,
-            "lifecycle": a.lifecycle, "tier": a.tier,
-            "description": one_line(hit.description, 200),
-            "path": a.path.as_posix() if a.path else None,
-            "score": round(hit.score, 6), "components": hit.components.as_json()}
+    data = {
+        "ref": a.ref,
+        "type": a.type,
+        "name": a.name,
+        "home": a.home,
+        "owner": a.owner,
+        "lifecycle": a.lifecycle,
+        "tier": a.tier,
+        "description": one_line(hit.description, 200),
+        "path": a.path.as_posix() if a.path else None,
+        "score": round(hit.score, 6),
+        "components": hit.components.as_json(),
+    }
     hint = opt_in_hint(a)
     if hint:
         data["opt_in"] = hint

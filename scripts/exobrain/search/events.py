@@ -19,11 +19,11 @@ import json
 import re
 from typing import Any
 
-from exobrain.search.corpus import KNOWLEDGE_DIR, PERSONAL, PRIVATE_DIR, View, home_of, open_view
 from exobrain.errors import UsageError
-from exobrain.util.git import Repository
 from exobrain.registry import REGISTRY_FILE, Entry, registry_from_text
 from exobrain.scopes import GLOBAL
+from exobrain.search.corpus import KNOWLEDGE_DIR, PERSONAL, PRIVATE_DIR, View, home_of, open_view
+from exobrain.util.git import Repository
 from exobrain.workspace import Workspace
 
 SIGNALS_DIR = "signals"
@@ -34,8 +34,10 @@ def events_since(ws: Workspace, cursor: str) -> dict[str, Any]:
     git = Repository(ws.root, own_env=True)
     base = git.commit_of(cursor)
     if base is None:
-        raise UsageError(f"--since {cursor!r} is not a commit of this repository",
-                         hint="pass the \"head\" of a previous answer, a commit id or a tag")
+        raise UsageError(
+            f"--since {cursor!r} is not a commit of this repository",
+            hint='pass the "head" of a previous answer, a commit id or a tag',
+        )
     head = git.commit_of("HEAD")
     if head is None:
         raise UsageError("the repository has no commit yet")
@@ -44,18 +46,29 @@ def events_since(ws: Workspace, cursor: str) -> dict[str, Any]:
     events: list[dict[str, Any]] = []
     events += _registry_events(git, view, base, head, changed)
     events += _file_events(git, view, base, head, changed)
-    signals = _signal_events(git, view, base, head) if any(
-        p.startswith(f"{SIGNALS_DIR}/") for p in changed) else []
-    order = {"skill.added": 0, "skill.lifecycle": 1, "skill.updated": 2, "skill.removed": 3,
-             "knowledge.added": 4, "knowledge.updated": 5, "knowledge.removed": 6}
+    signals = (
+        _signal_events(git, view, base, head)
+        if any(p.startswith(f"{SIGNALS_DIR}/") for p in changed)
+        else []
+    )
+    order = {
+        "skill.added": 0,
+        "skill.lifecycle": 1,
+        "skill.updated": 2,
+        "skill.removed": 3,
+        "knowledge.added": 4,
+        "knowledge.updated": 5,
+        "knowledge.removed": 6,
+    }
     events.sort(key=lambda e: (order[e["type"]], e["ref"]))
     return {"since": base, "head": head, "events": events + signals}
 
 
-def _changed_files(git: Git, base: str, head: str) -> dict[str, str]:
+def _changed_files(git: Repository, base: str, head: str) -> dict[str, str]:
     """Path → git status letter (A, M, D; renames as a delete and an add)."""
-    out = git.run("diff", "--name-status", "-z", "--no-renames", "--relative", "--no-ext-diff",
-                  base, head)
+    out = git.run(
+        "diff", "--name-status", "-z", "--no-renames", "--relative", "--no-ext-diff", base, head
+    )
     fields = [f for f in out.split("\0") if f]
     return {fields[i + 1]: fields[i][0] for i in range(0, len(fields) - 1, 2)}
 
@@ -68,8 +81,9 @@ def _scope_of_registry(path: str) -> str | None:
     return None
 
 
-def _registry_events(git: Git, view: View, base: str, head: str,
-                     changed: dict[str, str]) -> list[dict[str, Any]]:
+def _registry_events(
+    git: Repository, view: View, base: str, head: str, changed: dict[str, str]
+) -> list[dict[str, Any]]:
     visible = view.scope_paths
     paths = [p for p in changed if _scope_of_registry(p) in visible]
     if not paths:
@@ -84,15 +98,29 @@ def _registry_events(git: Git, view: View, base: str, head: str,
         for key, entry in after.items():
             ref = f"skill:{entry.name}@{home_of(entry)}"
             if key not in before:
-                events.append({"type": "skill.added", "ref": ref, "lifecycle": entry.lifecycle,
-                               "tier": entry.tier, "owner": entry.owner})
+                events.append(
+                    {
+                        "type": "skill.added",
+                        "ref": ref,
+                        "lifecycle": entry.lifecycle,
+                        "tier": entry.tier,
+                        "owner": entry.owner,
+                    }
+                )
             elif before[key].lifecycle != entry.lifecycle:
-                events.append({"type": "skill.lifecycle", "ref": ref,
-                               "from": before[key].lifecycle, "to": entry.lifecycle})
+                events.append(
+                    {
+                        "type": "skill.lifecycle",
+                        "ref": ref,
+                        "from": before[key].lifecycle,
+                        "to": entry.lifecycle,
+                    }
+                )
         for key, entry in before.items():
             if key not in after:
-                events.append({"type": "skill.removed",
-                               "ref": f"skill:{entry.name}@{home_of(entry)}"})
+                events.append(
+                    {"type": "skill.removed", "ref": f"skill:{entry.name}@{home_of(entry)}"}
+                )
     return events
 
 
@@ -107,8 +135,9 @@ def _declarations(view: View, scope: str, blob: bytes | None) -> dict[tuple, Ent
     return found
 
 
-def _file_events(git: Git, view: View, base: str, head: str,
-                 changed: dict[str, str]) -> list[dict[str, Any]]:
+def _file_events(
+    git: Repository, view: View, base: str, head: str, changed: dict[str, str]
+) -> list[dict[str, Any]]:
     """SKILL.md edits of visible in-tree skills and visible knowledge documents."""
     skills = {}
     for artifact in view.skills():
@@ -120,9 +149,16 @@ def _file_events(git: Git, view: View, base: str, head: str,
     edited = [p for p, status in changed.items() if p in skills and status == "M"]
     blobs = git.read({f"{rev}:{p}": f"{rev}:{p}" for rev in (base, head) for p in edited})
     for path in edited:
-        events.append({"type": "skill.updated", "ref": skills[path].ref,
-                       "version": {"from": _version(blobs.get(f"{base}:{path}")),
-                                   "to": _version(blobs.get(f"{head}:{path}"))}})
+        events.append(
+            {
+                "type": "skill.updated",
+                "ref": skills[path].ref,
+                "version": {
+                    "from": _version(blobs.get(f"{base}:{path}")),
+                    "to": _version(blobs.get(f"{head}:{path}")),
+                },
+            }
+        )
     for path, status in changed.items():
         if path in skills:
             continue
@@ -146,7 +182,7 @@ def _knowledge_ref(view: View, path: str) -> str | None:
     for scope in view.scopes:
         prefix = f"{KNOWLEDGE_DIR}/" if scope.path == GLOBAL else f"{scope.path}/{KNOWLEDGE_DIR}/"
         if path.startswith(prefix):
-            rest = path[len(prefix):]
+            rest = path[len(prefix) :]
             parts = rest.split("/")
             if any(p.startswith(".") for p in parts):
                 continue
@@ -156,11 +192,10 @@ def _knowledge_ref(view: View, path: str) -> str | None:
     return best
 
 
-def _signal_events(git: Git, view: View, base: str, head: str) -> list[dict[str, Any]]:
+def _signal_events(git: Repository, view: View, base: str, head: str) -> list[dict[str, Any]]:
     """Ledger lines added between the two commits, about skills this view can see."""
     visible = {a.ref for a in view.skills()}
-    out = git.run("diff", "-U0", "--no-ext-diff", "--relative", base, head, "--",
-                  f"{SIGNALS_DIR}/")
+    out = git.run("diff", "-U0", "--no-ext-diff", "--relative", base, head, "--", f"{SIGNALS_DIR}/")
     events = []
     for line in out.split("\n"):
         if not line.startswith("+") or line.startswith("+++"):
@@ -171,8 +206,15 @@ def _signal_events(git: Git, view: View, base: str, head: str) -> list[dict[str,
             continue
         if not isinstance(record, dict) or record.get("skill") not in visible:
             continue
-        events.append({"type": "signal", "ref": record["skill"], "kind": record.get("kind"),
-                       "value": record.get("value"), "by": record.get("by"),
-                       "ts": record.get("ts")})
+        events.append(
+            {
+                "type": "signal",
+                "ref": record["skill"],
+                "kind": record.get("kind"),
+                "value": record.get("value"),
+                "by": record.get("by"),
+                "ts": record.get("ts"),
+            }
+        )
     events.sort(key=lambda e: (str(e.get("ts")), e["ref"]))
     return events

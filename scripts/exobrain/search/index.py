@@ -23,33 +23,37 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, NamedTuple
+from typing import Any, NamedTuple
 
-from exobrain.search.corpus import Artifact
-from exobrain.search.embedding import TOKENIZER_SCHEMA
-from exobrain.paths import REPO_CACHE
 from exobrain.errors import ExobrainError
+from exobrain.paths import REPO_CACHE
+from exobrain.search.corpus import Artifact
 from exobrain.search.docs import Doc, artifact_hash, read_doc, stat_signature
+from exobrain.search.embedding import TOKENIZER_SCHEMA
 from exobrain.skillmd import links_of
 
 FORMAT = "1"
 INDEX_FILE = "search.sqlite"
 COLUMNS = ("name", "triggers", "description", "instructions", "tags", "personas")
-SCHEMA = f"""
+SCHEMA = (
+    f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs (
     id INTEGER PRIMARY KEY, ref TEXT NOT NULL UNIQUE, type TEXT NOT NULL,
     stat TEXT NOT NULL, hash TEXT NOT NULL, embed_hash TEXT NOT NULL,
     description TEXT NOT NULL, meta TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS docs_embed ON docs (embed_hash);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5({', '.join(COLUMNS)},
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5({", ".join(COLUMNS)},
     tokenize = 'porter unicode61 remove_diacritics 2');
 CREATE TABLE IF NOT EXISTS vectors (embed_hash TEXT PRIMARY KEY, vec BLOB NOT NULL,
                                     sig BLOB NOT NULL) WITHOUT ROWID;
-""" + TOKENIZER_SCHEMA
+"""
+    + TOKENIZER_SCHEMA
+)
 
 
 class Row(NamedTuple):
@@ -70,7 +74,7 @@ class Update:
     reindexed: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     embedded: int = 0
-    rebuilt: str | None = None    # why the file was rebuilt from scratch, if it was
+    rebuilt: str | None = None  # why the file was rebuilt from scratch, if it was
 
 
 class Index:
@@ -89,9 +93,14 @@ class Index:
     def set_meta(self, key: str, value: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
-    def refresh(self, artifacts: Iterable[Artifact], *, prune: bool = False,
-                embedder: Callable[[list[str]], list[tuple[bytes, bytes]]] | None = None,
-                update: Update | None = None) -> Update:
+    def refresh(
+        self,
+        artifacts: Iterable[Artifact],
+        *,
+        prune: bool = False,
+        embedder: Callable[[list[str]], list[tuple[bytes, bytes]]] | None = None,
+        update: Update | None = None,
+    ) -> Update:
         """Bring the rows of ``artifacts`` up to date (``prune``: drop every other row), then
         embed those of their texts that have no vector yet when an ``embedder`` is given.
 
@@ -105,8 +114,11 @@ class Index:
                 wanted[artifact.ref] = (artifact, stat_signature(artifact))
         update.checked += len(wanted)
         known = self._known(None if prune else list(wanted))
-        stale = [ref for ref, (_, stat) in wanted.items()
-                 if (known.get(ref) or (0, None, None))[1] != stat]
+        stale = [
+            ref
+            for ref, (_, stat) in wanted.items()
+            if (known.get(ref) or (0, None, None))[1] != stat
+        ]
         gone = [ref for ref in known if ref not in wanted] if prune else []
         if stale or gone:
             with self.transaction():
@@ -119,20 +131,25 @@ class Index:
                         update.removed.append(ref)
         if prune:
             with self.transaction():
-                self.db.execute("DELETE FROM vectors WHERE embed_hash NOT IN "
-                                "(SELECT embed_hash FROM docs)")
+                self.db.execute(
+                    "DELETE FROM vectors WHERE embed_hash NOT IN (SELECT embed_hash FROM docs)"
+                )
         if embedder is not None:
             update.embedded += self.embed_missing(embedder, None if prune else list(wanted))
         return update
 
     def _known(self, refs: list[str] | None) -> dict[str, tuple[int, str, str]]:
         """ref → (id, stat signature, hash) of ``refs`` (None: every row)."""
-        rows = (self.db.execute("SELECT ref, id, stat, hash FROM docs").fetchall()
-                if refs is None else self._select("ref, id, stat, hash", "ref", refs))
+        rows = (
+            self.db.execute("SELECT ref, id, stat, hash FROM docs").fetchall()
+            if refs is None
+            else self._select("ref, id, stat, hash", "ref", refs)
+        )
         return {ref: (doc_id, stat, digest) for ref, doc_id, stat, digest in rows}
 
-    def _refresh_one(self, artifact: Artifact, stat: str | None,
-                     old: tuple[int, str, str] | None, update: Update) -> None:
+    def _refresh_one(
+        self, artifact: Artifact, stat: str | None, old: tuple[int, str, str] | None, update: Update
+    ) -> None:
         if stat is None:
             if old:
                 self._delete(old[0])
@@ -163,41 +180,62 @@ class Index:
             raise
         self.db.execute("COMMIT")
 
-    def _write(self, artifact: Artifact, doc: Doc, stat: str, digest: str,
-               doc_id: int | None) -> None:
-        values = (artifact.ref, artifact.type, stat, digest, doc.embed_hash, doc.description,
-                  json.dumps(doc.meta, ensure_ascii=False, sort_keys=True))
+    def _write(
+        self, artifact: Artifact, doc: Doc, stat: str, digest: str, doc_id: int | None
+    ) -> None:
+        values = (
+            artifact.ref,
+            artifact.type,
+            stat,
+            digest,
+            doc.embed_hash,
+            doc.description,
+            json.dumps(doc.meta, ensure_ascii=False, sort_keys=True),
+        )
         if doc_id is None:
             doc_id = self.db.execute(
                 "INSERT INTO docs (ref, type, stat, hash, embed_hash, description, meta) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)", values).lastrowid
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                values,
+            ).lastrowid
         else:
-            self.db.execute("UPDATE docs SET ref = ?, type = ?, stat = ?, hash = ?, "
-                            "embed_hash = ?, description = ?, meta = ? WHERE id = ?",
-                            (*values, doc_id))
+            self.db.execute(
+                "UPDATE docs SET ref = ?, type = ?, stat = ?, hash = ?, "
+                "embed_hash = ?, description = ?, meta = ? WHERE id = ?",
+                (*values, doc_id),
+            )
             self.db.execute("DELETE FROM fts WHERE rowid = ?", (doc_id,))
-        self.db.execute(f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES "
-                        f"(?, {', '.join('?' * len(COLUMNS))})",
-                        (doc_id, *(doc.fields[c] for c in COLUMNS)))
+        self.db.execute(
+            f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES "
+            f"(?, {', '.join('?' * len(COLUMNS))})",
+            (doc_id, *(doc.fields[c] for c in COLUMNS)),
+        )
         self._pending[doc.embed_hash] = doc.embed_text
 
     def _delete(self, doc_id: int) -> None:
         self.db.execute("DELETE FROM docs WHERE id = ?", (doc_id,))
         self.db.execute("DELETE FROM fts WHERE rowid = ?", (doc_id,))
 
-    def embed_missing(self, embedder: Callable[[list[str]], list[tuple[bytes, bytes]]],
-                       refs: list[str] | None) -> int:
+    def embed_missing(
+        self, embedder: Callable[[list[str]], list[tuple[bytes, bytes]]], refs: list[str] | None
+    ) -> int:
         """Embed the texts of ``refs`` (None: every row) that have no vector yet."""
-        query = ("SELECT DISTINCT d.embed_hash FROM docs d LEFT JOIN vectors v "
-                 "ON v.embed_hash = d.embed_hash WHERE v.embed_hash IS NULL")
+        query = (
+            "SELECT DISTINCT d.embed_hash FROM docs d LEFT JOIN vectors v "
+            "ON v.embed_hash = d.embed_hash WHERE v.embed_hash IS NULL"
+        )
         if refs is None:
             missing = [h for (h,) in self.db.execute(query)]
         else:
             missing = []
             for start in range(0, len(refs), 900):
-                chunk = refs[start:start + 900]
-                missing += [h for (h,) in self.db.execute(
-                    f"{query} AND d.ref IN ({','.join('?' * len(chunk))})", chunk)]
+                chunk = refs[start : start + 900]
+                missing += [
+                    h
+                    for (h,) in self.db.execute(
+                        f"{query} AND d.ref IN ({','.join('?' * len(chunk))})", chunk
+                    )
+                ]
             missing = list(dict.fromkeys(missing))
         if not missing:
             return 0
@@ -209,17 +247,20 @@ class Index:
         hashes = [h for h in missing if texts.get(h) is not None]
         vectors = embedder([texts[h] for h in hashes])  # type: ignore[misc]
         with self.transaction():
-            self.db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
-                                [(h, vec, sig) for h, (vec, sig) in zip(hashes, vectors)])
+            self.db.executemany(
+                "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
+                [(h, vec, sig) for h, (vec, sig) in zip(hashes, vectors, strict=False)],
+            )
         return len(hashes)
 
     def _texts_for(self, hashes: list[str]) -> dict[str, str]:
         found: dict[str, str] = {}
         marks = ",".join("?" * len(hashes))
         for embed_hash, *cols in self.db.execute(
-                f"SELECT d.embed_hash, f.name, f.description, f.triggers, f.instructions "
-                f"FROM docs d JOIN fts f ON f.rowid = d.id WHERE d.embed_hash IN ({marks})",
-                hashes):
+            f"SELECT d.embed_hash, f.name, f.description, f.triggers, f.instructions "
+            f"FROM docs d JOIN fts f ON f.rowid = d.id WHERE d.embed_hash IN ({marks})",
+            hashes,
+        ):
             found[embed_hash] = "\n".join(cols)
         return found
 
@@ -227,35 +268,47 @@ class Index:
 
     def rows(self, refs: Iterable[str]) -> dict[str, Row]:
         """The indexed rows of ``refs`` (refs not in the index are left out)."""
-        return {ref: Row(doc_id, description, json.loads(meta), digest)
-                for doc_id, ref, description, meta, digest
-                in self._select("id, ref, description, meta, hash", "ref", list(refs))}
+        return {
+            ref: Row(doc_id, description, json.loads(meta), digest)
+            for doc_id, ref, description, meta, digest in self._select(
+                "id, ref, description, meta, hash", "ref", list(refs)
+            )
+        }
 
     def ids(self, refs: Iterable[str]) -> dict[str, int]:
         """ref → doc id of the indexed ``refs``."""
-        return {ref: doc_id for ref, doc_id in self._select("ref, id", "ref", list(refs))}
+        return dict(self._select("ref, id", "ref", list(refs)))
 
     def _select(self, columns: str, key: str, values: list) -> list[tuple]:
         """``SELECT columns FROM docs WHERE key IN values``, in chunks SQLite accepts."""
         found: list[tuple] = []
         values = list(dict.fromkeys(values))
         for start in range(0, len(values), 900):
-            chunk = values[start:start + 900]
-            found += self.db.execute(f"SELECT {columns} FROM docs WHERE {key} IN "
-                                     f"({','.join('?' * len(chunk))})", chunk).fetchall()
+            chunk = values[start : start + 900]
+            found += self.db.execute(
+                f"SELECT {columns} FROM docs WHERE {key} IN ({','.join('?' * len(chunk))})", chunk
+            ).fetchall()
         return found
 
     def supersedes(self) -> dict[str, list[str]]:
         """ref → its ``links.supersedes`` refs, for the rows whose frontmatter has any."""
-        return {ref: refs for ref, meta in self.db.execute(
-                "SELECT ref, meta FROM docs WHERE instr(meta, '\"supersedes\"') > 0")
-                if (refs := links_of(json.loads(meta), "supersedes"))}
+        return {
+            ref: refs
+            for ref, meta in self.db.execute(
+                "SELECT ref, meta FROM docs WHERE instr(meta, '\"supersedes\"') > 0"
+            )
+            if (refs := links_of(json.loads(meta), "supersedes"))
+        }
 
     def lexical(self, match: str, boosts: tuple[float, ...]) -> dict[int, float]:
         """doc id → BM25 relevance (higher is better) for an FTS5 query expression."""
         weights = ", ".join(repr(float(b)) for b in boosts)
-        return {doc_id: -score for doc_id, score in self.db.execute(
-            f"SELECT rowid, bm25(fts, {weights}) FROM fts WHERE fts MATCH ?", (match,))}
+        return {
+            doc_id: -score
+            for doc_id, score in self.db.execute(
+                f"SELECT rowid, bm25(fts, {weights}) FROM fts WHERE fts MATCH ?", (match,)
+            )
+        }
 
     def signatures(self, doc_ids: list[int]) -> dict[int, bytes]:
         """doc id → sign-bit signature of its vector (ids without a vector are left out)."""
@@ -268,10 +321,14 @@ class Index:
     def _by_ids(self, column: str, doc_ids: list[int]) -> dict[int, bytes]:
         found: dict[int, bytes] = {}
         for start in range(0, len(doc_ids), 900):
-            chunk = doc_ids[start:start + 900]
-            found.update(self.db.execute(
-                f"SELECT d.id, {column} FROM docs d JOIN vectors v ON v.embed_hash = "
-                f"d.embed_hash WHERE d.id IN ({','.join('?' * len(chunk))})", chunk))
+            chunk = doc_ids[start : start + 900]
+            found.update(
+                self.db.execute(
+                    f"SELECT d.id, {column} FROM docs d JOIN vectors v ON v.embed_hash = "
+                    f"d.embed_hash WHERE d.id IN ({','.join('?' * len(chunk))})",
+                    chunk,
+                )
+            )
         return found
 
 
@@ -312,16 +369,22 @@ def is_corrupt(exc: sqlite3.DatabaseError) -> bool:
     """Whether SQLite says the file itself is bad (not a database, malformed, cut short, or
     missing our tables), as opposed to busy, locked or read-only, which a rebuild won't cure."""
     code = getattr(exc, "sqlite_errorcode", None)
-    bad = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_IOERR,
-           sqlite3.SQLITE_FORMAT)
+    bad = (
+        sqlite3.SQLITE_CORRUPT,
+        sqlite3.SQLITE_NOTADB,
+        sqlite3.SQLITE_IOERR,
+        sqlite3.SQLITE_FORMAT,
+    )
     text = str(exc)
     return (code is not None and code & 0xFF in bad) or any(
-        s in text for s in ("no such", "malformed", "not a database"))
+        s in text for s in ("no such", "malformed", "not a database")
+    )
 
 
 def _connect(path: Path | None) -> Index:
-    db = sqlite3.connect(":memory:" if path is None else os.fspath(path), timeout=30,
-                         isolation_level=None)  # transactions are explicit (Index.transaction)
+    db = sqlite3.connect(
+        ":memory:" if path is None else os.fspath(path), timeout=30, isolation_level=None
+    )  # transactions are explicit (Index.transaction)
     db.execute("PRAGMA busy_timeout = 30000")
     if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
         db.execute("PRAGMA journal_mode = WAL")  # readers do not wait for a refresh

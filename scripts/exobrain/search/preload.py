@@ -23,22 +23,29 @@ from exobrain.workspace import Workspace
 DISCOVER_K = 5
 
 
-def persona_rows(ws: Workspace, rows: list[Resolved], persona: str) -> tuple[list[Resolved],
-                                                                            list[str]]:
+def persona_rows(
+    ws: Workspace, rows: list[Resolved], persona: str
+) -> tuple[list[Resolved], list[str]]:
     """``rows`` with the visible in-tree skills for ``persona`` raised to ``always``, and the
     names raised."""
     searcher = Searcher(ws, semantic=False)
     view = searcher.view()
     visible = {a.declaration.identity: a for a in view.skills() if a.declaration is not None}
     searcher.refresh(list(visible.values()))
-    metas = {ref: row.meta for ref, row in searcher.index.rows(
-        a.ref for a in visible.values()).items()}
+    metas = {
+        ref: row.meta for ref, row in searcher.index.rows(a.ref for a in visible.values()).items()
+    }
     wanted = persona.lower()
     raised, result = [], []
     for row in rows:
         artifact = visible.get(row.identity)
-        if (artifact is not None and not row.is_external and row.tier != "always"
-                and _for_persona(metas.get(artifact.ref, {}), wanted) and _may_raise(row)):
+        if (
+            artifact is not None
+            and not row.is_external
+            and row.tier != "always"
+            and _for_persona(metas.get(artifact.ref, {}), wanted)
+            and _may_raise(row)
+        ):
             row = replace(row, tier=Tier.ALWAYS, reason=Reason.PERSONA, detail=persona)
             raised.append(row.name)
         result.append(row)
@@ -61,6 +68,9 @@ def discovered(ws: Workspace, task: str) -> tuple[list[tuple[str, Path, str]], l
     """The top skills for ``task`` as (name, SKILL.md folder, description), best first, and the
     notes discovery printed (e.g. that it is lexical only)."""
     result = discover(ws, task, k=DISCOVER_K)
-    picks = [(p.hit.artifact.name, p.hit.artifact.path, p.hit.description)
-             for p in result.picks if p.hit.artifact.path is not None]
+    picks = [
+        (p.hit.artifact.name, p.hit.artifact.path, p.hit.description)
+        for p in result.picks
+        if p.hit.artifact.path is not None
+    ]
     return picks, result.notes

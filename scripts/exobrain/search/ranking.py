@@ -22,13 +22,14 @@ Ties are broken by reference, so the same query on the same data always lists th
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from exobrain.errors import InputFileError
-from exobrain.util.fileio import load_json
 from exobrain.paths import packaged
+from exobrain.util.fileio import load_json
 
 WEIGHTS_FILE = "signals/weights.json"
 SECTION = "search"
@@ -41,17 +42,17 @@ LIFECYCLES = ("draft", "active", "deprecated", "archived")
 class SearchWeights:
     """The ``search`` section of the weights file, checked."""
 
-    boosts: tuple[float, ...]           # BM25 weight per column, in COLUMNS order
-    fusion: str                         # "weighted" | "rrf"
+    boosts: tuple[float, ...]  # BM25 weight per column, in COLUMNS order
+    fusion: str  # "weighted" | "rrf"
     lexical_weight: float
     semantic_weight: float
     semantic_floor: float
     rrf_k: float
-    candidates: int                     # semantic shortlist size (Hamming first cut)
+    candidates: int  # semantic shortlist size (Hamming first cut)
     quality_weight: float
     quality_neutral: float
     lifecycle: dict[str, float]
-    trigger_min_cosine: float           # discover: a trigger "matches" at this cosine
+    trigger_min_cosine: float  # discover: a trigger "matches" at this cosine
     path: Path
 
 
@@ -66,8 +67,10 @@ def load_search_weights(root: Path) -> SearchWeights:
 
 def parse_search_weights(block: Any, path: Path) -> SearchWeights:
     def bad(key: str, want: str) -> InputFileError:
-        return InputFileError(f"{path}: {SECTION}.{key} must be {want}",
-                              hint="see knowledge/exobrain/search.md for every setting")
+        return InputFileError(
+            f"{path}: {SECTION}.{key} must be {want}",
+            hint="see knowledge/exobrain/search.md for every setting",
+        )
 
     if not isinstance(block, dict):
         raise bad("", "an object")
@@ -100,7 +103,9 @@ def parse_search_weights(block: Any, path: Path) -> SearchWeights:
     discover = section("discover")
     return SearchWeights(
         boosts=tuple(number(f"boosts.{c}", where=boosts) for c in COLUMNS),
-        fusion=method, lexical_weight=lexical_w, semantic_weight=semantic_w,
+        fusion=method,
+        lexical_weight=lexical_w,
+        semantic_weight=semantic_w,
         semantic_floor=number("semantic.floor", -1.0, 0.99, where=semantic),
         rrf_k=number("fusion.rrf_k", 1.0, where=fusion),
         candidates=int(number("semantic.candidates", 1.0, where=semantic)),
@@ -108,17 +113,18 @@ def parse_search_weights(block: Any, path: Path) -> SearchWeights:
         quality_neutral=number("quality.neutral", 0.0, 1.0, where=quality),
         lifecycle={s: number(f"lifecycle.{s}", 0.0, 1.0, where=lifecycle) for s in LIFECYCLES},
         trigger_min_cosine=number("discover.trigger_min_cosine", -1.0, 1.0, where=discover),
-        path=path)
+        path=path,
+    )
 
 
 @dataclass(frozen=True)
 class Components:
     """Every number behind one hit's score (shown by ``search --json``)."""
 
-    bm25: float | None          # raw BM25 (higher is better), None: no lexical match
-    lexical: float              # normalised to [0, 1]
-    cosine: float | None        # None: semantic half off or not shortlisted
-    semantic: float             # rescaled to [0, 1]
+    bm25: float | None  # raw BM25 (higher is better), None: no lexical match
+    lexical: float  # normalised to [0, 1]
+    cosine: float | None  # None: semantic half off or not shortlisted
+    semantic: float  # rescaled to [0, 1]
     relevance: float
     quality: float
     lifecycle: float
@@ -128,14 +134,21 @@ class Components:
         def r(x: float | None) -> float | None:
             return None if x is None else round(x, 6)
 
-        return {"bm25": r(self.bm25), "lexical": r(self.lexical), "cosine": r(self.cosine),
-                "semantic": r(self.semantic), "relevance": r(self.relevance),
-                "quality": r(self.quality), "lifecycle": r(self.lifecycle),
-                "score": r(self.score)}
+        return {
+            "bm25": r(self.bm25),
+            "lexical": r(self.lexical),
+            "cosine": r(self.cosine),
+            "semantic": r(self.semantic),
+            "relevance": r(self.relevance),
+            "quality": r(self.quality),
+            "lifecycle": r(self.lifecycle),
+            "score": r(self.score),
+        }
 
 
-def relevance(lexical: Mapping[str, float], cosine: Mapping[str, float],
-              w: SearchWeights) -> dict[str, tuple[float, float, float]]:
+def relevance(
+    lexical: Mapping[str, float], cosine: Mapping[str, float], w: SearchWeights
+) -> dict[str, tuple[float, float, float]]:
     """key → (lexical in [0, 1], semantic in [0, 1], fused relevance) for every key in either
     mapping. ``cosine`` empty means the semantic half is off: relevance is lexical alone."""
     best_bm25 = max(lexical.values(), default=0.0)
@@ -161,8 +174,10 @@ def relevance(lexical: Mapping[str, float], cosine: Mapping[str, float],
                 total += sw / (w.rrf_k + sem_rank[key])
             return total / top
     else:
+
         def fuse(key: str) -> float:
             return (lw * lex.get(key, 0.0) + sw * sem.get(key, 0.0)) / (lw + sw)
+
     return {k: (lex.get(k, 0.0), sem.get(k, 0.0), fuse(k)) for k in keys}
 
 
@@ -171,8 +186,9 @@ def _ranks(scores: Mapping[str, float]) -> dict[str, int]:
     return {key: position for position, key in enumerate(ordered, 1)}
 
 
-def score(rel: float, quality: float | None, lifecycle: str,
-          w: SearchWeights) -> tuple[float, float, float]:
+def score(
+    rel: float, quality: float | None, lifecycle: str, w: SearchWeights
+) -> tuple[float, float, float]:
     """(score, quality used, lifecycle factor) of one hit."""
     q = w.quality_neutral if quality is None else min(1.0, max(0.0, quality))
     factor = w.lifecycle.get(lifecycle, w.lifecycle["active"])

@@ -14,16 +14,17 @@ An artifact row (the JSON every verb prints)::
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from exobrain.search.corpus import TYPES, Artifact, View
-from exobrain.paths import shown
 from exobrain.errors import ExobrainError, UsageError
-from exobrain.util.jsonlogic import evaluate, sort_rows, truthy
+from exobrain.paths import shown
 from exobrain.refs import parse_ref
-from exobrain.search.engine import Searcher
+from exobrain.search.corpus import TYPES, Artifact, View
 from exobrain.search.docs import read_doc
+from exobrain.search.engine import Searcher
 from exobrain.skillmd import links_of
+from exobrain.util.jsonlogic import evaluate, sort_rows, truthy
 from exobrain.workspace import Workspace
 
 #: SPEC-013's link predicates (``links.<predicate>`` in the frontmatter).
@@ -51,18 +52,36 @@ class Substrate:
         for artifact in artifacts:
             row = indexed.get(artifact.ref)
             if row is not None:
-                rows.append(self._row(artifact, row.description, row.meta, row.hash,
-                                      scores.get(artifact.ref)))
+                rows.append(
+                    self._row(
+                        artifact, row.description, row.meta, row.hash, scores.get(artifact.ref)
+                    )
+                )
         return rows
 
-    def _row(self, a: Artifact, description: str, meta: dict[str, Any], digest: str | None,
-             quality: float | None) -> dict[str, Any]:
-        return {"ref": a.ref, "type": a.type, "name": a.name, "home": a.home, "owner": a.owner,
-                "lifecycle": a.lifecycle, "tier": a.tier,
-                "path": shown(a.path, self.ws.root) if a.path else None,
-                "version": meta.get("version"), "hash": digest,
-                "quality": None if quality is None else round(quality, 6),
-                "description": description, "content": meta}
+    def _row(
+        self,
+        a: Artifact,
+        description: str,
+        meta: dict[str, Any],
+        digest: str | None,
+        quality: float | None,
+    ) -> dict[str, Any]:
+        return {
+            "ref": a.ref,
+            "type": a.type,
+            "name": a.name,
+            "home": a.home,
+            "owner": a.owner,
+            "lifecycle": a.lifecycle,
+            "tier": a.tier,
+            "path": shown(a.path, self.ws.root) if a.path else None,
+            "version": meta.get("version"),
+            "hash": digest,
+            "quality": None if quality is None else round(quality, 6),
+            "description": description,
+            "content": meta,
+        }
 
     # --- verbs ----------------------------------------------------------------------------
 
@@ -70,20 +89,28 @@ class Substrate:
         """One artifact in full: its row, its body and its links both ways."""
         artifact = self.view.find(text_ref)
         if artifact.path is None:
-            raise UsageError(f"{artifact.ref} is an external skill that is not installed here",
-                             hint="fetch-external-skills installs it")
+            raise UsageError(
+                f"{artifact.ref} is an external skill that is not installed here",
+                hint="fetch-external-skills installs it",
+            )
         rows = self.rows([artifact])
         if not rows:
-            raise UsageError(f"{artifact.ref}: its file cannot be read",
-                             hint="skills-validate says what is wrong with it")
+            raise UsageError(
+                f"{artifact.ref}: its file cannot be read",
+                hint="skills-validate says what is wrong with it",
+            )
         row = rows[0]
         row["body"] = read_doc(artifact).fields["instructions"]
         row["links"] = self.links(artifact.ref)
         return row
 
-    def list(self, types: tuple[str, ...] = TYPES, rule: Any = None,
-             sort: list[tuple[str, bool]] | None = None,
-             limit: int | None = None) -> list[dict[str, Any]]:
+    def list(
+        self,
+        types: tuple[str, ...] = TYPES,
+        rule: Any = None,
+        sort: list[tuple[str, bool]] | None = None,
+        limit: int | None = None,
+    ) -> list[dict[str, Any]]:
         """Every visible artifact of ``types`` that passes ``rule``, sorted."""
         rows = self.rows(self.view.artifacts(types))
         if rule is not None:
@@ -103,9 +130,13 @@ class Substrate:
         outgoing = []
         for name in PREDICATES if predicate is None else (predicate,):
             for target in _targets(mine, name):
-                outgoing.append({"predicate": name, "target": target,
-                                 "ref": self._resolve(target) if name in SKILL_PREDICATES
-                                 else None})
+                outgoing.append(
+                    {
+                        "predicate": name,
+                        "target": target,
+                        "ref": self._resolve(target) if name in SKILL_PREDICATES else None,
+                    }
+                )
         incoming = []
         for source in everything:
             if source.ref == artifact.ref or source.ref not in rows:
@@ -116,8 +147,11 @@ class Substrate:
                 for target in links_of(rows[source.ref]["content"], name):
                     if self._resolve(target) == artifact.ref:
                         incoming.append({"predicate": name, "source": source.ref})
-        return {"ref": artifact.ref, "outgoing": outgoing,
-                "incoming": sorted(incoming, key=lambda i: (i["predicate"], i["source"]))}
+        return {
+            "ref": artifact.ref,
+            "outgoing": outgoing,
+            "incoming": sorted(incoming, key=lambda i: (i["predicate"], i["source"])),
+        }
 
     def _resolve(self, target: str) -> str | None:
         """The visible skill a link names (the deepest of that name when no home is given)."""
@@ -125,8 +159,11 @@ class Substrate:
             ref = parse_ref(target)
         except ExobrainError:
             return None
-        found = [a for a in self.view.skills() if a.name == ref.name
-                 and (ref.home is None or a.home == ref.home)]
+        found = [
+            a
+            for a in self.view.skills()
+            if a.name == ref.name and (ref.home is None or a.home == ref.home)
+        ]
         return found[-1].ref if found else None
 
 

@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from exobrain.signals.lines import Record, _row_record, fast_rows, read_ledger_text, read_records
 from exobrain.signals.ledger import FUND_UNIT, day_number, ts_ms
+from exobrain.signals.lines import Record, _row_record, fast_rows, read_ledger_text, read_records
 
-RANK_SCALE = 1 << 20     # rank codes: time in ms * RANK_SCALE + value in millionths
+RANK_SCALE = 1 << 20  # rank codes: time in ms * RANK_SCALE + value in millionths
 RANK_STEP = 1_000_000
 
 
@@ -52,11 +52,15 @@ class Aggregate:
     :meth:`votes_of` and :meth:`ranks_of`. Days are counted from 1970-01-01 (UTC).
     """
 
-    votes: dict[str, dict[str, int]] = field(default_factory=dict)              # by → code
-    ranks: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)   # dim → by → code
-    usage: dict[str, dict[int, int]] = field(default_factory=dict)              # day → uses
-    calibration: dict[str, dict[int, tuple[int, int]]] = field(default_factory=dict)  # day → (completed, total)
-    fund: dict[str, dict[tuple[str, int], int]] = field(default_factory=dict)   # (currency, day) → millionths
+    votes: dict[str, dict[str, int]] = field(default_factory=dict)  # by → code
+    ranks: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)  # dim → by → code
+    usage: dict[str, dict[int, int]] = field(default_factory=dict)  # day → uses
+    calibration: dict[str, dict[int, tuple[int, int]]] = field(
+        default_factory=dict
+    )  # day → (completed, total)
+    fund: dict[str, dict[tuple[str, int], int]] = field(
+        default_factory=dict
+    )  # (currency, day) → millionths
     lines: int = 0
     problems: list[str] = field(default_factory=list)
 
@@ -65,24 +69,40 @@ class Aggregate:
 
     def votes_of(self, skill: str) -> dict[str, tuple[float, int]]:
         """Each voter's latest vote: by → (epoch seconds, -1|1)."""
-        return {by: ((code >> 1) / 1000, 1 if code & 1 else -1)
-                for by, code in self.votes.get(skill, {}).items()}
+        return {
+            by: ((code >> 1) / 1000, 1 if code & 1 else -1)
+            for by, code in self.votes.get(skill, {}).items()
+        }
 
     def ranks_of(self, skill: str) -> dict[tuple[str, str], tuple[float, float]]:
         """Each (rater, dimension)'s latest rank: → (epoch seconds, 0..1)."""
-        return {(by, dim): (code // RANK_SCALE / 1000, code % RANK_SCALE / RANK_STEP)
-                for dim, raters in self.ranks.get(skill, {}).items()
-                for by, code in raters.items()}
+        return {
+            (by, dim): (code // RANK_SCALE / 1000, code % RANK_SCALE / RANK_STEP)
+            for dim, raters in self.ranks.get(skill, {}).items()
+            for by, code in raters.items()
+        }
 
     def fields(self) -> tuple[Any, ...]:
         """Every field in order, as the cache stores them (``Aggregate(*fields)`` rebuilds)."""
-        return (self.votes, self.ranks, self.usage, self.calibration, self.fund, self.lines,
-                self.problems)
+        return (
+            self.votes,
+            self.ranks,
+            self.usage,
+            self.calibration,
+            self.fund,
+            self.lines,
+            self.problems,
+        )
 
     def numbers(self) -> dict[str, Any]:
         """Everything but the line count and problems: what compaction must leave unchanged."""
-        return {"votes": self.votes, "ranks": self.ranks, "usage": self.usage,
-                "calibration": self.calibration, "fund": self.fund}
+        return {
+            "votes": self.votes,
+            "ranks": self.ranks,
+            "usage": self.usage,
+            "calibration": self.calibration,
+            "fund": self.fund,
+        }
 
 
 def _bucket(record: Record) -> tuple:
@@ -105,7 +125,9 @@ def effective_records(records: list[Record]) -> list[Record]:
                 covered[key] = record
     if not covered:
         return records
-    kept = [r for r in records if not r[6] and (r[0] in ("vote", "rank") or _bucket(r) not in covered)]
+    kept = [
+        r for r in records if not r[6] and (r[0] in ("vote", "rank") or _bucket(r) not in covered)
+    ]
     return kept + list(covered.values())
 
 
@@ -133,11 +155,11 @@ class Folder:
 
     def __init__(self, agg: Aggregate) -> None:
         self.agg = agg
-        self.uses: dict[str, list[str]] = {}   # skill → day texts, counted in C at the end
+        self.uses: dict[str, list[str]] = {}  # skill → day texts, counted in C at the end
         self.day_ms: dict[str, int] = {}
         self.minute_ms: dict[str, int] = {}
         self.day_no: dict[str, int] = {}
-        self.names: dict[str, str] = {}        # one string object per person: smaller caches
+        self.names: dict[str, str] = {}  # one string object per person: smaller caches
 
     def add_file(self, text: str, rel: str) -> None:
         rows = fast_rows(text)
@@ -167,8 +189,9 @@ class Folder:
                     base = day_ms[day] = day_number(day) * 86_400_000
                 minute = minute_ms.get(clock[:5])
                 if minute is None:
-                    minute = minute_ms[clock[:5]] = (int(clock[:2]) * 3_600_000
-                                                     + int(clock[3:5]) * 60_000)
+                    minute = minute_ms[clock[:5]] = (
+                        int(clock[:2]) * 3_600_000 + int(clock[3:5]) * 60_000
+                    )
                 ms = base + minute + int(clock[6:8] + clock[9:])
                 by = names.setdefault(by, by)
                 if vote:

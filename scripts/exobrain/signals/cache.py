@@ -4,18 +4,19 @@ It is keyed on every ledger file's path, size, mtime and inode, so any append, m
 checkout or compaction makes it miss and the ledgers are read again; nothing is ever served
 from a stale cache. A cache that cannot be read or written is ignored (it is only a speed-up).
 The file holds a magic string, the key's length (8 bytes), the key and the aggregate's
-fields, each a ``marshal`` record, so a miss reads only the key. ``marshal`` (plain dicts, tuples, ints and strings) loads a third faster than
+fields, each a ``marshal`` record, so a miss reads only the key. ``marshal`` (plain dicts,
+tuples, ints and strings) loads a third faster than
 pickle; its format depends on the Python version, which is part of the key.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import marshal
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from exobrain.paths import user_cache_dir
 
@@ -40,8 +41,9 @@ def manifest(root: Path, files: list[Path]) -> tuple:
             info = path.stat()
         except OSError:
             return ("unreadable",)
-        rows.append((path.relative_to(root).as_posix(), info.st_size, info.st_mtime_ns,
-                     info.st_ino))
+        rows.append(
+            (path.relative_to(root).as_posix(), info.st_size, info.st_mtime_ns, info.st_ino)
+        )
     return (FORMAT, tuple(rows))
 
 
@@ -70,8 +72,9 @@ def save(path: Path, key: tuple, fields: tuple[Any, ...]) -> None:
         pass
 
 
-def cached_fields(root: Path, files: list[Path],
-                  compute: Callable[[], tuple[Any, ...]]) -> tuple[Any, ...]:
+def cached_fields(
+    root: Path, files: list[Path], compute: Callable[[], tuple[Any, ...]]
+) -> tuple[Any, ...]:
     """The cached aggregate fields when the ledgers are unchanged, else ``compute()`` (then
     cached).
 

@@ -24,11 +24,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from exobrain.util.fileio import atomic_write_text
 from exobrain.signals.aggregate import _bucket, rank_code, vote_code
+from exobrain.signals.ledger import (
+    FUND_UNIT,
+    LEDGER_SUFFIX,
+    SIGNALS_DIR,
+    dump_line,
+    format_ts,
+    locked_ledger,
+    ts_ms,
+)
 from exobrain.signals.lines import Record, parse_line
-from exobrain.signals.ledger import (FUND_UNIT, LEDGER_SUFFIX, SIGNALS_DIR, dump_line, format_ts,
-                      locked_ledger, ts_ms)
+from exobrain.util.fileio import atomic_write_text
 
 SUMMED = ("usage", "calibration", "fund")
 
@@ -38,10 +45,10 @@ class Compaction:
     """What compacting one ledger did (or would do, on a dry run)."""
 
     rel: str
-    before: int        # lines holding data before
-    after: int         # lines after
-    snapshots: int     # snapshot lines in the result
-    changed: bool      # the text differs (written unless it was a dry run)
+    before: int  # lines holding data before
+    after: int  # lines after
+    snapshots: int  # snapshot lines in the result
+    changed: bool  # the text differs (written unless it was a dry run)
 
 
 def _notes(line: str) -> list[str]:
@@ -53,9 +60,9 @@ def _notes(line: str) -> list[str]:
 
 def compact_text(text: str, cutoff_day: int, host: str) -> tuple[str, int]:
     """The compacted text of one ledger and the number of snapshot lines in it."""
-    old_kept: list[tuple[int, str]] = []      # (position, line) kept among the old lines
+    old_kept: list[tuple[int, str]] = []  # (position, line) kept among the old lines
     new_lines: list[str] = []
-    latest: dict[tuple, tuple[int, int, str]] = {}   # vote/rank key → (code, position, line)
+    latest: dict[tuple, tuple[int, int, str]] = {}  # vote/rank key → (code, position, line)
     buckets: dict[tuple, dict[str, Any]] = {}
     covered: dict[tuple, tuple[Record, str]] = {}
     for position, line in enumerate(text.split("\n")):
@@ -80,18 +87,26 @@ def compact_text(text: str, cutoff_day: int, host: str) -> tuple[str, int]:
             if bucket not in covered or value > covered[bucket][0][3]:
                 covered[bucket] = (record, line)
             continue
-        total = buckets.setdefault(bucket, {"value": (0, 0) if kind == "calibration" else 0,
-                                            "by": by, "notes": []})
+        total = buckets.setdefault(
+            bucket, {"value": (0, 0) if kind == "calibration" else 0, "by": by, "notes": []}
+        )
         if kind == "calibration":
             total["value"] = (total["value"][0] + value[0], total["value"][1] + value[1])
             total["notes"] += _notes(line)
         else:
             total["value"] += value
     for bucket, (record, line) in covered.items():
-        buckets[bucket] = {"value": record[3], "by": record[4],
-                           "notes": _notes(line) if record[0] == "calibration" else []}
-    snapshots = [_snapshot_line(bucket, data, host) for bucket, data in sorted(
-        buckets.items(), key=lambda item: (item[0][2], item[0][0], item[0][1], str(item[0][3])))]
+        buckets[bucket] = {
+            "value": record[3],
+            "by": record[4],
+            "notes": _notes(line) if record[0] == "calibration" else [],
+        }
+    snapshots = [
+        _snapshot_line(bucket, data, host)
+        for bucket, data in sorted(
+            buckets.items(), key=lambda item: (item[0][2], item[0][0], item[0][1], str(item[0][3]))
+        )
+    ]
     old_kept += [(position, line) for _code, position, line in latest.values()]
     lines = snapshots + [line for _pos, line in sorted(old_kept)] + new_lines
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines), len(snapshots)
@@ -118,7 +133,7 @@ def compact_file(root: Path, path: Path, cutoff_day: int, *, dry_run: bool = Fal
     fd = locked_ledger(path) if not dry_run else None
     try:
         text = path.read_bytes().decode("utf-8", errors="surrogateescape")
-        compacted, snapshots = compact_text(text, cutoff_day, path.name[:-len(LEDGER_SUFFIX)])
+        compacted, snapshots = compact_text(text, cutoff_day, path.name[: -len(LEDGER_SUFFIX)])
         before = sum(1 for line in text.split("\n") if line.strip())
         changed = compacted != text
         if changed and not dry_run:
@@ -129,8 +144,9 @@ def compact_file(root: Path, path: Path, cutoff_day: int, *, dry_run: bool = Fal
             os.close(fd)
 
 
-def compact_person(root: Path, person: str, cutoff_day: int, *,
-                   dry_run: bool = False) -> list[Compaction]:
+def compact_person(
+    root: Path, person: str, cutoff_day: int, *, dry_run: bool = False
+) -> list[Compaction]:
     """Compact every ledger of ``person`` (all their hosts)."""
     folder = root / SIGNALS_DIR / person
     paths = sorted(folder.glob(f"*{LEDGER_SUFFIX}")) if folder.is_dir() else []

@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from exobrain.util.locking import lock_fd
 from exobrain.errors import InputFileError, OperationFailed, UsageError
+from exobrain.util.locking import lock_fd
 
 SIGNALS_DIR = "signals"
 LEDGER_SUFFIX = ".jsonl"
@@ -47,13 +47,16 @@ _CURRENCY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$")
 #: is faster without the nested group); only declared names are ever written or scored.
 _CANONICAL_REF = re.compile(r"^skill:[a-z0-9][a-z0-9-]*@[A-Za-z0-9][A-Za-z0-9._/-]*$")
 #: The canonical timestamp, as two groups (day, time); shared with the fast reader.
-TS_PATTERN = (r"(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))"
-              r"T((?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3})Z")
+TS_PATTERN = (
+    r"(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))"
+    r"T((?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3})Z"
+)
 _TS = re.compile(f"^{TS_PATTERN}$")
 _EPOCH = 719163  # date(1970, 1, 1).toordinal(): datetime is imported only where it is needed
 
 
 # --- time --------------------------------------------------------------------------------
+
 
 def format_ts(epoch: float) -> str:
     """UTC, millisecond precision, fixed width: sorts as text in time order."""
@@ -104,8 +107,13 @@ def valid_day(text: str) -> bool:
 
 def ts_ms(ts: str) -> int:
     """Epoch milliseconds of a canonical timestamp, without a datetime object per call."""
-    return (day_number(ts) * 86_400_000 + int(ts[11:13]) * 3_600_000 + int(ts[14:16]) * 60_000
-            + int(ts[17:19]) * 1000 + int(ts[20:23]))
+    return (
+        day_number(ts) * 86_400_000
+        + int(ts[11:13]) * 3_600_000
+        + int(ts[14:16]) * 60_000
+        + int(ts[17:19]) * 1000
+        + int(ts[20:23])
+    )
 
 
 def day_label(day: int) -> str:
@@ -115,6 +123,7 @@ def day_label(day: int) -> str:
 
 
 # --- values ------------------------------------------------------------------------------
+
 
 def vote_value(text: Any) -> int:
     words = {"up": 1, "+1": 1, "1": 1, "down": -1, "-1": -1}
@@ -126,20 +135,28 @@ def vote_value(text: Any) -> int:
 
 def rank_value(dimension: str, text: Any) -> float:
     if dimension not in DIMENSIONS:
-        raise UsageError(f"unknown rank dimension {dimension!r}",
-                         hint=f"use one of {', '.join(DIMENSIONS)}")
+        raise UsageError(
+            f"unknown rank dimension {dimension!r}", hint=f"use one of {', '.join(DIMENSIONS)}"
+        )
     value = _number(text, "rank value")
     if not 0.0 <= value <= 1.0:
-        raise UsageError(f"rank value must be from 0 to 1, not {text}",
-                         hint="0 = poor, 1 = excellent, e.g. 0.8")
+        raise UsageError(
+            f"rank value must be from 0 to 1, not {text}", hint="0 = poor, 1 = excellent, e.g. 0.8"
+        )
     return value
 
 
 def calibration_value(text: Any) -> bool:
     if isinstance(text, bool):
         return text
-    words = {"true": True, "yes": True, "completed": True,
-             "false": False, "no": False, "failed": False}
+    words = {
+        "true": True,
+        "yes": True,
+        "completed": True,
+        "false": False,
+        "no": False,
+        "failed": False,
+    }
     value = words.get(str(text).strip().lower())
     if value is None:
         raise UsageError(f"calibration outcome must be true (completed) or false, not {text!r}")
@@ -172,21 +189,37 @@ def _number(text: Any, what: str) -> float:
 def check_id(value: str, what: str) -> str:
     """A person or host id: it becomes a path component, so keep it plain."""
     if not _ID.match(value or ""):
-        raise UsageError(f"{what} {value!r} must be letters, digits, '.', '_' or '-' "
-                         f"(at most 64, not starting with '.' or '-')")
+        raise UsageError(
+            f"{what} {value!r} must be letters, digits, '.', '_' or '-' "
+            f"(at most 64, not starting with '.' or '-')"
+        )
     return value
 
 
-def make_signal(kind: str, skill: str, value: Any, *, by: str, host: str, at: float | None = None,
-                agent: str | None = None, dimension: str | None = None, auto: bool = False,
-                note: str | None = None, currency: str = DEFAULT_CURRENCY) -> dict[str, Any]:
+def make_signal(
+    kind: str,
+    skill: str,
+    value: Any,
+    *,
+    by: str,
+    host: str,
+    at: float | None = None,
+    agent: str | None = None,
+    dimension: str | None = None,
+    auto: bool = False,
+    note: str | None = None,
+    currency: str = DEFAULT_CURRENCY,
+) -> dict[str, Any]:
     """One validated ledger line (as a dict in the house key order); raises UsageError."""
     if kind not in KINDS:
         raise UsageError(f"unknown signal kind {kind!r}", hint=f"use one of {', '.join(KINDS)}")
     if not _CANONICAL_REF.match(skill):
         raise UsageError(f"{skill!r} is not a home-qualified skill reference (skill:NAME@HOME)")
-    line: dict[str, Any] = {"ts": format_ts(time.time() if at is None else at), "skill": skill,
-                            "kind": kind}
+    line: dict[str, Any] = {
+        "ts": format_ts(time.time() if at is None else at),
+        "skill": skill,
+        "kind": kind,
+    }
     if kind == "vote":
         line["value"] = vote_value(value)
     elif kind == "rank":
@@ -215,6 +248,7 @@ def dump_line(line: dict[str, Any]) -> str:
 
 
 # --- who and where ----------------------------------------------------------------------
+
 
 def author(ws) -> str:
     """The person signals are filed under: the connection's person, else the one person scope
@@ -263,6 +297,7 @@ def ledger_files(root: Path) -> list[Path]:
 
 # --- writing ----------------------------------------------------------------------------
 
+
 def locked_ledger(path: Path, timeout: float = LOCK_TIMEOUT) -> int:
     """Open ``path`` for appending and hold an exclusive lock on it; return the fd.
 
@@ -287,11 +322,15 @@ def append_line(path: Path, line: dict[str, Any]) -> None:
                     data = b"\n" + data
         written = os.write(fd, data)
         if written != len(data):
-            raise OperationFailed(f"{path}: short write ({written} of {len(data)} bytes)",
-                                  hint="check free disk space")
+            raise OperationFailed(
+                f"{path}: short write ({written} of {len(data)} bytes)",
+                hint="check free disk space",
+            )
     except OSError as exc:
-        raise OperationFailed(f"{path}: cannot append ({exc.strerror or exc})",
-                              hint="check the folder's permissions and free space") from exc
+        raise OperationFailed(
+            f"{path}: cannot append ({exc.strerror or exc})",
+            hint="check the folder's permissions and free space",
+        ) from exc
     finally:
         os.close(fd)
 

@@ -15,8 +15,17 @@ import re
 from pathlib import Path
 from typing import Any
 
-from exobrain.signals.ledger import (DIMENSIONS, FUND_UNIT, KINDS, TS_PATTERN, _CANONICAL_REF, _CURRENCY, _ID,
-                      canonical_ts, valid_day)
+from exobrain.signals.ledger import (
+    _CANONICAL_REF,
+    _CURRENCY,
+    _ID,
+    DIMENSIONS,
+    FUND_UNIT,
+    KINDS,
+    TS_PATTERN,
+    canonical_ts,
+    valid_day,
+)
 
 Record = tuple[str, str, str, Any, str, Any, bool]  # kind, skill, ts, value, by, key2, snapshot
 
@@ -32,7 +41,8 @@ _FAST = (
     r'|calibration","value":(true|false)'
     r'|fund","value":((?!0(?:\.0*)?,)(?:0|[1-9]\d{0,8})(?:\.\d{1,6})?),'
     r'"currency":"([A-Za-z0-9][A-Za-z0-9._-]{0,31})")'
-    r',"by":"(' + _ID_RE + r')","host":"' + _ID_RE + r'"(?:,"agent":"[a-z][a-z0-9-]*")?\}')
+    r',"by":"(' + _ID_RE + r')","host":"' + _ID_RE + r'"(?:,"agent":"[a-z][a-z0-9-]*")?\}'
+)
 _FAST_LINE = re.compile(_FAST)
 _FAST_ALL = re.compile("^" + _FAST + "$", re.M)
 
@@ -68,14 +78,20 @@ def parse_record(obj: Any) -> Record | str:
             return "rank value must be a number from 0 to 1"
         value = float(value)
     elif kind == "usage":
-        if not (isinstance(value, int) and not isinstance(value, bool)) or value < 1 \
-                or (value != 1 and not snapshot):
+        if (
+            not (isinstance(value, int) and not isinstance(value, bool))
+            or value < 1
+            or (value != 1 and not snapshot)
+        ):
             return "usage value must be 1 (a snapshot: a count of at least 1)"
     elif kind == "calibration":
         if snapshot:
             total = obj.get("total")
-            if not all(isinstance(v, int) and not isinstance(v, bool) for v in (value, total)) \
-                    or not 0 <= value <= total or total < 1:
+            if (
+                not all(isinstance(v, int) and not isinstance(v, bool) for v in (value, total))
+                or not 0 <= value <= total
+                or total < 1
+            ):
                 return "a calibration snapshot needs value (completed) <= total, total >= 1"
             value = (value, total)
         elif not isinstance(value, bool):
@@ -86,8 +102,12 @@ def parse_record(obj: Any) -> Record | str:
         key2 = obj.get("currency")
         if not isinstance(key2, str) or not _CURRENCY.match(key2):
             return "fund needs a currency code"
-        if not number or not math.isfinite(value) or round(value * FUND_UNIT) < 1 \
-                or value * FUND_UNIT > 2**53:
+        if (
+            not number
+            or not math.isfinite(value)
+            or round(value * FUND_UNIT) < 1
+            or value * FUND_UNIT > 2**53
+        ):
             return "fund value must be a number greater than 0 (at least 0.000001)"
         value = round(value * FUND_UNIT)
     return (kind, skill, ts, value, by, key2, snapshot)

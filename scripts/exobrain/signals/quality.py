@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.errors import InputFileError
-from exobrain.util.fileio import load_json
+from exobrain.paths import packaged
 from exobrain.signals.aggregate import RANK_SCALE, RANK_STEP, Aggregate
 from exobrain.signals.ledger import DIMENSIONS, FUND_UNIT, SIGNALS_DIR
-from exobrain.paths import packaged
+from exobrain.util.fileio import load_json
 
 WEIGHTS_FILE = "weights.json"
 COMPONENTS = ("votes", "ranks", "calibration", "usage", "fund")
@@ -42,8 +42,12 @@ _SHAPE: dict[str, dict[str, str]] = {
     "calibration": {"prior_mean": "unit", "prior_weight": "positive"},
     "usage": {"half_saturation": "positive"},
     "fund": {"currency": "text", "saturation": "positive"},
-    "sweep": {"quality_below": "unit", "usage_below": "count", "window_days": "positive",
-              "sample_days": "positive"},
+    "sweep": {
+        "quality_below": "unit",
+        "usage_below": "count",
+        "window_days": "positive",
+        "sample_days": "positive",
+    },
     "compact": {"older_than_days": "count"},
 }
 
@@ -72,8 +76,10 @@ def load_weights(root: Path) -> Weights:
     data = load_json(path)
 
     def bad(key: str, want: str) -> InputFileError:
-        return InputFileError(f"{path}: {key} must be {want}",
-                              hint="see knowledge/exobrain/signals.md for every setting")
+        return InputFileError(
+            f"{path}: {key} must be {want}",
+            hint="see knowledge/exobrain/signals.md for every setting",
+        )
 
     if not isinstance(data, dict):
         raise bad("the file", "a JSON object")
@@ -92,13 +98,19 @@ def load_weights(root: Path) -> Weights:
             raise bad(section, f"an object with {', '.join(keys)}")
         for key, kind in keys.items():
             value = block.get(key)
-            ok = {"positive": _is_number(value) and value > 0,
-                  "unit": _is_number(value) and 0 <= value <= 1,
-                  "count": _is_number(value) and value >= 0,
-                  "text": isinstance(value, str) and bool(value)}[kind]
+            ok = {
+                "positive": _is_number(value) and value > 0,
+                "unit": _is_number(value) and 0 <= value <= 1,
+                "count": _is_number(value) and value >= 0,
+                "text": isinstance(value, str) and bool(value),
+            }[kind]
             if not ok:
-                want = {"positive": "a number greater than 0", "unit": "a number from 0 to 1",
-                        "count": "a number >= 0", "text": "a non-empty string"}[kind]
+                want = {
+                    "positive": "a number greater than 0",
+                    "unit": "a number from 0 to 1",
+                    "count": "a number >= 0",
+                    "text": "a non-empty string",
+                }[kind]
                 raise bad(f"{section}.{key}", want)
         settings[section] = dict(block)
     return Weights(float(half_life), {k: float(v) for k, v in weights.items()}, settings, path)
@@ -146,13 +158,17 @@ class Quality:
     evidence: dict[str, Any]
 
     def as_json(self, evidence: bool = True) -> dict[str, Any]:
-        data = {"skill": self.skill, "score": round(self.score, 6),
-                "components": {k: round(v, 6) for k, v in self.components.items()}}
+        data = {
+            "skill": self.skill,
+            "score": round(self.score, 6),
+            "components": {k: round(v, 6) for k, v in self.components.items()},
+        }
         return {**data, "evidence": self.evidence} if evidence else data
 
 
-def quality(agg: Aggregate, skill: str, weights: Weights, now: float,
-            decay: Decay | None = None) -> Quality:
+def quality(
+    agg: Aggregate, skill: str, weights: Weights, now: float, decay: Decay | None = None
+) -> Quality:
     """Score one skill at time ``now`` (epoch seconds)."""
     decay = Decay(now, weights.half_life_days) if decay is None else decay
     # math.fsum everywhere: exactly rounded, so the score does not depend on line order
@@ -160,7 +176,7 @@ def quality(agg: Aggregate, skill: str, weights: Weights, now: float,
     fsum, at = math.fsum, decay.at
     ups: list[float] = []
     downs: list[float] = []
-    for code in agg.votes.get(skill, {}).values():          # see vote_code
+    for code in agg.votes.get(skill, {}).values():  # see vote_code
         (ups if code & 1 else downs).append(at((code >> 1) / 1000))
     up_w, down_w = fsum(ups), fsum(downs)
     votes = wilson_lower(up_w, up_w + down_w, weights["votes"]["wilson_z"])
@@ -169,12 +185,14 @@ def quality(agg: Aggregate, skill: str, weights: Weights, now: float,
     dims: dict[str, dict[str, float]] = {}
     ranked = agg.ranks.get(skill, {})
     for dim in DIMENSIONS:
-        codes = ranked.get(dim, {}).values()                # see rank_code
+        codes = ranked.get(dim, {}).values()  # see rank_code
         factors = [at(code // RANK_SCALE / 1000) for code in codes]
         values = [code % RANK_SCALE / RANK_STEP for code in codes]
-        dims[dim] = {"raters": len(factors),
-                     "score": (strength * prior + fsum(map(mul, factors, values)))
-                     / (strength + fsum(factors))}
+        dims[dim] = {
+            "raters": len(factors),
+            "score": (strength * prior + fsum(map(mul, factors, values)))
+            / (strength + fsum(factors)),
+        }
     ranks = fsum(d["score"] for d in dims.values()) / len(DIMENSIONS)
 
     outcomes = agg.calibration.get(skill, {})
@@ -194,24 +212,44 @@ def quality(agg: Aggregate, skill: str, weights: Weights, now: float,
     funded: dict[str, int] = {}
     for (cur, _day), amount in agg.fund.get(skill, {}).items():
         funded[cur] = funded.get(cur, 0) + amount
-    fund_w = fsum(amount / FUND_UNIT * decay[day]
-                  for (cur, day), amount in agg.fund.get(skill, {}).items() if cur == currency)
+    fund_w = fsum(
+        amount / FUND_UNIT * decay[day]
+        for (cur, day), amount in agg.fund.get(skill, {}).items()
+        if cur == currency
+    )
     fund = min(1.0, math.log1p(fund_w) / math.log1p(weights["fund"]["saturation"]))
 
-    components = {"votes": votes, "ranks": ranks, "calibration": calibration, "usage": usage,
-                  "fund": fund}
+    components = {
+        "votes": votes,
+        "ranks": ranks,
+        "calibration": calibration,
+        "usage": usage,
+        "fund": fund,
+    }
     score = math.fsum(weights.weights[k] * v for k, v in components.items()) / math.fsum(
-        weights.weights.values())
+        weights.weights.values()
+    )
     evidence = {
-        "votes": {"up": len(ups), "down": len(downs), "up_weight": round(up_w, 4),
-                  "down_weight": round(down_w, 4)},
-        "ranks": {d: {"raters": v["raters"], "score": round(v["score"], 4)}
-                  for d, v in dims.items()},
-        "calibration": {"completed": done, "outcomes": total,
-                        "rate": round(done / total, 4) if total else None},
+        "votes": {
+            "up": len(ups),
+            "down": len(downs),
+            "up_weight": round(up_w, 4),
+            "down_weight": round(down_w, 4),
+        },
+        "ranks": {
+            d: {"raters": v["raters"], "score": round(v["score"], 4)} for d, v in dims.items()
+        },
+        "calibration": {
+            "completed": done,
+            "outcomes": total,
+            "rate": round(done / total, 4) if total else None,
+        },
         "usage": {"uses": uses, "decayed": round(uses_w, 4)},
-        "fund": {"totals": {c: a / FUND_UNIT for c, a in sorted(funded.items())},
-                 "scored_currency": currency, "decayed": round(fund_w, 4)},
+        "fund": {
+            "totals": {c: a / FUND_UNIT for c, a in sorted(funded.items())},
+            "scored_currency": currency,
+            "decayed": round(fund_w, 4),
+        },
     }
     return Quality(skill, min(1.0, max(0.0, score)), components, evidence)
 

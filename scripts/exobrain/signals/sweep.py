@@ -18,20 +18,18 @@ lifecycle table (:mod:`exobrain.lifecycle`: active → deprecated) and the regis
 
 from __future__ import annotations
 
-from exobrain.paths import shown
-
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from exobrain.signals.quality import DAY, Decay, Weights, quality
+from exobrain.paths import shown
 from exobrain.registry import Entry, Registry
-from exobrain.util.git import Git
 from exobrain.signals.aggregate import Aggregate, Folder, aggregate, file_records
-from exobrain.signals.lines import Record, read_ledger_text
 from exobrain.signals.ledger import day_number, format_ts, ledger_files, ts_ms
+from exobrain.signals.lines import Record, read_ledger_text
+from exobrain.signals.quality import DAY, Decay, Weights, quality
+from exobrain.util.git import Git
 
 _CLOSING = re.compile(r"^\s*[\]}],?\s*$")
 
@@ -47,15 +45,21 @@ class Decision:
     quality_now: float
     uses_in_window: int
     peak_quality: float | None = None
-    declared_since: float | None = None   # epoch seconds; None: not committed
+    declared_since: float | None = None  # epoch seconds; None: not committed
 
     def as_json(self) -> dict[str, Any]:
-        return {"skill": self.ref, "registry": self.entry.scope, "deprecate": self.deprecate,
-                "reason": self.reason, "quality_now": round(self.quality_now, 6),
-                "peak_quality": None if self.peak_quality is None else round(self.peak_quality, 6),
-                "uses_in_window": self.uses_in_window,
-                "declared_since": None if self.declared_since is None
-                else format_ts(self.declared_since)}
+        return {
+            "skill": self.ref,
+            "registry": self.entry.scope,
+            "deprecate": self.deprecate,
+            "reason": self.reason,
+            "quality_now": round(self.quality_now, 6),
+            "peak_quality": None if self.peak_quality is None else round(self.peak_quality, 6),
+            "uses_in_window": self.uses_in_window,
+            "declared_since": None
+            if self.declared_since is None
+            else format_ts(self.declared_since),
+        }
 
 
 def _ref(entry: Entry) -> str:
@@ -64,8 +68,9 @@ def _ref(entry: Entry) -> str:
     return canonical(entry)
 
 
-def plan_sweep(ws, weights: Weights, now: float, window_days: float,
-               agg: Aggregate | None = None) -> list[Decision]:
+def plan_sweep(
+    ws, weights: Weights, now: float, window_days: float, agg: Aggregate | None = None
+) -> list[Decision]:
     """Every active skill whose signals are low now, with the decision and its reason."""
     settings = weights["sweep"]
     threshold, minimum = settings["quality_below"], settings["usage_below"]
@@ -85,9 +90,12 @@ def plan_sweep(ws, weights: Weights, now: float, window_days: float,
             if score < threshold and uses < minimum:
                 low.append((ref, entry, score, uses))
     since = declaration_times(ws.root, [registries[s] for s in {e.scope for _, e, _, _ in low}])
-    old_enough = [item for item in low if (since.get((item[1].scope, item[1].index)) or now) <= start]
-    peaks = peak_quality(ws.root, {ref for ref, *_ in old_enough}, weights, start, now,
-                         settings["sample_days"])
+    old_enough = [
+        item for item in low if (since.get((item[1].scope, item[1].index)) or now) <= start
+    ]
+    peaks = peak_quality(
+        ws.root, {ref for ref, *_ in old_enough}, weights, start, now, settings["sample_days"]
+    )
     window = f"{window_days:g} days"
     decisions = []
     for ref, entry, score, uses in low:
@@ -95,22 +103,54 @@ def plan_sweep(ws, weights: Weights, now: float, window_days: float,
         peak = peaks.get(ref)
         usage = f"{uses} use(s) in {window} (minimum {minimum:g})"
         if declared is None or declared > start:
-            when = "not committed yet" if declared is None else f"changed {format_ts(declared)[:10]}"
-            decisions.append(Decision(ref, entry, False, f"kept: declared less than {window} "
-                                      f"ago ({when})", score, uses, None, declared))
+            when = (
+                "not committed yet" if declared is None else f"changed {format_ts(declared)[:10]}"
+            )
+            decisions.append(
+                Decision(
+                    ref,
+                    entry,
+                    False,
+                    f"kept: declared less than {window} ago ({when})",
+                    score,
+                    uses,
+                    None,
+                    declared,
+                )
+            )
         elif peak is not None and peak >= threshold:
-            decisions.append(Decision(ref, entry, False, f"kept: quality reached {peak:.3f} "
-                                      f"within {window} (threshold {threshold:g})",
-                                      score, uses, peak, declared))
+            decisions.append(
+                Decision(
+                    ref,
+                    entry,
+                    False,
+                    f"kept: quality reached {peak:.3f} within {window} (threshold {threshold:g})",
+                    score,
+                    uses,
+                    peak,
+                    declared,
+                )
+            )
         else:
-            decisions.append(Decision(ref, entry, True, f"quality stayed under {threshold:g} for "
-                                      f"{window} (peak {peak:.3f}, now {score:.3f}); {usage}",
-                                      score, uses, peak, declared))
+            decisions.append(
+                Decision(
+                    ref,
+                    entry,
+                    True,
+                    f"quality stayed under {threshold:g} for "
+                    f"{window} (peak {peak:.3f}, now {score:.3f}); {usage}",
+                    score,
+                    uses,
+                    peak,
+                    declared,
+                )
+            )
     return sorted(decisions, key=lambda d: (not d.deprecate, d.ref))
 
 
-def peak_quality(root: Path, refs: set[str], weights: Weights, start: float, now: float,
-                 step_days: float) -> dict[str, float]:
+def peak_quality(
+    root: Path, refs: set[str], weights: Weights, start: float, now: float, step_days: float
+) -> dict[str, float]:
     """The highest score each skill had at the sample times ``start, start+step, …, now``,
     each computed only from the signals recorded up to that time."""
     if not refs:
@@ -128,7 +168,7 @@ def peak_quality(root: Path, refs: set[str], weights: Weights, start: float, now
     for ref, records in history.items():
         records.sort(key=lambda r: r[2])
         folder, position, peak = Folder(Aggregate()), 0, 0.0
-        for moment in (times if records else [now]):
+        for moment in times if records else [now]:
             while position < len(records) and ts_ms(records[position][2]) <= moment * 1000:
                 folder.add(records[position])
                 position += 1
@@ -145,8 +185,9 @@ def declaration_times(root: Path, registries: list[Registry]) -> dict[tuple[str,
     found: dict[tuple[str, int], float] = {}
     for registry in registries:
         rel = shown(registry.path, root)
-        blame = Git(timeout=None).run(["blame", "--line-porcelain", "--", rel], cwd=root,
-                                      check=False)
+        blame = Git(timeout=None).run(
+            ["blame", "--line-porcelain", "--", rel], cwd=root, check=False
+        )
         if blame.returncode != 0:
             continue
         times: dict[int, float | None] = {}
@@ -187,9 +228,13 @@ def apply_sweep(root: Path, decisions: list[Decision]) -> list[str]:
                     identity["owner"] = decision.entry.owner
                 for index in edit.find(**identity):
                     current = edit.entries[index].get("lifecycle", "active")
-                    if current != "deprecated" and transition_problem(current, "deprecated") is None:
-                        edit.entries[index] = with_key(edit.entries[index], "lifecycle",
-                                                       "deprecated")
+                    if (
+                        current != "deprecated"
+                        and transition_problem(current, "deprecated") is None
+                    ):
+                        edit.entries[index] = with_key(
+                            edit.entries[index], "lifecycle", "deprecated"
+                        )
         if edit.written:
             changed.append(edit.rel)
     return changed

@@ -47,7 +47,7 @@ def log(message: str) -> None:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(f"{stamp} {message}\n")
-    except Exception:  # noqa: BLE001 - the log is best effort by design
+    except Exception:
         pass
 
 
@@ -56,9 +56,15 @@ def invoked_skill(payload: Any) -> str | None:
     if not isinstance(payload, dict) or payload.get("tool_name") != MATCHER:
         return None
     tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
-    response = payload.get("tool_response") if isinstance(payload.get("tool_response"), dict) else {}
-    for value in (tool_input.get("skill"), tool_input.get("skill_name"), tool_input.get("name"),
-                  response.get("commandName")):
+    response = (
+        payload.get("tool_response") if isinstance(payload.get("tool_response"), dict) else {}
+    )
+    for value in (
+        tool_input.get("skill"),
+        tool_input.get("skill_name"),
+        tool_input.get("name"),
+        response.get("commandName"),
+    ):
         if isinstance(value, str) and value.strip():
             return value.strip().lstrip("/")
     return None
@@ -69,8 +75,10 @@ def skill_names(ws, agent: str) -> dict[str, str]:
     link names (``tidy.groups__acme``), plus plain names that only one resolved skill has.
     A name that is not here (a plugin's skill, a personal one) is not one of ours."""
     rows = [r for r in ws.resolve(agent) if r.tier != "off"]
-    refs = {r.link_name: f"skill:{r.name}@" + (f"external/{r.owner}" if r.is_external else r.home)
-            for r in rows}
+    refs = {
+        r.link_name: f"skill:{r.name}@" + (f"external/{r.owner}" if r.is_external else r.home)
+        for r in rows
+    }
     plain: dict[str, list[str]] = {}
     for r in rows:
         plain.setdefault(r.name, []).append(refs[r.link_name])
@@ -82,12 +90,13 @@ def skill_names(ws, agent: str) -> dict[str, str]:
 
 # --- the resolution cache: a hook call that hits it imports no dataclass-based module -------
 
+
 def _cache_path(root: str, agent: str) -> str:
     import hashlib
 
     from exobrain.paths import user_cache_dir
 
-    digest = hashlib.sha256(f"{root}\0{agent}".encode("utf-8")).hexdigest()[:20]
+    digest = hashlib.sha256(f"{root}\0{agent}".encode()).hexdigest()[:20]
     return os.path.join(user_cache_dir(), "usage-hook", f"{digest}.json")
 
 
@@ -121,15 +130,19 @@ def cached_resolution(root: str, agent: str) -> dict[str, Any] | None:
 
 def fresh_resolution(root: str, agent: str) -> dict[str, Any]:
     """Resolve the connection, then cache the result keyed on every file that was read."""
-    from exobrain.util.fileio import atomic_write_text
     from exobrain.registry import registry_path
     from exobrain.scopes import CONNECTION_FILE, SCOPE_FLAG, ancestor_paths
     from exobrain.signals.ledger import author, host_id
+    from exobrain.util.fileio import atomic_write_text
     from exobrain.workspace import open_workspace
 
     ws = open_workspace(Path(root))
-    data = {"names": skill_names(ws, agent), "person": author(ws), "host": host_id(ws),
-            "environment": _environment()}
+    data = {
+        "names": skill_names(ws, agent),
+        "person": author(ws),
+        "host": host_id(ws),
+        "environment": _environment(),
+    }
     scopes = {"seed", *ws.chain.paths, *ws.connection.connected_scopes}
     for leaf in ws.connection.connected_scopes:
         scopes.update(ancestor_paths(leaf.strip("/")))
@@ -162,8 +175,9 @@ def record_usage(payload: Any, repo: Path | None, agent: str = "claude") -> Path
     if ref is None:
         log(f"skipped {name!r}: no skill of {root} resolves to that name for {agent}")
         return None
-    line = make_signal("usage", ref, 1, by=resolution["person"], host=resolution["host"],
-                       agent=agent, auto=True)
+    line = make_signal(
+        "usage", ref, 1, by=resolution["person"], host=resolution["host"], agent=agent, auto=True
+    )
     path, warning = record_signal(Path(root), line)
     if warning:
         log(warning)
@@ -177,12 +191,13 @@ def main(argv: list[str] | None = None) -> int:
         repo = Path(args[args.index("--repo") + 1]) if "--repo" in args else None
         text = sys.stdin.read()
         record_usage(json.loads(text) if text.strip() else {}, repo)
-    except Exception as exc:  # noqa: BLE001 - a hook must never fail the agent's turn
+    except Exception as exc:
         log(f"error: {type(exc).__name__}: {exc}")
     return 0
 
 
 # --- installing -----------------------------------------------------------------------------
+
 
 def usage_hook_command(root: Path) -> list[str]:
     """The command Claude Code should run: this Python, this module, this exobrain."""
@@ -207,15 +222,23 @@ def install_usage_hook(settings_path: Path, command: list[str]) -> bool:
         raise InputFileError(f"{settings_path}: expected a JSON object")
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
-        raise InputFileError(f"{settings_path}: hooks must be an object of events",
-                             hint="fix the file by hand, then run the command again")
+        raise InputFileError(
+            f"{settings_path}: hooks must be an object of events",
+            hint="fix the file by hand, then run the command again",
+        )
     groups = hooks.setdefault(EVENT, [])
     if not isinstance(groups, list):
-        raise InputFileError(f"{settings_path}: hooks.{EVENT} must be a list of matcher groups",
-                             hint="fix the file by hand, then run the command again")
-    ours = [(group, hook) for group in groups if isinstance(group, dict)
-            for hook in (group.get("hooks") if isinstance(group.get("hooks"), list) else [])
-            if isinstance(hook, dict) and HOOK_MODULE in str(hook.get("command", ""))]
+        raise InputFileError(
+            f"{settings_path}: hooks.{EVENT} must be a list of matcher groups",
+            hint="fix the file by hand, then run the command again",
+        )
+    ours = [
+        (group, hook)
+        for group in groups
+        if isinstance(group, dict)
+        for hook in (group.get("hooks") if isinstance(group.get("hooks"), list) else [])
+        if isinstance(hook, dict) and HOOK_MODULE in str(hook.get("command", ""))
+    ]
     wanted = {"type": "command", "command": line, "timeout": TIMEOUT_SECONDS}
     if ours:
         group, hook = ours[0]

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.signals.aggregate import Aggregate
-from exobrain.signals.lines import parse_line, read_ledger_text
 from exobrain.signals.ledger import FUND_UNIT, day_label, ledger_files
+from exobrain.signals.lines import parse_line, read_ledger_text
 
 
 def skill_lines(root: Path, ref: str) -> tuple[list[dict[str, Any]], list[str]]:
@@ -52,14 +52,21 @@ def summary(agg: Aggregate, ref: str) -> dict[str, Any]:
         funds[currency] = funds.get(currency, 0) + amount
     uses = agg.usage.get(ref, {})
     return {
-        "votes": {"up": sum(1 for _t, v in votes.values() if v > 0),
-                  "down": sum(1 for _t, v in votes.values() if v < 0), "voters": len(votes)},
-        "ranks": {dim: {"raters": len(values), "mean": round(sum(values) / len(values), 4)}
-                  for dim, values in sorted(ranks.items())},
-        "usage": {"uses": sum(uses.values()),
-                  "last_day": day_label(max(uses)) if uses else None},
-        "calibration": {"completed": done, "outcomes": total,
-                        "rate": round(done / total, 4) if total else None},
+        "votes": {
+            "up": sum(1 for _t, v in votes.values() if v > 0),
+            "down": sum(1 for _t, v in votes.values() if v < 0),
+            "voters": len(votes),
+        },
+        "ranks": {
+            dim: {"raters": len(values), "mean": round(sum(values) / len(values), 4)}
+            for dim, values in sorted(ranks.items())
+        },
+        "usage": {"uses": sum(uses.values()), "last_day": day_label(max(uses)) if uses else None},
+        "calibration": {
+            "completed": done,
+            "outcomes": total,
+            "rate": round(done / total, 4) if total else None,
+        },
         "fund": {currency: amount / FUND_UNIT for currency, amount in sorted(funds.items())},
     }
 
@@ -75,8 +82,11 @@ def describe(line: dict[str, Any]) -> str:
     elif kind == "usage":
         text = f"{value} uses that day" if snapshot else ("auto" if line.get("auto") else "manual")
     elif kind == "calibration":
-        text = (f"{value}/{line.get('total')} completed that day" if snapshot
-                else ("completed" if value else "not completed"))
+        text = (
+            f"{value}/{line.get('total')} completed that day"
+            if snapshot
+            else ("completed" if value else "not completed")
+        )
         notes = line.get("notes") or ([line["note"]] if line.get("note") else [])
         if notes:
             text += ": " + "; ".join(str(n) for n in notes)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 import stat
 import zipfile
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
-from typing import Iterable
 
 from exobrain.errors import InputFileError
 from exobrain.util.treecopy import link_escapes
@@ -23,8 +23,9 @@ _EPOCH = (1980, 1, 1, 0, 0, 0)
 
 
 def is_archive(path: Path) -> bool:
-    return path.is_file() and (path.suffix.lower() in (".skill", ".zip")
-                               or zipfile.is_zipfile(path))
+    return path.is_file() and (
+        path.suffix.lower() in (".skill", ".zip") or zipfile.is_zipfile(path)
+    )
 
 
 def _safe_name(name: str) -> str | None:
@@ -43,13 +44,17 @@ def extract(archive: Path, dest: Path) -> None:
     with handle:
         infos = handle.infolist()
         if len(infos) > MAX_ENTRIES or sum(i.file_size for i in infos) > MAX_BYTES:
-            raise InputFileError(f"{archive}: more than {MAX_ENTRIES} entries or "
-                                 f"{MAX_BYTES >> 20} MB unpacked; refusing to extract it")
+            raise InputFileError(
+                f"{archive}: more than {MAX_ENTRIES} entries or "
+                f"{MAX_BYTES >> 20} MB unpacked; refusing to extract it"
+            )
         for info in infos:
             name = _safe_name(info.filename)
             if name is None:
-                raise InputFileError(f"{archive}: entry {info.filename!r} would land outside "
-                                     f"the extraction folder; refusing the archive")
+                raise InputFileError(
+                    f"{archive}: entry {info.filename!r} would land outside "
+                    f"the extraction folder; refusing the archive"
+                )
             if not name:
                 continue
             target = dest / name
@@ -61,8 +66,10 @@ def extract(archive: Path, dest: Path) -> None:
             if stat.S_ISLNK(mode):
                 link = handle.read(info).decode("utf-8", "surrogateescape")
                 if link_escapes(name, link):
-                    raise InputFileError(f"{archive}: {name} is a link to {link!r}, outside "
-                                         f"the archive; refusing the archive")
+                    raise InputFileError(
+                        f"{archive}: {name} is a link to {link!r}, outside "
+                        f"the archive; refusing the archive"
+                    )
                 os.symlink(link, target)
                 continue
             with handle.open(info) as src, open(target, "wb") as dst:

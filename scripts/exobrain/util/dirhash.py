@@ -23,8 +23,18 @@ from exobrain.errors import OperationFailed
 #: The fetcher's install record; it describes the content, so it is not part of it.
 INSTALL_RECORD = ".exobrain-source.json"
 #: Folder names skipped wherever they occur.
-SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache",
-                          ".ruff_cache", ".ipynb_checkpoints"})
+SKIPPED_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "__pycache__",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".ipynb_checkpoints",
+    }
+)
 #: File names skipped wherever they occur.
 SKIPPED_FILES = frozenset({".DS_Store", INSTALL_RECORD})
 _CHUNK = 1 << 20
@@ -56,16 +66,20 @@ def file_digests(folder: Path) -> dict[str, str]:
                 rel = prefix + entry.name
                 if entry.is_symlink():
                     if "\n" in rel:
-                        raise OperationFailed(f"{entry.path}: file names with a newline cannot "
-                                              f"be hashed", hint="rename the file")
+                        raise OperationFailed(
+                            f"{entry.path}: file names with a newline cannot be hashed",
+                            hint="rename the file",
+                        )
                     digests[rel] = hashlib.sha256(os.fsencode(os.readlink(entry.path))).hexdigest()
                 elif entry.is_dir():
                     if entry.name not in SKIPPED_DIRS:
                         walk(entry.path, rel + "/")
                 elif not is_skipped_file(entry.name):
                     if "\n" in rel:
-                        raise OperationFailed(f"{entry.path}: file names with a newline cannot "
-                                              f"be hashed", hint="rename the file")
+                        raise OperationFailed(
+                            f"{entry.path}: file names with a newline cannot be hashed",
+                            hint="rename the file",
+                        )
                     digests[rel] = _digest_file(entry.path)
 
     walk(base, "")

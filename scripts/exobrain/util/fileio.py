@@ -20,8 +20,9 @@ def read_text(path: Path) -> str:
     try:
         data = path.read_bytes()
     except PermissionError as exc:
-        raise InputFileError(f"{path}: cannot read ({exc.strerror})",
-                             hint="check the file's permissions") from exc
+        raise InputFileError(
+            f"{path}: cannot read ({exc.strerror})", hint="check the file's permissions"
+        ) from exc
     except IsADirectoryError as exc:
         raise InputFileError(f"{path}: is a folder, expected a file") from exc
     except OSError as exc:
@@ -39,8 +40,9 @@ def read_text(path: Path) -> str:
 def parse_json(text: str, path: Path) -> Any:
     """Parse JSON text, turning a syntax error into a message with line and column."""
     if not text.strip():
-        raise InputFileError(f"{path}: empty file, expected a JSON object",
-                             hint='write at least {"skills": []}')
+        raise InputFileError(
+            f"{path}: empty file, expected a JSON object", hint='write at least {"skills": []}'
+        )
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

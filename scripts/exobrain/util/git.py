@@ -31,13 +31,26 @@ from exobrain.errors import OperationFailed, UsageError
 TIMEOUT_ENV = "EXOBRAIN_GIT_TIMEOUT"
 DEFAULT_TIMEOUT = 120.0
 #: Config every git process gets: nothing configured in a repository may run code or block.
-SAFE_CONFIG = ("core.hooksPath=/dev/null", "core.fsmonitor=false", "core.quotepath=false",
-               "protocol.version=2", "gc.auto=0", "maintenance.auto=false",
-               "fetch.negotiationAlgorithm=noop", "fetch.writeCommitGraph=false",
-               "credential.interactive=false")
+SAFE_CONFIG = (
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "core.quotepath=false",
+    "protocol.version=2",
+    "gc.auto=0",
+    "maintenance.auto=false",
+    "fetch.negotiationAlgorithm=noop",
+    "fetch.writeCommitGraph=false",
+    "credential.interactive=false",
+)
 #: Variables that point git at another repository: dropped for repositories of our own making.
-_REPOSITORY_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-                   "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE")
+_REPOSITORY_ENV = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+)
 #: ``rev`` value meaning "the index" (the staging area: what the next commit will hold).
 INDEX = None
 
@@ -70,10 +83,17 @@ class Git:
         env = dict(os.environ)
         if not remote:  # reads must not reach the network behind our back (git >= 2.44)
             env["GIT_NO_LAZY_FETCH"] = "1"
-        env.update(GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="true", SSH_ASKPASS="true",
-                   SSH_ASKPASS_REQUIRE="never", LC_ALL="C", GIT_NO_REPLACE_OBJECTS="1",
-                   GIT_OPTIONAL_LOCKS="0", GIT_PAGER="cat",
-                   GIT_ALLOW_PROTOCOL="https:ssh" + (":file" if self.allow_file else ""))
+        env.update(
+            GIT_TERMINAL_PROMPT="0",
+            GIT_ASKPASS="true",
+            SSH_ASKPASS="true",
+            SSH_ASKPASS_REQUIRE="never",
+            LC_ALL="C",
+            GIT_NO_REPLACE_OBJECTS="1",
+            GIT_OPTIONAL_LOCKS="0",
+            GIT_PAGER="cat",
+            GIT_ALLOW_PROTOCOL="https:ssh" + (":file" if self.allow_file else ""),
+        )
         if not self.own_env:
             for name in _REPOSITORY_ENV:
                 env.pop(name, None)
@@ -85,9 +105,16 @@ class Git:
             argv += ["-c", item]
         return argv + args
 
-    def run(self, args: list[str], *, cwd: Path | None = None, remote: bool = False,
-            stdin: bytes | None = None, check: bool = True,
-            config: tuple[str, ...] = SAFE_CONFIG) -> subprocess.CompletedProcess[bytes]:
+    def run(
+        self,
+        args: list[str],
+        *,
+        cwd: Path | None = None,
+        remote: bool = False,
+        stdin: bytes | None = None,
+        check: bool = True,
+        config: tuple[str, ...] = SAFE_CONFIG,
+    ) -> subprocess.CompletedProcess[bytes]:
         """Run git, killed after the time limit; remote operations count as network calls.
         ``check`` raises :class:`GitFailed` with git's own words on a non-zero exit."""
         self.calls.append(tuple(args))
@@ -95,19 +122,26 @@ class Git:
             self.network_calls += 1
         try:
             proc = subprocess.Popen(
-                self.argv(args, config), cwd=cwd, env=self.env(remote=remote),
+                self.argv(args, config),
+                cwd=cwd,
+                env=self.env(remote=remote),
                 start_new_session=True,
                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
         except FileNotFoundError as exc:
-            raise GitFailed("git is not installed or not on PATH",
-                            hint="install git 2.27 or newer") from exc
+            raise GitFailed(
+                "git is not installed or not on PATH", hint="install git 2.27 or newer"
+            ) from exc
         try:
             out, err = proc.communicate(stdin, timeout=self.timeout)
         except subprocess.TimeoutExpired:
             _kill(proc)
-            raise GitFailed(f"git {args[0]} timed out after {self.timeout or 0:g}s",
-                            hint=f"check the network, or raise {TIMEOUT_ENV}") from None
+            raise GitFailed(
+                f"git {args[0]} timed out after {self.timeout or 0:g}s",
+                hint=f"check the network, or raise {TIMEOUT_ENV}",
+            ) from None
         except BaseException:
             _kill(proc)
             raise
@@ -127,8 +161,9 @@ class Git:
         ``core.hooksPath`` honoured (this call only reads it; "" when git cannot tell)."""
         config = tuple(c for c in SAFE_CONFIG if not c.startswith("core.hooksPath="))
         done = self.run(["rev-parse", "--git-path", "hooks"], cwd=cwd, check=False, config=config)
-        return done.stdout.decode("utf-8", "surrogateescape").strip() if done.returncode == 0 \
-            else ""
+        return (
+            done.stdout.decode("utf-8", "surrogateescape").strip() if done.returncode == 0 else ""
+        )
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
@@ -140,9 +175,13 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
     proc.communicate()
 
 
-_BOILERPLATE = ("Please make sure you have the correct access rights", "and the repository exists.",
-                "fatal: Could not read from remote repository.", "warning: This repository uses",
-                "hint:")
+_BOILERPLATE = (
+    "Please make sure you have the correct access rights",
+    "and the repository exists.",
+    "fatal: Could not read from remote repository.",
+    "warning: This repository uses",
+    "hint:",
+)
 
 
 def git_message(stderr: bytes) -> str:
@@ -183,8 +222,10 @@ class Repository:
         if check and done.returncode != 0:
             message = done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
             if "not a git repository" in message:
-                raise UsageError(f"{self.root} is not inside a git repository",
-                                 hint="run the command inside your exobrain or pass --repo PATH")
+                raise UsageError(
+                    f"{self.root} is not inside a git repository",
+                    hint="run the command inside your exobrain or pass --repo PATH",
+                )
             raise GitFailed(f"git {' '.join(args[:2])} failed: {git_message(done.stderr)}")
         return done.stdout
 
@@ -192,8 +233,9 @@ class Repository:
         """The commit ``ref`` names, or None when it does not resolve."""
         if ref.startswith("-"):
             return None
-        out = self.run_bytes("rev-parse", "--verify", "--quiet", "--end-of-options",
-                             f"{ref}^{{commit}}", check=False)
+        out = self.run_bytes(
+            "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}", check=False
+        )
         return out.decode().strip() or None
 
     def merge_base(self, one: str, other: str) -> str | None:
@@ -208,8 +250,10 @@ class Repository:
                 info, path = record.split("\t", 1)
                 _, oid, stage = info.split()
                 if stage != "0":
-                    raise UsageError(f"{path} has unresolved merge conflicts",
-                                     hint="resolve them and git add the file, then run again")
+                    raise UsageError(
+                        f"{path} has unresolved merge conflicts",
+                        hint="resolve them and git add the file, then run again",
+                    )
                 found[path] = oid
             return found
         for record in filter(None, self.run("ls-tree", "-r", "-z", rev).split("\0")):
@@ -235,14 +279,24 @@ class Repository:
             if header.endswith(b" missing"):
                 continue
             size = int(header.rsplit(b" ", 1)[1])
-            found[path] = out[pos:pos + size]
+            found[path] = out[pos : pos + size]
             pos += size + 1
         return found
 
     def renames(self, base: str, pathspecs: tuple[str, ...]) -> list[Rename]:
         """Files renamed between ``base`` and the index, by git's rename detection."""
-        out = self.run("diff", "--cached", "-M", "--name-status", "-z", "--relative",
-                       "--no-ext-diff", base, "--", *pathspecs)
+        out = self.run(
+            "diff",
+            "--cached",
+            "-M",
+            "--name-status",
+            "-z",
+            "--relative",
+            "--no-ext-diff",
+            base,
+            "--",
+            *pathspecs,
+        )
         fields = out.split("\0")
         found: list[Rename] = []
         pos = 0

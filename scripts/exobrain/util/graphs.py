@@ -5,7 +5,8 @@ Used for the links between skills (supersedes, derives_from), which must stay ac
 
 from __future__ import annotations
 
-from typing import Hashable, Iterable, Mapping, TypeVar
+from collections.abc import Hashable, Iterable, Mapping
+from typing import TypeVar
 
 Node = TypeVar("Node", bound=Hashable)
 
@@ -24,7 +25,7 @@ def find_cycles(edges: Mapping[Node, Iterable[Node]]) -> list[list[Node]]:
         stack.append(node)
         for nxt in sorted(edges.get(node, ())):  # type: ignore[type-var]
             if state.get(nxt) == 1:
-                cycle = stack[stack.index(nxt):]
+                cycle = stack[stack.index(nxt) :]
                 start = cycle.index(min(cycle))  # type: ignore[type-var]
                 key = tuple(cycle[start:] + cycle[:start])
                 if key not in seen_cycles:

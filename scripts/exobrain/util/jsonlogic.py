@@ -11,17 +11,18 @@ before anything is read, so a typo is reported as a usage error, not as an empty
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-from exobrain.util.versions import sort_key
 from exobrain.errors import UsageError
+from exobrain.util.versions import sort_key
 
 _BINARY = ("==", "!=", "<", ">", "<=", ">=", "in")
 _VARIADIC = ("and", "or")
 OPERATORS = (*_BINARY, *_VARIADIC, "!", "var")
-_HINT = ('e.g. --filter \'{"in": ["chemistry", {"var": "content.tags"}]}\' '
-         "(operators: " + ", ".join(OPERATORS) + ")")
+_HINT = (
+    'e.g. --filter \'{"in": ["chemistry", {"var": "content.tags"}]}\' '
+    "(operators: " + ", ".join(OPERATORS) + ")"
+)
 
 
 def parse_rule(text: str) -> Any:
@@ -29,8 +30,9 @@ def parse_rule(text: str) -> Any:
     try:
         rule = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UsageError(f"--filter is not JSON: {exc.msg} at column {exc.colno}",
-                         hint=_HINT) from exc
+        raise UsageError(
+            f"--filter is not JSON: {exc.msg} at column {exc.colno}", hint=_HINT
+        ) from exc
     check(rule)
     return rule
 
@@ -44,21 +46,21 @@ def check(rule: Any, where: str = "filter") -> None:
     if not isinstance(rule, dict):
         return  # a literal
     if len(rule) != 1:
-        raise UsageError(f"{where}: an operation is an object with exactly one operator, "
-                         f"not {sorted(rule)}", hint=_HINT)
+        raise UsageError(
+            f"{where}: an operation is an object with exactly one operator, not {sorted(rule)}",
+            hint=_HINT,
+        )
     operator, args = next(iter(rule.items()))
     if operator not in OPERATORS:
         raise UsageError(f"{where}: unknown operator {operator!r}", hint=_HINT)
     if operator == "var":
         path = args[0] if isinstance(args, list) and args else args
         if not isinstance(path, str) or (isinstance(args, list) and len(args) > 2):
-            raise UsageError(f"{where}: var takes a dotted path such as \"content.tags\"",
-                             hint=_HINT)
+            raise UsageError(f'{where}: var takes a dotted path such as "content.tags"', hint=_HINT)
         return
     values = args if isinstance(args, list) else [args]
     if operator in _BINARY and len(values) != 2:
-        raise UsageError(f"{where}: {operator} takes two arguments, got {len(values)}",
-                         hint=_HINT)
+        raise UsageError(f"{where}: {operator} takes two arguments, got {len(values)}", hint=_HINT)
     if operator in _VARIADIC and not values:
         raise UsageError(f"{where}: {operator} needs at least one argument", hint=_HINT)
     for index, item in enumerate(values):
@@ -86,8 +88,11 @@ def evaluate(rule: Any, row: dict[str, Any]) -> Any:
         return rule
     operator, args = next(iter(rule.items()))
     if operator == "var":
-        path, default = (args[0], args[1] if len(args) > 1 else None) \
-            if isinstance(args, list) else (args, None)
+        path, default = (
+            (args[0], args[1] if len(args) > 1 else None)
+            if isinstance(args, list)
+            else (args, None)
+        )
         found = lookup(row, path)
         return default if found is None else found
     values = args if isinstance(args, list) else [args]
@@ -138,11 +143,13 @@ def _same(left: Any, right: Any) -> bool:
 
 def _compare(operator: str, left: Any, right: Any) -> bool:
     comparable = (_is_number(left) and _is_number(right)) or (
-        isinstance(left, str) and isinstance(right, str))
+        isinstance(left, str) and isinstance(right, str)
+    )
     if not comparable:
         return False
-    return {"<": left < right, ">": left > right, "<=": left <= right,
-            ">=": left >= right}[operator]
+    return {"<": left < right, ">": left > right, "<=": left <= right, ">=": left >= right}[
+        operator
+    ]
 
 
 def parse_sort(specs: tuple[str, ...]) -> list[tuple[str, bool]]:

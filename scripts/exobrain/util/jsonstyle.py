@@ -29,23 +29,23 @@ class Style:
     """How a file writes its JSON; the defaults are the house style of ``skills.json``."""
 
     newline: str = "\n"
-    indent: str = "  "       # one level of indentation
-    inline: bool = True      # one element per line (else expanded, one key per line)
-    pad: str = " "           # inside the braces of an inline object: { "a": 1 }
+    indent: str = "  "  # one level of indentation
+    inline: bool = True  # one element per line (else expanded, one key per line)
+    pad: str = " "  # inside the braces of an inline object: { "a": 1 }
     item_sep: str = ", "
     key_sep: str = ": "
     ensure_ascii: bool = False
-    multiline: bool = True   # False for a file written on a single line
+    multiline: bool = True  # False for a file written on a single line
 
 
 @dataclass(frozen=True)
 class ArraySpan:
     """Where a top-level key's array sits in the text: its brackets and each element."""
 
-    open: int                      # offset of '['
-    close: int                     # offset of ']'
-    items: list[tuple[int, int]]   # [start, end) of each element
-    key_line_indent: str           # indentation of the line holding the key
+    open: int  # offset of '['
+    close: int  # offset of ']'
+    items: list[tuple[int, int]]  # [start, end) of each element
+    key_line_indent: str  # indentation of the line holding the key
 
 
 def _skip(text: str, pos: int) -> int:
@@ -124,9 +124,11 @@ def _object_seps(text: str) -> tuple[str | None, str | None, str | None]:
 
 def detect_style(text: str, span: ArraySpan | None) -> Style:
     """The style of ``text``, judged from the elements of ``span`` and the top-level object."""
-    base = Style(newline="\r\n" if "\r\n" in text else "\n",
-                 ensure_ascii=text.isascii() and "\\u" in text,
-                 multiline="\n" in text.strip())
+    base = Style(
+        newline="\r\n" if "\r\n" in text else "\n",
+        ensure_ascii=text.isascii() and "\\u" in text,
+        multiline="\n" in text.strip(),
+    )
     first_key = _skip(text, _skip(text, 0) + 1)
     if base.multiline and _starts_line(text, first_key):
         base = replace(base, indent=_line_indent(text, first_key) or base.indent)
@@ -134,24 +136,37 @@ def detect_style(text: str, span: ArraySpan | None) -> Style:
     objects = [t for t in items if t.startswith("{")]
     if not objects:
         if not base.multiline:  # a one-line file: follow its top-level spacing
-            pad, key_sep, item_sep = _object_seps(text[_skip(text, 0):])
-            base = replace(base, pad=pad or "", key_sep=key_sep or base.key_sep,
-                           item_sep=item_sep or base.item_sep)
+            pad, key_sep, item_sep = _object_seps(text[_skip(text, 0) :])
+            base = replace(
+                base,
+                pad=pad or "",
+                key_sep=key_sep or base.key_sep,
+                item_sep=item_sep or base.item_sep,
+            )
         return base
     inline = [t for t in objects if "\n" not in t]
     if len(inline) * 2 >= len(objects):
         pad, key_sep, item_sep = _object_seps(inline[0])
-        return replace(base, inline=True, pad=pad or "", key_sep=key_sep or base.key_sep,
-                       item_sep=item_sep or base.item_sep)
+        return replace(
+            base,
+            inline=True,
+            pad=pad or "",
+            key_sep=key_sep or base.key_sep,
+            item_sep=item_sep or base.item_sep,
+        )
     sample = next(t for t in objects if "\n" in t)
     start = span.items[items.index(sample)][0]
     element_indent = _line_indent(text, start)
     second = sample.split("\n", 1)[1]
     inner = second[: len(second) - len(second.lstrip(" \t"))]
-    unit = inner[len(element_indent):] if inner.startswith(element_indent) else ""
+    unit = inner[len(element_indent) :] if inner.startswith(element_indent) else ""
     _, key_sep, _ = _object_seps(sample)
-    return replace(base, inline=False, indent=unit or base.indent,
-                   key_sep=key_sep if key_sep and "\n" not in key_sep else ": ")
+    return replace(
+        base,
+        inline=False,
+        indent=unit or base.indent,
+        key_sep=key_sep if key_sep and "\n" not in key_sep else ": ",
+    )
 
 
 def render_inline(value: Any, style: Style) -> str:
@@ -161,7 +176,8 @@ def render_inline(value: Any, style: Style) -> str:
             return "{}"
         body = style.item_sep.join(
             json.dumps(k, ensure_ascii=style.ensure_ascii) + style.key_sep + render_inline(v, style)
-            for k, v in value.items())
+            for k, v in value.items()
+        )
         return "{" + style.pad + body + style.pad + "}"
     if isinstance(value, list):
         return "[" + style.item_sep.join(render_inline(v, style) for v in value) + "]"
@@ -172,8 +188,9 @@ def render_element(value: Any, style: Style, indent: str) -> str:
     """An array element starting at a line indented by ``indent``."""
     if style.inline or not style.multiline:
         return render_inline(value, style)
-    text = json.dumps(value, indent=style.indent, ensure_ascii=style.ensure_ascii,
-                      separators=(",", style.key_sep))
+    text = json.dumps(
+        value, indent=style.indent, ensure_ascii=style.ensure_ascii, separators=(",", style.key_sep)
+    )
     return text.replace("\n", style.newline + indent)
 
 
@@ -190,13 +207,16 @@ def splice_array(text: str, span: ArraySpan, old: list[Any], new: list[Any]) -> 
     style = detect_style(text, span)
     n = len(span.items)
     if not new:
-        return text[: span.open] + "[]" + text[span.close + 1:]
+        return text[: span.open] + "[]" + text[span.close + 1 :]
     if n:
-        lead = text[span.open + 1: span.items[0][0]]
-        trail = text[span.items[-1][1]: span.close]
-        seps = [text[span.items[i][1]: span.items[i + 1][0]] for i in range(n - 1)]
-        indent = (_line_indent(text, span.items[0][0]) if _starts_line(text, span.items[0][0])
-                  else span.key_line_indent + style.indent)
+        lead = text[span.open + 1 : span.items[0][0]]
+        trail = text[span.items[-1][1] : span.close]
+        seps = [text[span.items[i][1] : span.items[i + 1][0]] for i in range(n - 1)]
+        indent = (
+            _line_indent(text, span.items[0][0])
+            if _starts_line(text, span.items[0][0])
+            else span.key_line_indent + style.indent
+        )
     elif style.multiline:
         indent = span.key_line_indent + style.indent
         lead, trail, seps = style.newline + indent, style.newline + span.key_line_indent, []
@@ -209,8 +229,9 @@ def splice_array(text: str, span: ArraySpan, old: list[Any], new: list[Any]) -> 
     else:
         common = style.item_sep
     pieces: list[str | None] = [None] * len(new)
-    matcher = difflib.SequenceMatcher(a=[_identity(v) for v in old],
-                                      b=[_identity(v) for v in new], autojunk=False)
+    matcher = difflib.SequenceMatcher(
+        a=[_identity(v) for v in old], b=[_identity(v) for v in new], autojunk=False
+    )
     for a, b, size in matcher.get_matching_blocks():
         for k in range(size):
             start, end = span.items[a + k]
@@ -221,7 +242,7 @@ def splice_array(text: str, span: ArraySpan, old: list[Any], new: list[Any]) -> 
             parts.append(seps[i - 1] if i - 1 < len(seps) else common)
         parts.append(piece if piece is not None else render_element(new[i], style, indent))
     parts.append(trail)
-    return text[: span.open + 1] + "".join(parts) + text[span.close:]
+    return text[: span.open + 1] + "".join(parts) + text[span.close :]
 
 
 def render_like(original: str, data: Any) -> str:
@@ -230,10 +251,17 @@ def render_like(original: str, data: Any) -> str:
     ending = newline if original.endswith("\n") else ""
     ensure_ascii = original.isascii() and "\\u" in original
     if "\n" not in original.strip():
-        _, key_sep, item_sep = (_object_seps(original.strip())
-                                if original.lstrip().startswith("{") else (None, None, None))
-        return json.dumps(data, ensure_ascii=ensure_ascii,
-                          separators=(item_sep or ", ", key_sep or ": ")) + ending
+        _, key_sep, item_sep = (
+            _object_seps(original.strip())
+            if original.lstrip().startswith("{")
+            else (None, None, None)
+        )
+        return (
+            json.dumps(
+                data, ensure_ascii=ensure_ascii, separators=(item_sep or ", ", key_sep or ": ")
+            )
+            + ending
+        )
     match = re.search(r"\n([ \t]+)\S", original)
     indent = match.group(1) if match else "  "
     text = json.dumps(data, indent=indent, ensure_ascii=ensure_ascii)

@@ -17,9 +17,9 @@ from __future__ import annotations
 import fcntl
 import os
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from exobrain.errors import OperationFailed
 
@@ -27,8 +27,7 @@ DEFAULT_TIMEOUT = 10.0
 LOCK_SUFFIX = ".lock"
 
 
-def lock_fd(path: Path, flags: int, timeout: float, what: str,
-            subject: Path | None = None) -> int:
+def lock_fd(path: Path, flags: int, timeout: float, what: str, subject: Path | None = None) -> int:
     """Open ``path`` with ``flags`` (``O_CREAT`` included) and hold an exclusive lock on it.
 
     When the lock is won, the file must still be the one at ``path``: a holder before us may
@@ -42,8 +41,10 @@ def lock_fd(path: Path, flags: int, timeout: float, what: str,
         try:
             fd = os.open(path, flags | os.O_CREAT, 0o644)
         except OSError as exc:
-            raise OperationFailed(f"{path}: cannot open the lock ({exc.strerror or exc})",
-                                  hint="check that the folder exists and is writable") from exc
+            raise OperationFailed(
+                f"{path}: cannot open the lock ({exc.strerror or exc})",
+                hint="check that the folder exists and is writable",
+            ) from exc
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -54,7 +55,7 @@ def lock_fd(path: Path, flags: int, timeout: float, what: str,
                     raise OperationFailed(
                         f"{subject or path}: another process kept {what} locked for over "
                         f"{timeout:g}s",
-                        hint="wait for the other exobrain command to finish, then retry"
+                        hint="wait for the other exobrain command to finish, then retry",
                     ) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)
@@ -73,8 +74,9 @@ def _same_file(fd: int, path: Path) -> bool:
 
 
 @contextmanager
-def exclusive(path: Path, timeout: float = DEFAULT_TIMEOUT, *,
-              remove: bool = True) -> Iterator[None]:
+def exclusive(
+    path: Path, timeout: float = DEFAULT_TIMEOUT, *, remove: bool = True
+) -> Iterator[None]:
     """Hold the lock file ``<path>.lock`` for the duration of the block.
 
     ``remove`` deletes the lock file on release (safe: a waiter checks it locked the file still

@@ -22,9 +22,9 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from exobrain.util.fileio import default_dir_mode
 
@@ -33,8 +33,7 @@ OLD_PREFIX = ".exobrain-old-"
 
 
 @contextmanager
-def staged_folder(target: Path, *, replace: bool = False,
-                  empty_ok: bool = False) -> Iterator[Path]:
+def staged_folder(target: Path, *, replace: bool = False, empty_ok: bool = False) -> Iterator[Path]:
     """Yield an empty staging folder (with the mode ``mkdir`` would give under the umask); when
     the block ends normally it becomes ``target``.
 
@@ -101,8 +100,13 @@ def _exchange(a: Path, b: Path) -> bool:
         renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):
         return False
-    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
-                          ctypes.c_uint]
+    renameat2.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]
     at_fdcwd, rename_exchange = -100, 2
     if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
         return True

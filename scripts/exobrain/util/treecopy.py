@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
-from exobrain.util.dirhash import SKIPPED_DIRS, is_skipped_file
 from exobrain.errors import OperationFailed
+from exobrain.util.dirhash import SKIPPED_DIRS, is_skipped_file
 
 _CHUNK = 1 << 20
 
@@ -68,14 +68,17 @@ def iter_tree(source: Path) -> Iterator[tuple[str, str, str | None]]:
         for entry in listing:
             rel = prefix + entry.name
             if "\n" in rel:
-                raise OperationFailed(f"{entry.path}: file names with a newline cannot be "
-                                      f"copied", hint="rename the file")
+                raise OperationFailed(
+                    f"{entry.path}: file names with a newline cannot be copied",
+                    hint="rename the file",
+                )
             if entry.is_symlink():
                 link = os.readlink(entry.path)
                 if link_escapes(rel, link):
-                    raise OperationFailed(f"{entry.path}: symbolic link to {link!r} points "
-                                          f"outside the skill folder",
-                                          hint="replace the link with the file it points to")
+                    raise OperationFailed(
+                        f"{entry.path}: symbolic link to {link!r} points outside the skill folder",
+                        hint="replace the link with the file it points to",
+                    )
                 yield rel, entry.path, link
             elif entry.is_dir():
                 if entry.name not in SKIPPED_DIRS:
@@ -86,8 +89,9 @@ def iter_tree(source: Path) -> Iterator[tuple[str, str, str | None]]:
     yield from walk(os.fspath(source), "")
 
 
-def copy_tree(source: Path, target: Path, *, replace: dict[str, str] | None = None
-              ) -> tuple[dict[str, str], dict[str, str]]:
+def copy_tree(
+    source: Path, target: Path, *, replace: dict[str, str] | None = None
+) -> tuple[dict[str, str], dict[str, str]]:
     """Copy ``source`` into the existing empty folder ``target`` (junk left out).
 
     ``replace`` maps relative paths to new text written instead of the source file (the

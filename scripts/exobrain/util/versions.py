@@ -24,8 +24,10 @@ def parse(text: str) -> semver.Version:
     try:
         return semver.Version.parse(str(text).strip())
     except (ValueError, TypeError):
-        raise UsageError(f"version {text!r} is not a semantic version MAJOR.MINOR.PATCH",
-                         hint="write e.g. version: 1.0.0 in the SKILL.md frontmatter") from None
+        raise UsageError(
+            f"version {text!r} is not a semantic version MAJOR.MINOR.PATCH",
+            hint="write e.g. version: 1.0.0 in the SKILL.md frontmatter",
+        ) from None
 
 
 def is_version(text: object) -> bool:

@@ -22,8 +22,7 @@ def isolated(tmp_path, monkeypatch):
 
 
 def selftest(repo, *args):
-    done = run(["exobrain", "selftest", "--no-suite", "--json", "--repo", str(repo), *args],
-               repo)
+    done = run(["exobrain", "selftest", "--no-suite", "--json", "--repo", str(repo), *args], repo)
     return done.returncode, {c["name"]: c for c in json.loads(done.stdout)["checks"]}
 
 

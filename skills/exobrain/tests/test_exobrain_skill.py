@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from exobrain.instance import docfacts
-from exobrain.util.versions import is_version
 from exobrain.cli.umbrella import VERBS
+from exobrain.instance import docfacts
 from exobrain.skillmd import read_skill, spec_problems
 from exobrain.testkit import isolated_env, run, small_exobrain
+from exobrain.util.versions import is_version
 
 SKILL = Path(__file__).resolve().parents[1]
 ROOT = SKILL.parents[1]
@@ -23,8 +23,10 @@ def isolated(tmp_path, monkeypatch):
 
 
 def texts():
-    return {p.relative_to(SKILL).as_posix(): p.read_text(encoding="utf-8")
-            for p in [SKILL / "SKILL.md", *sorted((SKILL / "references").glob("*.md"))]}
+    return {
+        p.relative_to(SKILL).as_posix(): p.read_text(encoding="utf-8")
+        for p in [SKILL / "SKILL.md", *sorted((SKILL / "references").glob("*.md"))]
+    }
 
 
 def test_frontmatter_follows_the_agent_skills_rules_and_names_its_triggers():
@@ -32,8 +34,15 @@ def test_frontmatter_follows_the_agent_skills_rules_and_names_its_triggers():
     assert spec_problems(doc.meta, SKILL.name) == []
     assert is_version(doc.meta["version"])
     description = doc.meta["description"].lower()
-    for trigger in ("use it when", "what skills exist", "search", "opt in", "relink",
-                    "signal", "add or share"):
+    for trigger in (
+        "use it when",
+        "what skills exist",
+        "search",
+        "opt in",
+        "relink",
+        "signal",
+        "add or share",
+    ):
         assert trigger in description, trigger
 
 
@@ -47,8 +56,11 @@ def test_every_command_verb_and_repository_path_it_names_exists():
 def test_the_files_it_points_at_inside_the_skill_exist():
     body = (SKILL / "SKILL.md").read_text(encoding="utf-8")
     local = re.findall(r"`((?:references|scripts)/[\w./-]+\.\w+)", body)
-    assert {"references/commands.md", "references/where-things-live.md",
-            "scripts/orient.sh"} <= set(local)
+    assert {
+        "references/commands.md",
+        "references/where-things-live.md",
+        "scripts/orient.sh",
+    } <= set(local)
     for path in local:
         assert (SKILL / path).is_file(), path
 

@@ -79,11 +79,17 @@ def main(argv: list[str]) -> int:
     path = folder / RESULTS
     try:
         data = load(path, folder.name)
-        run = {"date": datetime.date.today().isoformat(), "prompt": args.prompt,
-               "winner": args.winner}
-        for key, value in (("model", args.model), ("note", args.note),
-                           ("with_output", excerpt(args.with_output)),
-                           ("without_output", excerpt(args.without_output))):
+        run = {
+            "date": datetime.date.today().isoformat(),
+            "prompt": args.prompt,
+            "winner": args.winner,
+        }
+        for key, value in (
+            ("model", args.model),
+            ("note", args.note),
+            ("with_output", excerpt(args.with_output)),
+            ("without_output", excerpt(args.without_output)),
+        ):
             if value:
                 run[key] = value
     except (OSError, ValueError) as exc:
@@ -93,8 +99,10 @@ def main(argv: list[str]) -> int:
     data["summary"] = summary(data["runs"])
     write(path, data)
     tally = data["summary"]
-    print(f"{path}: {tally['runs']} run(s): with {tally['with']}, without {tally['without']}, "
-          f"tie {tally['tie']} — {verdict(tally)}")
+    print(
+        f"{path}: {tally['runs']} run(s): with {tally['with']}, without {tally['without']}, "
+        f"tie {tally['tie']} — {verdict(tally)}"
+    )
     return 0
 
 

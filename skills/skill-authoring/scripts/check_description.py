@@ -16,9 +16,11 @@ from pathlib import Path
 import yaml
 
 NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-TRIGGER = re.compile(r"\b(use (it|this|this skill )?(when|whenever|if|for|after|before)|"
-                     r"when(ever)? the user|if the user|the user (asks|wants|says|mentions))",
-                     re.IGNORECASE)
+TRIGGER = re.compile(
+    r"\b(use (it|this|this skill )?(when|whenever|if|for|after|before)|"
+    r"when(ever)? the user|if the user|the user (asks|wants|says|mentions))",
+    re.IGNORECASE,
+)
 FIRST_PERSON = re.compile(r"(^|[.!?]\s+)(I|I'm|I'll|I will|We|We'll)\s")
 #: A file of the skill's own folder named in the body (a path ending in a file name).
 LOCAL_PATH = re.compile(r"`((?:references|scripts|assets|evals|tests)/[\w./-]*\w\.\w+)`")
@@ -35,7 +37,7 @@ def split(text: str, path: Path) -> tuple[dict, str]:
             meta = yaml.safe_load("\n".join(lines[1:index])) or {}
             if not isinstance(meta, dict):
                 raise ValueError(f"{path}: the frontmatter is not a mapping")
-            return meta, "\n".join(lines[index + 1:])
+            return meta, "\n".join(lines[index + 1 :])
     raise ValueError(f"{path}: the frontmatter is not closed")
 
 
@@ -44,7 +46,7 @@ def phrasings(description: str) -> int:
     match = TRIGGER.search(description)
     if not match:
         return 0
-    tail = description[match.end():]
+    tail = description[match.end() :]
     return len([p for p in re.split(r",|;|\bor\b|\band\b", tail) if p.strip()])
 
 
@@ -58,29 +60,46 @@ def check(path: Path) -> list[tuple[str, str]]:
     elif name != path.parent.name:
         found.append(("error", f"name {name!r} differs from the folder {path.parent.name!r}"))
     if not isinstance(description, str) or not description.strip():
-        return found + [("error", "description is missing")]
+        return [*found, ("error", "description is missing")]
     size = len(description)
     if size > HARD_MAX:
         found.append(("error", f"description has {size} characters (at most {HARD_MAX})"))
     elif size > SOFT_MAX:
-        found.append(("warning", f"description has {size} characters; it is in every "
-                                 f"session's context, so aim for under {SOFT_MAX}"))
+        found.append(
+            (
+                "warning",
+                f"description has {size} characters; it is in every "
+                f"session's context, so aim for under {SOFT_MAX}",
+            )
+        )
     if size < MIN_CHARS:
-        found.append(("error", f"description has {size} characters: too short to say what it "
-                               f"does and when to use it"))
+        found.append(
+            (
+                "error",
+                f"description has {size} characters: too short to say what it "
+                f"does and when to use it",
+            )
+        )
     if not TRIGGER.search(description):
-        found.append(("error", "description has no trigger clause (e.g. 'Use it when the user "
-                               "asks …')"))
+        found.append(
+            ("error", "description has no trigger clause (e.g. 'Use it when the user asks …')")
+        )
     elif phrasings(description) < MIN_PHRASINGS:
-        found.append(("warning", f"the trigger lists fewer than {MIN_PHRASINGS} phrasings or "
-                                 f"situations; name the words users actually say"))
+        found.append(
+            (
+                "warning",
+                f"the trigger lists fewer than {MIN_PHRASINGS} phrasings or "
+                f"situations; name the words users actually say",
+            )
+        )
     if FIRST_PERSON.search(description):
         found.append(("warning", "description speaks in the first person; describe the skill"))
     if description.lower().startswith(("this skill", "a skill")):
         found.append(("warning", "description starts with filler; lead with what it does"))
     if body.count("\n") > BODY_LINES:
-        found.append(("warning", f"body has more than {BODY_LINES} lines; move detail into "
-                                 f"references/"))
+        found.append(
+            ("warning", f"body has more than {BODY_LINES} lines; move detail into references/")
+        )
     for relative in sorted(set(LOCAL_PATH.findall(body))):
         if not (path.parent / relative.rstrip("/")).exists():
             found.append(("error", f"the body points at {relative}, which does not exist"))

@@ -24,8 +24,9 @@ def isolated(tmp_path, monkeypatch):
 
 def write_skill(folder: Path, description: str, body: str = "Steps.\n") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "SKILL.md").write_text(f"---\nname: {folder.name}\ndescription: {description}\n"
-                                     f"---\n{body}", encoding="utf-8")
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {folder.name}\ndescription: {description}\n---\n{body}", encoding="utf-8"
+    )
     return folder
 
 
@@ -39,20 +40,27 @@ def test_frontmatter_is_valid():
 
 
 def test_a_trigger_rich_description_passes(tmp_path):
-    skill = write_skill(tmp_path / "release-notes",
-                        "Formats release notes from merged pull requests. Use it when the user "
-                        "asks for release notes, wants a changelog, or says what changed since "
-                        "the last tag.")
+    skill = write_skill(
+        tmp_path / "release-notes",
+        "Formats release notes from merged pull requests. Use it when the user "
+        "asks for release notes, wants a changelog, or says what changed since "
+        "the last tag.",
+    )
     done = lint(skill)
     assert done.returncode == 0, done.stdout
     assert done.stdout.strip().endswith("ok")
 
 
-@pytest.mark.parametrize("description, expected", [
-    ("Helps with git.", "too short"),
-    ("Formats release notes from merged pull requests into the house changelog style.",
-     "no trigger clause"),
-])
+@pytest.mark.parametrize(
+    "description, expected",
+    [
+        ("Helps with git.", "too short"),
+        (
+            "Formats release notes from merged pull requests into the house changelog style.",
+            "no trigger clause",
+        ),
+    ],
+)
 def test_a_label_is_an_error(tmp_path, description, expected):
     done = lint(write_skill(tmp_path / "notes", description))
     assert done.returncode == 1
@@ -60,9 +68,11 @@ def test_a_label_is_an_error(tmp_path, description, expected):
 
 
 def test_warnings_do_not_fail_but_missing_files_and_wrong_names_do(tmp_path):
-    skill = write_skill(tmp_path / "notes",
-                        "This skill writes notes. Use it when the user asks for notes.",
-                        "Read `references/format.md` first.\n")
+    skill = write_skill(
+        tmp_path / "notes",
+        "This skill writes notes. Use it when the user asks for notes.",
+        "Read `references/format.md` first.\n",
+    )
     done = lint(skill)
     assert done.returncode == 1
     assert "starts with filler" in done.stdout
@@ -91,24 +101,44 @@ def test_unreadable_input_exits_2(tmp_path):
 def test_ab_record_appends_runs_and_keeps_the_tally(tmp_path):
     skill = write_skill(tmp_path / "release-notes", "Use it when the user asks for notes.")
     (tmp_path / "with.md").write_text("x" * 5000)
-    first = run([sys.executable, str(RECORD), str(skill), "--prompt", "changelog for v2",
-                 "--winner", "with", "--with-output", str(tmp_path / "with.md"),
-                 "--note", "grouped by area"], tmp_path)
+    first = run(
+        [
+            sys.executable,
+            str(RECORD),
+            str(skill),
+            "--prompt",
+            "changelog for v2",
+            "--winner",
+            "with",
+            "--with-output",
+            str(tmp_path / "with.md"),
+            "--note",
+            "grouped by area",
+        ],
+        tmp_path,
+    )
     assert first.returncode == 0, first.stderr
     assert "earns its tokens" in first.stdout
     for winner in ("tie", "without"):
-        assert run([sys.executable, str(RECORD), str(skill), "--prompt", "p",
-                    "--winner", winner], tmp_path).returncode == 0
+        assert (
+            run(
+                [sys.executable, str(RECORD), str(skill), "--prompt", "p", "--winner", winner],
+                tmp_path,
+            ).returncode
+            == 0
+        )
     data = json.loads((skill / "ab-results.json").read_text())
     assert data["summary"] == {"runs": 3, "with": 1, "without": 1, "tie": 1}
     assert len(data["runs"][0]["with_output"]) == 2000
     assert data["runs"][0]["note"] == "grouped by area"
-    last = run([sys.executable, str(RECORD), str(skill), "--prompt", "p", "--winner", "with"],
-               tmp_path)
+    last = run(
+        [sys.executable, str(RECORD), str(skill), "--prompt", "p", "--winner", "with"], tmp_path
+    )
     assert "mostly ties" not in last.stdout and "earns its tokens" in last.stdout
 
 
 def test_ab_record_refuses_a_folder_without_skill_md(tmp_path):
-    done = run([sys.executable, str(RECORD), str(tmp_path), "--prompt", "p", "--winner", "tie"],
-               tmp_path)
+    done = run(
+        [sys.executable, str(RECORD), str(tmp_path), "--prompt", "p", "--winner", "tie"], tmp_path
+    )
     assert done.returncode == 2 and "no SKILL.md" in done.stderr

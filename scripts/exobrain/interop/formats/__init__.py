@@ -29,8 +29,10 @@ def _module(name: str) -> ModuleType:
 
 def importer(name: str) -> ModuleType:
     if name not in IMPORT_FORMATS:
-        raise UsageError(f"--format {name}: unknown import format",
-                         hint=f"use one of {', '.join(sorted(IMPORT_FORMATS))}")
+        raise UsageError(
+            f"--format {name}: unknown import format",
+            hint=f"use one of {', '.join(sorted(IMPORT_FORMATS))}",
+        )
     return _module(IMPORT_FORMATS[name])
 
 
@@ -38,16 +40,20 @@ def importer_for_source_format(source_format: str) -> ModuleType:
     """The adapter that records ``source_format`` (used by re-imports)."""
     for name in IMPORT_FORMATS:
         module = importer(name)
-        if module.SOURCE_FORMAT == source_format or module.NAME == source_format:
+        if source_format == module.SOURCE_FORMAT or source_format == module.NAME:
             return module
-    raise UsageError(f"unknown upstream format {source_format!r} in the lock",
-                     hint="re-import the skill with --format")
+    raise UsageError(
+        f"unknown upstream format {source_format!r} in the lock",
+        hint="re-import the skill with --format",
+    )
 
 
 def exporter(name: str) -> ModuleType:
     if name not in EXPORT_FORMATS:
-        raise UsageError(f"--format {name}: unknown export format",
-                         hint=f"use one of {', '.join(sorted(EXPORT_FORMATS))}")
+        raise UsageError(
+            f"--format {name}: unknown export format",
+            hint=f"use one of {', '.join(sorted(EXPORT_FORMATS))}",
+        )
     return _module(EXPORT_FORMATS[name])
 
 
@@ -58,12 +64,17 @@ def detect(bundle: Bundle, metas: list[dict[str, Any]]) -> tuple[ModuleType, str
     format they were exported to, whatever their metadata says about their origin."""
     from exobrain.interop.formats.fields import CLAUDE_FIELDS, MARKER
 
-    if metas and all(isinstance(m.get("metadata"), dict) and MARKER in m["metadata"]
-                     for m in metas):
+    if metas and all(
+        isinstance(m.get("metadata"), dict) and MARKER in m["metadata"] for m in metas
+    ):
         plugin = ".claude-plugin/plugin.json" in bundle.manifests or any(
-            k in m for m in metas for k in CLAUDE_FIELDS if k != "allowed-tools")
-        return (importer("claude"), "an exobrain claude-plugin export") if plugin else \
-            (importer("agentskills"), "an exobrain agentskills-io export")
+            k in m for m in metas for k in CLAUDE_FIELDS if k != "allowed-tools"
+        )
+        return (
+            (importer("claude"), "an exobrain claude-plugin export")
+            if plugin
+            else (importer("agentskills"), "an exobrain agentskills-io export")
+        )
     for name in IMPORT_FORMATS:
         module = importer(name)
         reason = module.detect(bundle, metas)

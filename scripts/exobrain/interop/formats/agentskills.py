@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from exobrain.util.versions import is_version
 from exobrain.artifacts.checks import STANDARD_FIELDS
-from exobrain.skillmd import spec_problems
 from exobrain.interop.formats.bundle import Bundle, FoundSkill
 from exobrain.interop.formats.fields import MARKER, dump, encode
+from exobrain.skillmd import spec_problems
+from exobrain.util.versions import is_version
 
 NAME = "agentskills"
 SOURCE_FORMAT = "agentskills_io"
@@ -48,33 +48,49 @@ def moved_fields(meta: dict[str, Any]) -> list[str]:
     return fields_to_move(meta, EXPORT_KEEP, True)
 
 
-def compat_problems(meta: dict[str, Any], body: str, folder: str, *,
-                    keep: frozenset[str] = EXPORT_KEEP, strip: bool = False,
-                    tools_as_text: bool = True) -> list[str]:
+def compat_problems(
+    meta: dict[str, Any],
+    body: str,
+    folder: str,
+    *,
+    keep: frozenset[str] = EXPORT_KEEP,
+    strip: bool = False,
+    tools_as_text: bool = True,
+) -> list[str]:
     """Why a skill cannot be exported as a standard bundle (``agentskills_io_compat_check``)."""
     problems = [message for _, message in spec_problems(meta, folder)]
     version = meta.get("version")
     if not is_version(version):
-        problems.append("no valid version (MAJOR.MINOR.PATCH): run exobrain register PATH "
-                        "--bump patch, or add version: 0.1.0")
+        problems.append(
+            "no valid version (MAJOR.MINOR.PATCH): run exobrain register PATH "
+            "--bump patch, or add version: 0.1.0"
+        )
     if not body.strip():
         problems.append("no instructions after the frontmatter")
     metadata = meta.get("metadata") if isinstance(meta.get("metadata"), dict) else {}
     if MARKER in metadata:
         problems.append(f"metadata.{MARKER} is reserved for the fields an export moves there")
     if "version" in metadata and metadata["version"] != version:
-        problems.append(f"metadata.version {metadata['version']!r} differs from version "
-                        f"{version!r}; remove one")
+        problems.append(
+            f"metadata.version {metadata['version']!r} differs from version {version!r}; remove one"
+        )
     if not strip:
         for key in fields_to_move(meta, keep, tools_as_text):
             if key in metadata:
-                problems.append(f"{key} would move into metadata, which already has a "
-                                f"{key!r} entry; rename one (or export with --strip)")
+                problems.append(
+                    f"{key} would move into metadata, which already has a "
+                    f"{key!r} entry; rename one (or export with --strip)"
+                )
     return problems
 
 
-def export_meta(meta: dict[str, Any], *, keep: frozenset[str] = EXPORT_KEEP,
-                strip: bool = False, tools_as_text: bool = True) -> dict[str, Any]:
+def export_meta(
+    meta: dict[str, Any],
+    *,
+    keep: frozenset[str] = EXPORT_KEEP,
+    strip: bool = False,
+    tools_as_text: bool = True,
+) -> dict[str, Any]:
     """The exported frontmatter (see the module docstring)."""
     metadata: dict[str, str] = dict(meta.get("metadata") or {})
     moved = [] if strip else fields_to_move(meta, keep, tools_as_text)

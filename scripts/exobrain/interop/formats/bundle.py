@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from exobrain.util.dirhash import SKIPPED_DIRS
 from exobrain.skillmd import SKILL_FILE
+from exobrain.util.dirhash import SKIPPED_DIRS
 
 MANIFESTS = (".claude-plugin/marketplace.json", ".claude-plugin/plugin.json")
 #: Hidden folders that commonly hold skills and are worth scanning.
@@ -81,13 +81,16 @@ def _inside(root: Path, rel: str) -> str | None:
     return "/".join(parts)
 
 
-def _plugin_skills(root: Path, plugin: dict[str, Any], manifest: str,
-                   notes: list[str]) -> list[FoundSkill]:
+def _plugin_skills(
+    root: Path, plugin: dict[str, Any], manifest: str, notes: list[str]
+) -> list[FoundSkill]:
     source = plugin.get("source", "./")
     base = _inside(root, source) if isinstance(source, str) else None
     if base is None:
-        notes.append(f"{manifest}: plugin {plugin.get('name')!r} comes from elsewhere "
-                     f"({source!r}); not imported")
+        notes.append(
+            f"{manifest}: plugin {plugin.get('name')!r} comes from elsewhere "
+            f"({source!r}); not imported"
+        )
         return []
     listed = plugin.get("skills")
     if listed is None:  # a plugin's default: every folder under its skills/
@@ -98,8 +101,10 @@ def _plugin_skills(root: Path, plugin: dict[str, Any], manifest: str,
     for item in [listed] if isinstance(listed, str) else listed if isinstance(listed, list) else []:
         rel = _inside(root, f"{base}/{item}" if base and isinstance(item, str) else str(item))
         if rel is None or not (root / rel / SKILL_FILE).is_file():
-            notes.append(f"{manifest}: plugin {plugin.get('name')!r} lists {item!r}, which is "
-                         f"not a skill folder inside the source")
+            notes.append(
+                f"{manifest}: plugin {plugin.get('name')!r} lists {item!r}, which is "
+                f"not a skill folder inside the source"
+            )
             continue
         found.append(FoundSkill(root / rel, rel, plugin))
     return found

@@ -14,7 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from exobrain.interop.formats.agentskills import EXPORT_KEEP, fields_to_move, compat_problems as _compat, export_meta
+from exobrain.interop.formats.agentskills import EXPORT_KEEP, export_meta, fields_to_move
+from exobrain.interop.formats.agentskills import compat_problems as _compat
 from exobrain.interop.formats.bundle import Bundle, FoundSkill
 from exobrain.interop.formats.fields import CLAUDE_FIELDS, dump
 
@@ -40,7 +41,8 @@ def detect(bundle: Bundle, metas: list[dict[str, Any]]) -> str | None:
     if PLUGIN_MANIFEST in bundle.manifests:
         return f"a Claude Code plugin ({PLUGIN_MANIFEST})"
     in_claude = "/.claude/skills" in bundle.root.as_posix() or any(
-        s.rel.startswith(".claude/skills/") for s in bundle.skills)
+        s.rel.startswith(".claude/skills/") for s in bundle.skills
+    )
     return "a .claude/skills folder" if in_claude else None
 
 
@@ -53,8 +55,9 @@ def moved_fields(meta: dict[str, Any]) -> list[str]:
     return fields_to_move(meta, PLUGIN_KEEP, False)
 
 
-def compat_problems(meta: dict[str, Any], body: str, folder: str, *,
-                    strip: bool = False) -> list[str]:
+def compat_problems(
+    meta: dict[str, Any], body: str, folder: str, *, strip: bool = False
+) -> list[str]:
     return _compat(meta, body, folder, keep=PLUGIN_KEEP, strip=strip, tools_as_text=False)
 
 
@@ -66,5 +69,7 @@ def write_manifest(plugin_root: Path, name: str, description: str) -> None:
     """The plugin manifest Claude Code reads (skills are found in ``skills/``)."""
     path = plugin_root / PLUGIN_MANIFEST
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"name": name, "description": description}, indent=2,
-                               ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps({"name": name, "description": description}, indent=2, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )

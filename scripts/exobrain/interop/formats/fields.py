@@ -19,15 +19,26 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.artifacts.checks import NATIVE_FIELDS, STANDARD_FIELDS
-from exobrain.util.versions import normalise as normalise_version
 from exobrain.errors import InputFileError
 from exobrain.skillmd import COMPATIBILITY_MAX, DESCRIPTION_MAX, NAME_MAX, parse, split_frontmatter
+from exobrain.util.versions import normalise as normalise_version
 
 #: Claude Code's own SKILL.md fields (besides the standard ones); kept as they are by the
 #: formats that target Claude Code, moved into metadata by the plain Agent Skills format.
-CLAUDE_FIELDS = ("allowed-tools", "model", "disable-model-invocation", "user-invocable",
-                 "argument-hint", "context", "agent", "hooks", "paths", "when_to_use", "effort",
-                 "shell")
+CLAUDE_FIELDS = (
+    "allowed-tools",
+    "model",
+    "disable-model-invocation",
+    "user-invocable",
+    "argument-hint",
+    "context",
+    "agent",
+    "hooks",
+    "paths",
+    "when_to_use",
+    "effort",
+    "shell",
+)
 #: The metadata entry naming the fields an export moved into metadata.
 MARKER = "exobrain-fields"
 PROVENANCE = ("source", "source_format", "source_url")
@@ -70,8 +81,14 @@ def dump(meta: dict[str, Any], body: str) -> str:
     import yaml
 
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-    front = yaml.dump(meta, Dumper=dumper, sort_keys=False, allow_unicode=True, width=1 << 16,
-                      default_flow_style=False)
+    front = yaml.dump(
+        meta,
+        Dumper=dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        width=1 << 16,
+        default_flow_style=False,
+    )
     return f"---\n{front}---\n{body}"
 
 
@@ -125,11 +142,18 @@ def read_lenient(text: str, path: Path) -> tuple[dict[str, Any], str, list[str]]
             doc = parse(f"---\n{fixed}\n---\n{body}", path)
         except InputFileError:
             raise first from None
-        return doc.meta, doc.body, [f"quoted the value of {', '.join(keys)} (YAML rejects an "
-                                    f"unquoted ': ' inside a value)"]
+        return (
+            doc.meta,
+            doc.body,
+            [
+                f"quoted the value of {', '.join(keys)} (YAML rejects an "
+                f"unquoted ': ' inside a value)"
+            ],
+        )
 
 
 # -- import translation ------------------------------------------------------------------------
+
 
 @dataclass
 class Translation:
@@ -189,8 +213,9 @@ def _clean_metadata(raw: Any, meta: dict[str, Any], out: Translation) -> dict[st
             out.repairs.append(f"metadata.{key} was a mapping; kept as JSON text")
         else:
             clean[key] = _scalar_text(value)
-            out.repairs.append(f"metadata.{key} was {type(value).__name__} {value!r}; "
-                               f"written as a string")
+            out.repairs.append(
+                f"metadata.{key} was {type(value).__name__} {value!r}; written as a string"
+            )
     return clean
 
 
@@ -213,8 +238,9 @@ def _version(meta: dict[str, Any], metadata: dict[str, str], out: Translation) -
                 out.repairs.append(f"{origin} {value!r} read as {version}")
         elif version is None or version != out.upstream_version:
             kept = _set_aside(metadata, "upstream-version", value)
-            out.repairs.append(f"{origin} {value!r} is not a usable version; kept as "
-                               f"metadata.{kept}")
+            out.repairs.append(
+                f"{origin} {value!r} is not a usable version; kept as metadata.{kept}"
+            )
 
 
 def _name(meta: dict[str, Any], folder: str, metadata: dict[str, str], out: Translation) -> str:
@@ -227,17 +253,22 @@ def _name(meta: dict[str, Any], folder: str, metadata: dict[str, str], out: Tran
     if not SLUG.match(name) or len(name) > NAME_MAX:
         slug = slugify(name) or slugify(folder)
         metadata.setdefault("original-name", name)
-        out.repairs.append(f"name {name!r} is not a valid skill name; imported as {slug!r} "
-                           f"(the original is kept as metadata.original-name)")
+        out.repairs.append(
+            f"name {name!r} is not a valid skill name; imported as {slug!r} "
+            f"(the original is kept as metadata.original-name)"
+        )
         name = slug
     if name != folder:
-        out.repairs.append(f"name {name!r} does not match its folder {folder!r}; the folder "
-                           f"is named after the skill")
+        out.repairs.append(
+            f"name {name!r} does not match its folder {folder!r}; the folder "
+            f"is named after the skill"
+        )
     return name
 
 
-def _move_unknown(meta: dict[str, Any], keep: frozenset[str], metadata: dict[str, str],
-                  out: Translation) -> None:
+def _move_unknown(
+    meta: dict[str, Any], keep: frozenset[str], metadata: dict[str, str], out: Translation
+) -> None:
     allowed = set(STANDARD_FIELDS) | set(NATIVE_FIELDS) | {"version"} | keep
     for key in list(meta):
         if str(key) not in allowed:
@@ -250,8 +281,9 @@ def _move_unknown(meta: dict[str, Any], keep: frozenset[str], metadata: dict[str
     source = meta.pop("source", None)
     if source is not None and source not in SOURCE_KINDS:
         used = _set_aside(metadata, "source", source)
-        out.repairs.append(f"top-level source {source!r} is not native/imported/composed; "
-                           f"kept as metadata.{used}")
+        out.repairs.append(
+            f"top-level source {source!r} is not native/imported/composed; kept as metadata.{used}"
+        )
     for key in ("source_format", "source_url"):
         meta.pop(key, None)  # replaced by this import's provenance
 
@@ -270,16 +302,23 @@ def _schema_fit(meta: dict[str, Any], metadata: dict[str, str], out: Translation
 
 
 def _ordered(meta: dict[str, Any]) -> dict[str, Any]:
-    tail = ("metadata",) + PROVENANCE
+    tail = ("metadata", *PROVENANCE)
     keys = [k for k in _HEAD if k in meta]
     keys += [k for k in meta if k not in _HEAD and k not in tail]
     keys += [k for k in tail if k in meta]
     return {k: meta[k] for k in keys}
 
 
-def translate(raw: dict[str, Any], folder: str, *, keep: frozenset[str], source_format: str,
-              source_url: str, new_name: str | None = None,
-              default_version: str | None = None) -> Translation:
+def translate(
+    raw: dict[str, Any],
+    folder: str,
+    *,
+    keep: frozenset[str],
+    source_format: str,
+    source_url: str,
+    new_name: str | None = None,
+    default_version: str | None = None,
+) -> Translation:
     """Turn a foreign frontmatter into a native one (see the module docstring)."""
     out = Translation()
     meta = {str(k): v for k, v in raw.items()}
@@ -290,8 +329,10 @@ def translate(raw: dict[str, Any], folder: str, *, keep: frozenset[str], source_
     _move_unknown(meta, keep, metadata, out)
     description = meta.get("description")
     if description is None or (isinstance(description, str) and not description.strip()):
-        out.problems.append("no description: the frontmatter needs a 'description' saying what "
-                            "the skill does and when to use it")
+        out.problems.append(
+            "no description: the frontmatter needs a 'description' saying what "
+            "the skill does and when to use it"
+        )
     elif not isinstance(description, str):
         meta["description"] = _scalar_text(description)
         out.repairs.append("description was not text; written as a string")
@@ -300,8 +341,10 @@ def translate(raw: dict[str, Any], folder: str, *, keep: frozenset[str], source_
             meta[key] = _scalar_text(meta[key])
             out.repairs.append(f"{key} was not text; written as a string")
     if isinstance(meta.get("description"), str) and len(meta["description"]) > DESCRIPTION_MAX:
-        out.flags.append(f"description is {len(meta['description'])} characters (the standard "
-                         f"allows {DESCRIPTION_MAX}); kept as is — shorten it before exporting")
+        out.flags.append(
+            f"description is {len(meta['description'])} characters (the standard "
+            f"allows {DESCRIPTION_MAX}); kept as is — shorten it before exporting"
+        )
     if len(meta.get("compatibility") or "") > COMPATIBILITY_MAX:
         out.flags.append(f"compatibility is longer than {COMPATIBILITY_MAX} characters; kept")
     out.name = new_name or name

@@ -48,10 +48,14 @@ def prepare(raw: dict[str, Any], found: FoundSkill) -> tuple[str | None, list[st
             notes.append(f"tags {', '.join(added)} taken from plugin {plugin.get('name')!r}")
     author = plugin.get("author")
     author_name = author.get("name") if isinstance(author, dict) else author
-    if isinstance(author_name, str) and isinstance(raw.get("metadata", {}), dict) \
-            and "skill-author" not in _metadata(raw):
+    if (
+        isinstance(author_name, str)
+        and isinstance(raw.get("metadata", {}), dict)
+        and "skill-author" not in _metadata(raw)
+    ):
         raw["metadata"] = {**_metadata(raw), "skill-author": author_name}
-        notes.append(f"metadata.skill-author {author_name!r} taken from plugin "
-                     f"{plugin.get('name')!r}")
+        notes.append(
+            f"metadata.skill-author {author_name!r} taken from plugin {plugin.get('name')!r}"
+        )
     version = plugin.get("version")
     return (version if isinstance(version, str) else None), notes

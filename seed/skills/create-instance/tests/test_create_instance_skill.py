@@ -42,8 +42,14 @@ def test_the_documented_command_renders_what_the_skill_lists(tmp_path):
         assert f"`{path.rstrip('/')}" in listed, f"the skill does not list {path}"
         if (SEED / path).exists():
             assert (target / path).exists(), path
-    for starter in ("skills.json", "skills.lock.json", "crons.json", "scopes.json",
-                    "people/alice/AGENTS.md", "people/alice/hosts/laptop/AGENTS.md"):
+    for starter in (
+        "skills.json",
+        "skills.lock.json",
+        "crons.json",
+        "scopes.json",
+        "people/alice/AGENTS.md",
+        "people/alice/hosts/laptop/AGENTS.md",
+    ):
         assert (target / starter).exists(), starter
     assert not (target / "seed").exists()
     assert (SKILL / "references" / "after-creating.md").is_file()

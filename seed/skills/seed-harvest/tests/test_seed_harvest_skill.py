@@ -36,13 +36,16 @@ def an_instance(tmp_path: Path, name: str, proof: bool) -> Path:
     root = create_instance(SEED, tmp_path / name, person="ann").root
     folder = root / "people" / "ann" / "skills" / "tidy"
     folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text("---\nname: tidy\ndescription: Use it when the user "
-                                     "asks to tidy a folder.\nversion: 0.2.0\n---\nSort it.\n")
+    (folder / "SKILL.md").write_text(
+        "---\nname: tidy\ndescription: Use it when the user "
+        "asks to tidy a folder.\nversion: 0.2.0\n---\nSort it.\n"
+    )
     if proof:
         (folder / "tests").mkdir()
         (folder / "tests" / "test_tidy.sh").write_text("#!/bin/sh\ntest -f SKILL.md\n")
-    (root / "people" / "ann" / "skills.json").write_text(json.dumps(
-        {"skills": [{"name": "tidy", "owner": "ann", "tier": "always"}]}) + "\n")
+    (root / "people" / "ann" / "skills.json").write_text(
+        json.dumps({"skills": [{"name": "tidy", "owner": "ann", "tier": "always"}]}) + "\n"
+    )
     git(root, "add", "-A")
     git(root, "commit", "-q", "--no-verify", "-m", "tidy")
     return root
@@ -62,15 +65,18 @@ def test_report_pick_then_the_gate(tmp_path, proof):
     assert done.returncode == 0, done.stderr
     [report] = json.loads(done.stdout)["instances"]
     assert report["state"] == "ok"
-    assert {"kind": "only-there", "path": "people/ann/skills/tidy/", "skill": "tidy"} \
-        in report["facts"]
-    done = run(["exobrain", "harvest", "--pick", "tidy", "--into", "global", "--repo",
-                str(seed)], seed)
+    assert {"kind": "only-there", "path": "people/ann/skills/tidy/", "skill": "tidy"} in report[
+        "facts"
+    ]
+    done = run(
+        ["exobrain", "harvest", "--pick", "tidy", "--into", "global", "--repo", str(seed)], seed
+    )
     assert done.returncode == 0, done.stderr
     assert "picked people/ann/skills/tidy" in done.stdout
     assert (seed / "skills" / "tidy" / "SKILL.md").is_file()
-    entry = [e for e in json.loads((seed / "skills.json").read_text())["skills"]
-             if e["name"] == "tidy"][0]
+    entry = next(
+        e for e in json.loads((seed / "skills.json").read_text())["skills"] if e["name"] == "tidy"
+    )
     assert entry["owner"] == "ann" and entry["tier"] == "optional"
     assert "harvested from ../ann-exobrain" in entry["notes"]
     assert "tidy" in json.loads((seed / "skills.lock.json").read_text())["skills"]

@@ -42,8 +42,15 @@ def test_run_renders_an_instance_that_passes_the_selftest_and_has_no_seed(tmp_pa
     done = run([str(SKILL / "scripts" / "run.sh"), "--keep"], tmp_path, timeout=600)
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
-    for check in ("schemas", "skills-validate", "locks", "docs", "agents", "git-hooks",
-                  "test-suite"):
+    for check in (
+        "schemas",
+        "skills-validate",
+        "locks",
+        "docs",
+        "agents",
+        "git-hooks",
+        "test-suite",
+    ):
         assert f"PASS  {check}" in output, check
     instance = Path(output.split("instance kept at ", 1)[1].split()[0])
     assert instance.is_dir() and not (instance / "seed").exists()
