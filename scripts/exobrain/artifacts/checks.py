@@ -23,10 +23,10 @@ from exobrain.artifacts.lockfile import drift, lock_path, read_lock, version_pro
 from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError
 from exobrain.findings import ERROR, INFO, Finding, from_error
-from exobrain.model import Identity
+from exobrain.model import EXTERNAL, Identity
 from exobrain.paths import shown
 from exobrain.refs import parse_ref
-from exobrain.registry import EXTERNAL, Entry, Registry
+from exobrain.registry import Entry, Registry
 from exobrain.resolve import Resolved
 from exobrain.skillmd import SKILL_FILE, SkillDoc, as_list, links_of
 from exobrain.util.graphs import find_cycles

@@ -16,7 +16,7 @@ from exobrain.cli.edge import (
     report_findings,
     stdout_is_terminal,
 )
-from exobrain.registry import TIERS
+from exobrain.model import TIERS
 
 LIST_HEADER = ["#", "NAME", "KIND", "FROM", "OWNER", "TIER", "FORCE", "AGENTS"]
 

@@ -16,9 +16,10 @@ from exobrain.agents import CONTEXT_CLAUDE, CONTEXT_CODEX, CONTEXT_OPENCLAW, Age
 from exobrain.catalog import description_of, skill_dir
 from exobrain.connect import indexes, linker
 from exobrain.errors import InputFileError
+from exobrain.model import GLOBAL
 from exobrain.paths import link_text
 from exobrain.resolve import Resolved
-from exobrain.scopes import GLOBAL, SCOPE_FLAG
+from exobrain.scopes import SCOPE_FLAG
 from exobrain.skillmd import SKILL_FILE
 from exobrain.util.fileio import read_text
 from exobrain.workspace import Workspace

@@ -32,9 +32,9 @@ from typing import Any
 
 from exobrain.errors import InputFileError, UsageError
 from exobrain.gate.crons import CRONS_FILE, CronJob, parse_crons
-from exobrain.model import Lifecycle, transition_problem
+from exobrain.model import GLOBAL, Lifecycle, transition_problem
 from exobrain.registry import REGISTRY_FILE
-from exobrain.scopes import GLOBAL, SCOPE_FLAG, SEED, ScopeConfig, parse_scope_config
+from exobrain.scopes import SCOPE_FLAG, SEED, ScopeConfig, parse_scope_config
 from exobrain.util.fileio import parse_json
 from exobrain.util.git import INDEX, Rename, Repository
 
