@@ -100,7 +100,9 @@ def _reference_findings(
     node: Identity,
 ) -> list[Finding]:
     found = []
-    deps = doc.meta.get("dependencies") if isinstance(doc.meta.get("dependencies"), dict) else {}
+    deps = doc.meta.get("dependencies")
+    if not isinstance(deps, dict):
+        deps = {}
     refs = [("dependencies.skills", r) for r in as_list(deps.get("skills")) if isinstance(r, str)]
     refs += [(f"links.{p}", r) for p in REF_PREDICATES for r in links_of(doc.meta, p)]
     for where, text in refs:

@@ -93,9 +93,9 @@ def scopes_from_files(files: frozenset[str], config: ScopeConfig) -> dict[str, s
         if len(parts) % 2 or any(not p or p.startswith(".") for p in parts):
             continue
         kinds = [config.type_of(folder) for folder in parts[0::2]]
-        parent = "/".join(parts[:-2])
-        if None not in kinds and (not parent or parent in scopes):
-            scopes[path] = kinds[-1]
+        parent, kind = "/".join(parts[:-2]), kinds[-1]
+        if kind is not None and None not in kinds and (not parent or parent in scopes):
+            scopes[path] = kind
     return scopes
 
 
