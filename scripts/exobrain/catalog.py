@@ -10,11 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
+from typing import Any
 
 from exobrain.errors import InputFileError
-from exobrain.registry import EXTERNAL, Entry
+from exobrain.model import EXTERNAL, GLOBAL
+from exobrain.registry import Entry
 from exobrain.resolve import Resolved
-from exobrain.scopes import GLOBAL, SEED
+from exobrain.scopes import SEED
 from exobrain.skillmd import SKILL_FILE, quick_meta
 from exobrain.workspace import Workspace
 
@@ -41,7 +43,7 @@ class StatusRow:
     skill: Resolved
     description: str
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         s = self.skill
         return {
             "name": s.name,
@@ -80,7 +82,7 @@ class CatalogRow:
     entry: Entry
     description: str
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         e = self.entry
         return {
             "name": e.name,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 ERROR = "error"
 INFO = "info"
@@ -34,7 +35,7 @@ class Finding:
     def render(self) -> str:
         return f"{self.level.upper():7} {self.code}: {self.where()}: {self.message}"
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return asdict(self)
 
 

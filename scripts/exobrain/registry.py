@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from exobrain.errors import InputFileError
 from exobrain.findings import ERROR, Finding, from_error
@@ -34,6 +34,9 @@ from exobrain.model import (
 )
 from exobrain.paths import packaged, shown
 from exobrain.util.fileio import parse_json, read_text
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 REGISTRY_FILE = "skills.json"
 SCHEMA_FILE = "skills.schema.json"
@@ -58,6 +61,14 @@ _OWNER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _AGENT = re.compile(r"^[a-z][a-z0-9-]*$")
 
 
+class SourceSpec(TypedDict):
+    """An external declaration's ``source`` (its shape is checked by :func:`entry_problem`)."""
+
+    repo: str
+    path: str
+    ref: str
+
+
 @dataclass(frozen=True)
 class Entry:
     """One skills.json entry: a declaration (no ``from``) or an override (``from`` set)."""
@@ -69,7 +80,7 @@ class Entry:
     owner: str | None = None
     origin: str | None = None  # the "from" field of an override
     force: bool = False
-    source: dict | None = None
+    source: SourceSpec | None = None
     agent: str | None = None
     skip_agents: tuple[str, ...] = ()
     lifecycle: Lifecycle = Lifecycle.ACTIVE
@@ -88,7 +99,7 @@ class Entry:
         """The skill this entry declares or overrides."""
         if self.is_external:
             return Identity.external(self.name, self.owner or "")
-        return Identity(self.origin if self.is_override else self.scope, self.name)
+        return Identity(self.origin if self.origin is not None else self.scope, self.name)
 
     def applies_to(self, agent: str | None) -> bool:
         """Agent filtering: ``agent`` = only that agent, ``skipAgents`` = all but those."""
@@ -145,7 +156,7 @@ def entry_problem(raw: Any) -> str | None:
     return _declaration_problem(raw, tier)
 
 
-def _override_problem(raw: dict, tier: Any) -> str | None:
+def _override_problem(raw: dict[str, Any], tier: Any) -> str | None:
     origin = raw["from"]
     if not isinstance(origin, str) or not _scope_ref_ok(origin):
         return "from must be 'global', 'external' or a scope path without '..' or '__'"
@@ -166,7 +177,7 @@ def _override_problem(raw: dict, tier: Any) -> str | None:
     return None
 
 
-def _declaration_problem(raw: dict, tier: Any) -> str | None:
+def _declaration_problem(raw: dict[str, Any], tier: Any) -> str | None:
     if tier not in DECLARED_TIERS:
         return "a declaration's tier is always, optional or unlisted ('off' is for overrides)"
     if "owner" not in raw:
@@ -205,7 +216,7 @@ def _scope_ref_ok(text: str) -> bool:
     )
 
 
-def make_entry(raw: dict, scope: str, index: int) -> Entry:
+def make_entry(raw: dict[str, Any], scope: str, index: int) -> Entry:
     skip = raw.get("skipAgents")
     return Entry(
         name=raw["name"],
@@ -344,7 +355,7 @@ def _skip_ws(text: str, pos: int) -> int:
 
 
 @lru_cache(maxsize=4)
-def _validator(schema_text: str):
+def _validator(schema_text: str) -> Validator:
     import jsonschema
 
     schema = json.loads(schema_text)

@@ -126,18 +126,18 @@ def update_json_file(
             _sweep_temp_files(path)
 
 
-def ordered_entry(entry: dict) -> dict:
+def ordered_entry(entry: dict[str, Any]) -> dict[str, Any]:
     """``entry`` with its keys in :data:`ENTRY_KEY_ORDER` (unknown keys last, as given)."""
     known = [k for k in ENTRY_KEY_ORDER if k in entry]
     return {k: entry[k] for k in known + [k for k in entry if k not in ENTRY_KEY_ORDER]}
 
 
-def with_key(entry: dict, key: str, value: Any) -> dict:
+def with_key(entry: dict[str, Any], key: str, value: Any) -> dict[str, Any]:
     """A copy of ``entry`` with ``key`` set: in place if present, else at its canonical spot."""
     if key in entry or key not in ENTRY_KEY_ORDER:
         return {**entry, key: value}
     rank = ENTRY_KEY_ORDER.index(key)
-    result: dict = {}
+    result: dict[str, Any] = {}
     placed = False
     for k, v in entry.items():
         if not placed and k in ENTRY_KEY_ORDER and ENTRY_KEY_ORDER.index(k) > rank:
@@ -149,7 +149,7 @@ def with_key(entry: dict, key: str, value: Any) -> dict:
     return result
 
 
-def without_key(entry: dict, key: str) -> dict:
+def without_key(entry: dict[str, Any], key: str) -> dict[str, Any]:
     return {k: v for k, v in entry.items() if k != key}
 
 
@@ -165,9 +165,9 @@ class RegistryEdit:
     root: Path
     scope: str
     path: Path
-    entries: list[dict]
+    entries: list[dict[str, Any]]
     original: str | None
-    _read: list[dict] = field(default_factory=list, repr=False)
+    _read: list[dict[str, Any]] = field(default_factory=list, repr=False)
     text: str | None = None  # the rendered result, set when the block ends
     written: bool = False
 
@@ -186,7 +186,9 @@ class RegistryEdit:
         """Indexes of the entries whose ``fields`` match (value None: key absent)."""
         return [i for i, e in enumerate(self.entries) if _matches(e, fields)]
 
-    def upsert(self, entry: dict, **identity: Any) -> tuple[dict | None, dict]:
+    def upsert(
+        self, entry: dict[str, Any], **identity: Any
+    ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
         """Update the last entry matching ``identity`` with ``entry``'s keys, or append it.
 
         Keys the existing entry has and ``entry`` does not (notes, agent filters) are kept.
@@ -205,7 +207,7 @@ class RegistryEdit:
         self.entries[index] = after
         return before, after
 
-    def remove(self, **identity: Any) -> list[dict]:
+    def remove(self, **identity: Any) -> list[dict[str, Any]]:
         """Remove every entry matching ``identity``; returns what was removed."""
         removed = [e for e in self.entries if _matches(e, identity)]
         self.entries[:] = [e for e in self.entries if not _matches(e, identity)]
@@ -311,7 +313,7 @@ def edit_registry(
         original = _read_existing(path)
         if original is None and not create:
             raise UsageError(f"{rel} does not exist")
-        entries: list[dict] = []
+        entries: list[dict[str, Any]] = []
         if original is not None:
             try:
                 data = parse_json(original, Path(rel))

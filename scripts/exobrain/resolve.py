@@ -62,11 +62,12 @@ class Resolved:
         """The reason in words, as status and search print it ("" when there is none)."""
         if self.reason is None:
             return ""
+        words = self.reason.value  # read before narrowing, which loses its type (mypy#14092)
         if self.reason in (Reason.NOT_FOR_AGENT, Reason.PERSONA):
-            return f"{self.reason.value} {self.detail}"
+            return f"{words} {self.detail}"
         if self.reason is Reason.SUPERSEDED and self.superseded_by is not None:
             return f"superseded: {self.name} → {self.superseded_by.name}"
-        return self.reason.value
+        return words
 
 
 def contributes(entry: Entry, my_ids: frozenset[str]) -> bool:

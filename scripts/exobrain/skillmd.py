@@ -181,7 +181,7 @@ def name_problems(name: str, folder_name: str) -> list[str]:
     return problems
 
 
-def as_list(value: Any) -> list:
+def as_list(value: Any) -> list[Any]:
     """A frontmatter field that should be a list: one string becomes a one-item list."""
     if value is None:
         return []

@@ -23,10 +23,10 @@ from exobrain.artifacts.lockfile import drift, lock_path, read_lock, version_pro
 from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError
 from exobrain.findings import ERROR, INFO, Finding, from_error
-from exobrain.model import Identity
+from exobrain.model import EXTERNAL, Identity
 from exobrain.paths import shown
 from exobrain.refs import parse_ref
-from exobrain.registry import EXTERNAL, Entry, Registry
+from exobrain.registry import Entry, Registry
 from exobrain.resolve import Resolved
 from exobrain.skillmd import SKILL_FILE, SkillDoc, as_list, links_of
 from exobrain.util.graphs import find_cycles
@@ -100,7 +100,9 @@ def _reference_findings(
     node: Identity,
 ) -> list[Finding]:
     found = []
-    deps = doc.meta.get("dependencies") if isinstance(doc.meta.get("dependencies"), dict) else {}
+    deps = doc.meta.get("dependencies")
+    if not isinstance(deps, dict):
+        deps = {}
     refs = [("dependencies.skills", r) for r in as_list(deps.get("skills")) if isinstance(r, str)]
     refs += [(f"links.{p}", r) for p in REF_PREDICATES for r in links_of(doc.meta, p)]
     for where, text in refs:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.errors import InputFileError
-from exobrain.scopes import GLOBAL
+from exobrain.model import GLOBAL
 from exobrain.util.dirhash import file_digests, hash_digests
 from exobrain.util.fileio import load_json
 from exobrain.util.versions import parse as parse_version

@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from exobrain.errors import InputFileError, UsageError
-from exobrain.model import Identity, Tier
+from exobrain.model import EXTERNAL, GLOBAL, Identity, Tier
 from exobrain.paths import shown
-from exobrain.registry import EXTERNAL, Entry, Registry, registry_from_text
-from exobrain.registry_edit import DEFAULT_TIMEOUT, edit_registry, with_key, without_key
+from exobrain.registry import Entry, Registry, registry_from_text
+from exobrain.registry_edit import edit_registry, with_key, without_key
 from exobrain.resolve import resolve
-from exobrain.scopes import GLOBAL, SEED, check_scope_path, scope_at
+from exobrain.scopes import SEED, check_scope_path, scope_at
+from exobrain.util.locking import DEFAULT_TIMEOUT
 from exobrain.workspace import Workspace
 
 NONE = "(none)"

@@ -25,9 +25,10 @@ from exobrain.artifacts.lockfile import (
 )
 from exobrain.catalog import skill_dir
 from exobrain.errors import InputFileError, UsageError
+from exobrain.model import GLOBAL
 from exobrain.paths import packaged, shown
 from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
-from exobrain.scopes import GLOBAL, scope_at
+from exobrain.scopes import scope_at
 from exobrain.skillmd import SKILL_FILE, parse, quick_meta, set_scalar, spec_problems
 from exobrain.util.fileio import atomic_write_text, read_text
 from exobrain.util.versions import bump as bump_version

@@ -10,9 +10,10 @@ from typing import Any
 
 from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError
+from exobrain.model import EXTERNAL
 from exobrain.paths import shown
 from exobrain.refs import SkillRef, canonical, entry_home, parse_ref
-from exobrain.registry import EXTERNAL, Entry
+from exobrain.registry import Entry
 from exobrain.skillmd import SKILL_FILE, links_of, parse, read_skill
 from exobrain.util.fileio import read_text
 from exobrain.workspace import Workspace, find_declaration

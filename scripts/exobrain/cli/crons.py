@@ -49,11 +49,12 @@ def crons(crontab: bool, as_json: bool, repo: Path | None) -> None:
     root = exobrain_root(repo)
     found = load_crons(root)
     jobs = found.jobs if found else []
-    for index, message in found.problems if found else []:
-        entry = found.label(index)
-        line = found.line_of(index)
-        where = CRONS_FILE + (f":{line}" if line else "") + (f" {entry}" if entry else "")
-        click.echo(f"error: {where}: {message}", err=True)
+    if found is not None:
+        for index, message in found.problems:
+            entry = found.label(index)
+            line = found.line_of(index)
+            where = CRONS_FILE + (f":{line}" if line else "") + (f" {entry}" if entry else "")
+            click.echo(f"error: {where}: {message}", err=True)
     broken = bool(found and found.problems)
     if as_json:
         emit_json(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -15,6 +16,11 @@ from exobrain.cli.edge import (
     report_findings,
     stdout_is_terminal,
 )
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
+    from exobrain.fetch.report import SkillEvent
 
 STYLES = {
     "fetched": "green",
@@ -135,7 +141,9 @@ class _View:
     """Per-skill output: a live spinner on a terminal's stderr, one line per skill otherwise."""
 
     def __init__(self, as_json: bool) -> None:
-        self.as_json, self.progress, self.tasks = as_json, None, {}
+        self.as_json = as_json
+        self.progress: Progress | None = None
+        self.tasks: dict[tuple[str, str], TaskID] = {}
         if not as_json and sys.stderr.isatty():
             from rich.console import Console
             from rich.progress import Progress, SpinnerColumn, TextColumn
@@ -149,20 +157,20 @@ class _View:
             self.progress.start()
         self.rich_lines = self.progress is not None and stdout_is_terminal()
 
-    def event(self, event) -> None:
+    def event(self, event: SkillEvent) -> None:
         key = (event.agent, event.link_name)
         if event.action == "checking":
             if self.progress is not None:
                 self.tasks[key] = self.progress.add_task(f"{event.agent}  {event.link_name}")
             return
-        if key in self.tasks:
+        if self.progress is not None and key in self.tasks:
             self.progress.remove_task(self.tasks.pop(key))
         self.say(event.line(), STYLES.get(event.action, "cyan"))
 
     def say(self, text: str, style: str | None = None) -> None:
         if self.as_json:
             return
-        if self.rich_lines:
+        if self.rich_lines and self.progress is not None:
             from rich.text import Text
 
             self.progress.console.print(Text(text, style=style or ""))

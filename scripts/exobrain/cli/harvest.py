@@ -91,11 +91,11 @@ def _report(root: Path, sources: list[str], as_json: bool) -> None:
             click.echo(f"  {fact.line()}")
         if report.readable and not report.facts:
             click.echo("  same framework as the seed; nothing only there")
-    kinds = {}
+    kinds: dict[str, int] = {}
     for report in reports:
         for fact in report.facts:
             kinds[fact.kind] = kinds.get(fact.kind, 0) + 1
-    states = {}
+    states: dict[str, int] = {}
     for report in reports:
         states[report.state] = states.get(report.state, 0) + 1
     click.echo(

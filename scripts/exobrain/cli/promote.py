@@ -16,7 +16,7 @@ from exobrain.cli.edge import (
     report_findings,
     stdout_is_terminal,
 )
-from exobrain.registry import TIERS
+from exobrain.model import TIERS
 
 LIST_HEADER = ["#", "NAME", "KIND", "FROM", "OWNER", "TIER", "FORCE", "AGENTS"]
 
@@ -95,11 +95,15 @@ def main(
         return
     from exobrain.artifacts import promote as lib
 
+    assert name is not None  # _mode refuses every form but --list without a name
     if mode == "force":
+        assert home is not None  # _mode: --force goes with --in
         change = lib.set_force(ws, name, home, bool(force), owner=owner, dry_run=dry_run)
     elif remove:
+        assert origin is not None  # _mode: an override needs --from
         change = lib.unpromote(ws, name, origin, owner=owner, into=into, dry_run=dry_run)
     else:
+        assert origin is not None and tier is not None  # _mode: --from, and --to unless --remove
         change = lib.promote(ws, name, origin, tier, owner=owner, into=into, dry_run=dry_run)
     steps = lib.next_steps(ws) if change.changed and not dry_run else []
     if as_json:
@@ -119,7 +123,17 @@ def main(
         click.echo(f"next: {step}")
 
 
-def _mode(name, origin, tier, owner, into, remove, home, force, show_list) -> str:
+def _mode(
+    name: str | None,
+    origin: str | None,
+    tier: str | None,
+    owner: str | None,
+    into: str | None,
+    remove: bool,
+    home: str | None,
+    force: bool | None,
+    show_list: bool,
+) -> str:
     """Which of the four forms the options make, refusing mixtures."""
     from exobrain.errors import UsageError
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
-from exobrain.registry import DECLARED_TIERS
+from exobrain.model import DECLARED_TIERS
 from exobrain.util.versions import BUMPS
 
 

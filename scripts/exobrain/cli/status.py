@@ -16,7 +16,7 @@ from exobrain.cli.edge import (
     report_findings,
     stdout_is_terminal,
 )
-from exobrain.registry import TIERS
+from exobrain.model import TIERS
 from exobrain.skillmd import one_line
 
 STATUS_HEADER = ["NAME", "SCOPE", "OWNER", "TIER", "DECLARED-BY", "DESCRIPTION"]

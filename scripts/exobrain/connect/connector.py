@@ -285,7 +285,11 @@ def plan(
     context = agent.context_dir(root, request.user)
     remarks = surfaces.Remarks(report.problems, report.warnings)
     listed = surfaces.index_rows(ws, rows, optional, context, skills_dir, remarks)
-    actions += surfaces.context_actions(ws, agent, context, listed, remarks, discovered)
+    actions += [
+        a
+        for a in surfaces.context_actions(ws, agent, context, listed, remarks, discovered)
+        if a is not None
+    ]
     actions += _git_hook_actions(ws, report, user_level=report.level == "user", agent=agent.name)
     return actions
 

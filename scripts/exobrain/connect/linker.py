@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from exobrain.connect.indexes import BlockError, is_generated, splice_block
 from exobrain.errors import InputFileError, OperationFailed
@@ -50,8 +51,8 @@ class Action:
     def changes(self) -> bool:
         return self.op in (CREATE, REPLACE, REMOVE)
 
-    def as_json(self) -> dict:
-        data = {
+    def as_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
             "kind": self.kind,
             "op": self.op,
             "name": self.name or self.path.name,

@@ -16,8 +16,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from exobrain.model import GLOBAL
 from exobrain.paths import shown
-from exobrain.scopes import GLOBAL, Scope
+from exobrain.scopes import Scope
 
 HOOK_NAME = "connect-agent"
 DEFAULT_TIMEOUT = 60.0

@@ -16,9 +16,10 @@ from exobrain.agents import CONTEXT_CLAUDE, CONTEXT_CODEX, CONTEXT_OPENCLAW, Age
 from exobrain.catalog import description_of, skill_dir
 from exobrain.connect import indexes, linker
 from exobrain.errors import InputFileError
+from exobrain.model import GLOBAL
 from exobrain.paths import link_text
 from exobrain.resolve import Resolved
-from exobrain.scopes import GLOBAL, SCOPE_FLAG
+from exobrain.scopes import SCOPE_FLAG
 from exobrain.skillmd import SKILL_FILE
 from exobrain.util.fileio import read_text
 from exobrain.workspace import Workspace
@@ -113,6 +114,14 @@ def scope_docs(
     return docs
 
 
+def _own_file(agent: Agent) -> str:
+    """The context file of an agent whose surface has one (CLAUDE.md, AGENTS.override.md,
+    USER.md); an agent that only gets an index file has none."""
+    if agent.context_file is None:
+        raise ValueError(f"{agent.name} has no context file of its own")
+    return agent.context_file
+
+
 def context_actions(
     ws: Workspace,
     agent: Agent,
@@ -128,6 +137,7 @@ def context_actions(
     from exobrain.connect.preload import DISCOVERED_FILE, without_mark
 
     if agent.context == CONTEXT_CLAUDE:
+        surface = _own_file(agent)
         index = indexes.optional_index(rows)
         scopes = indexes.connected_scopes(
             scope_docs(ws, context, sidecars=True, texts=False, remarks=remarks)
@@ -145,16 +155,17 @@ def context_actions(
         ]
         return [
             *actions,
-            linker.plan_block(context / agent.context_file, indexes.import_block(imports)),
+            linker.plan_block(context / surface, indexes.import_block(imports)),
         ]
     if agent.context == CONTEXT_CODEX:
+        surface = _own_file(agent)
         shadowed_path = context / SCOPE_FLAG
         shadowed = None
         if shadowed_path.is_file():
             try:
                 shadowed = read_text(shadowed_path)
             except InputFileError as exc:
-                remarks.warnings.append(f"{exc.message}; left out of {agent.context_file}")
+                remarks.warnings.append(f"{exc.message}; left out of {surface}")
         docs = scope_docs(ws, context, sidecars=False, texts=True, remarks=remarks)
         text = indexes.codex_override(shadowed, docs, rows)
         if discovered:
@@ -165,16 +176,17 @@ def context_actions(
             )
         if text is not None and len(text.encode("utf-8")) > CODEX_DOC_LIMIT:
             remarks.warnings.append(
-                f"{agent.context_file} is {len(text.encode('utf-8')) // 1024} KiB; Codex reads "
+                f"{surface} is {len(text.encode('utf-8')) // 1024} KiB; Codex reads "
                 f"the first {CODEX_DOC_LIMIT // 1024} KiB unless project_doc_max_bytes is raised"
             )
-        return [linker.plan_file(context / agent.context_file, text)]
+        return [linker.plan_file(context / surface, text)]
     if agent.context == CONTEXT_OPENCLAW:
+        surface = _own_file(agent)
         docs = scope_docs(ws, context, sidecars=False, texts=False, remarks=remarks)
         body = indexes.openclaw_block(docs, rows)
         if discovered:
             body = ((body + "\n\n") if body else "") + without_mark(discovered).rstrip("\n")
-        return [linker.plan_block(context / agent.context_file, body)]
+        return [linker.plan_block(context / surface, body)]
     return [
         linker.plan_file(context / indexes.INDEX_FILE, indexes.optional_index(rows)),
         linker.plan_file(context / DISCOVERED_FILE, discovered),

@@ -242,8 +242,8 @@ class _Run:
             skill.owner or "",
             skill.link_name,
             self.place(want.folder),
-            repo=(decl_source or {}).get("repo"),
-            ref=(decl_source or {}).get("ref"),
+            repo=decl_source["repo"] if decl_source else None,
+            ref=decl_source["ref"] if decl_source else None,
             check=self.check,
         )
         self.progress(event)
@@ -299,11 +299,11 @@ class _Run:
             source.path,
             source.ref,
         )
-        if same and not self.force and record.ref_kind != "branch":
+        if same and record is not None and not self.force and record.ref_kind != "branch":
             return _settled(event, modified)
         info = self._resolve(source)
         event.to_commit = info.commit
-        if same and not self.force and info.commit == record.commit:
+        if same and record is not None and not self.force and info.commit == record.commit:
             return _settled(event, modified)
         if (
             record is not None

@@ -10,6 +10,7 @@ are full commit ids or well-formed ref names, and a ``path`` that stays inside t
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,10 +52,17 @@ def is_full_sha(ref: str) -> bool:
     return bool(_FULL_SHA.match(ref))
 
 
-def check_source(raw: dict, *, allow_local: bool, root: Path) -> Source:
+def check_source(raw: Mapping[str, object], *, allow_local: bool, root: Path) -> Source:
     """Validate ``raw`` (a declaration's ``source``) or raise :class:`SourceRefused`."""
     repo, path, ref = (raw.get(k) for k in ("repo", "path", "ref"))
-    if not all(isinstance(v, str) and v for v in (repo, path, ref)):
+    if not (
+        isinstance(repo, str)
+        and repo
+        and isinstance(path, str)
+        and path
+        and isinstance(ref, str)
+        and ref
+    ):
         raise SourceRefused("source needs repo, path and ref, each a non-empty string")
     url, is_local = check_repo(repo, allow_local=allow_local, root=root)
     return Source(repo, url, check_path(path), check_ref(ref), is_local)

@@ -21,6 +21,7 @@ transports, and remote operations are killed after a time limit.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import re
 import subprocess
@@ -79,9 +80,11 @@ class RepoCache:
     @contextmanager
     def locked(self) -> Iterator[RepoCache]:
         """Serialise runs that share this cache repository (the file lock ``<dir>.lock``; a
-        waiter gives up after a few remote time limits, in case a run hangs)."""
+        waiter gives up after a few remote time limits, in case a run hangs; when git has no time
+        limit, neither has the wait)."""
         self.dir.parent.mkdir(parents=True, exist_ok=True)
-        with exclusive(self.dir, timeout=4 * self.git.timeout, remove=False):
+        limit = self.git.timeout
+        with exclusive(self.dir, timeout=math.inf if limit is None else 4 * limit, remove=False):
             self._open()
             yield self
 

@@ -32,9 +32,9 @@ from typing import Any
 
 from exobrain.errors import InputFileError, UsageError
 from exobrain.gate.crons import CRONS_FILE, CronJob, parse_crons
-from exobrain.model import Lifecycle, transition_problem
+from exobrain.model import GLOBAL, Lifecycle, transition_problem
 from exobrain.registry import REGISTRY_FILE
-from exobrain.scopes import GLOBAL, SCOPE_FLAG, SEED, ScopeConfig, parse_scope_config
+from exobrain.scopes import SCOPE_FLAG, SEED, ScopeConfig, parse_scope_config
 from exobrain.util.fileio import parse_json
 from exobrain.util.git import INDEX, Rename, Repository
 
@@ -93,9 +93,9 @@ def scopes_from_files(files: frozenset[str], config: ScopeConfig) -> dict[str, s
         if len(parts) % 2 or any(not p or p.startswith(".") for p in parts):
             continue
         kinds = [config.type_of(folder) for folder in parts[0::2]]
-        parent = "/".join(parts[:-2])
-        if None not in kinds and (not parent or parent in scopes):
-            scopes[path] = kinds[-1]
+        parent, kind = "/".join(parts[:-2]), kinds[-1]
+        if kind is not None and None not in kinds and (not parent or parent in scopes):
+            scopes[path] = kind
     return scopes
 
 

@@ -15,9 +15,9 @@ from exobrain.catalog import skill_dir
 from exobrain.errors import InputFileError
 from exobrain.findings import ERROR, INFO, Finding, from_error
 from exobrain.gate.crons import crons_findings
-from exobrain.model import Identity
+from exobrain.model import EXTERNAL, Identity
 from exobrain.paths import shown
-from exobrain.registry import EXTERNAL, Entry, Registry, schema_findings, schema_is_packaged
+from exobrain.registry import Entry, Registry, schema_findings, schema_is_packaged
 from exobrain.scopes import SEED
 from exobrain.skillmd import SKILL_FILE, SkillDoc, read_skill, spec_problems
 from exobrain.workspace import Workspace

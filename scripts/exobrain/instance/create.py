@@ -26,8 +26,9 @@ from exobrain.artifacts.lockfile import LOCK_FILE, LOCK_VERSION, read_lock
 from exobrain.errors import InputFileError, OperationFailed, UsageError
 from exobrain.gate.crons import CRONS_FILE
 from exobrain.instance.framework import COPIED_STARTERS, Framework, read_framework
+from exobrain.model import GLOBAL
 from exobrain.refs import parse_ref
-from exobrain.scopes import GLOBAL, SCOPE_FLAG
+from exobrain.scopes import SCOPE_FLAG
 from exobrain.util.fileio import atomic_write_text, dump_json, load_json
 from exobrain.util.git import Git
 from exobrain.util.staging import staged_folder

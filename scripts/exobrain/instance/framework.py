@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from exobrain.errors import UsageError
+from exobrain.model import GLOBAL
 from exobrain.registry import load_registry
-from exobrain.scopes import GLOBAL
 from exobrain.util.git import Git
 
 #: Single framework files, relative to the root (copied only when the seed has them).

@@ -64,8 +64,8 @@ class InstanceReport:
 
     source: str  # as listed
     state: str
+    location: Path  # the repository read (the instance, or its cache clone)
     reason: str = ""
-    location: Path | None = None  # the repository read (the instance, or its cache clone)
     commit: str | None = None
     facts: list[Fact] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -81,7 +81,7 @@ class InstanceReport:
             "instance": self.source,
             "state": self.state,
             "reason": self.reason,
-            "location": str(self.location) if self.location else None,
+            "location": str(self.location),
             "commit": self.commit,
             "warnings": self.warnings,
             "facts": [

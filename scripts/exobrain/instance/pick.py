@@ -110,7 +110,7 @@ def pick(
         raise UsageError(
             f"{name}: no owner known (the instance does not declare it)", hint="pass --owner ID"
         )
-    note = f"harvested from {report.source} at {report.commit[:12]} ({folder})"
+    note = f"harvested from {report.source} at {(report.commit or '')[:12]} ({folder})"
     try:
         with edit_registry(ws.root, scope) as edit:
             if edit.find(name=name, **{"from": None, "source": None}):

@@ -105,6 +105,10 @@ def who_owns(ws: Workspace, owner: str | None) -> str:
     return who
 
 
+#: A found skill's SKILL.md as read: (frontmatter, body, repairs), or why it is unusable.
+Reading = tuple[dict[str, Any], str, list[str]] | ExobrainError
+
+
 def read_skill_text(found: FoundSkill) -> tuple[dict[str, Any], str, list[str]]:
     """(frontmatter, body, repairs) of a found skill; raises InputFileError when unusable."""
     path = found.folder / SKILL_FILE
@@ -112,7 +116,11 @@ def read_skill_text(found: FoundSkill) -> tuple[dict[str, Any], str, list[str]]:
 
 
 def plan_skill(
-    adapter: ModuleType, src: Opened, found: FoundSkill, reading: Any, new_name: str | None = None
+    adapter: ModuleType,
+    src: Opened,
+    found: FoundSkill,
+    reading: Reading,
+    new_name: str | None = None,
 ) -> Plan:
     """Translate one skill; problems end up on ``plan.item.problem`` (nothing raised)."""
     item = Item(found.folder_name, src.where(found.rel) or ".")
@@ -147,7 +155,7 @@ def plan_skill(
 
 def _select(
     bundle: Bundle,
-    readings: dict[str, Any],
+    readings: dict[str, Reading],
     wanted: tuple[str, ...],
     all_skills: bool,
     new_name: str | None,
@@ -235,7 +243,7 @@ def import_skills(
                 f"{source}: no SKILL.md found",
                 hint="point SOURCE at a skill folder or a bundle of skill folders",
             )
-        readings: dict[str, Any] = {}
+        readings: dict[str, Reading] = {}
         for found in bundle.skills:
             try:
                 readings[found.rel] = read_skill_text(found)

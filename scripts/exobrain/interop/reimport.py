@@ -25,6 +25,7 @@ from exobrain.interop.formats.fields import dump
 from exobrain.interop.importer import (
     Item,
     Plan,
+    Reading,
     Report,
     lock_entry_for,
     plan_skill,
@@ -82,7 +83,11 @@ def update_skill(
     name, scope = entry.name, entry.scope
     locked = read_lock(ws.root, scope)["skills"].get(name) if not entry.source else None
     record = locked.get("upstream") if locked else None
-    if not isinstance(record, dict) or not {"kind", "url", "path", "hash"} <= set(record):
+    if (
+        not locked
+        or not isinstance(record, dict)
+        or not {"kind", "url", "path", "hash"} <= set(record)
+    ):
         raise UsageError(
             f"{canonical(entry)} was not imported (its lock entry in "
             f"{shown(lock_path(ws.root, scope), ws.root)} has no upstream record)",
@@ -115,6 +120,7 @@ def update_skill(
                 f"checkout -- {shown(local_dir, ws.root)}) and run exobrain import "
                 f"--update {name} again",
             )
+        reading: Reading
         try:
             reading = read_skill_text(found)
         except ExobrainError as exc:

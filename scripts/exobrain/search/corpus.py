@@ -24,9 +24,10 @@ from pathlib import Path
 from exobrain.agents import AGENTS, optional_dir
 from exobrain.errors import UsageError
 from exobrain.fetch import installs
-from exobrain.registry import EXTERNAL, Entry
+from exobrain.model import EXTERNAL, GLOBAL
+from exobrain.registry import Entry
 from exobrain.resolve import Resolved
-from exobrain.scopes import GLOBAL, Scope, scan_scopes
+from exobrain.scopes import Scope, scan_scopes
 from exobrain.skillmd import SKILL_FILE
 from exobrain.supersession import LinksReader
 from exobrain.workspace import Workspace

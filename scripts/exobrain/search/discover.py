@@ -118,7 +118,9 @@ def discover(
         if reason is not None:
             excluded.append({"ref": hit.artifact.ref, "reason": reason})
             continue
-        deps = meta.get("dependencies") if isinstance(meta.get("dependencies"), dict) else {}
+        deps = meta.get("dependencies")
+        if not isinstance(deps, dict):
+            deps = {}
         tools = [str(t) for t in as_list(deps.get("tools"))]
         servers = [str(s) for s in as_list(deps.get("mcp_servers"))]
         picks.append(Pick(hit, trigger, [t for t in tools if shutil.which(t) is None], servers))

@@ -20,8 +20,8 @@ import re
 from typing import Any
 
 from exobrain.errors import UsageError
+from exobrain.model import GLOBAL
 from exobrain.registry import REGISTRY_FILE, Entry, registry_from_text
-from exobrain.scopes import GLOBAL
 from exobrain.search.corpus import KNOWLEDGE_DIR, PERSONAL, PRIVATE_DIR, View, home_of, open_view
 from exobrain.util.git import Repository
 from exobrain.workspace import Workspace

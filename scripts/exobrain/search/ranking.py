@@ -77,8 +77,12 @@ def parse_search_weights(block: Any, path: Path) -> SearchWeights:
 
     def number(key: str, low: float = 0.0, high: float = math.inf, where: Any = None) -> float:
         value = (block if where is None else where).get(key.rsplit(".", 1)[-1])
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if not ok or not math.isfinite(value) or not low <= value <= high:
+        if (
+            not isinstance(value, (int, float))
+            or isinstance(value, bool)
+            or not math.isfinite(value)
+            or not low <= value <= high
+        ):
             raise bad(key, f"a number from {low:g} to {high:g}")
         return float(value)
 

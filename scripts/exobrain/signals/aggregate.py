@@ -105,7 +105,7 @@ class Aggregate:
         }
 
 
-def _bucket(record: Record) -> tuple:
+def _bucket(record: Record) -> tuple[str, str, int, Any]:
     kind, skill, ts, _value, _by, key2, _snap = record
     return (kind, skill, day_number(ts), key2)
 
@@ -117,7 +117,7 @@ def effective_records(records: list[Record]) -> list[Record]:
     lines of a covered bucket are dropped (git's union merge may have brought back lines that
     a compaction folded), and duplicate snapshots of one bucket count once (the largest).
     """
-    covered: dict[tuple, Record] = {}
+    covered: dict[tuple[str, str, int, Any], Record] = {}
     for record in records:
         if record[6]:
             key = _bucket(record)
@@ -139,7 +139,7 @@ def file_records(text: str, rel: str, problems: list[str], skills: set[str]) -> 
     return [r for r in effective_records(read_records(text, rel, problems)) if r[1] in skills]
 
 
-def _keep_latest(per: dict, key: str, code: int) -> None:
+def _keep_latest(per: dict[str, int], key: str, code: int) -> None:
     """Replace aggregation on codes: the latest wins; a tie (same ms) goes to the higher value."""
     old = per.get(key)
     if old is None or code > old:
@@ -169,7 +169,7 @@ class Folder:
         for record in effective_records(read_records(text, rel, self.agg.problems)):
             self.add(record)
 
-    def add_rows(self, rows: list[tuple]) -> None:
+    def add_rows(self, rows: list[tuple[str, ...]]) -> None:
         """The tight loop of the fast path (a million rows in about a second): the rules are
         those of :meth:`add`, inlined, with the day and the hour:minute parsed once each."""
         agg, uses, names = self.agg, self.uses, self.names
@@ -210,17 +210,17 @@ class Folder:
                 if number is None:
                     number = day_no[day] = day_number(day)
                 if outcome:
-                    per = calibration.get(skill)
-                    if per is None:
-                        per = calibration[skill] = {}
-                    done, total = per.get(number, (0, 0))
-                    per[number] = (done + (outcome == "true"), total + 1)
+                    outcomes = calibration.get(skill)
+                    if outcomes is None:
+                        outcomes = calibration[skill] = {}
+                    done, total = outcomes.get(number, (0, 0))
+                    outcomes[number] = (done + (outcome == "true"), total + 1)
                 else:
-                    per = fund.get(skill)
-                    if per is None:
-                        per = fund[skill] = {}
+                    amounts = fund.get(skill)
+                    if amounts is None:
+                        amounts = fund[skill] = {}
                     key = (currency, number)
-                    per[key] = per.get(key, 0) + round(float(amount) * FUND_UNIT)
+                    amounts[key] = amounts.get(key, 0) + round(float(amount) * FUND_UNIT)
 
     def add(self, record: Record) -> None:
         kind, skill, ts, value, by, key2, snapshot = record
@@ -238,20 +238,21 @@ class Folder:
 
     def add_bucket(self, kind: str, skill: str, day: int, key2: Any, value: Any) -> None:
         if kind == "usage":
-            per = self.agg.usage.setdefault(skill, {})
-            per[day] = per.get(day, 0) + value
+            uses = self.agg.usage.setdefault(skill, {})
+            uses[day] = uses.get(day, 0) + value
         elif kind == "calibration":
-            per = self.agg.calibration.setdefault(skill, {})
-            done, total = per.get(day, (0, 0))
-            per[day] = (done + value[0], total + value[1])
+            outcomes = self.agg.calibration.setdefault(skill, {})
+            done, total = outcomes.get(day, (0, 0))
+            outcomes[day] = (done + value[0], total + value[1])
         else:
-            per = self.agg.fund.setdefault(skill, {})
-            per[(key2, day)] = per.get((key2, day), 0) + value
+            amounts = self.agg.fund.setdefault(skill, {})
+            amounts[(key2, day)] = amounts.get((key2, day), 0) + value
 
     def finish(self) -> Aggregate:
-        usage, numbers = self.agg.usage, {}
+        usage = self.agg.usage
+        numbers: dict[str, int] = {}
         for skill, texts in self.uses.items():
-            counted = {}
+            counted: dict[int, int] = {}
             for text, count in Counter(texts).items():
                 day = numbers.get(text)
                 if day is None:

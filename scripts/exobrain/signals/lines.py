@@ -51,6 +51,7 @@ def parse_record(obj: Any) -> Record | str:
     """Validate one parsed line; a normalised record, or why the line is unusable."""
     if not isinstance(obj, dict):
         return "not a JSON object"
+    value: Any  # any JSON value: checked, then normalised, per kind below
     ts, skill, kind, value, by = (obj.get(k) for k in ("ts", "skill", "kind", "value", "by"))
     ts = canonical_ts(ts)
     if ts is None:
@@ -86,7 +87,7 @@ def parse_record(obj: Any) -> Record | str:
             return "usage value must be 1 (a snapshot: a count of at least 1)"
     elif kind == "calibration":
         if snapshot:
-            total = obj.get("total")
+            total: Any = obj.get("total")
             if (
                 not all(isinstance(v, int) and not isinstance(v, bool) for v in (value, total))
                 or not 0 <= value <= total
@@ -113,8 +114,9 @@ def parse_record(obj: Any) -> Record | str:
     return (kind, skill, ts, value, by, key2, snapshot)
 
 
-def _row_record(row: tuple) -> Record:
-    """A fast-pattern match as a record (used on the line-by-line path)."""
+def _row_record(row: tuple[Any, ...]) -> Record:
+    """A fast-pattern match as a record (used on the line-by-line path). A group that took no
+    part is "" in a ``findall`` row and None in ``groups()``: only its truth is read."""
     day, clock, skill, usage, vote, rank, dimension, outcome, amount, currency, by = row
     ts = f"{day}T{clock}Z"
     if usage:
@@ -158,7 +160,7 @@ def read_records(text: str, rel: str, problems: list[str]) -> list[Record]:
     return records
 
 
-def fast_rows(text: str) -> list[tuple] | None:
+def fast_rows(text: str) -> list[tuple[str, ...]] | None:
     """All rows of a ledger whose every line is in the exact written format (and that holds no
     snapshot), from one ``findall``; None when the file needs the line-by-line path."""
     if '"snapshot"' in text or not text.endswith("\n"):

@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass
 from operator import mul
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from exobrain.errors import InputFileError
 from exobrain.paths import packaged
@@ -116,7 +116,7 @@ def load_weights(root: Path) -> Weights:
     return Weights(float(half_life), {k: float(v) for k, v in weights.items()}, settings, path)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 

@@ -207,8 +207,9 @@ def declaration_times(root: Path, registries: list[Registry]) -> dict[tuple[str,
             first, following = registry.line_of(entry.index), registry.line_of(entry.index + 1)
             end = following - 1 if following else last
             span = [times.get(n) for n in range(first or 0, end + 1)]
-            if first and span and None not in span:
-                found[(registry.scope, entry.index)] = max(span)
+            known = [t for t in span if t is not None]  # None: an uncommitted line
+            if first and span and len(known) == len(span):
+                found[(registry.scope, entry.index)] = max(known)
     return found
 
 

@@ -55,10 +55,12 @@ def invoked_skill(payload: Any) -> str | None:
     """The skill name in a Skill tool payload, or None when the payload is about something else."""
     if not isinstance(payload, dict) or payload.get("tool_name") != MATCHER:
         return None
-    tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
-    response = (
-        payload.get("tool_response") if isinstance(payload.get("tool_response"), dict) else {}
-    )
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_input, dict):
+        tool_input = {}
+    response = payload.get("tool_response")
+    if not isinstance(response, dict):
+        response = {}
     for value in (
         tool_input.get("skill"),
         tool_input.get("skill_name"),
@@ -204,6 +206,12 @@ def usage_hook_command(root: Path) -> list[str]:
     return [sys.executable, "-m", HOOK_MODULE, "--repo", str(root)]
 
 
+def _hooks_of(group: dict[str, Any]) -> list[Any]:
+    """A matcher group's ``hooks`` (none when it holds no list)."""
+    hooks = group.get("hooks")
+    return hooks if isinstance(hooks, list) else []
+
+
 def install_usage_hook(settings_path: Path, command: list[str]) -> bool:
     """Merge the hook into a Claude settings file; True when the file changed.
 
@@ -236,7 +244,7 @@ def install_usage_hook(settings_path: Path, command: list[str]) -> bool:
         (group, hook)
         for group in groups
         if isinstance(group, dict)
-        for hook in (group.get("hooks") if isinstance(group.get("hooks"), list) else [])
+        for hook in _hooks_of(group)
         if isinstance(hook, dict) and HOOK_MODULE in str(hook.get("command", ""))
     ]
     wanted = {"type": "command", "command": line, "timeout": TIMEOUT_SECONDS}

@@ -147,9 +147,13 @@ def _compare(operator: str, left: Any, right: Any) -> bool:
     )
     if not comparable:
         return False
-    return {"<": left < right, ">": left > right, "<=": left <= right, ">=": left >= right}[
-        operator
-    ]
+    results: dict[str, bool] = {
+        "<": left < right,
+        ">": left > right,
+        "<=": left <= right,
+        ">=": left >= right,
+    }
+    return results[operator]
 
 
 def parse_sort(specs: tuple[str, ...]) -> list[tuple[str, bool]]:
@@ -174,7 +178,7 @@ def sort_rows(rows: list[dict[str, Any]], keys: list[tuple[str, bool]]) -> list[
     return ordered
 
 
-def _sort_value(value: Any) -> tuple:
+def _sort_value(value: Any) -> tuple[int, tuple[float, ...], str]:
     """Numbers, then strings (semantic versions by their numbers: 1.10.0 after 1.9.0), then
     anything else by its JSON text."""
     if _is_number(value):

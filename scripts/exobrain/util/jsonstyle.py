@@ -132,7 +132,8 @@ def detect_style(text: str, span: ArraySpan | None) -> Style:
     first_key = _skip(text, _skip(text, 0) + 1)
     if base.multiline and _starts_line(text, first_key):
         base = replace(base, indent=_line_indent(text, first_key) or base.indent)
-    items = [text[s:e] for s, e in span.items] if span else []
+    spans = span.items if span else []
+    items = [text[s:e] for s, e in spans]
     objects = [t for t in items if t.startswith("{")]
     if not objects:
         if not base.multiline:  # a one-line file: follow its top-level spacing
@@ -155,7 +156,7 @@ def detect_style(text: str, span: ArraySpan | None) -> Style:
             item_sep=item_sep or base.item_sep,
         )
     sample = next(t for t in objects if "\n" in t)
-    start = span.items[items.index(sample)][0]
+    start = spans[items.index(sample)][0]
     element_indent = _line_indent(text, start)
     second = sample.split("\n", 1)[1]
     inner = second[: len(second) - len(second.lstrip(" \t"))]

@@ -127,7 +127,7 @@ def discard_folder(folder: Path) -> None:
 def clean_leftovers(folder: Path) -> list[str]:
     """Remove the staging and discarded folders an interrupted run left in ``folder`` (our
     prefixes only); the names removed."""
-    removed = []
+    removed: list[str] = []
     try:
         entries = list(os.scandir(folder))
     except (FileNotFoundError, NotADirectoryError):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import TypeGuard
 
 import semver
 
@@ -30,7 +31,7 @@ def parse(text: str) -> semver.Version:
         ) from None
 
 
-def is_version(text: object) -> bool:
+def is_version(text: object) -> TypeGuard[str]:
     """Whether ``text`` is a string holding a semantic version."""
     return isinstance(text, str) and semver.Version.is_valid(text)
 

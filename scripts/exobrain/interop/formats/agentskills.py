@@ -67,7 +67,9 @@ def compat_problems(
         )
     if not body.strip():
         problems.append("no instructions after the frontmatter")
-    metadata = meta.get("metadata") if isinstance(meta.get("metadata"), dict) else {}
+    metadata = meta.get("metadata")
+    if not isinstance(metadata, dict):
+        metadata = {}
     if MARKER in metadata:
         problems.append(f"metadata.{MARKER} is reserved for the fields an export moves there")
     if "version" in metadata and metadata["version"] != version:

@@ -41,7 +41,9 @@ def prepare(raw: dict[str, Any], found: FoundSkill) -> tuple[str | None, list[st
     notes: list[str] = []
     keywords = [k for k in plugin.get("keywords") or plugin.get("tags") or [] if isinstance(k, str)]
     if keywords:
-        tags = raw.get("tags") if isinstance(raw.get("tags"), list) else []
+        tags = raw.get("tags")
+        if not isinstance(tags, list):
+            tags = []
         added = [k for k in keywords if k not in tags]
         if added and "tags" not in _metadata(raw):
             raw["tags"] = tags + added
