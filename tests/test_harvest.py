@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from exobrain.cli.umbrella import main as exobrain_main
 from exobrain.instance.create import create_instance
 from exobrain.instance.harvest import cache_dir, compare, is_url
+from exobrain.model import Identity
 from helpers import build_tree, git, skill_md
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -218,7 +219,12 @@ def test_compare_is_pure_and_ordered():
     seed = {"a.txt": "1", "scripts/x.py": "2", "skills/s/SKILL.md": "3"}
     theirs = {"a.txt": "9", "scripts/x.py": "2", "scripts/y.py": "4", "other.md": "5"}
     found = compare(
-        seed, ("s",), {"s"}, theirs, {("people/p", "new"), ("global", "s")}, {"a.txt": {"9"}}
+        seed,
+        ("s",),
+        {"s"},
+        theirs,
+        {Identity("people/p", "new"), Identity("global", "s")},
+        {"a.txt": {"9"}},
     )
     assert [(f.kind, f.path) for f in found] == [
         ("behind", "a.txt"),

@@ -561,7 +561,8 @@ def test_import_stays_lazy():
 
 
 def test_pure_helpers():
-    from exobrain.gate.review import is_proof_file, scopes_from_files, skill_location
+    from exobrain.gate.review import is_proof_file
+    from exobrain.gate.snapshot import scopes_from_files, skill_location
     from exobrain.scopes import ScopeConfig
 
     files = frozenset(

@@ -34,6 +34,7 @@ from exobrain.model import (
 )
 from exobrain.paths import packaged, shown
 from exobrain.util.fileio import parse_json, read_text
+from exobrain.util.jsonstyle import element_lines
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -253,7 +254,7 @@ class Registry:
     def line_of(self, index: int) -> int | None:
         """The line where entry ``index`` starts (computed once, only when asked)."""
         if self._lines is None:
-            self._lines = entry_lines(self.text)
+            self._lines = element_lines(self.text, "skills")
         return self._lines[index] if index < len(self._lines) else None
 
 
@@ -316,42 +317,6 @@ def _parse_into(registry: Registry, rel: str) -> Registry:
             )
         )
     return registry
-
-
-def entry_lines(text: str, key_name: str = "skills") -> list[int]:
-    """The 1-based line on which each element of the top-level ``key_name`` array starts."""
-    decoder = json.JSONDecoder()
-    lines: list[int] = []
-    try:
-        pos = _skip_ws(text, 0)
-        if text[pos] != "{":
-            return lines
-        pos = _skip_ws(text, pos + 1)
-        while pos < len(text) and text[pos] != "}":
-            key, pos = decoder.raw_decode(text, pos)
-            pos = _skip_ws(text, _skip_ws(text, pos) + 1)  # past ':'
-            if key == key_name and text[pos] == "[":
-                pos = _skip_ws(text, pos + 1)
-                while text[pos] != "]":
-                    lines.append(text.count("\n", 0, pos) + 1)
-                    _, pos = decoder.raw_decode(text, pos)
-                    pos = _skip_ws(text, pos)
-                    if text[pos] == ",":
-                        pos = _skip_ws(text, pos + 1)
-                return lines
-            _, pos = decoder.raw_decode(text, pos)
-            pos = _skip_ws(text, pos)
-            if text[pos] == ",":
-                pos = _skip_ws(text, pos + 1)
-    except (ValueError, IndexError):
-        pass
-    return lines
-
-
-def _skip_ws(text: str, pos: int) -> int:
-    while pos < len(text) and text[pos] in " \t\r\n":
-        pos += 1
-    return pos
 
 
 @lru_cache(maxsize=4)

@@ -26,8 +26,8 @@ from exobrain.errors import InputFileError, UsageError
 from exobrain.findings import ERROR, Finding, from_error
 from exobrain.paths import packaged
 from exobrain.refs import parse_ref
-from exobrain.registry import entry_lines
 from exobrain.util.fileio import parse_json, read_text
+from exobrain.util.jsonstyle import element_lines
 
 if TYPE_CHECKING:
     from exobrain.workspace import Workspace
@@ -168,7 +168,7 @@ class CronFile:
     def line_of(self, index: int | None) -> int | None:
         if index is None:
             return None
-        lines = entry_lines(self.text, "jobs")
+        lines = element_lines(self.text, "jobs")
         return lines[index] if index < len(lines) else None
 
     def label(self, index: int | None) -> str | None:

@@ -18,7 +18,7 @@ present at the base. A rename inside the same registry keeps its standing: git's
 detection pairs the old folder with the new one (a reworded ``SKILL.md`` still pairs through
 its unchanged siblings) and the old name is gone. A move from another scope is new. External
 declarations and overrides are exempt. Lifecycle changes of any declaration must follow
-:mod:`exobrain.lifecycle`.
+:class:`exobrain.model.Lifecycle`.
 
 Everything up to :func:`pick_base` is pure: two :class:`Snapshot` values plus git's renames
 in, new skills and lifecycle problems out; ``pick_base`` and ``review`` ask git for the data.
@@ -30,15 +30,13 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from exobrain.errors import InputFileError, UsageError
-from exobrain.gate.crons import CRONS_FILE, CronJob, parse_crons
-from exobrain.model import GLOBAL, Lifecycle, transition_problem
+from exobrain.errors import UsageError
+from exobrain.gate.crons import CRONS_FILE
+from exobrain.gate.snapshot import PERSONAL_TYPES, Snapshot, skill_location, snapshot, wanted_blobs
+from exobrain.model import GLOBAL, Identity, Lifecycle, transition_problem
 from exobrain.registry import REGISTRY_FILE
-from exobrain.scopes import SCOPE_FLAG, SEED, ScopeConfig, parse_scope_config
-from exobrain.util.fileio import parse_json
 from exobrain.util.git import INDEX, Rename, Repository
 
-PERSONAL_TYPES = frozenset({"person", "host"})
 PROOF_RULES = (
     "a test: a file with 'test' in its name (e.g. test_cases.py, tests/…)",
     "an eval: a file under evals/ or named <case>.eval.json",
@@ -47,11 +45,6 @@ PROOF_RULES = (
 DEFAULT_BASES = ("origin/HEAD", "origin/main", "main", "master")
 SKIP_VARIABLE = "EXOBRAIN_SKIP_AUTHORING_REVIEW"
 SKILL_PATHSPECS = (":(glob)skills/**", ":(glob)**/skills/**")
-Key = tuple[str, str]  # (scope, skill name)
-
-
-def is_shared(scope_type: str) -> bool:
-    return scope_type not in PERSONAL_TYPES
 
 
 def skip_requested(environ: dict[str, str]) -> bool:
@@ -60,135 +53,6 @@ def skip_requested(environ: dict[str, str]) -> bool:
 
 def skill_folder(scope: str, name: str) -> str:
     return f"skills/{name}" if scope == GLOBAL else f"{scope}/skills/{name}"
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """What the gate knows about one state of the repository (a commit or the index)."""
-
-    files: frozenset[str]
-    scopes: dict[str, str]  # scope path → scope type
-    declarations: dict[Key, dict[str, Any]]  # first declaration of each name per registry
-    skills: dict[Key, tuple[str, ...]]  # skill folder → the paths inside it
-    jobs: tuple[CronJob, ...] = ()
-    warnings: tuple[str, ...] = ()
-
-    def shared(self, scope: str) -> bool:
-        kind = self.scopes.get(scope)
-        return kind is not None and is_shared(kind)
-
-    def skill_files(self) -> set[Key]:
-        """Every skill folder holding a SKILL.md, as (scope, name)."""
-        return {key for key, inside in self.skills.items() if "SKILL.md" in inside}
-
-
-def scopes_from_files(files: frozenset[str], config: ScopeConfig) -> dict[str, str]:
-    """Scope path → type for the scopes flagged in ``files`` (ancestors must be scopes too)."""
-    flagged = {p[: -len(SCOPE_FLAG) - 1] for p in files if p.endswith("/" + SCOPE_FLAG)}
-    scopes = {GLOBAL: GLOBAL}
-    if SEED in flagged:
-        scopes[SEED] = SEED
-    for path in sorted(flagged, key=lambda p: p.count("/")):
-        parts = path.split("/")
-        if len(parts) % 2 or any(not p or p.startswith(".") for p in parts):
-            continue
-        kinds = [config.type_of(folder) for folder in parts[0::2]]
-        parent, kind = "/".join(parts[:-2]), kinds[-1]
-        if kind is not None and None not in kinds and (not parent or parent in scopes):
-            scopes[path] = kind
-    return scopes
-
-
-def skill_location(path: str, scopes: dict[str, str]) -> tuple[str, str, str] | None:
-    """``(scope, skill name, path inside the skill folder)`` for a file in a skill folder."""
-    at = path.find("skills/")
-    while at >= 0:
-        if at == 0 or path[at - 1] == "/":
-            scope = path[: at - 1] if at else GLOBAL
-            name, _slash, inside = path[at + 7 :].partition("/")
-            if scope in scopes and name and inside:
-                return scope, name, inside
-        at = path.find("skills/", at + 1)
-    return None
-
-
-def snapshot(files: list[str], contents: dict[str, bytes], *, strict: bool) -> Snapshot:
-    """Build a snapshot from tracked files and the blobs :func:`wanted_blobs` asked for.
-
-    ``strict`` (the current state): a broken scopes.json, skills.json or crons.json is an
-    InputFileError. Otherwise (the base) it is read as empty, with a warning.
-    """
-    warnings: list[str] = []
-
-    def parsed(path: str) -> Any:
-        if path not in contents:
-            return None
-        try:
-            return parse_json(_text(contents[path], path), Path(path))
-        except InputFileError as exc:
-            if strict:
-                raise InputFileError(
-                    exc.message,
-                    hint=f"fix {path} and git add it; skills-validate explains every problem",
-                ) from exc
-            warnings.append(f"base {path} unreadable, read as empty: {exc.message}")
-            return None
-
-    config_data = parsed("scopes.json")
-    config = ScopeConfig() if config_data is None else _scope_config(config_data, strict, warnings)
-    file_set = frozenset(files)
-    scopes = scopes_from_files(file_set, config)
-    declarations: dict[Key, dict[str, Any]] = {}
-    for scope in scopes:
-        data = parsed(REGISTRY_FILE if scope == GLOBAL else f"{scope}/{REGISTRY_FILE}")
-        entries = data.get("skills") if isinstance(data, dict) else None
-        for raw in entries if isinstance(entries, list) else []:
-            if isinstance(raw, dict) and isinstance(raw.get("name"), str) and "from" not in raw:
-                declarations.setdefault((scope, raw["name"]), raw)
-    skills: dict[Key, list[str]] = {}
-    for path in files:
-        place = skill_location(path, scopes)
-        if place:
-            skills.setdefault(place[:2], []).append(place[2])
-    jobs: tuple[CronJob, ...] = ()
-    if strict and CRONS_FILE in contents:
-        jobs = tuple(parse_crons(_text(contents[CRONS_FILE], CRONS_FILE), Path(CRONS_FILE)).jobs)
-    return Snapshot(
-        file_set,
-        scopes,
-        declarations,
-        {key: tuple(sorted(inside)) for key, inside in skills.items()},
-        jobs,
-        tuple(warnings),
-    )
-
-
-def _text(blob: bytes, path: str) -> str:
-    try:
-        return blob.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputFileError(
-            f"{path}: not UTF-8 (offset {exc.start})", hint="re-save the file as UTF-8"
-        ) from exc
-
-
-def _scope_config(data: Any, strict: bool, warnings: list[str]) -> ScopeConfig:
-    try:
-        return parse_scope_config(data, Path("scopes.json"))
-    except InputFileError as exc:
-        if strict:
-            raise
-        warnings.append(f"base scopes.json unusable, default collections used: {exc.message}")
-        return ScopeConfig()
-
-
-def wanted_blobs(files: dict[str, str]) -> dict[str, str]:
-    """The files a snapshot reads (scopes.json, crons.json, every skills.json) → blob ids."""
-    return {
-        p: oid
-        for p, oid in files.items()
-        if p in ("scopes.json", CRONS_FILE, REGISTRY_FILE) or p.endswith("/" + REGISTRY_FILE)
-    }
 
 
 @dataclass(frozen=True)
@@ -245,36 +109,41 @@ class LifecycleChange:
         }
 
 
-def renamed_from(renames: list[Rename], base: Snapshot, now: Snapshot) -> dict[Key, set[Key]]:
+def renamed_from(
+    renames: list[Rename], base: Snapshot, now: Snapshot
+) -> dict[Identity, set[Identity]]:
     """New skill folder → the base skill folders git paired any of its files with."""
-    pairs: dict[Key, set[Key]] = {}
+    pairs: dict[Identity, set[Identity]] = {}
     for rename in renames:
         old = skill_location(rename.old, base.scopes)
         new = skill_location(rename.new, now.scopes)
         if old and new and old[:2] != new[:2]:
-            pairs.setdefault(new[:2], set()).add(old[:2])
+            pairs.setdefault(Identity(*new[:2]), set()).add(Identity(*old[:2]))
     return pairs
 
 
-def find_new(base: Snapshot, now: Snapshot, renames: list[Rename]) -> list[tuple[Key, str]]:
+def find_new(base: Snapshot, now: Snapshot, renames: list[Rename]) -> list[tuple[Identity, str]]:
     """Every new skill in a shared scope, with a reason, sorted by scope then name."""
     pairs = renamed_from(renames, base, now)
     declared_now = {k for k, raw in now.declarations.items() if "source" not in raw}
     declared_base = set(base.declarations)
     files_now, files_base = now.skill_files(), base.skill_files()
 
-    def standing(key: Key, known_base: set[Key], known_now: set[Key]) -> bool:
-        if key in known_base and base.shared(key[0]):
+    def standing(key: Identity, known_base: set[Identity], known_now: set[Identity]) -> bool:
+        if key in known_base and base.shared(key.home):
             return True
         return any(
-            old[0] == key[0] and old in known_base and old not in known_now and base.shared(old[0])
+            old.home == key.home
+            and old in known_base
+            and old not in known_now
+            and base.shared(old.home)
             for old in pairs.get(key, ())
         )
 
     all_declared_now = set(now.declarations)
-    found: list[tuple[Key, str]] = []
-    for key in sorted((declared_now | files_now), key=lambda k: (k[0] != GLOBAL, k)):
-        if not now.shared(key[0]):
+    found: list[tuple[Identity, str]] = []
+    for key in sorted((declared_now | files_now), key=lambda k: (k.home != GLOBAL, k)):
+        if not now.shared(key.home):
             continue
         declared_standing = standing(key, declared_base, all_declared_now)
         if key in declared_now and not declared_standing:
@@ -286,11 +155,13 @@ def find_new(base: Snapshot, now: Snapshot, renames: list[Rename]) -> list[tuple
     return found
 
 
-def _reason(key: Key, base: Snapshot, pairs: dict[Key, set[Key]], *, declared: bool) -> str:
-    scope = key[0]
-    moved = sorted(old for old in pairs.get(key, ()) if old[0] != scope)
+def _reason(
+    key: Identity, base: Snapshot, pairs: dict[Identity, set[Identity]], *, declared: bool
+) -> str:
+    scope = key.home
+    moved = sorted(old for old in pairs.get(key, ()) if old.home != scope)
     if moved:
-        old_scope, old_name = moved[0]
+        old_scope, old_name = moved[0].home, moved[0].name
         kind = base.scopes.get(old_scope, "unknown")
         why = "a widening of reach" if kind in PERSONAL_TYPES else "new in this registry"
         return f"moved from {skill_folder(old_scope, old_name)} ({kind} scope): {why}"
@@ -299,7 +170,7 @@ def _reason(key: Key, base: Snapshot, pairs: dict[Key, set[Key]], *, declared: b
     if declared:
         registry = REGISTRY_FILE if scope == GLOBAL else f"{scope}/{REGISTRY_FILE}"
         return f"declared in {registry}, not at the base"
-    return f"{skill_folder(scope, key[1])}/SKILL.md added since the base"
+    return f"{skill_folder(scope, key.name)}/SKILL.md added since the base"
 
 
 def proof_of(now: Snapshot, scope: str, name: str) -> tuple[str, ...]:
@@ -307,7 +178,7 @@ def proof_of(now: Snapshot, scope: str, name: str) -> tuple[str, ...]:
     folder = skill_folder(scope, name)
     found = [
         f"{folder}/{inside}"
-        for inside in now.skills.get((scope, name), ())
+        for inside in now.skills.get(Identity(scope, name), ())
         if is_proof_file(inside)
     ]
     found += [f"{CRONS_FILE} job {job.name!r}" for job in now.jobs if job.names_skill(name, scope)]
@@ -349,7 +220,7 @@ def lifecycle_problems(
             continue
         problem = transition_problem(old_state, new_state)
         if problem:
-            found.append(LifecycleChange(key[0], key[1], old_state, new_state, problem))
+            found.append(LifecycleChange(key.home, key.name, old_state, new_state, problem))
     return found
 
 
@@ -422,7 +293,7 @@ def review(git: Repository, base: Base, on_disk: Path | None = None) -> Review:
     now_snap = snapshot(list(now_files), git.read(wanted_blobs(now_files)), strict=True)
     renames = git.renames(base.commit, SKILL_PATHSPECS)
     result = Review(base, warnings=[*base_snap.warnings])
-    for (scope, name), reason in find_new(base_snap, now_snap, renames):
+    for (scope, name, _), reason in find_new(base_snap, now_snap, renames):
         proof = proof_of(now_snap, scope, name)
         untracked = (
             () if proof or on_disk is None else _untracked_proof(on_disk, now_snap, scope, name)

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.errors import InputFileError, OperationFailed, UsageError
-from exobrain.gate.review import Snapshot, skill_folder, snapshot, wanted_blobs
+from exobrain.gate.review import skill_folder
+from exobrain.gate.snapshot import Snapshot, snapshot, wanted_blobs
 from exobrain.instance.framework import (
     FRAMEWORK_FILES,
     FRAMEWORK_FOLDERS,
@@ -38,6 +39,7 @@ from exobrain.instance.framework import (
     is_framework_area,
     read_framework,
 )
+from exobrain.model import Identity
 from exobrain.paths import REPO_CACHE
 from exobrain.scopes import CONNECTION_FILE, Connection, ScopeConfig, load_scope_config, scan_scopes
 from exobrain.util.git import Git, Repository
@@ -223,7 +225,7 @@ def compare(
     shipped: tuple[str, ...],
     known_skills: set[str],
     instance_ids: dict[str, str],
-    instance_skills: set[tuple[str, str]],
+    instance_skills: set[Identity],
     history: dict[str, set[str]],
 ) -> list[Fact]:
     """The facts about one instance (pure): framework files that differ, lag or are missing,
@@ -238,7 +240,7 @@ def compare(
     for path in sorted(instance_ids):
         if path not in seed_ids and (is_framework_area(path) or is_framework(path, shipped)):
             facts.append(Fact("only-there", path))
-    for scope, name in sorted(instance_skills):
+    for scope, name, _ in sorted(instance_skills):
         if name not in known_skills:
             facts.append(Fact("only-there", skill_folder(scope, name) + "/", name))
     return facts

@@ -18,8 +18,10 @@ from pathlib import Path, PurePosixPath
 from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_entry, lock_path
 from exobrain.catalog import skill_dir
 from exobrain.errors import UsageError
-from exobrain.gate.review import PERSONAL_TYPES, is_proof_file, skill_folder
+from exobrain.gate.review import is_proof_file, skill_folder
+from exobrain.gate.snapshot import PERSONAL_TYPES
 from exobrain.instance.harvest import InstanceReport, harvest
+from exobrain.model import Identity
 from exobrain.paths import shown
 from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
 from exobrain.scopes import check_scope_path, scope_at
@@ -104,7 +106,7 @@ def pick(
     if target.exists() or target.is_symlink():
         raise UsageError(f"{shown(target, ws.root)} already exists in the seed")
     origin_scope = folder.rsplit("/skills/", 1)[0] if "/skills/" in folder else "global"
-    declared = report.snap.declarations.get((origin_scope, name), {}) if report.snap else {}
+    declared = report.snap.declarations.get(Identity(origin_scope, name), {}) if report.snap else {}
     who = owner or declared.get("owner") or ws.connection.person
     if not who:
         raise UsageError(

@@ -88,6 +88,24 @@ def locate_array(text: str, key: str) -> ArraySpan | None:
     return found
 
 
+def element_lines(text: str, key: str) -> list[int]:
+    """The 1-based line on which each element of the top-level ``key`` array starts, for
+    messages that point at an entry ([] when the text holds no such array or does not parse).
+    Linear in the text: lines are counted once, between one element and the next."""
+    try:
+        span = locate_array(text, key)
+    except (ValueError, IndexError):
+        return []
+    if span is None:
+        return []
+    lines, line, pos = [], 1, 0
+    for start, _ in span.items:
+        line += text.count("\n", pos, start)
+        pos = start
+        lines.append(line)
+    return lines
+
+
 def _scan_array(text: str, pos: int, indent: str) -> tuple[ArraySpan, int]:
     open_, items = pos, []
     pos = _skip(text, pos + 1)
