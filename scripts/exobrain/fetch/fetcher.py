@@ -13,20 +13,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from exobrain.agents import Agent, get_agent, optional_dir
-from exobrain.errors import ExobrainError, InputFileError, OperationFailed, UsageError
+from exobrain.agents import Agent, optional_dir
+from exobrain.errors import ExobrainError, InputFileError, OperationFailed
 from exobrain.fetch import installs
+from exobrain.fetch.plan import Want, fetch_settings, sharing_agents, wants_for
 from exobrain.fetch.remote import Source, SourceRefused, check_source
 from exobrain.fetch.report import FetchReport, SkillEvent, short
 from exobrain.paths import shown
 from exobrain.registry import Entry
 from exobrain.resolve import Resolved
-from exobrain.scopes import CONNECTION_FILE, Connection
 from exobrain.util.dirhash import content_hash
 from exobrain.util.staging import clean_leftovers, discard_folder, staged_folder
 from exobrain.workspace import Workspace
@@ -34,67 +34,6 @@ from exobrain.workspace import Workspace
 if TYPE_CHECKING:  # git plumbing is imported only when something has to be fetched
     from exobrain.fetch.repocache import RefInfo
     from exobrain.util.git import Git
-
-SETTINGS_KEY = "external_skills"
-DEFAULT_MAX_BYTES = 50 * 1024 * 1024
-ON_TIERS = ("always", "optional", "unlisted")
-
-
-@dataclass(frozen=True)
-class FetchSettings:
-    """The ``external_skills`` object of ``.exobrain.json``: per-machine fetcher settings."""
-
-    allow_local: bool = False
-    max_bytes: int = DEFAULT_MAX_BYTES
-
-
-def fetch_settings(connection: Connection) -> FetchSettings:
-    raw = connection.raw.get(SETTINGS_KEY, {})
-    where = f"{CONNECTION_FILE}: {SETTINGS_KEY}"
-    if not isinstance(raw, dict):
-        raise InputFileError(
-            f"{where} must be an object",
-            hint='e.g. "external_skills": {"allow_local": false, "max_bytes": 52428800}',
-        )
-    allow, cap = raw.get("allow_local", False), raw.get("max_bytes", DEFAULT_MAX_BYTES)
-    if not isinstance(allow, bool):
-        raise InputFileError(f"{where}.allow_local must be true or false")
-    if isinstance(cap, bool) or not isinstance(cap, int) or cap <= 0:
-        raise InputFileError(f"{where}.max_bytes must be a positive number of bytes")
-    return FetchSettings(allow, cap)
-
-
-@dataclass(frozen=True)
-class Want:
-    """An external skill that resolves on, and the folder it belongs in."""
-
-    skill: Resolved
-    folder: Path
-
-
-def wants_for(rows: list[Resolved], skills_dir: Path) -> list[Want]:
-    """Where each external skill that resolves on belongs for an agent using ``skills_dir``."""
-    return [
-        Want(r, skills_dir if r.tier == "always" else optional_dir(skills_dir))
-        for r in rows
-        if r.is_external and r.tier in ON_TIERS
-    ]
-
-
-def sharing_agents(ws: Workspace, agent: Agent, skills_dir: Path) -> list[Agent]:
-    """Other connected agents whose skills folder is ``skills_dir`` (codex and agents share)."""
-    found = []
-    for name in ws.connection.agents:
-        try:
-            other = get_agent(name)
-        except UsageError:
-            continue
-        if other.name != agent.name and skills_dir in (
-            other.skills_dir(ws.root, False),
-            other.skills_dir(ws.root, True),
-        ):
-            found.append(other)
-    return found
 
 
 def sync_external(

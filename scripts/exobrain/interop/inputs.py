@@ -180,8 +180,8 @@ def _open_git(
     """Materialise ``path`` of ``url`` at ``ref`` (default HEAD) into a temporary folder,
     through the fetcher's checks and its cached partial clone (an import from a repository the
     fetcher already knows costs no second clone)."""
-    from exobrain.fetch.fetcher import fetch_settings
     from exobrain.fetch.materialise import materialise
+    from exobrain.fetch.plan import fetch_settings
     from exobrain.fetch.remote import check_path, check_ref, check_repo, is_full_sha
     from exobrain.fetch.repocache import RepoCache, pick_ref
     from exobrain.paths import user_cache_dir
