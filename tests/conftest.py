@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
 
 AGENT_VARS = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "OPENCLAW_WORKSPACE")
 #: The repository declares an external skill on GitHub (skill-creator); a test that connects an
