@@ -1,12 +1,16 @@
-"""Test helpers: dict → file tree, real git repositories with an isolated configuration."""
+"""Test helpers: dict → file tree, real git repositories with an isolated configuration.
+
+:func:`git` is :func:`exobrain.testkit.git` (git as a person runs it, through the toolkit's git
+layer), re-exported here for the tests."""
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
+
+from exobrain.testkit import git
 
 
 def build_tree(root: Path, tree: dict[str, Any]) -> Path:
@@ -34,13 +38,6 @@ def skill_md(name: str, description: str = "", body: str = "Instructions.\n", **
     lines = ["---", f"name: {name}", f"description: {description}"]
     lines += [f"{k}: {v}" for k, v in extra.items()]
     return "\n".join(lines) + "\n---\n" + body
-
-
-def git(cwd: Path, *args: str) -> str:
-    """Run git in ``cwd`` and return its stdout (raises on failure)."""
-    return subprocess.run(
-        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
-    ).stdout
 
 
 def init_repo(path: Path, commit: bool = True) -> Path:
