@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support import ROOT
 from tests.support.helpers import build_tree, exobrain, git, skill_md
 
@@ -62,6 +64,7 @@ def pre_commit(cwd, *args, tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_published_hooks_install_and_run_with_try_repo(tmp_path):
     repo = hook_repo(tmp_path)
     root = feature_exobrain(tmp_path)

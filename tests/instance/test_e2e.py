@@ -50,6 +50,7 @@ def upstream(folder: Path) -> None:
         )
 
 
+@pytest.mark.slow
 def test_an_instance_validates_lists_connects_and_selftests(tmp_path):
     inst = tmp_path / "mine"
     done = run(
