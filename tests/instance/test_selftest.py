@@ -149,6 +149,33 @@ def test_a_failing_suite_shows_the_failure(instance):
     assert checks["test-suite"]["detail"] == "no such test path: tests/nothing.py"
 
 
+def test_a_parallel_suite_needs_pytest_xdist(instance, monkeypatch, tmp_path):
+    """The instance's addopts run its suite with -n: without pytest-xdist pytest could not even
+    start, so the check names what to install instead of ending on pytest's usage error."""
+    import importlib.util
+
+    from exobrain.instance.selftest import runs_in_parallel
+
+    assert runs_in_parallel(instance)
+    for addopts, parallel in (
+        ('"-q"', False),
+        ('["-q", "-n", "2"]', True),
+        ('"--dist load"', True),
+    ):
+        build_tree(
+            tmp_path, {"pyproject.toml": f"[tool.pytest.ini_options]\naddopts = {addopts}\n"}
+        )
+        assert runs_in_parallel(tmp_path) is parallel, addopts
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "xdist" else real(name, *a)
+    )
+    code, checks = selftest(instance, "--suite", "tests/cli/test_docs.py")
+    assert code == 1 and checks["test-suite"]["status"] == "fail"
+    assert checks["test-suite"]["detail"].startswith("pytest-xdist is not installed")
+    assert checks["test-suite"]["fix"] == "pip install -e '.[test]' (or pass --no-suite)"
+
+
 def test_an_exobrain_without_a_suite_or_docs_skips_them(tmp_path):
     root = exobrain(tmp_path / "exo", registries={"global": []})
     code, checks = selftest(root)
