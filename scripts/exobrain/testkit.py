@@ -1,9 +1,12 @@
-"""Support for the tests that travel inside skill folders (their proof for the authoring gate).
+"""Support for tests: the ones that travel inside skill folders (their proof for the authoring
+gate) and the toolkit's own suite.
 
 A skill's tests run wherever the skill goes — the seed, every instance, a fork — outside the
 toolkit's own ``tests/`` folder and its fixtures. These helpers give them the same footing: an
 environment whose home, git configuration and agent folders live in a temporary folder, and a
-small but real exobrain to run commands against.
+small but real exobrain to run commands against. The toolkit's suite uses the same definitions
+(tests/conftest.py applies :func:`isolated_env` to every test; tests/support runs git through
+:func:`git`), so there is one isolated test environment.
 """
 
 from __future__ import annotations
@@ -23,21 +26,27 @@ SKILL_TEMPLATE = (
 )
 
 
-def isolated_env(base: Path) -> dict[str, str]:
+#: Sends GitHub URLs to a closed local port: an external skill declared on GitHub (the seed's
+#: skill-creator) must never make a test reach the network.
+NO_NETWORK = '[url "https://127.0.0.1:9/"]\n\tinsteadOf = https://github.com/\n'
+
+
+def isolated_env(base: Path, *, commit_date: str | None = None) -> dict[str, str]:
     """Variables that keep a test away from the real home and the network: HOME, XDG folders,
-    a git configuration with a fixed identity that sends GitHub URLs to a closed local port,
-    the agents' folders, and the toolkit's scripts first on PATH."""
+    a git configuration with a fixed identity that sends GitHub URLs to a closed local port
+    (system configuration off), the agents' folders, and the toolkit's scripts first on PATH.
+    ``commit_date`` (ISO 8601) fixes the author and committer dates of every commit, so
+    commit ids repeat from run to run. Apply the result to a subprocess's ``env`` or, in a
+    fixture, with ``monkeypatch.setenv`` for each item."""
     home = base / "home"
     home.mkdir(parents=True, exist_ok=True)
     gitconfig = home / ".gitconfig"
     gitconfig.write_text(
         "[user]\n\tname = Test\n\temail = test@example.com\n"
-        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
-        # external skills on GitHub: a closed local port, never the network
-        '[url "https://127.0.0.1:9/"]\n\tinsteadOf = https://github.com/\n'
+        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n" + NO_NETWORK
     )
     scripts = str(Path(sys.executable).parent)
-    return {
+    env = {
         "HOME": str(home),
         "XDG_CACHE_HOME": str(home / ".cache"),
         "XDG_CONFIG_HOME": str(home / ".config"),
@@ -48,11 +57,18 @@ def isolated_env(base: Path) -> dict[str, str]:
         "OPENCLAW_WORKSPACE": str(home / ".openclaw" / "workspace"),
         "PATH": os.pathsep.join([scripts, os.environ.get("PATH", "")]),
     }
+    if commit_date is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = commit_date
+    return env
 
 
 def git(root: Path, *args: str) -> str:
-    """Run git in ``root`` (through the toolkit's git layer) and return its output."""
-    return Git(timeout=None, own_env=True).text(list(args), cwd=root)
+    """Run git in ``root`` as a person would, through the toolkit's git layer, and return its
+    output (:class:`~exobrain.util.git.GitFailed` on failure). Unlike the toolkit's own calls,
+    hooks run and local or file:// remotes work: a test plays the person whose hooks and
+    clones it checks."""
+    done = Git(allow_file=True, timeout=None, own_env=True).run(list(args), cwd=root, config=())
+    return done.stdout.decode("utf-8", "surrogateescape")
 
 
 def small_exobrain(

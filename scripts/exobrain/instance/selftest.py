@@ -13,7 +13,8 @@ The checks, in order (:data:`CHECKS`):
 * ``git-hooks`` — the hooks this exobrain relies on are installed: pre-commit's (when
   ``.pre-commit-config.yaml`` exists) and connect-agent's (when an agent is connected);
 * ``test-suite`` — the package's own tests pass (``pytest -x``, with this exobrain's
-  ``scripts/`` first on the import path), when the exobrain carries a test suite.
+  ``scripts/`` first on the import path, in parallel when its pytest options say so), when
+  the exobrain carries a test suite.
 
 Checks never write. A check that does not apply is skipped, which is not a failure.
 """
@@ -209,19 +210,34 @@ def _installed_scripts() -> set[str]:
     }
 
 
+def _pytest_options(root: Path) -> dict:
+    """``[tool.pytest.ini_options]`` of the pyproject.toml in ``root`` ({} when there is none)."""
+    import tomllib
+
+    path = root / "pyproject.toml"
+    if not path.is_file():
+        return {}
+    with open(path, "rb") as handle:
+        return tomllib.load(handle).get("tool", {}).get("pytest", {}).get("ini_options", {})
+
+
 def suite_paths(root: Path) -> list[str]:
     """The test paths pytest would collect here: ``testpaths`` from pyproject.toml that exist,
     else ``tests`` when it exists."""
-    import tomllib
-
-    configured: list[str] = []
-    path = root / "pyproject.toml"
-    if path.is_file():
-        with open(path, "rb") as handle:
-            options = tomllib.load(handle).get("tool", {}).get("pytest", {}).get("ini_options", {})
-        configured = [p for p in options.get("testpaths", []) if isinstance(p, str)]
+    testpaths = _pytest_options(root).get("testpaths", [])
+    configured = [p for p in testpaths if isinstance(p, str)]
     existing = [p for p in configured or ["tests"] if (root / p).exists()]
     return existing
+
+
+def runs_in_parallel(root: Path) -> bool:
+    """Whether the configured ``addopts`` distribute the suite (pytest-xdist's ``-n`` or
+    ``--dist``), so pytest needs that plugin to start at all."""
+    import shlex
+
+    addopts = _pytest_options(root).get("addopts", "")
+    words = shlex.split(addopts) if isinstance(addopts, str) else [str(w) for w in addopts]
+    return any(w.startswith(("-n", "--numprocesses", "--dist")) for w in words)
 
 
 def check_suite(root: Path, options: Options) -> Check:
@@ -241,6 +257,13 @@ def check_suite(root: Path, options: Options) -> Check:
             "test-suite",
             FAIL,
             "pytest is not installed",
+            fix="pip install -e '.[test]' (or pass --no-suite)",
+        )
+    if runs_in_parallel(root) and importlib.util.find_spec("xdist") is None:
+        return Check(
+            "test-suite",
+            FAIL,
+            "pytest-xdist is not installed (pyproject.toml's addopts run the suite in parallel)",
             fix="pip install -e '.[test]' (or pass --no-suite)",
         )
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Render a throwaway instance of this seed and self-test it (the seed-tests skill).
 # Usage: run.sh [--full] [--keep]
-#   --full  run the instance's whole test suite (default: tests/test_docs.py and skills)
+#   --full  run the instance's whole test suite (default: tests/cli/test_docs.py and skills)
 #   --keep  keep the instance and print where it is
 set -euo pipefail
 full=0
@@ -25,5 +25,5 @@ exobrain create-instance "$instance" --person seed-test --host ci --agent claude
 if [ "$full" = 1 ]; then
     exobrain selftest --repo "$instance"
 else
-    exobrain selftest --suite tests/test_docs.py --suite skills --repo "$instance"
+    exobrain selftest --suite tests/cli/test_docs.py --suite skills --repo "$instance"
 fi

@@ -38,6 +38,7 @@ def test_the_seed_only_skills_resolve_in_the_seed_for_everyone(tmp_path):
         assert found.get(name) == ("seed", "optional"), name
 
 
+@pytest.mark.slow
 def test_run_renders_an_instance_that_passes_the_selftest_and_has_no_seed(tmp_path):
     done = run([str(SKILL / "scripts" / "run.sh"), "--keep"], tmp_path, timeout=600)
     output = done.stdout + done.stderr

@@ -1,0 +1,104 @@
+import json
+
+from click.testing import CliRunner
+
+from exobrain.cli.validate import main as validate
+from tests.support.helpers import exobrain
+
+SRC = {"repo": "https://example.com/r.git", "path": "x", "ref": "v1"}
+
+
+def findings(root):
+    result = CliRunner().invoke(validate, ["--repo", str(root), "--json"])
+    data = json.loads(result.stdout)
+    return result.exit_code, [(f["code"], f["level"], f["message"]) for f in data["findings"]]
+
+
+def md(name, extra=""):
+    return f"---\nname: {name}\ndescription: Use {name} for things.\n{extra}---\nbody\n"
+
+
+def test_link_name_collision_between_external_owner_and_scope(tmp_path):
+    root = exobrain(
+        tmp_path / "x",
+        scopes=["groups/g"],
+        registries={
+            "global": [{"name": "t", "owner": "groups__g", "tier": "optional", "source": SRC}],
+            "groups/g": [{"name": "t", "owner": "o", "tier": "optional"}],
+        },
+        skills={"groups/g/t": md("t")},
+    )
+    code, found = findings(root)
+    assert code == 1
+    assert any(c == "skill_name_unique" and "'t.groups__g'" in m for c, _, m in found)
+
+
+def test_collision_ignored_when_agent_filters_keep_them_apart(tmp_path):
+    root = exobrain(
+        tmp_path / "x",
+        scopes=["groups/g"],
+        registries={
+            "global": [
+                {
+                    "name": "t",
+                    "owner": "groups__g",
+                    "tier": "optional",
+                    "source": SRC,
+                    "agent": "claude",
+                }
+            ],
+            "groups/g": [{"name": "t", "owner": "o", "tier": "optional", "skipAgents": ["claude"]}],
+        },
+        skills={"groups/g/t": md("t")},
+    )
+    assert findings(root)[0] == 0
+
+
+def test_dependencies_and_links_must_resolve_tools_are_info(tmp_path):
+    extra = (
+        "dependencies:\n  skills: [skill:b, skill:nope]\n  tools: [alphafold]\n"
+        "links:\n  uses_skill: [skill:b@groups/zzz]\n"
+    )
+    root = exobrain(
+        tmp_path / "x",
+        registries={
+            "global": [
+                {"name": "a", "owner": "o", "tier": "optional"},
+                {"name": "b", "owner": "o", "tier": "optional"},
+            ]
+        },
+        skills={"global/a": md("a", extra), "global/b": md("b")},
+    )
+    code, found = findings(root)
+    errors = sorted(
+        m for c, lvl, m in found if c == "skill_dependencies_resolve" and lvl == "error"
+    )
+    assert code == 1 and len(errors) == 2
+    assert "skill:nope" in errors[0] and "skill:b@groups/zzz" in errors[1]
+    assert any(lvl == "info" and "alphafold" in m for c, lvl, m in found)
+
+
+def test_derives_from_cycle_is_an_error_and_native_fields_are_info(tmp_path):
+    root = exobrain(
+        tmp_path / "x",
+        registries={
+            "global": [
+                {"name": "a", "owner": "o", "tier": "optional"},
+                {"name": "b", "owner": "o", "tier": "optional"},
+            ]
+        },
+        skills={
+            "global/a": md("a", "links:\n  derives_from: [skill:b]\n"),
+            "global/b": md("b", "version: 1.0.0\nlinks:\n  supersedes: [skill:a]\n"),
+        },
+    )
+    code, found = findings(root)
+    assert code == 1
+    assert [m for c, _, m in found if c == "links_acyclic"] == [
+        "supersedes/derives_from links form a cycle: a@global → b@global → a@global; "
+        "remove one of the links"
+    ]
+    assert any(
+        c == "agentskills_io_compat_check" and lvl == "info" and "native fields links " in m
+        for c, lvl, m in found
+    )

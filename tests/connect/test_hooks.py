@@ -1,0 +1,205 @@
+"""Git hooks (relink after pull/rebase, validate before push) and scope hooks."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from exobrain.cli.connect import main as connect_cmd
+from exobrain.connect.githooks import HOOK_MARK, hooks_dir
+from tests.support.helpers import build_tree, exobrain, git, skill_md
+
+BIN = Path(sys.executable).parent
+
+
+def sample(tmp_path, name="x"):
+    return exobrain(
+        tmp_path / name,
+        registries={
+            "global": [{"name": "common", "owner": "o", "tier": "always", "force": True}],
+            "groups/acme": [{"name": "tidy", "owner": "acme", "tier": "always", "force": True}],
+        },
+        scopes=["groups/acme", "people/alice"],
+        skills={"global/common": None, "groups/acme/tidy": None},
+        connection={"connected_scopes": ["groups/acme", "people/alice"]},
+    )
+
+
+def run(root, *args):
+    result = CliRunner().invoke(connect_cmd, [*args, "--repo", str(root)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result
+
+
+def executable(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(0o755)
+    return path
+
+
+def test_hooks_installed_with_this_interpreter(tmp_path):
+    root = sample(tmp_path)
+    run(root, "claude")
+    run(root, "codex", "--user")
+    hooks = root / ".git/hooks"
+    for name in ("post-merge", "post-rewrite", "pre-push"):
+        text = (hooks / name).read_text()
+        assert HOOK_MARK in text and os.access(hooks / name, os.X_OK)
+        assert f"py={sys.executable}" in text or f"py='{sys.executable}'" in text
+    merge = (hooks / "post-merge").read_text()
+    assert "connect-agent claude --relink --quiet --repo" in merge
+    assert "connect-agent codex --relink --quiet --user --repo" in merge
+    assert "skills-validate --repo" in (hooks / "pre-push").read_text()
+
+
+def test_users_hook_is_chained_not_overwritten(tmp_path):
+    root = sample(tmp_path)
+    mine = '#!/bin/sh\necho mine >> "$(git rev-parse --show-toplevel)/../ran"\n'
+    executable(root / ".git/hooks/post-merge", mine)
+    result = run(root, "claude")
+    assert "your hook kept as post-merge.local" in result.output
+    assert (root / ".git/hooks/post-merge.local").read_text() == mine
+    ours = (root / ".git/hooks/post-merge").read_text()
+    run(root, "claude", "--relink")  # ours now: kept as is, the .local one untouched
+    assert (root / ".git/hooks/post-merge").read_text() == ours
+    assert (root / ".git/hooks/post-merge.local").read_text() == mine
+    executable(root / ".git/hooks/pre-push", "#!/bin/sh\nexit 0\n")
+    executable(root / ".git/hooks/pre-push.local", "#!/bin/sh\nexit 0\n")
+    result = run(root, "claude", "--relink")
+    assert (
+        "! skipped       .git/hooks/pre-push: a hook of yours is here and pre-push.local "
+        "is taken" in result.output
+    )
+    assert (root / ".git/hooks/pre-push").read_text() == "#!/bin/sh\nexit 0\n"
+
+
+def test_git_pull_relinks_and_runs_the_users_hook(tmp_path):
+    upstream = sample(tmp_path, "upstream")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(upstream), str(clone))
+    (clone / ".exobrain.json").write_text(json.dumps({"connected_scopes": ["groups/acme"]}))
+    executable(
+        clone / ".git/hooks/post-merge",
+        '#!/bin/sh\necho "mine $1" > "$(git rev-parse --show-toplevel)/../ran"\n',
+    )
+    assert run(clone, "claude").exit_code == 0
+    assert not (clone / ".claude/skills/new.groups__acme").exists()
+    build_tree(
+        upstream,
+        {
+            "groups/acme/skills/new/SKILL.md": skill_md("new"),
+            "groups/acme/skills.json": {
+                "skills": [{"name": "new", "owner": "acme", "tier": "always", "force": True}]
+            },
+        },
+    )
+    git(upstream, "add", "-A")
+    git(upstream, "commit", "-qm", "new skill, tidy dropped")
+    done = subprocess.run(
+        ["git", "pull", "-q", "--no-rebase"],
+        cwd=clone,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert os.readlink(clone / ".claude/skills/new.groups__acme") == "../../groups/acme/skills/new"
+    assert not (clone / ".claude/skills/tidy.groups__acme").exists()
+    assert (tmp_path / "ran").read_text() == "mine 0\n"  # the user's hook ran, with its argument
+
+
+def test_pre_push_runs_skills_validate(tmp_path):
+    upstream = tmp_path / "bare.git"
+    git(tmp_path, "init", "-q", "--bare", str(upstream))
+    root = sample(tmp_path)
+    git(root, "remote", "add", "origin", str(upstream))
+    run(root, "claude")
+    push = subprocess.run(
+        ["git", "push", "-q", "origin", "main"], cwd=root, capture_output=True, text=True
+    )
+    assert push.returncode == 0, push.stderr
+    (root / "skills.json").write_text('{"skills": [{"name": "Bad Name"}]}')
+    git(root, "commit", "-qam", "broken registry")
+    push = subprocess.run(
+        ["git", "push", "-q", "origin", "main"], cwd=root, capture_output=True, text=True
+    )
+    assert push.returncode != 0
+    assert "skills.json" in push.stdout + push.stderr and "skills-validate failed" in push.stderr
+
+
+def test_hooks_path_setting_is_respected(tmp_path):
+    root = sample(tmp_path)
+    elsewhere = tmp_path / "team-hooks"
+    git(root, "config", "core.hooksPath", str(elsewhere))
+    assert hooks_dir(root) == elsewhere
+    run(root, "claude")
+    assert (elsewhere / "post-merge").is_file() and not (root / ".git/hooks/post-merge").exists()
+    git(root, "config", "core.hooksPath", ".githooks")  # inside the work tree: not ours to edit
+    result = run(root, "claude", "--relink")
+    assert "core.hooksPath points into the work tree" in result.output
+    assert not (root / ".githooks").exists()
+
+
+def test_scope_hooks_run_shallow_to_deep_with_arguments(tmp_path):
+    root = sample(tmp_path)
+    log = tmp_path / "log"
+    for scope, name in (
+        ("people/alice", "connect-agent"),
+        ("groups/acme", "connect-agent"),
+        ("groups/acme", "connect-agent.claude"),
+        ("groups/acme", "connect-agent.codex"),
+    ):
+        executable(
+            root / scope / "scripts" / name,
+            f'#!/bin/sh\necho "{scope}/{name} $*" >> {log}\necho hello from {name}\n',
+        )
+    result = run(root, "claude")
+    assert result.exit_code == 0, result.output
+    target = root / ".claude/skills"
+    assert log.read_text().splitlines() == [
+        f"groups/acme/connect-agent claude {target} {root / 'groups/acme'}",
+        f"groups/acme/connect-agent.claude claude {target} {root / 'groups/acme'}",
+        f"people/alice/connect-agent claude {target} {root / 'people/alice'}",
+    ]
+    assert "✓ ran           groups/acme/scripts/connect-agent.claude" in result.output
+    assert "    hello from connect-agent.claude" in result.output
+    log.unlink()
+    run(root, "claude", "--dry-run")
+    assert not log.exists()
+
+
+def test_failing_and_hanging_hooks_are_reported_and_connect_continues(tmp_path):
+    root = sample(tmp_path)
+    executable(root / "groups/acme/scripts/connect-agent", "#!/bin/sh\necho oops\nexit 3\n")
+    executable(
+        root / "people/alice/scripts/connect-agent",
+        f"#!/bin/sh\nsleep 30 &\necho started\nsleep 30\necho never > {tmp_path}/x\n",
+    )
+    build_tree(root, {"people/alice/scripts/connect-agent.claude": "#!/bin/sh\n"})  # not +x
+    result = run(root, "claude", "--hook-timeout", "0.5", "--json")
+    data = json.loads(result.output)
+    assert result.exit_code == 1
+    hooks = {h["path"]: h for h in data["scope_hooks"]}
+    assert hooks["groups/acme/scripts/connect-agent"]["exit_code"] == 3
+    assert hooks["groups/acme/scripts/connect-agent"]["output"] == "oops"
+    hanging = hooks["people/alice/scripts/connect-agent"]
+    assert hanging["timed_out"] and hanging["exit_code"] is None and hanging["seconds"] < 5
+    assert hanging["output"] == "started"
+    assert "not executable" in hooks["people/alice/scripts/connect-agent.claude"]["error"]
+    assert (root / ".claude/skills/tidy.groups__acme").is_symlink()  # the rest was done
+    result = run(root, "claude", "--hook-timeout", "0.5")
+    assert "! hook failed   groups/acme/scripts/connect-agent: exited 3" in result.output
+    assert "people/alice/scripts/connect-agent: timed out after" in result.output
+
+
+def test_a_folder_named_like_a_hook_is_left_alone(tmp_path):
+    root = sample(tmp_path)
+    (root / ".git/hooks/post-merge").mkdir()
+    result = run(root, "claude")
+    assert "! skipped       .git/hooks/post-merge: a folder has this name" in result.output
+    assert (root / ".git/hooks/post-merge").is_dir()
+    assert (root / ".git/hooks/post-rewrite").is_file()

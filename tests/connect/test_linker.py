@@ -1,0 +1,198 @@
+"""The linker's plan/apply and the index renderers, on real folders."""
+
+import os
+
+import pytest
+
+from exobrain.connect.indexes import (
+    BEGIN,
+    END,
+    GENERATED_MARK,
+    IndexRow,
+    index_row,
+    index_table,
+    optional_index,
+    splice_block,
+)
+from exobrain.connect.linker import (
+    CREATE,
+    KEEP,
+    REMOVE,
+    REPLACE,
+    SKIP,
+    apply,
+    owns_link,
+    plan_block,
+    plan_file,
+    plan_links,
+)
+from exobrain.errors import InputFileError, OperationFailed
+from tests.support.helpers import build_tree
+
+
+@pytest.fixture
+def repo(tmp_path):
+    root = tmp_path / "repo"
+    build_tree(
+        root,
+        {
+            "skills/a/SKILL.md": "a",
+            "skills/b/SKILL.md": "b",
+            "groups/g/skills/a/SKILL.md": "ga",
+            "tools/t/x": "t",
+        },
+    )
+    return root.resolve()
+
+
+def ops(actions):
+    return {a.name: a.op for a in actions}
+
+
+def test_plan_then_apply_then_nothing_to_do(repo):
+    skills = repo / ".agent/skills"
+    wanted = {"a": repo / "skills/a", "a.groups__g": repo / "groups/g/skills/a"}
+    actions = plan_links(skills, wanted, repo)
+    assert ops(actions) == {"a": CREATE, "a.groups__g": CREATE}
+    assert apply(actions) == 2
+    assert os.readlink(skills / "a.groups__g") == "../../groups/g/skills/a"
+    assert ops(plan_links(skills, wanted, repo)) == {"a": KEEP, "a.groups__g": KEEP}
+
+
+def test_wrong_link_replaced_stale_removed_protected_kept(repo):
+    skills = repo / ".agent/skills"
+    skills.mkdir(parents=True)
+    os.symlink(repo / "skills/b", skills / "a")  # ours, wrong target
+    os.symlink("../../skills/b", skills / "b")  # ours, no longer wanted
+    os.symlink("../../groups/g/skills/a", skills / "shared")  # another agent wants it
+    os.symlink(repo / "skills/gone", skills / "dangling")  # ours, skill deleted
+    actions = plan_links(skills, {"a": repo / "skills/a"}, repo, protected=frozenset({"shared"}))
+    assert ops(actions) == {"a": REPLACE, "b": REMOVE, "dangling": REMOVE}
+    apply(actions)
+    assert sorted(os.listdir(skills)) == ["a", "shared"]
+    assert os.path.realpath(skills / "a") == str(repo / "skills/a")
+
+
+def test_what_is_not_ours_is_skipped_or_ignored(repo, tmp_path):
+    skills = repo / ".agent/skills"
+    build_tree(skills, {"a/SKILL.md": "real folder", "mine.txt": "file"})
+    os.symlink(tmp_path, skills / "b")  # foreign, at a wanted name
+    os.symlink(repo / "tools/t", skills / "tool")  # into the repo, not a skill
+    os.symlink(repo / ".claude/skills/a", skills / "agentish")  # into an agent folder
+    actions = plan_links(skills, {"a": repo / "skills/a", "b": repo / "skills/b"}, repo)
+    assert ops(actions) == {"a": SKIP, "b": SKIP}
+    assert [a.reason for a in actions] == [
+        "real path exists",
+        f"foreign symlink exists (→ {tmp_path})",
+    ]
+    assert apply(actions) == 0
+    assert sorted(os.listdir(skills)) == ["a", "agentish", "b", "mine.txt", "tool"]
+
+
+def test_missing_skill_folder_is_a_problem_and_its_old_link_goes(repo):
+    skills = repo / ".agent/skills"
+    skills.mkdir(parents=True)
+    os.symlink(repo / "skills/nope", skills / "nope")
+    actions = plan_links(skills, {"nope": repo / "skills/nope"}, repo)
+    assert [(a.op, a.problem) for a in actions] == [(SKIP, True), (REMOVE, False)]
+    assert "skill folder skills/nope is missing" in actions[0].reason
+
+
+def test_ownership_rules(repo, tmp_path):
+    root = str(repo)
+    assert owns_link(f"{root}/skills/a", root)
+    assert owns_link(f"{root}/people/p/hosts/h/skills/x", root)
+    assert not owns_link(f"{root}/tools/t", root)
+    assert not owns_link(f"{root}/.claude/skills/a", root)
+    assert not owns_link(f"{tmp_path}/skills/a", root)
+    alias = tmp_path / "alias"
+    os.symlink(repo, alias)
+    assert owns_link(f"{alias}/skills/a", root)  # a path through a link to the repository
+
+
+@pytest.mark.parametrize("kind", ["file", "dangling", "link-to-file"])
+def test_skills_folder_must_be_a_folder(repo, kind):
+    skills = repo / ".agent/skills"
+    skills.parent.mkdir()
+    if kind == "file":
+        skills.write_text("x")
+    elif kind == "dangling":
+        os.symlink(repo / "nowhere", skills)
+    else:
+        os.symlink(repo / "skills/a/SKILL.md", skills)
+    with pytest.raises(InputFileError, match="skills folder is"):
+        plan_links(skills, {"a": repo / "skills/a"}, repo)
+
+
+def test_generated_files_only_ours_change(tmp_path):
+    path = tmp_path / "index.md"
+    ours = GENERATED_MARK + "\nv1\n"
+    assert plan_file(path, None) is None
+    assert plan_file(path, ours).op == CREATE
+    path.write_text(ours)
+    assert plan_file(path, ours).op == KEEP
+    assert plan_file(path, GENERATED_MARK + "\nv2\n").op == REPLACE
+    assert plan_file(path, None).op == REMOVE
+    path.write_text("the user's\n")
+    assert plan_file(path, ours).op == SKIP and plan_file(path, None).op == SKIP
+    path.write_bytes(b"\xff\xfe")
+    assert plan_file(path, ours).op == SKIP
+
+
+def test_blocks_in_shared_files(tmp_path):
+    path = tmp_path / "USER.md"
+    assert plan_block(path, None) is None
+    action = plan_block(path, "x")
+    assert action.op == CREATE and action.content == f"{BEGIN}\nx\n{END}\n"
+    path.write_text(f"mine\n{BEGIN}\nno end\n")
+    action = plan_block(path, "x")
+    assert action.op == SKIP and "no <!-- END exobrain --> follows" in action.reason
+
+
+def test_splice_block_round_trips():
+    user = "# Me\n\nHello.\n"
+    added = splice_block(user, "a")
+    assert added == f"# Me\n\nHello.\n\n{BEGIN}\na\n{END}\n"
+    assert splice_block(added, "b") == f"# Me\n\nHello.\n\n{BEGIN}\nb\n{END}\n"
+    assert splice_block(added, None) == user
+    twice = added + f"\n{BEGIN}\nold\n{END}\n"
+    assert splice_block(twice, "c").count(BEGIN) == 1
+    assert splice_block(f"{BEGIN}\na\n{END}\n", None) is None
+    assert splice_block(None, None) is None and splice_block(user, None) == user
+    middle = f"top\n{BEGIN}\na\n{END}\nbottom\n"
+    assert splice_block(middle, "z") == f"top\n{BEGIN}\nz\n{END}\nbottom\n"
+
+
+def test_index_rendering():
+    rows = [index_row("zeta", "p/z|x", "Pipes | here\nand  lines"), IndexRow("alpha", "p/a", "A")]
+    assert index_table(rows) == [
+        "| Name | Path | Summary |",
+        "|---|---|---|",
+        "| alpha | p/a | A |",
+        "| zeta | p/z\\|x | Pipes \\| here and lines |",
+    ]
+    assert optional_index([]) is None
+    long = index_row("l", "p", "word " * 100)
+    assert len(long.summary) <= 160 and long.summary.endswith("…")
+
+
+def test_apply_checks_writability_before_any_change(tmp_path, repo):
+    blocker = tmp_path / "blocked"
+    blocker.write_text("a file where a folder should be")
+    first = plan_file(tmp_path / "ok/index.md", GENERATED_MARK + "\n")
+    second = plan_file(blocker / "index.md", GENERATED_MARK + "\n")
+    with pytest.raises(OperationFailed, match="is not a folder"):
+        apply([first, second])
+    assert not (tmp_path / "ok").exists()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through permission bits")
+def test_apply_refuses_a_read_only_folder(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        with pytest.raises(OperationFailed, match="not writable"):
+            apply([plan_file(folder / "index.md", GENERATED_MARK + "\n")])
+    finally:
+        folder.chmod(0o700)

@@ -1,0 +1,62 @@
+"""The layers written in pyproject.toml hold, and the contract would catch a break."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support import ROOT
+
+PACKAGE = ROOT / "scripts" / "exobrain"
+
+pytest.importorskip("importlinter", reason="import-linter comes with the test extra")
+
+
+def lint_imports(cwd: Path, package_parent: Path) -> subprocess.CompletedProcess:
+    """Run the contracts of ``cwd/pyproject.toml`` over the package found in ``package_parent``."""
+    script = Path(sys.executable).parent / "lint-imports"
+    return subprocess.run(
+        [str(script), "--config", str(cwd / "pyproject.toml"), "--no-cache"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={"PATH": str(script.parent), "PYTHONPATH": str(package_parent), "HOME": str(cwd)},
+        timeout=300,
+    )
+
+
+def test_the_contracts_hold():
+    done = lint_imports(ROOT, PACKAGE.parent)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "module, line, contract",
+    [
+        ("connect/linker.py", "import exobrain.search.engine", "never reaches into search"),
+        ("util/fileio.py", "from exobrain import registry", "cli -> families"),
+        ("signals/ledger.py", "import exobrain.signals.quality", "no circles"),
+    ],
+)
+def test_a_forbidden_import_in_a_copy_breaks_the_suite(tmp_path, module, line, contract):
+    shutil.copytree(
+        PACKAGE, tmp_path / "pkg" / "exobrain", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    with open(tmp_path / "pkg" / "exobrain" / module, "a", encoding="utf-8") as handle:
+        handle.write(f"\n{line}  # added by the test\n")
+    done = lint_imports(tmp_path, tmp_path / "pkg")
+    assert done.returncode == 1, done.stdout
+    broken = done.stdout.split("Broken contracts", 1)[1]
+    assert contract in broken
+
+
+def test_the_graph_has_no_circles_and_nothing_against_the_layers():
+    from benchmarks.architecture import measure  # scripts/ is on the tests' path
+
+    facts = measure()
+    assert facts["circles"] == [] and facts["against_layers"] == []
+    assert facts["modules"] > 100

@@ -1,0 +1,112 @@
+import json
+
+import jsonschema
+import pytest
+
+from exobrain.registry import entry_problem, load_registry, schema_findings
+from tests.support import ROOT
+
+SCHEMA = json.loads((ROOT / "skills.schema.json").read_text())
+SRC = {"repo": "https://github.com/anthropics/skills", "path": "skills/x", "ref": "main"}
+
+GOOD = [
+    {"name": "a", "owner": "alex", "tier": "optional"},
+    {
+        "name": "a",
+        "owner": "acme",
+        "tier": "always",
+        "force": True,
+        "lifecycle": "draft",
+        "notes": "n",
+        "reviewed_by": "kim",
+        "reviewed_at": "2026-11-29",
+    },
+    {"name": "a", "from": "global", "tier": "off"},
+    {"name": "a", "from": "groups/acme", "tier": "always", "agent": "claude"},
+    {"name": "x", "owner": "anthropic", "tier": "optional", "source": SRC, "skipAgents": ["codex"]},
+    {"name": "x", "from": "external", "owner": "anthropic", "tier": "always"},
+]
+BAD = [
+    {"name": "a", "owner": "x", "tier": "off"},
+    {"name": "a", "from": "global", "tier": "always", "force": True},
+    {"name": "a", "from": "global", "tier": "always", "source": SRC},
+    {"name": "a", "from": "global", "tier": "always", "owner": "bob"},
+    {"name": "a", "from": "external", "tier": "always"},
+    {"name": "a", "owner": "x", "tier": "always", "agent": "claude", "skipAgents": ["codex"]},
+    {"name": "a", "owner": "x", "tier": "always", "colour": "red"},
+    {"name": "A_b", "owner": "x", "tier": "always"},
+    {"name": "a", "tier": "always"},
+    {"name": "a", "owner": "x", "tier": "always", "lifecycle": "gone"},
+    {"name": "a", "from": "../x", "tier": "always"},
+    {"name": "a", "from": "groups/a__b", "tier": "always"},
+    {
+        "name": "a",
+        "owner": "x",
+        "tier": "always",
+        "source": {"repo": "-u", "path": "a", "ref": "m"},
+    },
+    {
+        "name": "a",
+        "owner": "x",
+        "tier": "always",
+        "source": {"repo": "r", "path": "../a", "ref": "m"},
+    },
+    {"name": "a", "owner": "x", "tier": "always", "source": {"repo": "r", "path": "a"}},
+    {"name": "a", "from": "global", "tier": "always", "lifecycle": "active"},
+    {"name": "a", "owner": "x", "tier": "always", "skipAgents": []},
+    "just a string",
+]
+
+
+@pytest.mark.parametrize("entry", GOOD)
+def test_valid_entries_pass_both_checks(entry):
+    assert entry_problem(entry) is None
+    jsonschema.validate({"skills": [entry]}, SCHEMA)
+
+
+@pytest.mark.parametrize("entry", BAD)
+def test_invalid_entries_fail_both_checks(entry):
+    assert entry_problem(entry) is not None
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"skills": [entry]}, SCHEMA)
+
+
+def test_packaged_schema_equals_the_repository_copy():
+    root = ROOT
+    assert (root / "skills.schema.json").read_bytes() == (
+        root / "scripts/exobrain/schemas/skills.schema.json"
+    ).read_bytes()
+
+
+def test_bad_entry_reported_with_line_and_others_still_load(tmp_path):
+    (tmp_path / "skills.json").write_text(
+        '{\n  "skills": [\n    {"name": "ok", "owner": "a", "tier": "always"},\n'
+        '    {"name": "bad", "from": "global", "tier": "always", "force": true}\n  ]\n}\n'
+    )
+    registry = load_registry(tmp_path, "global")
+    assert [e.name for e in registry.entries] == ["ok"]
+    [finding] = registry.findings
+    assert (finding.line, finding.entry) == (4, "#1 bad") and "force" in finding.message
+    [full] = schema_findings(tmp_path, registry)
+    assert full.line == 4 and "force" in full.message
+
+
+def test_malformed_json_reports_line_and_column(tmp_path):
+    (tmp_path / "skills.json").write_text('{\n  "skills": [\n    {"name": "a",}\n  ]\n}\n')
+    [finding] = load_registry(tmp_path, "global").findings
+    assert finding.code == "registry-json" and finding.line == 3 and finding.bad_input
+
+
+def test_missing_registry_is_empty_not_an_error(tmp_path):
+    registry = load_registry(tmp_path, "global")
+    assert not registry.exists and not registry.findings
+
+
+@pytest.mark.parametrize(
+    "content,code",
+    [(b"", "registry-json"), (b'{"skills": [{"name": "caf\xe9"}]}', "registry-unreadable")],
+)
+def test_empty_and_non_utf8_files(tmp_path, content, code):
+    (tmp_path / "skills.json").write_bytes(content)
+    [finding] = load_registry(tmp_path, "global").findings
+    assert finding.code == code and finding.bad_input

@@ -1,0 +1,135 @@
+from pathlib import Path
+
+import pytest
+
+from exobrain.errors import InputFileError, UsageError
+from exobrain.scopes import (
+    Connection,
+    ScopeConfig,
+    build_chain,
+    check_scope_path,
+    load_scope_config,
+    read_connection,
+    scan_scopes,
+    self_ids,
+    write_connection,
+)
+from tests.support.helpers import build_tree
+
+
+def flag(root: Path, *scopes: str) -> None:
+    for scope in scopes:
+        build_tree(root, {f"{scope}/AGENTS.md": "x"})
+
+
+def test_chain_order_ancestors_first_then_type_depth_path(tmp_path):
+    flag(
+        tmp_path,
+        "seed",
+        "groups/acme",
+        "groups/zeta",
+        "people/alice",
+        "people/alice/hosts/laptop",
+        "teams/red",
+    )
+    chain = build_chain(
+        tmp_path,
+        ["people/alice/hosts/laptop", "groups/zeta", "teams/red", "groups/acme"],
+        ScopeConfig(),
+    )
+    assert chain.paths == [
+        "global",
+        "seed",
+        "groups/acme",
+        "groups/zeta",
+        "teams/red",
+        "people/alice",
+        "people/alice/hosts/laptop",
+    ]
+
+
+def test_ancestor_is_pulled_before_a_descendant_of_lower_rank(tmp_path):
+    # a group nested under a person: the person (its ancestor) must come first
+    flag(tmp_path, "people/alice", "people/alice/groups/club", "groups/acme")
+    chain = build_chain(tmp_path, ["people/alice/groups/club", "groups/acme"], ScopeConfig())
+    assert chain.paths == ["global", "groups/acme", "people/alice", "people/alice/groups/club"]
+
+
+def test_missing_connected_scope_is_warned_and_skipped(tmp_path):
+    flag(tmp_path, "people/alice")
+    chain = build_chain(tmp_path, ["people/alice", "people/ghost"], ScopeConfig())
+    assert chain.paths == ["global", "people/alice"]
+    assert any("people/ghost" in w for w in chain.warnings)
+
+
+def test_no_seed_without_agents_md(tmp_path):
+    (tmp_path / "seed").mkdir()
+    assert build_chain(tmp_path, [], ScopeConfig()).paths == ["global"]
+
+
+def test_discovery_finds_nested_scopes_and_ignores_unflagged(tmp_path):
+    flag(tmp_path, "people/bob", "people/bob/hosts/h1", "groups/acme")
+    (tmp_path / "people/carol").mkdir()  # no AGENTS.md: not a scope
+    found = [s.path for s in scan_scopes(tmp_path, ScopeConfig()).scopes]
+    assert found == ["global", "groups/acme", "people/bob", "people/bob/hosts/h1"]
+
+
+def test_scopes_json_changes_collections_and_missing_file_means_defaults(tmp_path):
+    assert load_scope_config(tmp_path) == ScopeConfig()
+    build_tree(
+        tmp_path,
+        {
+            "scopes.json": {
+                "collections": [
+                    {"folder": "labs", "type": "group"},
+                    {"folder": "people", "type": "person"},
+                ]
+            }
+        },
+    )
+    flag(tmp_path, "labs/x", "groups/acme")
+    config = load_scope_config(tmp_path)
+    assert [s.path for s in scan_scopes(tmp_path, config).scopes] == ["global", "labs/x"]
+
+
+def test_broken_scopes_json_names_the_entry(tmp_path):
+    build_tree(tmp_path, {"scopes.json": {"collections": [{"folder": "a/b", "type": "group"}]}})
+    with pytest.raises(InputFileError, match=r"collections\[0\]"):
+        load_scope_config(tmp_path)
+
+
+def test_connection_round_trip_keeps_unknown_keys(tmp_path):
+    build_tree(
+        tmp_path,
+        {
+            ".exobrain.json": {
+                "zz": 1,
+                "connected_scopes": ["people/a"],
+                "agents": ["claude"],
+                "instances": ["../x"],
+            }
+        },
+    )
+    conn = read_connection(tmp_path)
+    conn.agents.append("codex")
+    write_connection(tmp_path, conn)
+    text = (tmp_path / ".exobrain.json").read_text()
+    assert list(__import__("json").loads(text)) == ["zz", "connected_scopes", "agents", "instances"]
+    assert read_connection(tmp_path).agents == ["claude", "codex"]
+
+
+def test_no_connection_file_is_guest(tmp_path):
+    assert read_connection(tmp_path).is_guest
+
+
+def test_self_ids_person_wins_over_folder_names(tmp_path):
+    flag(tmp_path, "people/alice", "people/alice/hosts/h")
+    chain = build_chain(tmp_path, ["people/alice/hosts/h"], ScopeConfig())
+    assert self_ids(Connection(["people/alice/hosts/h"]), chain) == {"alice"}
+    assert self_ids(Connection(["people/alice/hosts/h"], person="al"), chain) == {"al"}
+
+
+@pytest.mark.parametrize("bad", ["../x", "people/../x", "people/a__b", "-x", "a/./b"])
+def test_scope_paths_that_could_escape_are_refused(bad):
+    with pytest.raises(UsageError):
+        check_scope_path(bad)

@@ -1,0 +1,49 @@
+"""Shared pieces for the signal tests: an exobrain with a few skills, ledger lines at chosen
+times."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from exobrain.signals.ledger import dump_line, ledger_path, make_signal
+from tests.support.helpers import exobrain
+
+DAY = 86400.0
+NOW = time.time()
+TIDY, LINT = "skill:tidy@global", "skill:lint@groups/acme"
+
+
+def repo(tmp_path: Path, person: str = "al", **extra) -> Path:
+    """global: tidy, old; groups/acme: lint; people/al connected as al."""
+    return exobrain(
+        tmp_path / "exo",
+        scopes=["groups/acme", "people/al"],
+        registries={
+            "global": [
+                {"name": "tidy", "owner": "al", "tier": "always"},
+                {"name": "old", "owner": "al", "tier": "optional"},
+            ],
+            "groups/acme": [{"name": "lint", "owner": "bo", "tier": "optional"}],
+        },
+        skills={"global/tidy": None, "global/old": None, "groups/acme/lint": None},
+        connection={"connected_scopes": ["groups/acme", "people/al"], "person": person},
+        **extra,
+    )
+
+
+def sig(
+    kind: str, skill: str, value, days_ago: float = 0.0, by: str = "al", host: str = "h", **extra
+) -> dict:
+    return make_signal(kind, skill, value, by=by, host=host, at=NOW - days_ago * DAY, **extra)
+
+
+def write(
+    root: Path, lines: list[dict], person: str = "al", host: str = "h", append: bool = False
+) -> Path:
+    path = ledger_path(root, person, host)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = "".join(dump_line(line) for line in lines)
+    with open(path, "a" if append else "w", encoding="utf-8") as handle:
+        handle.write(text)
+    return path
