@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -95,7 +95,7 @@ class Entry:
     def is_external(self) -> bool:
         return self.source is not None or self.origin == EXTERNAL
 
-    @property
+    @cached_property
     def identity(self) -> Identity:
         """The skill this entry declares or overrides."""
         if self.is_external:
