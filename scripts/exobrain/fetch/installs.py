@@ -56,8 +56,9 @@ def read_record(folder: Path) -> InstallRecord | None:
     return InstallRecord(**{k: data[k] for k in fields})
 
 
-def write_record(folder: Path, record: InstallRecord) -> None:
-    atomic_write_text(folder / INSTALL_RECORD, dump_json(record.as_json()))
+def write_record(folder: Path, record: InstallRecord, *, root: Path) -> None:
+    """Write the install record into ``folder`` (which must lie inside ``root``)."""
+    atomic_write_text(folder / INSTALL_RECORD, dump_json(record.as_json()), root=root)
 
 
 def scan(folder: Path) -> dict[str, InstallRecord]:

@@ -40,7 +40,7 @@ from exobrain.instance.framework import (
     read_framework,
 )
 from exobrain.model import Identity
-from exobrain.paths import REPO_CACHE
+from exobrain.paths import REPO_CACHE, cache_folder
 from exobrain.scopes import CONNECTION_FILE, Connection, ScopeConfig, load_scope_config, scan_scopes
 from exobrain.util.git import Git, Repository
 
@@ -157,7 +157,7 @@ def _fetch(seed: Path, url: str) -> tuple[InstanceReport, str]:
     folder = report.location
     try:
         if not (folder / "HEAD").is_file():
-            folder.parent.mkdir(parents=True, exist_ok=True)
+            cache_folder(seed, *CACHE_FOLDER.split("/")[1:])  # real folders only
             git.run(["init", "-q", "--bare", "--template=", str(folder)])
         git.run(
             ["fetch", "--quiet", "--force", "--no-tags", "--", checked, f"+HEAD:{ref}"],

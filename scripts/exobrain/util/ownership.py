@@ -1,0 +1,110 @@
+"""Ownership by record: what the toolkit created in a folder it shares with its user.
+
+connect-agent and the fetcher write into folders where the user keeps things of their own
+(``.claude/skills``, ``~/.codex/skills``): links, copies, folders. Guessing what is ours from
+what a thing looks like (a link into the repository, a folder carrying an install record)
+deleted a user's ``my-alias`` link and a user's copy of an install. So each folder gets a
+record of exactly what was created there — link names with the text they were created with,
+install folder names — and only what the record lists (and the disk still matches) is ever
+replaced or removed.
+
+The record lives in the user's state folder (``$XDG_STATE_HOME/exobrain/owned/``, one JSON
+file per folder, named by a hash of the folder's real path), not in the folder itself: a record
+inside a repository could be committed by anyone and would then claim the user's links. It is
+written atomically under a lock, and each entry names the exobrain (repository root) that made
+it, since a user-level folder is shared by every exobrain the user connects.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from exobrain.errors import InputFileError
+from exobrain.util.fileio import atomic_write_text, dump_json, read_text
+from exobrain.util.locking import exclusive
+
+TOOL = "exobrain-skills"
+RECORD_VERSION = 1
+LINKS, INSTALLS = "links", "installs"
+
+
+@dataclass
+class Owned:
+    """One folder's record: ``entries[kind][name]`` is what was created there (kind ``links``:
+    the link text; ``installs``: an empty string), and by which exobrain. ``found`` is False
+    when no record existed yet: the first run under a version that keeps records."""
+
+    folder: str
+    found: bool
+    entries: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
+
+    def mine(self, kind: str, exobrain: Path) -> dict[str, str]:
+        """``{name: value}`` of the ``kind`` entries ``exobrain`` created here."""
+        return {
+            name: item.get("value", "")
+            for name, item in self.entries.get(kind, {}).items()
+            if item.get("exobrain") == str(exobrain)
+        }
+
+    def set_mine(self, kind: str, exobrain: Path, values: dict[str, str]) -> None:
+        """Make ``values`` the ``kind`` entries of ``exobrain`` (other exobrains' kept)."""
+        kept = {
+            name: item
+            for name, item in self.entries.get(kind, {}).items()
+            if item.get("exobrain") != str(exobrain)
+        }
+        for name, value in values.items():
+            kept[name] = {"exobrain": str(exobrain), "value": value}
+        self.entries[kind] = dict(sorted(kept.items()))
+
+    def as_json(self) -> dict[str, Any]:
+        return {"tool": TOOL, "version": RECORD_VERSION, "folder": self.folder, **self.entries}
+
+
+def record_path(records: Path, folder: Path) -> Path:
+    """Where the record of ``folder`` lives in the ``records`` folder."""
+    real = os.path.realpath(folder).encode("utf-8", "surrogateescape")
+    return records / f"{hashlib.sha256(real).hexdigest()[:24]}.json"
+
+
+def load(records: Path, folder: Path) -> Owned:
+    """The record of ``folder`` (an empty one, ``found`` False, when there is none). A record
+    that does not parse is treated as none — but is not rewritten until the caller saves."""
+    real = os.path.realpath(folder)
+    path = record_path(records, folder)
+    try:
+        data = json.loads(read_text(path))
+    except (InputFileError, ValueError, RecursionError):
+        return Owned(real, found=path.exists() or path.is_symlink())
+    owned = Owned(real, found=True)
+    if not isinstance(data, dict) or data.get("tool") != TOOL or data.get("folder") != real:
+        return owned
+    for kind in (LINKS, INSTALLS):
+        items = data.get(kind)
+        if isinstance(items, dict):
+            owned.entries[kind] = {
+                str(name): {k: v for k, v in item.items() if isinstance(v, str)}
+                for name, item in items.items()
+                if isinstance(item, dict)
+            }
+    return owned
+
+
+def record(records: Path, folder: Path, kind: str, exobrain: Path, values: dict[str, str]) -> None:
+    """Make ``values`` the ``kind`` entries ``exobrain`` owns in ``folder``'s record. Nothing is
+    written (not even a lock file) when the record already says so; otherwise the record is
+    re-read under its lock and written back atomically, inside ``records``."""
+    current = load(records, folder)
+    if current.found and current.mine(kind, exobrain) == values:
+        return
+    path = record_path(records, folder)
+    records.mkdir(parents=True, exist_ok=True)
+    with exclusive(path, root=records):
+        owned = load(records, folder)
+        owned.set_mine(kind, exobrain, values)
+        atomic_write_text(path, dump_json(owned.as_json()), root=records)
