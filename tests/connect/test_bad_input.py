@@ -66,8 +66,8 @@ def test_skills_folder_that_is_not_a_folder(tmp_path, kind):
     result = run(root, "claude")
     assert result.exit_code == 2
     expected = (
-        f".claude/skills is a symbolic link (→ {tmp_path / 'gone'}); this folder must be a real "
-        f"folder inside {root}"
+        f".claude/skills is a symbolic link to {tmp_path / 'gone'}, not a real folder; it must "
+        f"be a real folder inside {root}"
         if kind == "dangling"
         else ".claude/skills: the skills folder is a file, not a folder"
     )

@@ -294,7 +294,8 @@ def ledger_files(root: Path) -> list[Path]:
         if person.name.startswith(".") or not person.is_dir():
             continue
         for entry in sorted(os.scandir(person.path), key=lambda e: e.name):
-            if entry.name.endswith(LEDGER_SUFFIX) and entry.is_file():
+            # anything but a folder: a FIFO or a dangling link is then reported by the reader
+            if entry.name.endswith(LEDGER_SUFFIX) and not entry.is_dir():
                 found.append(Path(entry.path))
     return found
 

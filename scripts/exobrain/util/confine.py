@@ -55,6 +55,14 @@ def _under(path: str, base: str) -> list[str] | None:
     return None
 
 
+def _link_problem(label: str, link: str, target: str, real_root: str, why: str) -> str:
+    """``<label>: <link> is a symbolic link to <target>, <why>`` (the link named once when it
+    is the path itself)."""
+    where = _shown(link, real_root)
+    subject = label if where == label else f"{label}: {where}"
+    return f"{subject} is a symbolic link to {target}, {why}"
+
+
 def resolve_inside(root: Path, path: Path, *, links: bool = True, what: str = "") -> Path:
     """The real path of ``path`` (absolute under ``root``, or relative to it), every link on
     the way followed and required to stay inside ``root``.
@@ -79,13 +87,17 @@ def resolve_inside(root: Path, path: Path, *, links: bool = True, what: str = ""
     pending = list(reversed(rest))
     current = real_root
     hops = 0
+    via: tuple[str, str] | None = None  # the last link followed, to name it
     while pending:
         part = pending.pop()
         if part == "..":
             if current == real_root:
+                if via is None:
+                    raise UnsafePath(f"{label}: climbs above {given} ('..')")
                 raise UnsafePath(
-                    f"{label}: climbs above {given} ('..')",
-                    hint="use a path inside the folder",
+                    _link_problem(label, *via, real_root, f"leading outside {given}")
+                    + "; refusing to go through it",
+                    hint=f"remove the link {via[0]} (or make it point inside), then rerun",
                 )
             current = os.path.dirname(current)
             continue
@@ -101,10 +113,11 @@ def resolve_inside(root: Path, path: Path, *, links: bool = True, what: str = ""
         target = os.readlink(candidate)
         if not links:
             raise UnsafePath(
-                f"{label}: {_shown(candidate, real_root)} is a symbolic link (→ {target}); "
-                f"this folder must be a real folder inside {given}",
+                _link_problem(label, candidate, target, real_root, "not a real folder")
+                + f"; it must be a real folder inside {given}",
                 hint=f"remove the link {candidate} (and make a folder there), then rerun",
             )
+        via = (candidate, target)
         hops += 1
         if hops > MAX_LINKS:
             raise UnsafePath(f"{label}: too many levels of symbolic links at {candidate}")
@@ -114,8 +127,8 @@ def resolve_inside(root: Path, path: Path, *, links: bool = True, what: str = ""
                 inside = _under(target, real_root)
             if inside is None:
                 raise UnsafePath(
-                    f"{label}: {_shown(candidate, real_root)} is a symbolic link to {target}, "
-                    f"outside {given}; refusing to go through it",
+                    _link_problem(label, candidate, target, real_root, f"leading outside {given}")
+                    + "; refusing to go through it",
                     hint=f"remove the link {candidate} (or make it point inside), then rerun",
                 )
             current = real_root
