@@ -4,15 +4,13 @@ hashes or ships it — judged by one rule, the link followed through the tree as
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import warnings
 import zipfile
 
-import pytest
-
-from tests.support.helpers import exobrain
-from tests.support.sandbox import Sandbox, sandbox, skill_with
+from tests.support.sandbox import skill_with
 from tests.support.upstream import Upstream, external
 
 #: Enough "p/" hops and ".." to climb from any temporary folder to the root.
@@ -41,29 +39,22 @@ def chain():
     ]
 
 
-@pytest.fixture
-def box(tmp_path, isolated_home):
-    return sandbox(tmp_path, isolated_home)
-
-
 def test_archive_link_chain_then_a_file_through_it(box):
     through = f"s/r/{str(box.bashrc).lstrip('/')}"
     archive = hostile_zip(box.base / "evil.skill", [*chain(), (through, "pwned\n", False)])
-    before = box.snap()
     result = box.run("exobrain", "import", str(archive))
     assert result.code == 2
     assert f"entry {through!r} passes through 's/r', a link" in result.err
-    assert box.snap() == before and "pwned" not in box.bashrc.read_text()
+    assert "pwned" not in box.bashrc.read_text()
     assert not (box.repo / "people/alice/skills/s").exists()
 
 
 def test_archive_link_chain_alone_is_refused(box):
     archive = hostile_zip(box.base / "evil.skill", chain())
-    before = box.snap()
     result = box.run("exobrain", "import", str(archive))
     assert result.code == 2 and "s/r is a link to 'p/p/" in result.err
     assert "which leads outside it; refusing the archive" in result.err
-    assert box.snap() == before and not (box.repo / "people/alice/skills/s").exists()
+    assert not (box.repo / "people/alice/skills/s").exists()
 
 
 def test_archive_link_then_file_of_the_same_name(box):
@@ -75,10 +66,8 @@ def test_archive_link_then_file_of_the_same_name(box):
             ("s/x", "pwned\n", False),
         ],
     )
-    before = box.snap()
     result = box.run("exobrain", "import", str(archive))
     assert result.code == 2 and "entry 's/x' appears twice" in result.err
-    assert box.snap() == before
 
 
 def test_archive_absolute_link_is_refused(box):
@@ -128,12 +117,10 @@ def test_lock_refuses_a_skill_with_an_escaping_link(box):
 
 def test_export_zip_and_folder_refuse_an_escaping_link(box):
     commit_links(box, {"passwd": "/etc/passwd"})
-    before = box.snap()
     for dest in (["--zip", str(box.outside / "out.zip")], ["-o", str(box.outside / "out")]):
         result = box.run("exobrain", "export", "tidy", "--format", "agentskills-io", *dest)
         assert result.code == 1 and "nothing exported" in result.err
         assert "passwd: a symbolic link to '/etc/passwd'" in result.err
-    assert box.snap() == before
 
 
 def test_fork_refuses_to_copy_a_link_to_etc_passwd(box):
@@ -156,24 +143,19 @@ def test_import_of_a_folder_with_a_link_chain_is_skipped(box):
     source = skill_with(box.base, "chained", {})
     os.symlink(".", source / "p")
     os.symlink("p/p/../..", source / "r")
-    before = box.snap()
     result = box.run("exobrain", "import", str(source))
     assert result.code == 1 and "r: a symbolic link to 'p/p/../..'" in result.out
-    assert box.snap() == before and not (box.repo / "people/alice/skills/chained").exists()
+    assert not (box.repo / "people/alice/skills/chained").exists()
 
 
-def test_fetcher_refuses_a_link_chain(tmp_path):
-    up = Upstream(tmp_path, {"skills/evil/SKILL.md": "---\nname: evil\ndescription: x\n---\n"})
+def test_fetcher_refuses_a_link_chain(box):
+    up = Upstream(box.base, {"skills/evil/SKILL.md": "---\nname: evil\ndescription: x\n---\n"})
     os.symlink(".", up.work / "skills/evil/p")
     os.symlink("p/p/../../../..", up.work / "skills/evil/r")
     up.commit({"skills/evil/other.md": "x\n"})
-    root = exobrain(
-        tmp_path / "brain",
-        {"global": [external("evil", up.url)]},
-        connection={"agents": ["claude"]},
-    )
-    box = Sandbox(tmp_path, root, tmp_path / "none", tmp_path / "none")
+    path = box.repo / "skills.json"
+    path.write_text(json.dumps({"skills": [external("evil", up.url)]}))
     result = box.run("fetch-external-skills", "--agent", "claude", "--allow-local")
     assert result.code == 1
     assert "'r' is a symbolic link to 'p/p/../../../..', leading outside the skill" in result.text
-    assert not (root / ".claude/skills/evil.anthropic").exists()
+    assert not (box.repo / ".claude/skills/evil.anthropic").exists()

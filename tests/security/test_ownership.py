@@ -10,18 +10,10 @@ import json
 import os
 import shutil
 
-import pytest
-
 from tests.support.helpers import build_tree, skill_md
-from tests.support.sandbox import sandbox
 from tests.support.upstream import Upstream, external
 
 USER_LINKS = ("my-alias", "bob-link", "indirect")
-
-
-@pytest.fixture
-def box(tmp_path, isolated_home):
-    return sandbox(tmp_path, isolated_home)
 
 
 def records(box):
@@ -37,7 +29,7 @@ def connected(box):
     build_tree(box.repo, {"people/bob/skills/x/SKILL.md": skill_md("x")})
     os.symlink("../../skills/tidy", skills / "my-alias")
     os.symlink("../../people/bob/skills/x", skills / "bob-link")
-    os.symlink(box.repo, box.outside / "alias")
+    os.symlink(box.repo, box.base / "alias")
     os.symlink(box.outside / "alias/skills/tidy", skills / "indirect")
     return skills
 
@@ -52,11 +44,9 @@ def turn_tidy_off(box):
 def test_relink_removes_its_own_link_and_keeps_the_users(box):
     skills = connected(box)
     turn_tidy_off(box)
-    before = box.snap()
     result = box.run("connect-agent", "claude", "--relink")
     assert result.code == 0 and "- removed" in result.out and "tidy" in result.out
     assert sorted(os.listdir(skills)) == ["bob-link", "indirect", "mine.people__alice", "my-alias"]
-    assert box.snap() == before
 
 
 def test_links_from_before_the_record_are_adopted_by_exact_name(box):
@@ -130,11 +120,9 @@ def forged_install(installed, name):
 def test_force_never_deletes_a_folder_it_did_not_install(box, tmp_path):
     installed = external_box(box, tmp_path)
     stray = forged_install(installed, "doc")  # not declared: would be "stale" if it were ours
-    before = box.snap()
     result = box.run("fetch-external-skills", "--agent", "claude", "--force")
     assert result.code == 0, result.text
     assert (stray / "SKILL.md").is_file() and installed.is_dir()
-    assert box.snap() == before
 
 
 def test_force_never_replaces_a_folder_it_did_not_install(box, tmp_path):
@@ -168,11 +156,9 @@ def test_symlinked_settings_leading_outside_are_refused(box):
     target = box.outside / "victim.json"
     (box.repo / ".claude").mkdir()
     os.symlink(target, box.repo / ".claude/settings.local.json")
-    before = box.snap()
     result = box.run("connect-agent", "claude", "--person", "alice", "--track-usage")
     assert result.code == 2
     assert f".claude/settings.local.json is a symbolic link to {target}, leading outside" in (
         result.err
     )
     assert (box.repo / ".claude/settings.local.json").is_symlink()
-    assert box.snap() == before
