@@ -7,13 +7,12 @@ after a plan that read the disk once, so ``dry_run`` and a second identical run 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from exobrain.agents import AGENTS, Agent, get_agent, optional_dir
+from exobrain.agents import AGENTS, Agent, get_agent
 from exobrain.catalog import skill_dir
 from exobrain.connect import githooks, linker, preload, scopehooks, surfaces
 from exobrain.connect.choice import (
@@ -25,8 +24,8 @@ from exobrain.connect.choice import (
     stored_choice,
 )
 from exobrain.errors import InputFileError, UsageError
+from exobrain.fetch.installs import may_hold_installs
 from exobrain.findings import Finding
-from exobrain.paths import owned_records
 from exobrain.resolve import Resolved
 from exobrain.scopes import (
     CONNECTION_FILE,
@@ -35,8 +34,6 @@ from exobrain.scopes import (
     connection_data,
     read_connection,
 )
-from exobrain.util import ownership
-from exobrain.util.dirhash import INSTALL_RECORD
 from exobrain.util.fileio import dump_json
 from exobrain.workspace import Workspace, open_workspace, workspace_for
 
@@ -171,18 +168,11 @@ def connect(request: Request) -> Report:
                 report.notes = list(dict.fromkeys(first.notes + report.notes))  # fetcher's too
                 report.warnings = list(dict.fromkeys(first.warnings + report.warnings))
             report.applied = linker.apply(report.actions)
-    _record_links(report)
+    linker.record_links(report.skills_dir, report.root, report.owned_links, report.actions)
     report.hooks_run = scopehooks.run_hooks(
         report.hooks_planned, report.root, agent.name, report.skills_dir, request.hook_timeout
     )
     return report
-
-
-def _record_links(report: Report) -> None:
-    """Write down which links of the skills folder are ours now (the first run also records
-    the links it adopted from an earlier version)."""
-    now = linker.owned_now(report.skills_dir, report.owned_links, report.actions)
-    ownership.record(owned_records(), report.skills_dir, ownership.LINKS, report.root, now)
 
 
 def _stored_changed(ws: Workspace) -> bool:
@@ -291,10 +281,7 @@ def plan(
             wanted[row.link_name] = skill_dir(root, row.home, row.name)
         elif row.tier == "optional":
             optional.append(row)
-    owned = ownership.load(owned_records(), skills_dir)
-    report.owned_links = (
-        owned.mine(ownership.LINKS, root) if owned.found else linker.legacy_links(skills_dir, root)
-    )
+    report.owned_links = linker.claimed_links(skills_dir, root)
     actions = linker.plan_links(
         skills_dir,
         wanted,
@@ -382,22 +369,6 @@ def fetch_external(
     return sync_external(ws, agent, skills_dir, user=user, rows=rows)
 
 
-def _may_hold_installs(skills_dir: Path) -> bool:
-    """Whether the fetcher may have something to prune here (a skills-optional/ folder, or a
-    folder with an install record), so a connect without external rows still cleans up."""
-    if optional_dir(skills_dir).is_dir():
-        return True
-    try:
-        with os.scandir(skills_dir) as entries:
-            return any(
-                e.is_dir(follow_symlinks=False)
-                and os.path.exists(os.path.join(e.path, INSTALL_RECORD))
-                for e in entries
-            )
-    except OSError:
-        return False
-
-
 def _sync_external(
     request: Request,
     ws: Workspace,
@@ -409,7 +380,7 @@ def _sync_external(
     """Run the fetcher when external skills resolve (or may be installed) here. Its failure,
     or one skill's, is a warning: the rest of the connect completes."""
     wanted = [r for r in rows if r.is_external and r.tier != "off"]
-    if not wanted and not _may_hold_installs(skills_dir):
+    if not wanted and not may_hold_installs(skills_dir):
         return
     if request.external_sync is None or request.dry_run:
         if wanted:

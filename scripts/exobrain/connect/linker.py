@@ -29,7 +29,8 @@ from typing import Any
 from exobrain.connect.indexes import BlockError, is_generated, splice_block
 from exobrain.errors import InputFileError, OperationFailed
 from exobrain.model import GLOBAL, Identity
-from exobrain.paths import shown
+from exobrain.paths import owned_records, shown
+from exobrain.util import ownership
 from exobrain.util.dirhash import INSTALL_RECORD
 from exobrain.util.fileio import atomic_write_text, make_folders, read_text
 
@@ -123,6 +124,24 @@ def legacy_links(skills_dir: Path, root: Path) -> dict[str, str]:
         if identity is not None and identity.link_name == entry.name:
             adopted[entry.name] = text
     return adopted
+
+
+def claimed_links(skills_dir: Path, root: Path) -> dict[str, str]:
+    """``{name: link text}`` of the links the exobrain at ``root`` made in ``skills_dir``: its
+    ownership record, or (no record yet) the :func:`legacy_links` it adopts."""
+    owned = ownership.load(owned_records(), skills_dir)
+    if owned.found:
+        return owned.mine(ownership.LINKS, root)
+    return legacy_links(skills_dir, root)
+
+
+def record_links(
+    skills_dir: Path, root: Path, claimed: dict[str, str], actions: list[Action]
+) -> None:
+    """Write down which links are ours after ``actions`` (written only when that changed; the
+    first run also records the links it adopted)."""
+    now = owned_now(skills_dir, claimed, actions)
+    ownership.record(owned_records(), skills_dir, ownership.LINKS, root, now)
 
 
 def owned_now(skills_dir: Path, claimed: dict[str, str], actions: list[Action]) -> dict[str, str]:

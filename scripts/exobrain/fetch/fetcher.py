@@ -12,7 +12,7 @@ What is ours is what the folder's ownership record (:mod:`exobrain.util.ownershi
 only those installs are refreshed, moved or removed, ``--force`` included. A folder in the way
 that the record does not list — a user's copy of an install carrying its install record, a
 folder of the user's — is reported and left alone. Installs made by an earlier version, before
-the record existed, are adopted once (:func:`legacy_installs`).
+the record existed, are adopted once (:func:`exobrain.fetch.installs.ours`).
 """
 
 from __future__ import annotations
@@ -29,11 +29,10 @@ from exobrain.errors import ExobrainError, InputFileError, OperationFailed
 from exobrain.fetch import installs
 from exobrain.fetch.plan import Want, fetch_settings, sharing_agents, wants_for
 from exobrain.fetch.remote import Source, SourceRefused, check_source
-from exobrain.fetch.report import FetchReport, SkillEvent, short
-from exobrain.paths import owned_records, shown
+from exobrain.fetch.report import FetchReport, SkillEvent, error_text, failed, settled, short
+from exobrain.paths import shown
 from exobrain.registry import Entry
 from exobrain.resolve import Resolved
-from exobrain.util import ownership
 from exobrain.util.dirhash import content_hash
 from exobrain.util.fileio import make_folders
 from exobrain.util.staging import clean_leftovers, discard_folder, staged_folder
@@ -87,17 +86,6 @@ def sync_external(
     return run.go(ws.resolve(agent.name) if rows is None else rows)
 
 
-def legacy_installs(place: Path, root: Path) -> set[str]:
-    """Installs an earlier version made in ``place`` before the ownership record existed: a
-    real folder whose install record names this exobrain and whose name is exactly the one the
-    resolver gives it (``<name>.<owner>``). A user's copy under another name never is."""
-    return {
-        name
-        for name, record in installs.scan(place).items()
-        if record.exobrain == str(root) and name == f"{record.name}.{record.owner}"
-    }
-
-
 class _Run:
     """One :func:`sync_external` call: its options, the ls-remote answers, the report."""
 
@@ -145,12 +133,7 @@ class _Run:
     def go(self, rows: list[Resolved]) -> FetchReport:
         places = (self.skills_dir, optional_dir(self.skills_dir))
         for place in places:
-            owned = ownership.load(owned_records(), place)
-            self.ours[place] = (
-                set(owned.mine(ownership.INSTALLS, self.ws.root))
-                if owned.found
-                else legacy_installs(place, self.ws.root)
-            )
+            self.ours[place] = installs.ours(place, self.ws.root)
         if not self.check:
             for place in places:
                 clean_leftovers(place)
@@ -190,16 +173,9 @@ class _Run:
                 self._finish(self._remove(place, link, record))
         self.report.network_calls = self._git.network_calls if self._git else 0
         if not self.check:
-            self._record(places)
+            for place in places:
+                installs.record_ours(place, self.ws.root, self.ours[place])
         return self.report
-
-    def _record(self, places: tuple[Path, ...]) -> None:
-        """Write down which installs are ours now (those still on disk with their record)."""
-        for place in places:
-            present = {n for n in self.ours[place] if installs.read_record(place / n) is not None}
-            ownership.record(
-                owned_records(), place, ownership.INSTALLS, self.ws.root, dict.fromkeys(present, "")
-            )
 
     def _finish(self, event: SkillEvent) -> None:
         self.report.events.append(event)
@@ -242,7 +218,7 @@ class _Run:
         )
         self.progress(event)
         if not isinstance(source, Source):
-            return _failed(event, source)
+            return failed(event, source)
         try:
             return self._place_and_decide(event, want, source, move_from)
         except (ExobrainError, OSError) as exc:
@@ -251,7 +227,7 @@ class _Run:
                 if event.from_commit
                 else ""
             )
-            return _failed(event, f"{_message(exc)}{kept}")
+            return failed(event, f"{error_text(exc)}{kept}")
 
     def _place_and_decide(
         self, event: SkillEvent, want: Want, source: Source, move_from: Path | None
@@ -261,7 +237,7 @@ class _Run:
         if target.exists() or target.is_symlink():
             record = installs.read_record(target)
             if record is None or target.name not in self.ours.get(want.folder, set()):
-                return _failed(
+                return failed(
                     event,
                     f"{self.place(target)} exists and was not installed by "
                     f"exobrain; left alone (move it away to install here)",
@@ -296,11 +272,11 @@ class _Run:
             source.ref,
         )
         if same and record is not None and not self.force and record.ref_kind != "branch":
-            return _settled(event, modified)
+            return settled(event, modified)
         info = self._resolve(source)
         event.to_commit = info.commit
         if same and record is not None and not self.force and info.commit == record.commit:
-            return _settled(event, modified)
+            return settled(event, modified)
         if (
             record is not None
             and not self.force
@@ -310,7 +286,7 @@ class _Run:
             if not self.check:  # same content, now named by another ref: only the record changes
                 new = replace(record, ref=source.ref, ref_kind=info.kind)
                 installs.write_record(current, new, root=self.root_of(want.folder))
-            return _settled(event, False)
+            return settled(event, False)
         if modified and not self.force:
             event.action = "modified"
             event.message = f"{short(info.commit)} is available; --force replaces the local changes"
@@ -400,7 +376,7 @@ class _Run:
                 self.ours[place].discard(link)
                 event.action = "removed"
         except (ExobrainError, OSError) as exc:
-            return _failed(event, f"cannot remove {self.place(folder)}: {_message(exc)}")
+            return failed(event, f"cannot remove {self.place(folder)}: {error_text(exc)}")
         return event
 
 
@@ -417,28 +393,3 @@ def _verify_skill(folder: Path, label: str) -> None:
         read_skill(path)
     except InputFileError as exc:
         raise OperationFailed(exc.message.replace(str(path), f"{label}: {SKILL_FILE}")) from exc
-
-
-def _settled(event: SkillEvent, modified: bool) -> SkillEvent:
-    """Nothing to fetch: the install is current (perhaps moved), or edited by someone."""
-    if modified:
-        event.action = "modified"
-        event.message = "the content differs from the install record; --force restores it"
-    elif event.moved_from:
-        event.action = "would-move" if event.check else "moved"
-    else:
-        event.action = "unchanged"
-    return event
-
-
-def _message(exc: BaseException) -> str:
-    if isinstance(exc, ExobrainError):
-        return str(exc).replace("\n  fix: ", " (fix: ") + (")" if exc.hint else "")
-    if isinstance(exc, OSError) and exc.filename:
-        return f"{exc.filename}: {exc.strerror or exc}"
-    return str(exc)
-
-
-def _failed(event: SkillEvent, message: str) -> SkillEvent:
-    event.action, event.message = "failed", message
-    return event
