@@ -63,14 +63,14 @@ def _link_problem(label: str, link: str, target: str, real_root: str, why: str) 
     return f"{subject} is a symbolic link to {target}, {why}"
 
 
-def resolve_inside(root: Path, path: Path, *, links: bool = True, what: str = "") -> Path:
+def resolve_inside(root: Path, path: Path, *, links: bool = True) -> Path:
     """The real path of ``path`` (absolute under ``root``, or relative to it), every link on
     the way followed and required to stay inside ``root``.
 
     ``root`` itself may be a link (where the user keeps a folder is the user's choice); below
     it, a link that leaves is refused. ``links=False`` refuses every link below the root, for
-    folders that must be real (the search cache, agent folders). ``what`` names the path in
-    the message (default: the path relative to the root). Raises :class:`UnsafePath`.
+    folders that must be real (the search cache, agent folders). Messages name the path
+    relative to the root. Raises :class:`UnsafePath`.
     """
     given = os.path.abspath(root)
     real_root = os.path.realpath(given)
@@ -83,7 +83,7 @@ def resolve_inside(root: Path, path: Path, *, links: bool = True, what: str = ""
             raise UnsafePath(f"{text}: not inside {given}")
     else:
         rest = _parts(text)
-    label = what or "/".join(rest) or "."
+    label = "/".join(rest) or "."
     pending = list(reversed(rest))
     current = real_root
     hops = 0

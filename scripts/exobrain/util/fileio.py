@@ -33,12 +33,11 @@ _CHUNK = 1 << 20
 
 
 def size_text(size: int) -> str:
-    """A byte count for a message: ``1 MB``, ``56.2 MB``, ``512 bytes``."""
-    if size < 1 << 20:
-        return (
-            f"{size} bytes" if size < 1 << 10 else f"{size / (1 << 10):.1f} KB".replace(".0 ", " ")
-        )
-    return f"{size / (1 << 20):.1f} MB".replace(".0 ", " ")
+    """A byte count for a message: ``512 bytes``, ``1.5 KB``, ``1 MB``, ``56.2 MB``."""
+    if size < 1 << 10:
+        return f"{size} bytes"
+    value, unit = (size / (1 << 10), "KB") if size < 1 << 20 else (size / (1 << 20), "MB")
+    return f"{value:.1f}".removesuffix(".0") + f" {unit}"
 
 
 def open_regular(path: Path | str) -> int:
