@@ -1,20 +1,22 @@
-"""Ownership records: per folder, per exobrain, written only when they change."""
+"""Ownership records: per folder and per exobrain, written only when they change."""
 
 import json
 
 from exobrain.util import ownership
 
 
-def test_a_missing_record_is_not_found_and_then_written(tmp_path):
-    records, folder = tmp_path / "records", tmp_path / "skills"
+def test_an_exobrain_that_never_recorded_owns_none_yet_then_what_it_records(tmp_path):
+    records, folder, repo = tmp_path / "records", tmp_path / "skills", tmp_path / "repo"
+    assert ownership.load(records, folder).mine(ownership.LINKS, repo) is None
+    ownership.record(records, folder, ownership.LINKS, repo, {"tidy": "../x"})
     owned = ownership.load(records, folder)
-    assert not owned.found and owned.mine(ownership.LINKS, tmp_path / "repo") == {}
-    ownership.record(records, folder, ownership.LINKS, tmp_path / "repo", {"tidy": "../x"})
-    again = ownership.load(records, folder)
-    assert again.found and again.mine(ownership.LINKS, tmp_path / "repo") == {"tidy": "../x"}
+    assert owned.mine(ownership.LINKS, repo) == {"tidy": "../x"}
+    assert owned.mine(ownership.INSTALLS, repo) is None  # the fetcher has not said yet
+    ownership.record(records, folder, ownership.LINKS, repo, {})
+    assert ownership.load(records, folder).mine(ownership.LINKS, repo) == {}
 
 
-def test_entries_of_other_exobrains_are_kept(tmp_path):
+def test_each_exobrain_keeps_its_own_entries(tmp_path):
     records, folder = tmp_path / "records", tmp_path / "skills"
     one, two = tmp_path / "one", tmp_path / "two"
     ownership.record(records, folder, ownership.LINKS, one, {"a": "1"})
@@ -33,12 +35,12 @@ def test_an_unchanged_record_is_not_rewritten(tmp_path):
     assert (path.stat().st_mtime_ns, sorted(p.name for p in records.iterdir())) == stamp
 
 
-def test_a_broken_or_foreign_record_owns_nothing(tmp_path):
+def test_a_broken_or_foreign_record_is_read_as_empty(tmp_path):
     records, folder = tmp_path / "records", tmp_path / "skills"
     path = ownership.record_path(records, folder)
     records.mkdir()
     path.write_text("{not json")
-    owned = ownership.load(records, folder)
-    assert owned.found and owned.mine(ownership.LINKS, tmp_path) == {}  # no adoption either
-    path.write_text(json.dumps({"tool": "exobrain-skills", "folder": "/elsewhere", "links": {}}))
-    assert ownership.load(records, folder).mine(ownership.LINKS, tmp_path) == {}
+    assert ownership.load(records, folder).mine(ownership.LINKS, tmp_path) is None
+    claim = {"tool": "exobrain-skills", "folder": "/elsewhere", "links": {str(tmp_path): {}}}
+    path.write_text(json.dumps(claim))
+    assert ownership.load(records, folder).mine(ownership.LINKS, tmp_path) is None

@@ -129,10 +129,8 @@ def legacy_links(skills_dir: Path, root: Path) -> dict[str, str]:
 def claimed_links(skills_dir: Path, root: Path) -> dict[str, str]:
     """``{name: link text}`` of the links the exobrain at ``root`` made in ``skills_dir``: its
     ownership record, or (no record yet) the :func:`legacy_links` it adopts."""
-    owned = ownership.load(owned_records(), skills_dir)
-    if owned.found:
-        return owned.mine(ownership.LINKS, root)
-    return legacy_links(skills_dir, root)
+    mine = ownership.load(owned_records(), skills_dir).mine(ownership.LINKS, root)
+    return legacy_links(skills_dir, root) if mine is None else mine
 
 
 def record_links(

@@ -104,9 +104,9 @@ def ours(place: Path, root: Path) -> set[str]:
     no record yet (installs an earlier version made), those it would have made: a real folder
     whose install record names this exobrain and whose name is exactly ``<name>.<owner>`` of
     that record. A user's copy under another name is never adopted."""
-    owned = ownership.load(owned_records(), place)
-    if owned.found:
-        return set(owned.mine(ownership.INSTALLS, root))
+    mine = ownership.load(owned_records(), place).mine(ownership.INSTALLS, root)
+    if mine is not None:
+        return set(mine)
     return {
         name
         for name, record in scan(place).items()

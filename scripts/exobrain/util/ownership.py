@@ -11,8 +11,8 @@ replaced or removed.
 The record lives in the user's state folder (``$XDG_STATE_HOME/exobrain/owned/``, one JSON
 file per folder, named by a hash of the folder's real path), not in the folder itself: a record
 inside a repository could be committed by anyone and would then claim the user's links. It is
-written atomically under a lock, and each entry names the exobrain (repository root) that made
-it, since a user-level folder is shared by every exobrain the user connects.
+written atomically under a lock, and keeps each exobrain's (repository root's) entries apart,
+since a user-level folder is shared by every exobrain the user connects.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from exobrain.errors import InputFileError
+from exobrain.errors import InputFileError, OperationFailed
 from exobrain.util.fileio import atomic_write_text, dump_json, read_text
 from exobrain.util.locking import exclusive
 
@@ -35,32 +35,22 @@ LINKS, INSTALLS = "links", "installs"
 
 @dataclass
 class Owned:
-    """One folder's record: ``entries[kind][name]`` is what was created there (kind ``links``:
-    the link text; ``installs``: an empty string), and by which exobrain. ``found`` is False
-    when no record existed yet: the first run under a version that keeps records."""
+    """One folder's record: ``entries[kind][exobrain][name]`` is what that exobrain created
+    there (kind ``links``: the link text; ``installs``: an empty string). An exobrain with no
+    entry for a kind has never recorded it here: the first run under a version that keeps
+    records, when what an earlier version made is adopted."""
 
     folder: str
-    found: bool
     entries: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
 
-    def mine(self, kind: str, exobrain: Path) -> dict[str, str]:
-        """``{name: value}`` of the ``kind`` entries ``exobrain`` created here."""
-        return {
-            name: item.get("value", "")
-            for name, item in self.entries.get(kind, {}).items()
-            if item.get("exobrain") == str(exobrain)
-        }
+    def mine(self, kind: str, exobrain: Path) -> dict[str, str] | None:
+        """``{name: value}`` of what ``exobrain`` created here, or None when it never said."""
+        found = self.entries.get(kind, {}).get(str(exobrain))
+        return None if found is None else dict(found)
 
     def set_mine(self, kind: str, exobrain: Path, values: dict[str, str]) -> None:
-        """Make ``values`` the ``kind`` entries of ``exobrain`` (other exobrains' kept)."""
-        kept = {
-            name: item
-            for name, item in self.entries.get(kind, {}).items()
-            if item.get("exobrain") != str(exobrain)
-        }
-        for name, value in values.items():
-            kept[name] = {"exobrain": str(exobrain), "value": value}
-        self.entries[kind] = dict(sorted(kept.items()))
+        """Make ``values`` what ``exobrain`` created here (other exobrains' entries kept)."""
+        self.entries.setdefault(kind, {})[str(exobrain)] = dict(sorted(values.items()))
 
     def as_json(self) -> dict[str, Any]:
         return {"tool": TOOL, "version": RECORD_VERSION, "folder": self.folder, **self.entries}
@@ -73,25 +63,25 @@ def record_path(records: Path, folder: Path) -> Path:
 
 
 def load(records: Path, folder: Path) -> Owned:
-    """The record of ``folder`` (an empty one, ``found`` False, when there is none). A record
-    that does not parse is treated as none — but is not rewritten until the caller saves."""
+    """The record of ``folder`` (an empty one when there is none). A record that does not
+    parse, or belongs to another folder, is read as empty: nothing in it is trusted."""
     real = os.path.realpath(folder)
-    path = record_path(records, folder)
+    owned = Owned(real)
     try:
-        data = json.loads(read_text(path))
+        data = json.loads(read_text(record_path(records, folder)))
     except (InputFileError, ValueError, RecursionError):
-        return Owned(real, found=path.exists() or path.is_symlink())
-    owned = Owned(real, found=True)
+        return owned
     if not isinstance(data, dict) or data.get("tool") != TOOL or data.get("folder") != real:
         return owned
     for kind in (LINKS, INSTALLS):
-        items = data.get(kind)
-        if isinstance(items, dict):
-            owned.entries[kind] = {
-                str(name): {k: v for k, v in item.items() if isinstance(v, str)}
-                for name, item in items.items()
-                if isinstance(item, dict)
-            }
+        by_exobrain = data.get(kind)
+        if not isinstance(by_exobrain, dict):
+            continue
+        owned.entries[kind] = {
+            str(exobrain): {str(k): v for k, v in items.items() if isinstance(v, str)}
+            for exobrain, items in by_exobrain.items()
+            if isinstance(items, dict)
+        }
     return owned
 
 
@@ -99,12 +89,17 @@ def record(records: Path, folder: Path, kind: str, exobrain: Path, values: dict[
     """Make ``values`` the ``kind`` entries ``exobrain`` owns in ``folder``'s record. Nothing is
     written (not even a lock file) when the record already says so; otherwise the record is
     re-read under its lock and written back atomically, inside ``records``."""
-    current = load(records, folder)
-    if current.found and current.mine(kind, exobrain) == values:
+    if load(records, folder).mine(kind, exobrain) == values:
         return
     path = record_path(records, folder)
-    records.mkdir(parents=True, exist_ok=True)
-    with exclusive(path, root=records):
-        owned = load(records, folder)
-        owned.set_mine(kind, exobrain, values)
-        atomic_write_text(path, dump_json(owned.as_json()), root=records)
+    try:
+        records.mkdir(parents=True, exist_ok=True)
+        with exclusive(path, root=records):
+            owned = load(records, folder)
+            owned.set_mine(kind, exobrain, values)
+            atomic_write_text(path, dump_json(owned.as_json()), root=records)
+    except OSError as exc:
+        raise OperationFailed(
+            f"{path}: cannot write the ownership record of {folder} ({exc.strerror or exc})",
+            hint=f"make {records} writable, then rerun",
+        ) from exc
