@@ -123,3 +123,13 @@ def test_gitattributes_linked_to_bashrc_is_left_alone(box):
     assert result.code == 0  # the signal counts; merges only lose their safety net
     assert ".gitattributes not updated" in result.err and "is a symbolic link" in result.err
     assert (box.repo / "signals/alice/laptop.jsonl").is_file()
+
+
+def test_connection_file_linked_outside_stops_connect_before_any_change(box):
+    os.remove(box.repo / ".exobrain.json")
+    committed_link(box, ".exobrain.json", box.outside / "victim.json")
+    result = box.run("connect-agent", "claude", "--person", "alice")
+    assert result.code == 2
+    assert f".exobrain.json is a symbolic link to {box.outside / 'victim.json'}" in result.err
+    assert "nothing was changed" in result.err
+    assert not (box.repo / ".claude").exists()

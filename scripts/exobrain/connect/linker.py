@@ -31,6 +31,7 @@ from exobrain.errors import InputFileError, OperationFailed
 from exobrain.model import GLOBAL, Identity
 from exobrain.paths import owned_records, shown
 from exobrain.util import ownership
+from exobrain.util.confine import UnsafePath, resolve_inside
 from exobrain.util.dirhash import INSTALL_RECORD
 from exobrain.util.fileio import atomic_write_text, make_folders, read_text
 
@@ -318,9 +319,32 @@ def writable_problems(actions: list[Action]) -> list[str]:
     return problems
 
 
+def check_confined(actions: list[Action]) -> None:
+    """Refuse the whole plan (UnsafePath, exit 2) when any change would go through a link
+    leading outside its root: a committed ``.exobrain.json`` or generated file that is such a
+    link is named before anything is written. A file is checked itself (a link staying inside
+    is written through); a link, a hook or a removal only through its folder."""
+    problems = []
+    for action in actions:
+        if not action.changes:
+            continue
+        whole = action.kind in ("file", "block", "connection") and action.op != REMOVE
+        try:
+            resolve_inside(action.root, action.path if whole else action.path.parent)
+        except UnsafePath as exc:
+            problems.append(exc.message)
+    if problems:
+        raise UnsafePath(
+            "\n  ".join(dict.fromkeys(problems)),
+            hint="remove the links named above (or make them point inside), then rerun; "
+            "nothing was changed",
+        )
+
+
 def apply(actions: list[Action]) -> int:
     """Carry out the changes; returns how many were made. Each step is atomic (links and files
-    are swapped in by rename) and the writable check runs first."""
+    are swapped in by rename); the confinement and writable checks run first."""
+    check_confined(actions)
     problems = writable_problems(actions)
     if problems:
         raise OperationFailed(
