@@ -85,18 +85,21 @@ def read_bytes(path: Path, *, limit: int = JSON_LIMIT, what: str = "this file") 
                 f"{path}: {size_text(size)}, over the {size_text(limit)} cap for {what}",
                 hint="split or shorten the file",
             )
-        chunks = []
-        total = 0
-        while block := os.read(fd, _CHUNK):
-            total += len(block)
-            if total > limit:  # it grew while we read it
-                raise InputFileError(f"{path}: over the {size_text(limit)} cap for {what}")
-            chunks.append(block)
+        data = os.read(fd, size + 1)  # a regular file gives all of it in one read
+        if len(data) > size:  # it grew since fstat: read on, up to the cap
+            chunks = [data]
+            total = len(data)
+            while block := os.read(fd, _CHUNK):
+                total += len(block)
+                if total > limit:
+                    raise InputFileError(f"{path}: over the {size_text(limit)} cap for {what}")
+                chunks.append(block)
+            data = b"".join(chunks)
     except OSError as exc:
         raise InputFileError(f"{path}: cannot read ({exc.strerror or exc})") from exc
     finally:
         os.close(fd)
-    return b"".join(chunks)
+    return data
 
 
 def read_text(path: Path, *, limit: int = JSON_LIMIT, what: str = "this file") -> str:
