@@ -17,6 +17,9 @@ from exobrain.errors import InputFileError
 from exobrain.util.fileio import read_text
 
 SKILL_FILE = "SKILL.md"
+#: The cap on a SKILL.md: instructions an agent loads, not a data file (a 56 MB one made
+#: search use 8.8 GB). Bigger content belongs in files beside it.
+SKILL_LIMIT = 1 << 20
 NAME_MAX, DESCRIPTION_MAX, COMPATIBILITY_MAX = 64, 1024, 500
 _SIMPLE_LINE = re.compile(r"^([A-Za-z_][\w-]*):(?:[ \t]+(.*))?$")
 
@@ -80,9 +83,14 @@ def parse(text: str, path: Path) -> SkillDoc:
     return SkillDoc(path, _yaml_load(front, path), body)
 
 
+def skill_text(path: Path) -> str:
+    """The text of a SKILL.md: a regular UTF-8 file of at most :data:`SKILL_LIMIT` bytes."""
+    return read_text(path, limit=SKILL_LIMIT, what="a SKILL.md")
+
+
 def read_skill(path: Path) -> SkillDoc:
     """Read and parse ``path`` (a SKILL.md file)."""
-    return parse(read_text(path), path)
+    return parse(skill_text(path), path)
 
 
 def _plain_scalar(raw: str) -> str | None:
@@ -107,7 +115,7 @@ def _plain_scalar(raw: str) -> str | None:
 
 def quick_meta(path: Path, keys: tuple[str, ...] = ("name", "description")) -> dict[str, Any]:
     """The requested frontmatter keys, parsed without YAML when the lines are simple."""
-    text = read_text(path)
+    text = skill_text(path)
     front, _, _ = split_frontmatter(text, path)
     lines = front.split("\n")
     found: dict[str, Any] = {}

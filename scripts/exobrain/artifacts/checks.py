@@ -200,8 +200,12 @@ def _lock_findings(
                 continue  # a missing folder is reported against its declaration
             version = doc.meta.get("version")
             folder = skill_dir(root, registry.scope, name)
+            try:
+                folder_drift = drift(folder, locked)
+            except ExobrainError:
+                continue  # a special file in the folder: reported as unsafe-file
             problem = version_problem(
-                str(version) if version is not None else None, locked, drift(folder, locked)
+                str(version) if version is not None else None, locked, folder_drift
             )
             if problem:
                 found.append(

@@ -14,8 +14,7 @@ from exobrain.model import EXTERNAL
 from exobrain.paths import shown
 from exobrain.refs import SkillRef, canonical, entry_home, parse_ref
 from exobrain.registry import Entry
-from exobrain.skillmd import SKILL_FILE, links_of, parse, read_skill
-from exobrain.util.fileio import read_text
+from exobrain.skillmd import SKILL_FILE, links_of, parse, read_skill, skill_text
 from exobrain.workspace import Workspace, find_declaration
 
 LINK_PREDICATES = ("uses_tool", "uses_skill", "derives_from", "documents_artifact", "supersedes")
@@ -95,7 +94,7 @@ def _incoming(ws: Workspace, target: Entry) -> dict[str, list[str]]:
                 continue
             path = skill_dir(ws.root, entry.scope, entry.name) / SKILL_FILE
             try:
-                text = read_text(path)
+                text = skill_text(path)
                 if target.name not in text:
                     continue
                 meta = parse(text, path).meta

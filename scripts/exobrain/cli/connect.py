@@ -190,12 +190,10 @@ def _track_usage(report, user: bool) -> dict:
     from exobrain.agents import get_agent
     from exobrain.signals.usage_hook import install_usage_hook, usage_hook_command
 
-    settings = (
-        get_agent("claude").home() / "settings.json"
-        if user
-        else report.root / ".claude" / "settings.local.json"
-    )
-    changed = install_usage_hook(settings, usage_hook_command(report.root))
+    home = get_agent("claude").home()
+    place = home if user else report.root
+    settings = home / "settings.json" if user else report.root / ".claude" / "settings.local.json"
+    changed = install_usage_hook(settings, usage_hook_command(report.root), root=place)
     return {"settings": str(settings), "changed": changed}
 
 

@@ -104,6 +104,7 @@ def main(
                     ws,
                     agent,
                     agent.skills_dir(ws.root, user),
+                    user=user,
                     cache_dir=cache_dir,
                     force=force,
                     check=check,

@@ -2,7 +2,9 @@
 overrides against declarations, and every SKILL.md against the Agent Skills rules.
 
 ``seed/`` is left out of the declaration and orphan scans (its ``create-instance`` skill is
-deliberately undeclared) but its ``skills.json`` is still schema-checked.
+deliberately undeclared) but its ``skills.json`` is still schema-checked. Every skill folder is
+also walked for what must never be shared: a link that leads outside it (the one escape rule,
+:func:`exobrain.util.confine.leaves`) and FIFOs, devices or sockets (``unsafe-file``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from exobrain.paths import shown
 from exobrain.registry import Entry, Registry, schema_findings, schema_is_packaged
 from exobrain.scopes import SEED
 from exobrain.skillmd import SKILL_FILE, SkillDoc, read_skill, spec_problems
+from exobrain.util.confine import leaves, unsafe_entries
 from exobrain.workspace import Workspace
 
 
@@ -147,6 +150,22 @@ def _folder_findings(
                 continue
             skill_file = Path(item.path) / SKILL_FILE
             rel = shown(skill_file, ws.root)
+            if item.is_symlink() and leaves(ws.root, Path(item.path)):
+                target = os.readlink(item.path)
+                message = f"the skill folder is a link to {target!r}, outside the repository"
+                found.append(
+                    Finding(ERROR, "unsafe-file", shown(Path(item.path), ws.root), message)
+                )
+                continue
+            found.extend(
+                Finding(
+                    ERROR,
+                    "unsafe-file",
+                    f"{shown(Path(item.path), ws.root)}/{inside}",
+                    f"{why}; replace a link with the file it points to, remove a special file",
+                )
+                for inside, why in unsafe_entries(Path(item.path))
+            )
             if not skill_file.is_file():
                 continue
             if Identity(scope.path, item.name) not in declarations:

@@ -29,11 +29,11 @@ from exobrain.interop.formats.fields import SLUG, dump, read_lenient, translate
 from exobrain.interop.inputs import Opened, classify, is_shorthand, open_source
 from exobrain.paths import shown
 from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
-from exobrain.skillmd import SKILL_FILE
+from exobrain.skillmd import SKILL_FILE, skill_text
+from exobrain.util.confine import unsafe_entries
 from exobrain.util.dirhash import hash_digests
-from exobrain.util.fileio import read_text
 from exobrain.util.staging import staged_folder
-from exobrain.util.treecopy import copy_tree, escaping_links
+from exobrain.util.treecopy import copy_tree
 from exobrain.util.versions import normalise as normalise_version
 from exobrain.workspace import Workspace
 
@@ -112,7 +112,7 @@ Reading = tuple[dict[str, Any], str, list[str]] | ExobrainError
 def read_skill_text(found: FoundSkill) -> tuple[dict[str, Any], str, list[str]]:
     """(frontmatter, body, repairs) of a found skill; raises InputFileError when unusable."""
     path = found.folder / SKILL_FILE
-    return read_lenient(read_text(path), path)
+    return read_lenient(skill_text(path), path)
 
 
 def plan_skill(
@@ -142,10 +142,7 @@ def plan_skill(
     )
     item.name, item.version = result.name, result.meta.get("version")
     item.repairs, item.flags, item.notes = repairs + result.repairs, result.flags, notes
-    links = escaping_links(found.folder)
-    problems = result.problems + [
-        f"{rel}: symbolic link points outside the skill folder" for rel in links
-    ]
+    problems = result.problems + [f"{rel}: {why}" for rel, why in unsafe_entries(found.folder)]
     if problems:
         item.problem = "; ".join(problems)
     plan.text, plan.body, plan.meta = dump(result.meta, body), body, result.meta
@@ -293,10 +290,12 @@ def _enter(
         raise
 
 
-def install(found: Path, target: Path, text: str) -> tuple[dict[str, str], dict[str, str]]:
-    """Copy a skill to ``target`` via a staging folder and one rename; (upstream, local)
-    digests. ``target`` must not exist."""
-    with staged_folder(target) as staging:
+def install(
+    found: Path, target: Path, text: str, *, root: Path
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Copy a skill to ``target`` (inside ``root``) via a staging folder and one rename;
+    (upstream, local) digests. ``target`` must not exist."""
+    with staged_folder(target, root=root) as staging:
         return copy_tree(found, staging, replace={SKILL_FILE: text})
 
 
@@ -349,7 +348,7 @@ def _apply(
                     item.problem = f"{shown(target, ws.root)} appeared meanwhile; not imported"
                     continue
                 try:
-                    upstream, local = install(plan.found.folder, target, plan.text)
+                    upstream, local = install(plan.found.folder, target, plan.text, root=ws.root)
                 except (OSError, ExobrainError) as exc:
                     item.problem = getattr(exc, "message", None) or f"copy failed: {exc}"
                     continue
@@ -366,7 +365,11 @@ def _apply(
         raise
     if created:
         with update_json_file(
-            lock_path(ws.root, scope), default=empty_lock, check=check_lock_data, durable=False
+            lock_path(ws.root, scope),
+            root=ws.root,
+            default=empty_lock,
+            check=check_lock_data,
+            durable=False,
         ) as update:
             for plan, _, entry in created:
                 update.data["skills"][plan.item.name] = entry

@@ -17,9 +17,9 @@ from typing import Any
 
 from exobrain.errors import ExobrainError
 from exobrain.search.corpus import Artifact
-from exobrain.skillmd import as_list, one_line, parse, split_frontmatter
+from exobrain.skillmd import SKILL_LIMIT, as_list, one_line, parse, split_frontmatter
 from exobrain.util.dirhash import content_hash
-from exobrain.util.fileio import read_text
+from exobrain.util.fileio import read_bytes, read_text
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ def read_doc(artifact: Artifact) -> Doc:
     its name and raw text (skills-validate reports it), so one bad file never stops search."""
     path = artifact.path
     assert path is not None
-    text = read_text(path)
+    text = read_text(path, limit=SKILL_LIMIT, what="a document search indexes")
     try:
         doc = parse(text, path) if text.startswith(("---", "\ufeff---")) else None
         meta, body = (doc.meta, doc.body) if doc else ({}, text)
@@ -106,5 +106,6 @@ def artifact_hash(artifact: Artifact) -> str:
     """The content hash the index is keyed on: the skill folder's dirhash, or the file's."""
     if artifact.folder is not None:
         return content_hash(Path(artifact.folder))
-    with open(artifact.file, "rb") as handle:  # type: ignore[arg-type]
-        return "sha256:" + hashlib.sha256(handle.read()).hexdigest()
+    assert artifact.file is not None
+    data = read_bytes(Path(artifact.file), limit=SKILL_LIMIT, what="a document search indexes")
+    return "sha256:" + hashlib.sha256(data).hexdigest()

@@ -155,7 +155,7 @@ class Searcher:
         self._encoder: embedding.QueryEncoder | None = None
 
     def _open(self) -> Index:
-        index, reason = open_index(index_path(self.ws.root))
+        index, reason = open_index(index_path(self.ws.root), root=self.ws.root)
         if reason:
             self.notes.append(f"search index: {reason}")
         if self.model is not None and index.meta("model") != self.model.model_id:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from exobrain.errors import ExobrainError
-from exobrain.paths import REPO_CACHE
+from exobrain.paths import REPO_CACHE, cache_folder
 from exobrain.search.corpus import Artifact
 from exobrain.search.docs import Doc, artifact_hash, read_doc, stat_signature
 from exobrain.search.embedding import TOKENIZER_SCHEMA
@@ -336,18 +336,20 @@ def index_path(root: Path) -> Path:
     return root / REPO_CACHE / INDEX_FILE
 
 
-def open_index(path: Path | None) -> tuple[Index, str | None]:
-    """Open (creating) the index; a file SQLite cannot read or of another format is deleted and
-    started afresh. Returns the index and why it was reset (None when it was fine)."""
+def open_index(path: Path | None, *, root: Path) -> tuple[Index, str | None]:
+    """Open (creating) the index at ``path`` in ``root``'s cache folder (a real folder: a
+    committed link there is refused); a file SQLite cannot read or of another format is
+    deleted and started afresh. Returns the index and why it was reset (None when it was fine)."""
     reason = None
     if path is not None:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            ignore = path.parent / ".gitignore"
-            if not ignore.exists():  # ignored in any repository, whatever its .gitignore says
-                ignore.write_text("*\n", encoding="utf-8")
+            path = cache_folder(root) / path.name
         except OSError:
             path = None  # a read-only checkout: index in memory for this run
+        else:  # the cache folder is ours: a link among SQLite's files is dropped, never followed
+            for suffix in ("", "-journal", "-wal", "-shm"):
+                if os.path.islink(f"{path}{suffix}"):
+                    os.unlink(f"{path}{suffix}")
     try:
         index = _connect(path)
         version = index.meta("format")

@@ -62,13 +62,15 @@ def load(path: Path, key: tuple) -> tuple[Any, ...] | None:
 
 
 def save(path: Path, key: tuple, fields: tuple[Any, ...]) -> None:
+    """Write the cache (inside the user cache dir); a failure only costs the speed-up."""
+    from exobrain.errors import ExobrainError
     from exobrain.util.fileio import atomic_write_text
 
     head = marshal.dumps(key)
     data = MAGIC + len(head).to_bytes(8, "little") + head + marshal.dumps(fields)
     try:
-        atomic_write_text(path, data, durable=False)
-    except OSError:
+        atomic_write_text(path, data, root=user_cache_dir(), durable=False)
+    except (OSError, ExobrainError):
         pass
 
 

@@ -27,6 +27,7 @@ from typing import Any
 from exobrain.signals.aggregate import _bucket, rank_code, vote_code
 from exobrain.signals.ledger import (
     FUND_UNIT,
+    LEDGER_LIMIT,
     LEDGER_SUFFIX,
     SIGNALS_DIR,
     dump_line,
@@ -35,7 +36,7 @@ from exobrain.signals.ledger import (
     ts_ms,
 )
 from exobrain.signals.lines import Record, parse_line
-from exobrain.util.fileio import atomic_write_text
+from exobrain.util.fileio import atomic_write_text, read_bytes
 
 SUMMED = ("usage", "calibration", "fund")
 
@@ -130,14 +131,15 @@ def _snapshot_line(bucket: tuple, data: dict[str, Any], host: str) -> str:
 def compact_file(root: Path, path: Path, cutoff_day: int, *, dry_run: bool = False) -> Compaction:
     """Compact one ledger under its lock (the rewrite is atomic; appenders wait, then reopen)."""
     rel = path.relative_to(root).as_posix()
-    fd = locked_ledger(path) if not dry_run else None
+    fd = locked_ledger(path, root=root) if not dry_run else None
     try:
-        text = path.read_bytes().decode("utf-8", errors="surrogateescape")
+        data = read_bytes(path, limit=LEDGER_LIMIT, what="a ledger")
+        text = data.decode("utf-8", errors="surrogateescape")
         compacted, snapshots = compact_text(text, cutoff_day, path.name[: -len(LEDGER_SUFFIX)])
         before = sum(1 for line in text.split("\n") if line.strip())
         changed = compacted != text
         if changed and not dry_run:
-            atomic_write_text(path, compacted.encode("utf-8", errors="surrogateescape"))
+            atomic_write_text(path, compacted.encode("utf-8", errors="surrogateescape"), root=root)
         return Compaction(rel, before, compacted.count("\n"), snapshots, changed)
     finally:
         if fd is not None:

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from exobrain.errors import InputFileError
 from exobrain.signals.ledger import (
     _CANONICAL_REF,
     _CURRENCY,
@@ -22,10 +23,12 @@ from exobrain.signals.ledger import (
     DIMENSIONS,
     FUND_UNIT,
     KINDS,
+    LEDGER_LIMIT,
     TS_PATTERN,
     canonical_ts,
     valid_day,
 )
+from exobrain.util.fileio import read_bytes
 
 Record = tuple[str, str, str, Any, str, Any, bool]  # kind, skill, ts, value, by, key2, snapshot
 
@@ -174,7 +177,8 @@ def fast_rows(text: str) -> list[tuple[str, ...]] | None:
 def read_ledger_text(path: Path, rel: str, problems: list[str]) -> str | None:
     """A ledger's text (bytes that are not UTF-8 stay visible to the line checks)."""
     try:
-        return path.read_bytes().decode("utf-8", errors="surrogateescape")
-    except OSError as exc:
-        problems.append(f"{rel}: skipped: cannot read ({exc.strerror or exc})")
+        data = read_bytes(path, limit=LEDGER_LIMIT, what="a ledger")
+    except InputFileError as exc:  # a FIFO, a folder, over the cap: named, never waited on
+        problems.append(f"{rel}: skipped: {exc.message.removeprefix(f'{path}: ')}")
         return None
+    return data.decode("utf-8", errors="surrogateescape")
