@@ -27,7 +27,7 @@ def skill_dir(root: Path, home: str, name: str) -> Path:
 
 
 def description_of(root: Path, home: str, name: str) -> str:
-    """The full description from the skill's SKILL.md, or "" when it cannot be read."""
+    """The full description from the skill's SKILL.md on disk, or "" when it cannot be read."""
     if home == EXTERNAL:
         return ""
     path = skill_dir(root, home, name) / SKILL_FILE
@@ -36,6 +36,25 @@ def description_of(root: Path, home: str, name: str) -> str:
     except InputFileError:
         return ""
     return value if isinstance(value, str) else ""
+
+
+def descriptions(ws: Workspace, skills: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """(home, name) → description for in-tree skills: from disk, or from git's objects (in
+    one batch) for the ones a sparse checkout leaves out; "" when unreadable."""
+    found: dict[tuple[str, str], str] = {}
+    elsewhere: list[tuple[str, str]] = []
+    for home, name in skills:
+        if home == EXTERNAL:
+            found[(home, name)] = ""
+        elif ws.reads_committed(home, name):
+            elsewhere.append((home, name))
+        else:
+            found[(home, name)] = description_of(ws.root, home, name)
+    if elsewhere:
+        committed = ws.committed_descriptions(elsewhere)
+        for key in elsewhere:
+            found[key] = committed.get(key, "")
+    return found
 
 
 @dataclass(frozen=True)
@@ -68,12 +87,13 @@ def is_worth_listing(skill: Resolved) -> bool:
 
 
 def status_rows(
-    skills: list[Resolved], root: Path, tier: str | None = None, *, everything: bool = False
+    skills: list[Resolved], ws: Workspace, tier: str | None = None, *, everything: bool = False
 ) -> list[StatusRow]:
     """Rows with descriptions: ``tier`` picks one tier, else every row (``everything``) or
     the ones worth listing."""
     chosen = [s for s in skills if (s.tier == tier if tier else everything or is_worth_listing(s))]
-    rows = [StatusRow(s, description_of(root, s.home, s.name)) for s in chosen]
+    text = descriptions(ws, [(s.home, s.name) for s in chosen])
+    rows = [StatusRow(s, text[(s.home, s.name)]) for s in chosen]
     return sorted(rows, key=lambda r: (r.skill.name, r.skill.home))
 
 
@@ -101,13 +121,16 @@ class CatalogRow:
 
 def catalog_rows(ws: Workspace) -> list[CatalogRow]:
     """Every declaration in the repository (seed/ left out), for discovery."""
-    rows = []
-    for registry in ws.all_registries(include_seed=False):
-        for entry in registry.entries:
-            if entry.is_override or registry.scope == SEED:
-                continue
-            home = EXTERNAL if entry.source else entry.scope
-            rows.append(CatalogRow(entry, description_of(ws.root, home, entry.name)))
+    declared = [
+        entry
+        for registry in ws.all_registries(include_seed=False)
+        if registry.scope != SEED
+        for entry in registry.entries
+        if not entry.is_override
+    ]
+    homes = [(EXTERNAL if e.source else e.scope, e.name) for e in declared]
+    text = descriptions(ws, homes)
+    rows = [CatalogRow(entry, text[home]) for entry, home in zip(declared, homes, strict=True)]
     return sorted(rows, key=lambda r: (r.entry.name, r.entry.scope))
 
 

@@ -37,6 +37,10 @@ def command_edge(func: Callable[..., Any]) -> Callable[..., Any]:
         except BrokenPipeError:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(1)
+        finally:
+            committed = sys.modules.get("exobrain.committed")
+            if committed is not None:  # only loaded when git's objects were read
+                committed.close_all()
 
     return wrapper
 
@@ -62,6 +66,12 @@ def report_findings(findings: Iterable[Finding]) -> None:
     """Warnings and errors about input files, on stderr, one line each."""
     for finding in findings:
         click.echo(finding.render(), err=True)
+
+
+def report_notes(notes: Iterable[str]) -> None:
+    """What an answer covered (e.g. the part of a sparse checkout read from git), on stderr."""
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
 
 
 def plain_table(rows: list[list[str]], header: list[str]) -> str:

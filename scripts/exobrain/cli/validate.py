@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option, report_notes
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -37,10 +37,12 @@ def main(strict: bool, as_json: bool, repo: Path | None) -> None:
                 "info": infos,
                 "exit_code": code,
                 "findings": [f.as_json() for f in findings],
+                "notes": ws.notes,
             }
         )
     else:
         for finding in findings:
             click.echo(finding.render())
         click.echo(f"Errors: {errors}  Info: {infos}")
+        report_notes(ws.notes)
     sys.exit(code)

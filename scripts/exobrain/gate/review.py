@@ -35,7 +35,7 @@ from exobrain.gate.crons import CRONS_FILE
 from exobrain.gate.snapshot import PERSONAL_TYPES, Snapshot, skill_location, snapshot, wanted_blobs
 from exobrain.model import GLOBAL, Identity, Lifecycle, transition_problem
 from exobrain.registry import REGISTRY_FILE
-from exobrain.util.git import INDEX, Rename, Repository
+from exobrain.util.repository import INDEX, Rename, Repository
 
 PROOF_RULES = (
     "a test: a file with 'test' in its name (e.g. test_cases.py, tests/…)",

@@ -39,10 +39,11 @@ def validate(ws: Workspace) -> list[Finding]:
     scanned = [r for r in registries if r.scope != SEED]
     declarations = _declarations(registries)
     for registry in scanned:
-        findings.extend(_declaration_findings(ws.root, registry))
+        findings.extend(_declaration_findings(ws, registry))
         findings.extend(_override_findings(ws.root, registry, declarations))
     docs: dict[tuple[str, str], SkillDoc] = {}
     findings.extend(_folder_findings(ws, declarations, docs))
+    findings.extend(_outside_findings(ws, declarations))
     findings.extend(artifact_findings(ws.root, scanned, docs))
     findings.extend(crons_findings(ws))
     return findings
@@ -52,7 +53,8 @@ def _declarations(registries: list[Registry]) -> set[Identity]:
     return {e.identity for r in registries for e in r.entries if not e.is_override}
 
 
-def _declaration_findings(root: Path, registry: Registry) -> list[Finding]:
+def _declaration_findings(ws: Workspace, registry: Registry) -> list[Finding]:
+    root = ws.root
     rel = shown(registry.path, root)
     found: list[Finding] = []
     seen: dict[Identity, Entry] = {}
@@ -74,10 +76,7 @@ def _declaration_findings(root: Path, registry: Registry) -> list[Finding]:
             )
             continue
         seen[entry.identity] = entry
-        if (
-            entry.source is None
-            and not (skill_dir(root, entry.scope, entry.name) / SKILL_FILE).is_file()
-        ):
+        if entry.source is None and not ws.skill_exists(entry.scope, entry.name):
             missing = shown(skill_dir(root, entry.scope, entry.name) / SKILL_FILE, root)
             found.append(
                 Finding(
@@ -188,6 +187,37 @@ def _folder_findings(
                 Finding(ERROR, code, rel, message)
                 for code, message in spec_problems(doc.meta, item.name)
             )
+    return found
+
+
+def _outside_findings(ws: Workspace, declarations: set[Identity]) -> list[Finding]:
+    """Skill folders a sparse checkout leaves out: git's tree says which exist (so nobody's
+    declaration is reported missing and an undeclared folder is still an info), and a note
+    says that their files were not checked."""
+    outside = [s for s in ws.scan().scopes if ws.is_outside(s.path) and s.path != SEED]
+    if not outside:
+        return []
+    found: list[Finding] = []
+    count = 0
+    for scope in outside:
+        for name in ws.committed_skills(scope.path):
+            count += 1
+            if Identity(scope.path, name) not in declarations:
+                rel = shown(skill_dir(ws.root, scope.path, name) / SKILL_FILE, ws.root)
+                found.append(
+                    Finding(
+                        INFO,
+                        "undeclared",
+                        rel,
+                        f"skill folder not declared in any skills.json of "
+                        f"{scope.path}; declare it to make it reachable",
+                    )
+                )
+    ws.notes.append(
+        f"{count} skill folder(s) in {len(outside)} scope(s) lie outside the sparse checkout: "
+        f"their registries and presence were checked from git, their files were not (a full "
+        f"checkout, as in CI, checks them)"
+    )
     return found
 
 

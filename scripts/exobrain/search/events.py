@@ -23,7 +23,7 @@ from exobrain.errors import UsageError
 from exobrain.model import GLOBAL
 from exobrain.registry import REGISTRY_FILE, Entry, registry_from_text
 from exobrain.search.corpus import KNOWLEDGE_DIR, PERSONAL, PRIVATE_DIR, View, home_of, open_view
-from exobrain.util.git import Repository
+from exobrain.util.repository import Repository
 from exobrain.workspace import Workspace
 
 SIGNALS_DIR = "signals"

@@ -1,0 +1,426 @@
+"""The repository as committed: the scopes, registries and SKILL.md files a sparse checkout
+leaves off the disk, read from git's objects at ``HEAD``.
+
+Commands that need the whole repository (``skills-status --all``, ``skills-validate``,
+search ``--all-scopes``, sweep) take what the working tree holds from the disk and the rest
+from here, so a sparse checkout never shrinks their answer. The repository is split into
+*units*: the global ``skills/`` folder, ``seed/`` and every folder directly inside a
+collection at the root (``groups/acme``, ``people/alice`` with her hosts). A unit's tree id
+changes whenever anything below it does, so what was learnt about a unit — its scopes, their
+registries' blob ids, each skill's SKILL.md blob id — is kept in
+``.exobrain-cache/committed.json`` under that id, with each registry's parsed entries and each
+SKILL.md's description under the blob's id: a second run lists and reads only the units that
+changed.
+
+The cache is a speed-up, never a source of truth: it is read only from a real file in a real
+``.exobrain-cache`` folder that git does not track, anything malformed in it is dropped, and
+it is rewritten atomically.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from exobrain.checkout import Checkout
+from exobrain.errors import ExobrainError, InputFileError
+from exobrain.model import GLOBAL
+from exobrain.paths import REPO_CACHE, shown
+from exobrain.registry import (
+    REGISTRY_FILE,
+    Registry,
+    make_entry,
+    registry_from_text,
+    registry_path,
+)
+from exobrain.scopes import SCOPE_FLAG, SEED, ScopeConfig, scopes_from_flags
+from exobrain.skillmd import SKILL_FILE, SKILL_LIMIT, quick_meta_of
+from exobrain.util.confine import resolve_inside
+from exobrain.util.fileio import JSON_LIMIT, read_bytes
+from exobrain.util.git import GitObject, TreeEntry, parse_tree
+from exobrain.util.repository import Repository
+
+CACHE_FILE = "committed.json"
+CACHE_VERSION = 1
+CACHE_LIMIT = 1 << 30
+#: Above this many units to list, one ``ls-tree`` walks whole collections instead.
+PATHSPEC_LIMIT = 500
+LINK = "link"  # a registry or skill folder committed as a symbolic link: not read from git
+_LINK_MODE = "120000"
+
+
+@dataclass
+class CommittedScope:
+    """One scope as committed: its registry's blob id (None: no registry, :data:`LINK`: a
+    link) and each skill folder's SKILL.md blob id (:data:`LINK` for a link)."""
+
+    path: str
+    type: str
+    registry: str | None
+    skills: dict[str, str] = field(default_factory=dict)
+
+    def as_json(self) -> list[Any]:
+        return [self.path, self.type, self.registry, self.skills]
+
+
+def _unit_of(path: str, collections: set[str]) -> str | None:
+    head, _, rest = path.partition("/")
+    if head in (SEED, "skills"):
+        return head
+    if head in collections and rest:
+        return f"{head}/{rest.partition('/')[0]}"
+    return None
+
+
+class CommittedTree:
+    """What ``HEAD`` holds, unit by unit, for the parts of the repository the checkout does
+    not (see the module). ``unread`` names what could not be read and why."""
+
+    def __init__(self, root: Path, config: ScopeConfig, checkout: Checkout) -> None:
+        self.root = root
+        self.config = config
+        self.checkout = checkout
+        self.repo = Repository(root, own_env=True)
+        self.head = self.repo.commit_of("HEAD")
+        self.unread: dict[str, str] = {}
+        self._cache_loaded: _Cache | None = None
+        self._scopes: dict[str, CommittedScope] | None = None
+        self._single: dict[str, CommittedScope | None] = {}
+        _OPEN.append(self)
+
+    @property
+    def _cache(self) -> _Cache:
+        """The cache file, read on first need (a lookup of one scope never reads it)."""
+        if self._cache_loaded is None:
+            self._cache_loaded = _Cache(self.root)
+        return self._cache_loaded
+
+    def close(self) -> None:
+        """Stop the reader and write what was learnt to the cache."""
+        self.repo.close()
+        if self._cache_loaded is not None:
+            self._cache_loaded.save(self.root)
+        if self in _OPEN:
+            _OPEN.remove(self)
+
+    # -- every scope ---------------------------------------------------------------------
+
+    def scopes(self) -> dict[str, CommittedScope]:
+        """Every scope committed at HEAD, by path (global first, then unit by unit)."""
+        if self._scopes is None:
+            self._scopes = self._scan() if self.head else {}
+        return self._scopes
+
+    def _scan(self) -> dict[str, CommittedScope]:
+        reader = self.repo.reader()
+        root = reader.tree(f"{self.head}^{{tree}}") or []
+        names = {e.name: e for e in root}
+        if REPO_CACHE in names:  # a committed cache is nobody's cache: never trust it
+            self._cache.drop()
+        collections = {e.name: e.oid for e in root if e.is_tree and self.config.type_of(e.name)}
+        members = reader.read(collections.values())
+        units: dict[str, str] = {}
+        for folder in ("skills", SEED):
+            if folder in names and names[folder].is_tree:
+                units[folder] = names[folder].oid
+        for name, oid in collections.items():
+            listed = members.get(oid)
+            if listed is None or listed.data is None:
+                continue
+            for entry in _tree_entries(listed.data, oid):
+                if entry.is_tree and not entry.name.startswith("."):
+                    units[f"{name}/{entry.name}"] = entry.oid
+        known = {u: self._cache.unit(u, oid) for u, oid in units.items()}
+        missing = [u for u, scopes in known.items() if scopes is None]
+        if missing:
+            listed_units = self._list(missing, set(collections))
+            for unit in missing:
+                found = self._summarise(unit, listed_units.get(unit, []))
+                known[unit] = found
+                self._cache.put_unit(unit, units[unit], found)
+        top = names.get(REGISTRY_FILE)
+        found_scopes = {GLOBAL: CommittedScope(GLOBAL, GLOBAL, _registry_id(top))}
+        for scopes in known.values():
+            for scope in scopes or []:
+                if scope.path == GLOBAL:
+                    found_scopes[GLOBAL].skills = scope.skills
+                else:
+                    found_scopes[scope.path] = scope
+        return found_scopes
+
+    def _list(self, units: list[str], collections: set[str]) -> dict[str, list[list[str]]]:
+        """``[mode, blob id, path]`` of every file below ``units``, by unit (one ls-tree)."""
+        if len(units) > PATHSPEC_LIMIT:
+            specs = sorted({u.partition("/")[0] + "/" for u in units})
+        else:
+            specs = [u + "/" for u in units]
+        out = self.repo.run_bytes(
+            "ls-tree", "-r", "-z", "--full-tree", self.head or "", "--", *specs
+        )
+        wanted = set(units)
+        found: dict[str, list[list[str]]] = {}
+        for record in out.split(b"\0"):
+            if not record:
+                continue
+            info, _, raw = record.partition(b"\t")
+            path = raw.decode("utf-8", "surrogateescape")
+            if not path.endswith((SCOPE_FLAG, REGISTRY_FILE, SKILL_FILE)) and not info.startswith(
+                _LINK_MODE.encode()
+            ):
+                continue
+            unit = _unit_of(path, collections)
+            if unit in wanted:
+                mode, _, oid = info.decode().split(" ")
+                found.setdefault(unit, []).append([mode, oid, path])
+        return found
+
+    def _summarise(self, unit: str, files: list[list[str]]) -> list[CommittedScope]:
+        """The scopes of one unit from its file list, each with its registry and skills."""
+        if unit == "skills":
+            scopes = {GLOBAL: CommittedScope(GLOBAL, GLOBAL, None)}
+        else:
+            flagged = [
+                p[: -len(SCOPE_FLAG) - 1] for _, _, p in files if p.endswith("/" + SCOPE_FLAG)
+            ]
+            kinds = scopes_from_flags(flagged, self.config)
+            scopes = {
+                path: CommittedScope(path, kind, None)
+                for path, kind in kinds.items()
+                if path == unit or path.startswith(unit + "/")
+            }
+        for mode, oid, path in files:
+            folder, _, name = path.rpartition("/")
+            if name == REGISTRY_FILE and folder in scopes:
+                scopes[folder].registry = LINK if mode == _LINK_MODE else oid
+                continue
+            home, marker, rest = (f"/{path}" if unit == "skills" else path).rpartition("/skills/")
+            home = home.lstrip("/") or GLOBAL
+            if not marker or home not in scopes:
+                continue
+            skill, _, inside = rest.partition("/")
+            if inside == SKILL_FILE:
+                scopes[home].skills[skill] = LINK if mode == _LINK_MODE else oid
+            elif not inside and mode == _LINK_MODE:
+                scopes[home].skills[skill] = LINK
+        return list(scopes.values())
+
+    # -- one scope -------------------------------------------------------------------------
+
+    def scope(self, path: str) -> CommittedScope | None:
+        """The committed scope at ``path`` (None when HEAD has none there): a few tree reads,
+        or the full scan when it was made already."""
+        if self._scopes is not None or not self.head:
+            return self.scopes().get(path)
+        if path not in self._single:
+            self._single[path] = self._lookup(path)
+        return self._single[path]
+
+    def _lookup(self, path: str) -> CommittedScope | None:
+        kinds = scopes_from_flags(self._flagged(path), self.config)
+        if path not in kinds:
+            return None
+        reader = self.repo.reader()
+        folder = f"{self.head}:{path}" if path != GLOBAL else f"{self.head}^{{tree}}"
+        entries = {e.name: e for e in reader.tree(folder) or []}
+        scope = CommittedScope(path, kinds[path], _registry_id(entries.get(REGISTRY_FILE)))
+        skills = entries.get("skills")
+        listing = reader.tree(skills.oid) if skills is not None and skills.is_tree else []
+        folders = {e.name: e for e in listing or [] if not e.name.startswith(".")}
+        trees = reader.read([e.oid for e in folders.values() if e.is_tree])
+        for name, entry in folders.items():
+            if entry.mode == _LINK_MODE:
+                scope.skills[name] = LINK
+            elif entry.oid in trees and trees[entry.oid].data is not None:
+                inner = {e.name: e for e in _tree_entries(trees[entry.oid].data or b"", entry.oid)}
+                skill_md = inner.get(SKILL_FILE)
+                if skill_md is not None and not skill_md.is_tree:
+                    scope.skills[name] = LINK if skill_md.mode == _LINK_MODE else skill_md.oid
+        return scope
+
+    def _flagged(self, path: str) -> list[str]:
+        """``path`` and its ancestor scope folders that hold an AGENTS.md at HEAD."""
+        if path == GLOBAL:
+            return []
+        parts = path.split("/")
+        folders = ["/".join(parts[:end]) for end in range(2, len(parts) + 1, 2)]
+        flags = self.repo.resolve([f"{self.head}:{f}/{SCOPE_FLAG}" for f in folders])
+        return [f for f in folders if f"{self.head}:{f}/{SCOPE_FLAG}" in flags]
+
+    # -- contents ----------------------------------------------------------------------------
+
+    def registries(self, scopes: list[CommittedScope]) -> dict[str, Registry]:
+        """Committed registries by scope path: from the cache when their blob was parsed
+        before, the others read in one batch (fetched first where a partial clone lacks
+        them). What cannot be read is an empty registry, named in :attr:`unread`."""
+        fresh = [
+            s.registry
+            for s in scopes
+            if s.registry and s.registry != LINK and self._cache.registry(s.registry) is None
+        ]
+        blobs = self.repo.blobs(fresh, limit=JSON_LIMIT, what="registries") if fresh else {}
+        return {s.path: self._registry(s, blobs) for s in scopes}
+
+    def _registry(self, scope: CommittedScope, blobs: dict[str, GitObject]) -> Registry:
+        path = registry_path(self.root, scope.path)
+        blob = scope.registry
+        if blob is None:
+            return Registry(scope.path, path)
+        if blob == LINK:
+            self.unread[shown(path, self.root)] = "committed as a link, which is not followed"
+            return Registry(scope.path, path)
+        cached = self._cache.registry(blob)
+        if cached is not None:
+            entries = [make_entry(raw, scope.path, i) for i, raw in enumerate(cached)]
+            return Registry(scope.path, path, entries, data={"skills": cached})
+        found = blobs.get(blob)
+        if found is None or found.data is None:
+            reason = self.repo.unread.get(blob, "over the 32 MB cap for a registry")
+            self.unread[shown(path, self.root)] = reason
+            return Registry(scope.path, path)
+        parsed = registry_from_text(self.root, scope.path, found.data.decode("utf-8", "replace"))
+        if not parsed.findings and isinstance(parsed.data, dict):
+            self._cache.put_registry(blob, parsed.data.get("skills"))
+        return parsed
+
+    def descriptions(self, wanted: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:
+        """(home, name) → description for SKILL.md blobs (read once, then cached by id)."""
+        found: dict[tuple[str, str], str] = {}
+        fresh = [b for b in wanted.values() if b != LINK and self._cache.description(b) is None]
+        blobs = self.repo.blobs(fresh, limit=SKILL_LIMIT, what="SKILL.md files") if fresh else {}
+        for key, blob in wanted.items():
+            text = self._cache.description(blob)
+            if text is None and blob in blobs:
+                text = _description(blobs[blob].data, key)
+                if text is not None:
+                    self._cache.put_description(blob, text)
+            if text is None:
+                if blob != LINK:
+                    home, name = key
+                    rel = f"{'' if home == GLOBAL else home + '/'}skills/{name}/{SKILL_FILE}"
+                    self.unread[rel] = self.repo.unread.get(blob, "over the 1 MB cap")
+                continue
+            found[key] = text
+        return found
+
+
+#: Trees opened by this process: the CLI edge closes them when a command ends.
+_OPEN: list[CommittedTree] = []
+
+
+def close_all() -> None:
+    """Close every tree still open (each saves its cache once, at the end of the command)."""
+    for tree in list(_OPEN):
+        tree.close()
+
+
+def _registry_id(entry: TreeEntry | None) -> str | None:
+    if entry is None or entry.is_tree:
+        return None
+    return LINK if entry.mode == _LINK_MODE else entry.oid
+
+
+def _tree_entries(data: bytes, oid: str) -> list[TreeEntry]:
+    return parse_tree(data, len(oid) // 2)
+
+
+def _description(data: bytes | None, key: tuple[str, str]) -> str | None:
+    if data is None:
+        return None
+    try:
+        value = quick_meta_of(data.decode("utf-8"), Path(key[1]) / SKILL_FILE).get("description")
+    except (ExobrainError, UnicodeDecodeError):
+        return ""
+    return value if isinstance(value, str) else ""
+
+
+class _Cache:
+    """``.exobrain-cache/committed.json``: units by tree id, registries and descriptions by
+    blob id (see the module); dropped whole when anything in it looks wrong."""
+
+    def __init__(self, root: Path) -> None:
+        self.changed = False
+        self.units: dict[str, list[Any]] = {}
+        self.registries: dict[str, list[Any]] = {}
+        self.descriptions: dict[str, str] = {}
+        self._used: set[str] = set()
+        self._load(root)
+
+    def _load(self, root: Path) -> None:
+        try:
+            path = resolve_inside(root, root / REPO_CACHE / CACHE_FILE, links=False)
+            data = json.loads(read_bytes(path, limit=CACHE_LIMIT, what="the committed cache"))
+        except (InputFileError, ValueError, OSError):
+            return
+        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
+            return
+        parts = (data.get("units"), data.get("registries"), data.get("descriptions"))
+        if all(isinstance(p, dict) for p in parts):
+            self.units, self.registries, self.descriptions = parts  # type: ignore[assignment]
+
+    def drop(self) -> None:
+        self.units, self.registries, self.descriptions = {}, {}, {}
+        self.changed = True
+
+    def unit(self, unit: str, tree: str) -> list[CommittedScope] | None:
+        value = self.units.get(unit)
+        if not (isinstance(value, list) and len(value) == 2 and value[0] == tree):
+            return None
+        try:
+            scopes = [CommittedScope(p, t, r, dict(s)) for p, t, r, s in value[1]]
+        except (TypeError, ValueError):
+            return None
+        for scope in scopes:
+            if scope.registry:
+                self._used.add(scope.registry)
+            self._used.update(scope.skills.values())
+        return scopes
+
+    def put_unit(self, unit: str, tree: str, scopes: list[CommittedScope]) -> None:
+        self.units[unit] = [tree, [s.as_json() for s in scopes]]
+        for scope in scopes:
+            if scope.registry:
+                self._used.add(scope.registry)
+            self._used.update(scope.skills.values())
+        self.changed = True
+
+    def registry(self, blob: str) -> list[Any] | None:
+        value = self.registries.get(blob)
+        return (
+            value if isinstance(value, list) and all(isinstance(v, dict) for v in value) else None
+        )
+
+    def put_registry(self, blob: str, raw: Any) -> None:
+        if isinstance(raw, list):
+            self.registries[blob] = raw
+            self.changed = True
+
+    def description(self, blob: str) -> str | None:
+        value = self.descriptions.get(blob)
+        return value if isinstance(value, str) else None
+
+    def put_description(self, blob: str, text: str) -> None:
+        self.descriptions[blob] = text
+        self.changed = True
+
+    def save(self, root: Path) -> None:
+        """Write the cache when something new was learnt (entries no unit uses are left out)."""
+        if not self.changed:
+            return
+        from exobrain.paths import cache_folder
+        from exobrain.util.fileio import atomic_write_text
+
+        used = self._used
+        data = {
+            "version": CACHE_VERSION,
+            "units": self.units,
+            "registries": {k: v for k, v in self.registries.items() if k in used},
+            "descriptions": {k: v for k, v in self.descriptions.items() if k in used},
+        }
+        try:
+            folder = cache_folder(root)
+            atomic_write_text(folder / CACHE_FILE, json.dumps(data), root=root, durable=False)
+        except (ExobrainError, OSError):
+            pass  # only a speed-up
+        self.changed = False
