@@ -18,6 +18,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from exobrain.errors import UsageError
 from exobrain.util.git import Git
 
 #: What ``git config --get-regexp`` is asked for: the sparse checkout and partial clone keys.
@@ -96,3 +97,22 @@ def read_checkout(root: Path, git: Git | None = None) -> Checkout:
     listed = git.run(["sparse-checkout", "list"], cwd=root, check=False)
     folders = listed.stdout.decode("utf-8", "surrogateescape").splitlines()
     return cone_checkout(root, folders, partial=partial)
+
+
+def refuse_outside(root: Path, path: Path) -> None:
+    """Stop a writer about to create ``path`` in a folder the sparse checkout leaves out: git
+    would not see the new file there (nor ``git add`` it), so the change would be lost."""
+    if os.path.lexists(path):
+        return
+    try:
+        rel = path.relative_to(root).as_posix()
+    except ValueError:
+        return
+    checkout = read_checkout(root)
+    if checkout.sparse and not checkout.holds(rel):
+        folder = rel.rpartition("/")[0] or "."
+        raise UsageError(
+            f"{rel} is outside the sparse checkout (its folder {folder} is not on disk), so "
+            f"nothing was written",
+            hint=f"git sparse-checkout add {folder}, then run again",
+        )

@@ -19,6 +19,7 @@ it is rewritten atomically.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,7 @@ from typing import Any
 from exobrain.checkout import Checkout
 from exobrain.errors import ExobrainError, InputFileError
 from exobrain.model import GLOBAL
-from exobrain.paths import REPO_CACHE, shown
+from exobrain.paths import REPO_CACHE, cache_folder, shown
 from exobrain.registry import (
     REGISTRY_FILE,
     Registry,
@@ -38,11 +39,13 @@ from exobrain.registry import (
 from exobrain.scopes import SCOPE_FLAG, SEED, ScopeConfig, scopes_from_flags
 from exobrain.skillmd import SKILL_FILE, SKILL_LIMIT, quick_meta_of
 from exobrain.util.confine import resolve_inside
-from exobrain.util.fileio import JSON_LIMIT, read_bytes
+from exobrain.util.fileio import JSON_LIMIT, atomic_write_text, make_folders, read_bytes
 from exobrain.util.git import GitObject, TreeEntry, parse_tree
 from exobrain.util.repository import Repository
 
 CACHE_FILE = "committed.json"
+#: ``.exobrain-cache/committed/``: readable copies of files outside the checkout (search).
+COPIES = "committed"
 CACHE_VERSION = 1
 CACHE_LIMIT = 1 << 30
 #: Above this many units to list, one ``ls-tree`` walks whole collections instead.
@@ -304,6 +307,44 @@ class CommittedTree:
             found[key] = text
         return found
 
+    def files_under(self, folder: str) -> dict[str, str]:
+        """Regular files committed below ``folder`` (links left out) → blob id."""
+        if not self.head:
+            return {}
+        out = self.repo.run_bytes(
+            "ls-tree", "-r", "-z", "--full-tree", self.head, "--", folder + "/"
+        )
+        found: dict[str, str] = {}
+        for record in out.split(b"\0"):
+            info, _, path = record.partition(b"\t")
+            mode, _, oid = info.decode().partition(" blob ")
+            if path and mode in ("100644", "100755"):
+                found[path.decode("utf-8", "surrogateescape")] = oid
+        return found
+
+    def copies(self, files: dict[str, str]) -> dict[str, Path]:
+        """Readable copies of committed files (path → blob id) that the checkout leaves out,
+        at ``.exobrain-cache/committed/<path>``: search indexes them and shows where to read
+        them. A copy is rewritten only when its blob changed; what cannot be read is left
+        out (and named in :attr:`unread`)."""
+        if not files:
+            return {}
+        base = cache_folder(self.root, COPIES)
+        found: dict[str, Path] = {}
+        stale = {rel: oid for rel, oid in files.items() if _blob_id(base / rel, oid) != oid}
+        blobs = self.repo.blobs(stale.values(), limit=SKILL_LIMIT, what="files to search")
+        for rel, oid in files.items():
+            target = base / rel
+            if rel in stale:
+                data = blobs[oid].data if oid in blobs else None
+                if data is None:
+                    self.unread[rel] = self.repo.unread.get(oid, "over the 1 MB cap")
+                    continue
+                make_folders(self.root, target.parent, links=False)
+                atomic_write_text(target, data, root=self.root, durable=False)
+            found[rel] = target
+        return found
+
 
 #: Trees opened by this process: the CLI edge closes them when a command ends.
 _OPEN: list[CommittedTree] = []
@@ -313,6 +354,18 @@ def close_all() -> None:
     """Close every tree still open (each saves its cache once, at the end of the command)."""
     for tree in list(_OPEN):
         tree.close()
+
+
+def _blob_id(path: Path, oid: str) -> str | None:
+    """The git blob id of the file at ``path`` (hashed like ``oid``), None when absent."""
+    try:
+        data = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+    except OSError:
+        return None
+    if data is None:
+        return None
+    digest = hashlib.sha256 if len(oid) == 64 else hashlib.sha1
+    return digest(b"blob %d\0%s" % (len(data), data)).hexdigest()
 
 
 def _registry_id(entry: TreeEntry | None) -> str | None:
@@ -408,9 +461,6 @@ class _Cache:
         """Write the cache when something new was learnt (entries no unit uses are left out)."""
         if not self.changed:
             return
-        from exobrain.paths import cache_folder
-        from exobrain.util.fileio import atomic_write_text
-
         used = self._used
         data = {
             "version": CACHE_VERSION,

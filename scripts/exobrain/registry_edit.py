@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from exobrain.checkout import refuse_outside
 from exobrain.errors import InputFileError, OperationFailed, UsageError
 from exobrain.findings import Finding
 from exobrain.paths import shown
@@ -105,6 +106,8 @@ def update_json_file(
     ``dry_run`` nothing is locked or written, but ``text`` still shows the result.
     ``durable=False`` skips the fsync, for files that can be regenerated (locks).
     """
+    if not dry_run:
+        refuse_outside(root, path)
     with nullcontext() if dry_run else exclusive(path, timeout, root=root):
         original = _read_existing(path)
         if original is None:
@@ -312,6 +315,8 @@ def edit_registry(
     """
     path = registry_path(root, scope)
     rel = shown(path, root)
+    if not dry_run:
+        refuse_outside(root, path)
     with nullcontext() if dry_run else exclusive(path, timeout, root=root):
         original = _read_existing(path)
         if original is None and not create:

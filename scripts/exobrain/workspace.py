@@ -166,6 +166,33 @@ class Workspace:
         self._note_unread()
         return found
 
+    def skill_copies(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], Path]:
+        """Readable copies of the SKILL.md of skills whose scope the checkout leaves out (see
+        :meth:`CommittedTree.copies`), by (home, name)."""
+        wanted: dict[str, tuple[str, str]] = {}
+        blobs: dict[str, str] = {}
+        for home, name in keys:
+            committed = self._committed_scope(home) if home in self._outside else None
+            blob = committed.skills.get(name) if committed is not None else None
+            if blob and blob != "link":
+                rel = _in_scope(home, f"skills/{name}/{SKILL_FILE}")
+                wanted[rel], blobs[rel] = (home, name), blob
+        copies = self.committed().copies(blobs) if blobs else {}
+        self._note_unread()
+        return {wanted[rel]: path for rel, path in copies.items()}
+
+    def knowledge_copies(self, scope: str, folder: str) -> dict[str, Path]:
+        """Readable copies of the files below ``<scope>/<folder>`` when the checkout leaves
+        that scope out, by path below the folder."""
+        if scope not in self._outside:
+            return {}
+        base = _in_scope(scope, folder)
+        tree = self.committed()
+        files = tree.files_under(base)
+        copies = tree.copies(files)
+        self._note_unread()
+        return {rel[len(base) + 1 :]: path for rel, path in copies.items()}
+
     def reads_committed(self, home: str, name: str) -> bool:
         """Whether a skill's SKILL.md is read from git's objects rather than the disk."""
         return home in self._outside or self.outside(_in_scope(home, f"skills/{name}/{SKILL_FILE}"))

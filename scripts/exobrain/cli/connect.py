@@ -110,6 +110,12 @@ VERBS = {
     help="Write discovered-skills.md: the top skills for this task (remembered for "
     "AGENT; --discover '' forgets it).",
 )
+@click.option(
+    "--sparse/--no-sparse",
+    default=None,
+    help="Keep a sparse checkout of only what the connection needs, in step after every "
+    "pull (remembered; --no-sparse stops following, git sparse-checkout disable undoes it).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Do not list what was kept as it was.")
 @click.option(
     "--hook-timeout",
@@ -135,6 +141,7 @@ def main(
     track_usage: bool,
     persona: str | None,
     discover: str | None,
+    sparse: bool | None,
     quiet: bool,
     hook_timeout: float,
     as_json: bool,
@@ -150,7 +157,8 @@ def main(
     AGENT is one of: claude, codex, openclaw, gemini, opencode, copilot, cursor, agents.
     """
     from exobrain.connect.choice import Flags
-    from exobrain.connect.connector import Request, connect, fetch_external
+    from exobrain.connect.connector import Request, connect
+    from exobrain.connect.external import fetch_external
     from exobrain.errors import UsageError
     from exobrain.search import preload as search_preloads
 
@@ -168,6 +176,7 @@ def main(
         persona=persona,
         discover=discover,
         preloads=search_preloads,
+        sparse=sparse,
     )
     if not as_json and sys.stdin.isatty() and sys.stdout.isatty():
         request.wizard = _terminal_wizard
@@ -216,6 +225,8 @@ def _terminal_wizard(ws):
         echo=click.echo,
         login=getpass.getuser(),
         hostname=short_hostname(),
+        lookup=ws.scope_at,
+        scopes=ws.scan().scopes,
     )
 
 

@@ -19,6 +19,7 @@ from exobrain.errors import OperationFailed, UsageError
 from exobrain.scopes import (
     SCOPE_FLAG,
     Connection,
+    Scope,
     ScopeConfig,
     check_scope_path,
     scan_scopes,
@@ -101,10 +102,25 @@ def _plain_id(value: str, what: str) -> str:
     return text
 
 
+Lookup = Callable[[str], Scope | None]
+
+
+def on_disk(root: Path, config: ScopeConfig) -> Lookup:
+    """Scopes by path as the disk shows them (a workspace's ``scope_at`` also asks git for the
+    folders a sparse checkout leaves out)."""
+    return lambda path: scope_at(root, path, config)
+
+
 def from_flags(
-    root: Path, config: ScopeConfig, flags: Flags, stored: Connection, hostname: str
+    root: Path,
+    config: ScopeConfig,
+    flags: Flags,
+    stored: Connection,
+    hostname: str,
+    lookup: Lookup | None = None,
 ) -> Choice:
     """The connection the flags name. Scopes that do not exist are reported and left out."""
+    exists = lookup or on_disk(root, config)
     if flags.guest:
         if flags.person or flags.host or flags.groups or flags.scopes:
             raise UsageError("--guest connects no scope: drop --person/--host/--group/--scope")
@@ -120,12 +136,12 @@ def from_flags(
         people = folder_for(config, "person")
         person_path = f"{people}/{person}"
         asked.append(f"--person {person}")
-        if scope_at(root, person_path, config) is None:
+        if exists(person_path) is None:
             notes.append(f"no person scope {person_path} ({person_path}/{SCOPE_FLAG} missing)")
         else:
             host = _plain_id(flags.host, "--host") if flags.host else hostname
             host_path = f"{person_path}/{folder_for(config, 'host')}/{host}" if host else None
-            if host_path and scope_at(root, host_path, config) is not None:
+            if host_path and exists(host_path) is not None:
                 person_leaf.append(host_path)
             else:
                 person_leaf.append(person_path)
@@ -134,14 +150,14 @@ def from_flags(
     for group in flags.groups:
         path = f"{folder_for(config, 'group')}/{_plain_id(group, '--group')}"
         asked.append(f"--group {group}")
-        if scope_at(root, path, config) is None:
+        if exists(path) is None:
             notes.append(f"no group scope {path} ({path}/{SCOPE_FLAG} missing)")
         else:
             leaves.append(path)
     for raw in flags.scopes:
         path = check_scope_path(raw)
         asked.append(f"--scope {raw}")
-        if path == "global" or scope_at(root, path, config) is None:
+        if path == "global" or exists(path) is None:
             notes.append(f"--scope {raw}: not a scope (no {path}/{SCOPE_FLAG} in a collection)")
         else:
             leaves.append(path)
@@ -173,11 +189,15 @@ def wizard(
     echo: Echo,
     login: str,
     hostname: str,
+    lookup: Lookup | None = None,
+    scopes: list[Scope] | None = None,
 ) -> Choice:
     """Ask who this is and which scopes to connect; offer to create a missing person or host
-    scope (a folder with a stub AGENTS.md, written when the connect is applied)."""
+    scope (a folder with a stub AGENTS.md, written when the connect is applied). ``scopes``
+    and ``lookup`` are what the repository holds (default: the disk)."""
     people = folder_for(config, "person")
-    found = scan_scopes(root, config).scopes
+    exists = lookup or on_disk(root, config)
+    found = scopes if scopes is not None else scan_scopes(root, config).scopes
     persons = [s.name for s in found if s.type == "person"]
     groups = [s.name for s in found if s.type == "group" and s.path.count("/") == 1]
     echo(f"People here: {', '.join(persons) if persons else '(none yet)'}")
@@ -194,7 +214,7 @@ def wizard(
         ):
             continue
         person_path = f"{people}/{answer}"
-        if answer in persons:
+        if answer in persons or exists(person_path) is not None:
             if not confirm(f"{person_path} already exists. Is that you?", True):
                 continue
             create = []
@@ -209,7 +229,7 @@ def wizard(
         notes.append(f"host {host!r} is not a valid scope name; skipped")
     elif host:
         host_path = f"{person_path}/{folder_for(config, 'host')}/{host}"
-        if scope_at(root, host_path, config) is not None:
+        if exists(host_path) is not None:
             leaf = host_path
         elif confirm(f"Create {host_path} with a stub {SCOPE_FLAG}?", True):
             create.append(host_path)

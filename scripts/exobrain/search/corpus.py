@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from exobrain.agents import AGENTS, optional_dir
@@ -99,6 +99,7 @@ class View:
     _declared: dict[tuple[str, ...], Artifact] | None = None
     _skills: list[Artifact] | None = None
     _installed: dict[tuple[str, str], str] | None = None
+    _copies: dict[tuple[str, str], Path] = field(default_factory=dict)
 
     @property
     def scope_paths(self) -> set[str]:
@@ -107,12 +108,15 @@ class View:
     def declared(self) -> list[Artifact]:
         """The skills declared in the visible scopes, not yet resolved."""
         if self._declared is None:
-            found: dict[tuple[str, ...], Artifact] = {}
+            entries: dict[tuple[str, ...], Entry] = {}
             for scope in self.scopes:
                 for entry in self.ws.registry(scope.path).entries:
-                    if not entry.is_override and entry.identity not in found:
-                        found[entry.identity] = self._artifact(entry, None)
-            self._declared = found
+                    if not entry.is_override and entry.identity not in entries:
+                        entries[entry.identity] = entry
+            self._copies = self.ws.skill_copies(
+                [(e.scope, e.name) for e in entries.values() if not e.source]
+            )
+            self._declared = {key: self._artifact(e, None) for key, e in entries.items()}
         return list(self._declared.values())
 
     def rows(self) -> dict[tuple[str, ...], Resolved]:
@@ -151,6 +155,8 @@ class View:
     def _artifact(self, entry: Entry, row: Resolved | None) -> Artifact:
         if entry.source:
             file = self.installed().get((entry.name, entry.owner or ""))
+        elif (entry.scope, entry.name) in self._copies:  # outside the sparse checkout
+            file = str(self._copies[(entry.scope, entry.name)])
         else:  # a string, not a Path: this runs for every visible skill
             folder = "" if entry.scope == GLOBAL else entry.scope + "/"
             file = f"{self.ws.root}/{folder}skills/{entry.name}/{SKILL_FILE}"
@@ -178,7 +184,15 @@ class View:
         for scope in self.scopes:
             base = scope.directory(self.ws.root) / KNOWLEDGE_DIR
             private_ok = scope.type in PERSONAL
-            for rel in _markdown_files(base, private_ok):
+            files = {rel: base / rel for rel in _markdown_files(base, private_ok)}
+            if self.ws.is_outside(scope.path):  # read from git: copies, never private ones
+                copies = self.ws.knowledge_copies(scope.path, KNOWLEDGE_DIR)
+                files = {
+                    rel: path
+                    for rel, path in copies.items()
+                    if rel.endswith(".md") and PRIVATE_DIR not in rel.split("/")[:-1]
+                }
+            for rel, path in sorted(files.items()):
                 name = rel[:-3]
                 found.append(
                     Artifact(
@@ -187,7 +201,7 @@ class View:
                         name,
                         scope.path,
                         scope.path,
-                        str(base / rel),
+                        str(path),
                     )
                 )
         return found
@@ -239,9 +253,14 @@ def open_view(ws: Workspace, *, everywhere: bool = False) -> View:
     scopes = list(ws.chain.scopes)
     if everywhere:  # other people's scopes are not even walked
         chain_paths = {s.path for s in scopes}
-        scopes = scan_scopes(
-            ws.root, ws.config, lambda s: s.path in chain_paths or s.type not in PERSONAL
-        ).scopes
+
+        def visible(scope: Scope) -> bool:
+            return scope.path in chain_paths or scope.type not in PERSONAL
+
+        if ws.checkout().sparse:  # the scopes it leaves out come from git
+            scopes = [s for s in ws.scan().scopes if visible(s)]
+        else:
+            scopes = scan_scopes(ws.root, ws.config, visible).scopes
     return View(ws, scopes, everywhere)
 
 
@@ -251,6 +270,10 @@ def index_artifacts(ws: Workspace) -> list[Artifact]:
     on disk, so a whole-repository update reads no registry."""
     found: list[Artifact] = []
     view = View(ws, list(ws.scan().scopes), True)
+    outside = [s for s in view.scopes if ws.is_outside(s.path) and s.type not in PERSONAL]
+    copies = ws.skill_copies([(s.path, n) for s in outside for n in ws.committed_skills(s.path)])
+    for (home, name), copy in sorted(copies.items()):  # shared scopes outside a sparse checkout
+        found.append(Artifact(f"skill:{name}@{home}", "skill", name, home, home, str(copy)))
     for scope in view.scopes:
         base = os.path.join(scope.directory(ws.root), "skills")
         try:

@@ -22,7 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from exobrain.errors import UsageError
-from exobrain.util.git import Git, GitFailed, GitObject, ObjectReader, git_message, is_oid
+from exobrain.util.git import (
+    Git,
+    GitFailed,
+    GitObject,
+    ObjectReader,
+    git_message,
+    is_oid,
+    parse_tree,
+)
 
 #: ``rev`` value meaning "the index" (the staging area: what the next commit will hold).
 INDEX = None
@@ -202,12 +210,28 @@ class Repository:
         }
 
     def resolve(self, names: list[str]) -> dict[str, str]:
-        """Object names (``rev:path``…) → ids, without reading the objects themselves."""
-        if not names:
-            return {}
-        stdin = "".join(n + "\n" for n in names).encode("utf-8", "surrogateescape")
-        out = self.run("cat-file", "--batch-check=%(objectname)", stdin=stdin).splitlines()
-        return {n: line for n, line in zip(names, out, strict=False) if is_oid(line)}
+        """``rev:path`` names → object ids, read from the trees that hold them: git itself
+        would read each object too, and a partial clone would have to fetch every blob one by
+        one (git 2.39 even stops at the first it cannot fetch)."""
+        parents: dict[str, list[tuple[str, str]]] = {}
+        for name in names:
+            rev, colon, path = name.partition(":")
+            if not colon or not path or rev.startswith("-"):
+                continue
+            folder, _, base = path.rstrip("/").rpartition("/")
+            parent = f"{rev}:{folder}" if folder else f"{rev}^{{tree}}"
+            parents.setdefault(parent, []).append((name, base))
+        trees = self.reader().read(parents)
+        found: dict[str, str] = {}
+        for parent, wanted in parents.items():
+            tree = trees.get(parent)
+            if tree is None or tree.kind != "tree" or tree.data is None:
+                continue
+            entries = {e.name: e.oid for e in parse_tree(tree.data, len(tree.oid) // 2)}
+            for name, base in wanted:
+                if base in entries:
+                    found[name] = entries[base]
+        return found
 
     def renames(self, base: str, pathspecs: tuple[str, ...]) -> list[Rename]:
         """Files renamed between ``base`` and the index, by git's rename detection."""
