@@ -27,6 +27,7 @@ BENCHMARKS = {
     "formats": "formats",
     "instance": "instance",
     "search": "search",
+    "scale": "scale",
     "architecture": "architecture",
 }
 

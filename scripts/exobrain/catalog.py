@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from html import escape
+from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from exobrain.errors import InputFileError
 from exobrain.model import EXTERNAL, GLOBAL
-from exobrain.registry import Entry
+from exobrain.registry import Registry
 from exobrain.resolve import Resolved
 from exobrain.scopes import SEED
 from exobrain.skillmd import SKILL_FILE, quick_meta
+from exobrain.treecache import paused_gc
 from exobrain.workspace import Workspace
 
 
@@ -97,41 +99,84 @@ def status_rows(
     return sorted(rows, key=lambda r: (r.skill.name, r.skill.home))
 
 
-@dataclass(frozen=True)
-class CatalogRow:
-    entry: Entry
-    description: str
+class CatalogRow(NamedTuple):
+    """One declaration as the catalog lists it (a tuple: a catalog holds every declaration
+    of the repository, hundreds of thousands in a big one)."""
+
+    name: str
+    registry: str  # the scope whose skills.json declares it
+    owner: str | None
+    tier: str
+    force: bool
+    lifecycle: str
+    source: Any
+    agent: str | None
+    skip_agents: tuple[str, ...]
+    description: str = ""
+
+    @property
+    def scope(self) -> str:
+        return EXTERNAL if self.source else self.registry
 
     def as_json(self) -> dict[str, Any]:
-        e = self.entry
         return {
-            "name": e.name,
-            "scope": EXTERNAL if e.source else e.scope,
-            "registry": e.scope,
-            "owner": e.owner,
-            "tier": e.tier,
-            "force": e.force,
-            "lifecycle": e.lifecycle,
-            "source": e.source,
-            "agent": e.agent,
-            "skipAgents": list(e.skip_agents),
+            "name": self.name,
+            "scope": self.scope,
+            "registry": self.registry,
+            "owner": self.owner,
+            "tier": self.tier,
+            "force": self.force,
+            "lifecycle": self.lifecycle,
+            "source": self.source,
+            "agent": self.agent,
+            "skipAgents": list(self.skip_agents),
             "description": self.description,
         }
 
 
-def catalog_rows(ws: Workspace) -> list[CatalogRow]:
-    """Every declaration in the repository (seed/ left out), for discovery."""
-    declared = [
-        entry
-        for registry in ws.all_registries(include_seed=False)
-        if registry.scope != SEED
-        for entry in registry.entries
-        if not entry.is_override
+def _declared(registry: Registry) -> list[tuple[Any, ...]]:
+    """The registry's declarations as row tuples without a description, straight from its
+    parsed JSON when it is known to be valid (no entry objects made)."""
+    scope = registry.scope
+    raw = registry.valid_raw()
+    if raw is None:
+        return [
+            (e.name, scope, e.owner, e.tier, e.force, e.lifecycle, e.source, e.agent, e.skip_agents)
+            for e in registry.entries
+            if not e.is_override
+        ]
+    return [
+        (
+            d["name"],
+            scope,
+            d.get("owner"),
+            d["tier"],
+            d.get("force") is True,
+            d.get("lifecycle", "active"),
+            d.get("source"),
+            d.get("agent"),
+            tuple(d.get("skipAgents") or ()),
+        )
+        for d in raw
+        if "from" not in d
     ]
-    homes = [(EXTERNAL if e.source else e.scope, e.name) for e in declared]
-    text = descriptions(ws, homes)
-    rows = [CatalogRow(entry, text[home]) for entry, home in zip(declared, homes, strict=True)]
-    return sorted(rows, key=lambda r: (r.entry.name, r.entry.scope))
+
+
+def catalog_rows(ws: Workspace) -> list[CatalogRow]:
+    """Every declaration in the repository (seed/ left out), for discovery, by name."""
+    with paused_gc():
+        declared = [
+            row
+            for registry in ws.all_registries(include_seed=False)
+            if registry.scope != SEED
+            for row in _declared(registry)
+        ]
+        homes = [(EXTERNAL if row[6] else row[1], row[0]) for row in declared]
+        text = descriptions(ws, homes)
+        make = CatalogRow._make
+        rows = [make((*row, text[home])) for row, home in zip(declared, homes, strict=True)]
+        rows.sort(key=itemgetter(0, 1))
+    return rows
 
 
 def prompt_block(ws: Workspace, rows: list[StatusRow]) -> str:

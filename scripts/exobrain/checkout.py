@@ -24,7 +24,7 @@ from exobrain.util.git import Git
 #: What ``git config --get-regexp`` is asked for: the sparse checkout and partial clone keys.
 _KEYS = (
     r"^(core\.sparsecheckout|core\.sparsecheckoutcone|extensions\.partialclone"
-    r"|remote\..+\.promisor)$"
+    r"|remote\..+\.promisor|index\.sparse)$"
 )
 
 
@@ -36,6 +36,7 @@ class Checkout:
     sparse: bool = False
     cone: tuple[str, ...] | None = None  # cone-mode folders; None: full or pattern mode
     partial: bool = False  # a partial clone: blobs outside the checkout may be absent
+    sparse_index: bool = False  # the index holds folders outside the cone as one entry
     _recursive: frozenset[str] = field(default=frozenset(), repr=False)
     _parents: frozenset[str] = field(default=frozenset(), repr=False)
 
@@ -56,6 +57,13 @@ class Checkout:
             probe = probe.rpartition("/")[0]
         return False
 
+    def touches(self, folder: str) -> bool:
+        """Whether anything below the folder ``rel`` belongs to the checkout (pattern mode: it
+        may, so yes)."""
+        if not self.sparse or self.cone is None:
+            return True
+        return folder in self._recursive or folder in self._parents or self.holds_folder(folder)
+
     def holds_folder(self, rel: str) -> bool:
         """Whether everything below the folder ``rel`` belongs to the checkout."""
         if not self.sparse:
@@ -70,11 +78,13 @@ class Checkout:
         return False
 
 
-def cone_checkout(root: Path, folders: list[str], *, partial: bool = False) -> Checkout:
+def cone_checkout(
+    root: Path, folders: list[str], *, partial: bool = False, sparse_index: bool = False
+) -> Checkout:
     """A cone-mode checkout of ``folders`` (what ``git sparse-checkout list`` prints)."""
     cone = tuple(sorted({f.strip("/") for f in folders if f.strip("/")}))
     parents = {f.rsplit("/", n)[0] for f in cone for n in range(1, f.count("/") + 1)}
-    return Checkout(root, True, cone, partial, frozenset(cone), frozenset(parents))
+    return Checkout(root, True, cone, partial, sparse_index, frozenset(cone), frozenset(parents))
 
 
 def read_checkout(root: Path, git: Git | None = None) -> Checkout:
@@ -96,7 +106,8 @@ def read_checkout(root: Path, git: Git | None = None) -> Checkout:
         return Checkout(root, True, partial=partial)
     listed = git.run(["sparse-checkout", "list"], cwd=root, check=False)
     folders = listed.stdout.decode("utf-8", "surrogateescape").splitlines()
-    return cone_checkout(root, folders, partial=partial)
+    sparse_index = settings.get("index.sparse") == "true"
+    return cone_checkout(root, folders, partial=partial, sparse_index=sparse_index)
 
 
 def refuse_outside(root: Path, path: Path) -> None:

@@ -4,57 +4,46 @@ leaves off the disk, read from git's objects at ``HEAD``.
 Commands that need the whole repository (``skills-status --all``, ``skills-validate``,
 search ``--all-scopes``, sweep) take what the working tree holds from the disk and the rest
 from here, so a sparse checkout never shrinks their answer. The repository is split into
-*units*: the global ``skills/`` folder, ``seed/`` and every folder directly inside a
-collection at the root (``groups/acme``, ``people/alice`` with her hosts). A unit's tree id
-changes whenever anything below it does, so what was learnt about a unit — its scopes, their
-registries' blob ids, each skill's SKILL.md blob id — is kept in
-``.exobrain-cache/committed.json`` under that id, with each registry's parsed entries and each
-SKILL.md's description under the blob's id: a second run lists and reads only the units that
-changed.
-
-The cache is a speed-up, never a source of truth: it is read only from a real file in a real
-``.exobrain-cache`` folder that git does not track, anything malformed in it is dropped, and
-it is rewritten atomically.
+*units*: the global ``skills/``, ``seed/`` and every folder directly inside a collection at
+the root (``groups/acme``, ``people/alice`` with her hosts). A unit's tree id changes whenever
+anything below it does, so what was learnt about a unit — its scopes, their registries' blob
+ids, each skill's SKILL.md blob id — is cached under that id (:mod:`exobrain.treecache`), with
+each registry's parsed entries and each description under the blob's id: a second run lists
+and reads only the units that changed.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from exobrain.checkout import Checkout
-from exobrain.errors import ExobrainError, InputFileError
+from exobrain.errors import ExobrainError
 from exobrain.model import GLOBAL
-from exobrain.paths import REPO_CACHE, cache_folder, shown
+from exobrain.paths import REPO_CACHE, cache_folder
 from exobrain.registry import (
     REGISTRY_FILE,
     Registry,
-    make_entry,
     registry_from_text,
-    registry_path,
 )
 from exobrain.scopes import SCOPE_FLAG, SEED, ScopeConfig, scopes_from_flags
 from exobrain.skillmd import SKILL_FILE, SKILL_LIMIT, quick_meta_of
-from exobrain.util.confine import resolve_inside
-from exobrain.util.fileio import JSON_LIMIT, atomic_write_text, make_folders, read_bytes
+from exobrain.treecache import TreeCache, paused_gc
+from exobrain.util.fileio import JSON_LIMIT, atomic_write_text, make_folders
 from exobrain.util.git import GitObject, TreeEntry, parse_tree
 from exobrain.util.repository import Repository
 
-CACHE_FILE = "committed.json"
 #: ``.exobrain-cache/committed/``: readable copies of files outside the checkout (search).
 COPIES = "committed"
-CACHE_VERSION = 1
-CACHE_LIMIT = 1 << 30
 #: Above this many units to list, one ``ls-tree`` walks whole collections instead.
 PATHSPEC_LIMIT = 500
 LINK = "link"  # a registry or skill folder committed as a symbolic link: not read from git
 _LINK_MODE = "120000"
 
 
-@dataclass
+@dataclass(slots=True)
 class CommittedScope:
     """One scope as committed: its registry's blob id (None: no registry, :data:`LINK`: a
     link) and each skill folder's SKILL.md blob id (:data:`LINK` for a link)."""
@@ -88,16 +77,18 @@ class CommittedTree:
         self.repo = Repository(root, own_env=True)
         self.head = self.repo.commit_of("HEAD")
         self.unread: dict[str, str] = {}
-        self._cache_loaded: _Cache | None = None
+        self._cache_loaded: TreeCache | None = None
         self._scopes: dict[str, CommittedScope] | None = None
         self._single: dict[str, CommittedScope | None] = {}
+        #: unit → the paths of its scopes, once every unit was listed (see :meth:`scopes`)
+        self.units: dict[str, list[str]] = {}
         _OPEN.append(self)
 
     @property
-    def _cache(self) -> _Cache:
+    def _cache(self) -> TreeCache:
         """The cache file, read on first need (a lookup of one scope never reads it)."""
         if self._cache_loaded is None:
-            self._cache_loaded = _Cache(self.root)
+            self._cache_loaded = TreeCache(self.root)
         return self._cache_loaded
 
     def close(self) -> None:
@@ -135,23 +126,35 @@ class CommittedTree:
             for entry in _tree_entries(listed.data, oid):
                 if entry.is_tree and not entry.name.startswith("."):
                     units[f"{name}/{entry.name}"] = entry.oid
-        known = {u: self._cache.unit(u, oid) for u, oid in units.items()}
-        missing = [u for u, scopes in known.items() if scopes is None]
-        if missing:
-            listed_units = self._list(missing, set(collections))
-            for unit in missing:
-                found = self._summarise(unit, listed_units.get(unit, []))
-                known[unit] = found
-                self._cache.put_unit(unit, units[unit], found)
+        with paused_gc():
+            known = {u: self._cached_unit(u, oid) for u, oid in units.items()}
+            missing = [u for u, scopes in known.items() if scopes is None]
+            if missing:
+                listed_units = self._list(missing, set(collections))
+                for unit in missing:
+                    found = self._summarise(unit, listed_units.get(unit, []))
+                    known[unit] = found
+                    self._cache.put_unit(unit, units[unit], [s.as_json() for s in found])
+        self._cache.retain(set(units))
         top = names.get(REGISTRY_FILE)
         found_scopes = {GLOBAL: CommittedScope(GLOBAL, GLOBAL, _registry_id(top))}
-        for scopes in known.values():
+        self.units = {}
+        for unit, scopes in known.items():
+            self.units[unit] = [s.path for s in scopes or []]
             for scope in scopes or []:
                 if scope.path == GLOBAL:
                     found_scopes[GLOBAL].skills = scope.skills
                 else:
                     found_scopes[scope.path] = scope
         return found_scopes
+
+    def _cached_unit(self, unit: str, tree: str) -> list[CommittedScope] | None:
+        stored = self._cache.unit(unit, tree)
+        if stored is None:
+            return None
+        if not all(type(s) is list and len(s) == 4 and type(s[3]) is dict for s in stored):
+            return None  # of the wrong shape: listed again
+        return [CommittedScope(p, t, r, s) for p, t, r, s in stored]
 
     def _list(self, units: list[str], collections: set[str]) -> dict[str, list[list[str]]]:
         """``[mode, blob id, path]`` of every file below ``units``, by unit (one ls-tree)."""
@@ -266,22 +269,21 @@ class CommittedTree:
         return {s.path: self._registry(s, blobs) for s in scopes}
 
     def _registry(self, scope: CommittedScope, blobs: dict[str, GitObject]) -> Registry:
-        path = registry_path(self.root, scope.path)
         blob = scope.registry
         if blob is None:
-            return Registry(scope.path, path)
+            return Registry(scope.path, self.root)
         if blob == LINK:
-            self.unread[shown(path, self.root)] = "committed as a link, which is not followed"
-            return Registry(scope.path, path)
+            rel = _in_scope(scope.path, REGISTRY_FILE)
+            self.unread[rel] = "committed as a link, which is not followed"
+            return Registry(scope.path, self.root)
         cached = self._cache.registry(blob)
-        if cached is not None:
-            entries = [make_entry(raw, scope.path, i) for i, raw in enumerate(cached)]
-            return Registry(scope.path, path, entries, data={"skills": cached})
+        if cached is not None:  # entries known valid: made only when asked for
+            return Registry.known_valid(scope.path, self.root, cached)
         found = blobs.get(blob)
         if found is None or found.data is None:
             reason = self.repo.unread.get(blob, "over the 32 MB cap for a registry")
-            self.unread[shown(path, self.root)] = reason
-            return Registry(scope.path, path)
+            self.unread[_in_scope(scope.path, REGISTRY_FILE)] = reason
+            return Registry(scope.path, self.root)
         parsed = registry_from_text(self.root, scope.path, found.data.decode("utf-8", "replace"))
         if not parsed.findings and isinstance(parsed.data, dict):
             self._cache.put_registry(blob, parsed.data.get("skills"))
@@ -289,23 +291,23 @@ class CommittedTree:
 
     def descriptions(self, wanted: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:
         """(home, name) → description for SKILL.md blobs (read once, then cached by id)."""
-        found: dict[tuple[str, str], str] = {}
-        fresh = [b for b in wanted.values() if b != LINK and self._cache.description(b) is None]
+        known = self._cache.descriptions
+        fresh = [b for b in wanted.values() if b != LINK and b not in known]
         blobs = self.repo.blobs(fresh, limit=SKILL_LIMIT, what="SKILL.md files") if fresh else {}
+        for blob in fresh:
+            found = blobs.get(blob)
+            text = _description(found.data) if found is not None else None
+            if text is not None:
+                self._cache.put_description(blob, text)
+        result: dict[tuple[str, str], str] = {}
         for key, blob in wanted.items():
-            text = self._cache.description(blob)
-            if text is None and blob in blobs:
-                text = _description(blobs[blob].data, key)
-                if text is not None:
-                    self._cache.put_description(blob, text)
-            if text is None:
-                if blob != LINK:
-                    home, name = key
-                    rel = f"{'' if home == GLOBAL else home + '/'}skills/{name}/{SKILL_FILE}"
-                    self.unread[rel] = self.repo.unread.get(blob, "over the 1 MB cap")
-                continue
-            found[key] = text
-        return found
+            text = known.get(blob)
+            if text is not None:
+                result[key] = text
+            elif blob != LINK:
+                rel = _in_scope(key[0], f"skills/{key[1]}/{SKILL_FILE}")
+                self.unread[rel] = self.repo.unread.get(blob, "over the 1 MB cap")
+        return result
 
     def files_under(self, folder: str) -> dict[str, str]:
         """Regular files committed below ``folder`` (links left out) → blob id."""
@@ -356,6 +358,10 @@ def close_all() -> None:
         tree.close()
 
 
+def _in_scope(scope: str, rel: str) -> str:
+    return rel if scope == GLOBAL else f"{scope}/{rel}"
+
+
 def _blob_id(path: Path, oid: str) -> str | None:
     """The git blob id of the file at ``path`` (hashed like ``oid``), None when absent."""
     try:
@@ -378,99 +384,12 @@ def _tree_entries(data: bytes, oid: str) -> list[TreeEntry]:
     return parse_tree(data, len(oid) // 2)
 
 
-def _description(data: bytes | None, key: tuple[str, str]) -> str | None:
+def _description(data: bytes | None) -> str | None:
+    """The description in a SKILL.md's text ("" when it has none or does not parse)."""
     if data is None:
         return None
     try:
-        value = quick_meta_of(data.decode("utf-8"), Path(key[1]) / SKILL_FILE).get("description")
+        value = quick_meta_of(data.decode("utf-8"), Path(SKILL_FILE)).get("description")
     except (ExobrainError, UnicodeDecodeError):
         return ""
     return value if isinstance(value, str) else ""
-
-
-class _Cache:
-    """``.exobrain-cache/committed.json``: units by tree id, registries and descriptions by
-    blob id (see the module); dropped whole when anything in it looks wrong."""
-
-    def __init__(self, root: Path) -> None:
-        self.changed = False
-        self.units: dict[str, list[Any]] = {}
-        self.registries: dict[str, list[Any]] = {}
-        self.descriptions: dict[str, str] = {}
-        self._used: set[str] = set()
-        self._load(root)
-
-    def _load(self, root: Path) -> None:
-        try:
-            path = resolve_inside(root, root / REPO_CACHE / CACHE_FILE, links=False)
-            data = json.loads(read_bytes(path, limit=CACHE_LIMIT, what="the committed cache"))
-        except (InputFileError, ValueError, OSError):
-            return
-        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
-            return
-        parts = (data.get("units"), data.get("registries"), data.get("descriptions"))
-        if all(isinstance(p, dict) for p in parts):
-            self.units, self.registries, self.descriptions = parts  # type: ignore[assignment]
-
-    def drop(self) -> None:
-        self.units, self.registries, self.descriptions = {}, {}, {}
-        self.changed = True
-
-    def unit(self, unit: str, tree: str) -> list[CommittedScope] | None:
-        value = self.units.get(unit)
-        if not (isinstance(value, list) and len(value) == 2 and value[0] == tree):
-            return None
-        try:
-            scopes = [CommittedScope(p, t, r, dict(s)) for p, t, r, s in value[1]]
-        except (TypeError, ValueError):
-            return None
-        for scope in scopes:
-            if scope.registry:
-                self._used.add(scope.registry)
-            self._used.update(scope.skills.values())
-        return scopes
-
-    def put_unit(self, unit: str, tree: str, scopes: list[CommittedScope]) -> None:
-        self.units[unit] = [tree, [s.as_json() for s in scopes]]
-        for scope in scopes:
-            if scope.registry:
-                self._used.add(scope.registry)
-            self._used.update(scope.skills.values())
-        self.changed = True
-
-    def registry(self, blob: str) -> list[Any] | None:
-        value = self.registries.get(blob)
-        return (
-            value if isinstance(value, list) and all(isinstance(v, dict) for v in value) else None
-        )
-
-    def put_registry(self, blob: str, raw: Any) -> None:
-        if isinstance(raw, list):
-            self.registries[blob] = raw
-            self.changed = True
-
-    def description(self, blob: str) -> str | None:
-        value = self.descriptions.get(blob)
-        return value if isinstance(value, str) else None
-
-    def put_description(self, blob: str, text: str) -> None:
-        self.descriptions[blob] = text
-        self.changed = True
-
-    def save(self, root: Path) -> None:
-        """Write the cache when something new was learnt (entries no unit uses are left out)."""
-        if not self.changed:
-            return
-        used = self._used
-        data = {
-            "version": CACHE_VERSION,
-            "units": self.units,
-            "registries": {k: v for k, v in self.registries.items() if k in used},
-            "descriptions": {k: v for k, v in self.descriptions.items() if k in used},
-        }
-        try:
-            folder = cache_folder(root)
-            atomic_write_text(folder / CACHE_FILE, json.dumps(data), root=root, durable=False)
-        except (ExobrainError, OSError):
-            pass  # only a speed-up
-        self.changed = False

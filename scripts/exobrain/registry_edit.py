@@ -252,9 +252,8 @@ def registry_problems(
     and only the entries it adds or changes on write: running jsonschema over every entry of a
     large file on every edit would cost far more than the edit. ``skills-validate`` runs it all.
     """
-    path = registry_path(root, scope)
-    registry = Registry(scope, path, data=data, text=text)
-    rel = shown(path, root)
+    registry = Registry(scope, root, data=data, text=text)
+    rel = shown(registry.path, root)
     skills = data.get("skills") if isinstance(data, dict) else None
     if not isinstance(skills, list):
         return [

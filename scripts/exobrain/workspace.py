@@ -136,11 +136,12 @@ class Workspace:
     def skill_exists(self, home: str, name: str) -> bool:
         """Whether ``<home>/skills/<name>/SKILL.md`` exists: on disk, or committed where the
         checkout leaves it out."""
-        rel = _in_scope(home, f"skills/{name}/{SKILL_FILE}")
-        if (self.root / rel).is_file():
-            return True
-        if home not in self._outside and not self.outside(rel):
-            return False
+        if home not in self._outside:
+            rel = _in_scope(home, f"skills/{name}/{SKILL_FILE}")
+            if os.path.isfile(os.path.join(self.root, rel)):
+                return True
+            if not self.outside(rel):
+                return False
         committed = self._committed_scope(home)
         return committed is not None and name in committed.skills
 
@@ -157,11 +158,15 @@ class Workspace:
         """Descriptions of in-tree skills whose SKILL.md the checkout leaves out, by (home,
         name); the others are read from disk by the caller."""
         wanted: dict[tuple[str, str], str] = {}
-        for home, name in keys:
-            committed = self._committed_scope(home)
-            blob = committed.skills.get(name) if committed is not None else None
+        scopes: dict[str, CommittedScope | None] = {}
+        for key in keys:
+            home = key[0]
+            if home not in scopes:
+                scopes[home] = self._committed_scope(home)
+            committed = scopes[home]
+            blob = committed.skills.get(key[1]) if committed is not None else None
             if blob:
-                wanted[(home, name)] = blob
+                wanted[key] = blob
         found = self.committed().descriptions(wanted) if wanted else {}
         self._note_unread()
         return found
@@ -254,16 +259,27 @@ class Workspace:
                 )
             checkout = self.checkout()
             if checkout.sparse:
-                on_disk = {s.path for s in scan.scopes}
-                extra = [
-                    Scope(c.path, c.type)
-                    for c in self.committed().scopes().values()
-                    if c.path not in on_disk and not checkout.holds(_in_scope(c.path, SCOPE_FLAG))
-                ]
-                self._outside.update(s.path for s in extra)
-                scan.scopes = order_chain(scan.scopes + extra, self.config)
+                scan.scopes = order_chain(scan.scopes + self._left_out(scan), self.config)
             self._scan = scan
         return self._scan
+
+    def _left_out(self, scan: ScopeScan) -> list[Scope]:
+        """The committed scopes the sparse checkout leaves out (whole units at once when no
+        folder of theirs is in the cone); they are read from git from now on."""
+        checkout, tree = self.checkout(), self.committed()
+        committed = tree.scopes()
+        on_disk = {s.path for s in scan.scopes}
+        found: list[Scope] = []
+        for unit, paths in tree.units.items():
+            touched = checkout.touches(unit)
+            for path in paths:
+                if path in on_disk or path == GLOBAL:
+                    continue
+                if touched and checkout.holds(_in_scope(path, SCOPE_FLAG)):
+                    continue  # in the cone but gone from the disk: deleted here
+                found.append(Scope(path, committed[path].type))
+        self._outside.update(s.path for s in found)
+        return found
 
     def all_registries(self, *, include_seed: bool = True) -> list[Registry]:
         """Every scope's registry in the repository (existing files only), in chain order."""

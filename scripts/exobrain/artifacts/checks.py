@@ -27,7 +27,6 @@ from exobrain.model import EXTERNAL, Identity
 from exobrain.paths import shown
 from exobrain.refs import parse_ref
 from exobrain.registry import Entry, Registry
-from exobrain.resolve import Resolved
 from exobrain.skillmd import SKILL_FILE, SkillDoc, as_list, links_of
 from exobrain.util.graphs import find_cycles
 
@@ -152,26 +151,27 @@ def _resolve(text: str, by_name: dict[str, set[Identity]]) -> Identity | None:
 
 
 def _link_name_collisions(root: Path, declarations: list[Entry]) -> list[Finding]:
-    """Two different skills that would get the same folder name in one agent's skills dir."""
+    """Two different skills that would get the same folder name in one agent's skills dir.
+
+    A link name does not depend on the agent, so it is computed once per declaration; when no
+    declaration names or skips an agent, every agent sees the same names and one pass over
+    them stands for all (the first agent is the one named)."""
+    links = [(entry, entry.identity.link_name) for entry in declarations]
+    filtered = any(entry.agent is not None or entry.skip_agents for entry in declarations)
     found, reported = [], set()
-    for agent in AGENTS:
+    for agent in AGENTS if filtered else AGENTS[:1]:
         names: dict[str, Entry] = {}
-        for entry in declarations:
-            if not entry.applies_to(agent.name):
+        for entry, link in links:
+            if filtered and not entry.applies_to(agent.name):
                 continue
-            home = EXTERNAL if entry.source else entry.scope
-            link = Resolved(entry.name, home, entry.tier, entry.owner, entry, None).link_name
             other = names.setdefault(link, entry)
             if other.identity != entry.identity and (link, entry.identity) not in reported:
                 reported.add((link, entry.identity))
-                rel = shown(
-                    (root if entry.scope == "global" else root / entry.scope) / "skills.json", root
-                )
                 found.append(
                     Finding(
                         ERROR,
                         "skill_name_unique",
-                        rel,
+                        _registry_file(entry.scope),
                         f"link name {link!r} collides with {other.name!r} declared "
                         f"in {other.scope} (agent {agent.name}); rename one",
                         entry=entry.label(),
@@ -180,11 +180,18 @@ def _link_name_collisions(root: Path, declarations: list[Entry]) -> list[Finding
     return found
 
 
+def _registry_file(scope: str) -> str:
+    return "skills.json" if scope == "global" else f"{scope}/skills.json"
+
+
 def _lock_findings(
     root: Path, registries: list[Registry], docs: dict[tuple[str, str], SkillDoc]
 ) -> list[Finding]:
     found: list[Finding] = []
+    with_docs = {scope for scope, _ in docs}  # a lock is checked against skills on disk
     for registry in registries:
+        if registry.scope not in with_docs:
+            continue
         path = lock_path(root, registry.scope)
         if not path.exists():
             continue

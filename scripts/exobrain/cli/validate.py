@@ -23,10 +23,12 @@ def main(strict: bool, as_json: bool, repo: Path | None) -> None:
     """
     from exobrain.findings import ERROR
     from exobrain.gate.validate import exit_code, validate
+    from exobrain.treecache import paused_gc
     from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
-    findings = validate(ws)
+    with paused_gc():  # what it reads stays alive until the end: collecting it is waste
+        findings = validate(ws)
     errors = sum(1 for f in findings if f.level == ERROR)
     infos = len(findings) - errors
     code = exit_code(findings, strict)

@@ -120,10 +120,10 @@ def _outermost(folders: set[str]) -> list[str]:
 
 def apply_cone(ws: Workspace, cone: Cone) -> None:
     """Make the checkout that cone (``git sparse-checkout set --cone``; a partial clone
-    fetches the new folders' blobs in one go). The first time, the index turns sparse too,
-    so git's own commands stay fast in a big repository."""
+    fetches the new folders' blobs in one go). The index turns sparse too (one entry per
+    folder left out), so git's own commands stay fast in a big repository."""
     args = ["sparse-checkout", "set", "--cone"]
-    if cone.current is None:
+    if not ws.checkout().sparse_index:
         args.append("--sparse-index")
     stdin = "".join(f"{folder}\n" for folder in cone.folders).encode()
     Git(allow_file=True).run([*args, "--stdin"], cwd=ws.root, remote=True, stdin=stdin)

@@ -17,9 +17,9 @@ from exobrain.catalog import skill_dir
 from exobrain.errors import InputFileError
 from exobrain.findings import ERROR, INFO, Finding, from_error
 from exobrain.gate.crons import crons_findings
-from exobrain.model import EXTERNAL, Identity
+from exobrain.model import EXTERNAL, GLOBAL, Identity
 from exobrain.paths import shown
-from exobrain.registry import Entry, Registry, schema_findings, schema_is_packaged
+from exobrain.registry import REGISTRY_FILE, Entry, Registry, schema_findings, schema_is_packaged
 from exobrain.scopes import SEED
 from exobrain.skillmd import SKILL_FILE, SkillDoc, read_skill, spec_problems
 from exobrain.util.confine import leaves, unsafe_entries
@@ -53,9 +53,13 @@ def _declarations(registries: list[Registry]) -> set[Identity]:
     return {e.identity for r in registries for e in r.entries if not e.is_override}
 
 
+def _registry_file(scope: str) -> str:
+    return REGISTRY_FILE if scope == GLOBAL else f"{scope}/{REGISTRY_FILE}"
+
+
 def _declaration_findings(ws: Workspace, registry: Registry) -> list[Finding]:
     root = ws.root
-    rel = shown(registry.path, root)
+    rel = _registry_file(registry.scope)
     found: list[Finding] = []
     seen: dict[Identity, Entry] = {}
     for entry in registry.entries:
@@ -95,7 +99,7 @@ def _declaration_findings(ws: Workspace, registry: Registry) -> list[Finding]:
 def _override_findings(
     root: Path, registry: Registry, declarations: set[Identity]
 ) -> list[Finding]:
-    rel = shown(registry.path, root)
+    rel = _registry_file(registry.scope)
     found = []
     for entry in registry.entries:
         if entry.is_override and entry.identity not in declarations:
