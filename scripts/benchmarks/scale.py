@@ -28,7 +28,7 @@ from pathlib import Path
 
 from benchmarks.bigrepo import import_exobrain
 from benchmarks.synthetic import Shape, describe
-from benchmarks.timing import bench_env, console_script, report, time_command
+from benchmarks.timing import bench_env, children_cpu, console_script, report, time_command
 
 CONNECT = ["claude", "--person", "p0000", "--group", "g000", "--host", "h0", "--sparse"]
 TARGETS = {
@@ -51,15 +51,17 @@ def _du(path: Path, *, apparent: bool = False) -> int:
     return int(out.stdout.split()[0])
 
 
-def _once(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
+def _once(argv: list[str], cwd: Path) -> tuple[float, float]:
+    """One run's wall and CPU seconds."""
+    used = children_cpu()
     start = time.perf_counter()
     done = subprocess.run(
-        argv, cwd=cwd, env=env or bench_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        argv, cwd=cwd, env=bench_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     elapsed = time.perf_counter() - start
     if done.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(argv)} exited {done.returncode}: {done.stderr[-500:]!r}")
-    return elapsed
+    return elapsed, children_cpu() - used
 
 
 def _drop_cache(root: Path) -> None:
@@ -81,7 +83,7 @@ def measure(work: Path, shape: Shape, runs: int, full: bool) -> None:
     start = time.perf_counter()
     _git(work, "clone", "-q", "--filter=blob:none", "--sparse", f"file://{bare}", str(sparse))
     print(f"blob-less sparse clone: {time.perf_counter() - start:.1f} s")
-    first = _once([connect, *CONNECT], sparse)
+    first, _ = _once([connect, *CONNECT], sparse)
     print(f"connect-agent claude --sparse (first, sets the cone): {first:.2f} s")
     sparse_size = _du(sparse)
     cases = [
@@ -90,14 +92,26 @@ def measure(work: Path, shape: Shape, runs: int, full: bool) -> None:
     ]
     for label, argv, count, target in cases:
         print(report(label, time_command(argv, sparse, count), TARGETS[target]))
-    fetching = _once([status, "--all"], sparse)
-    print(f"{'skills-status --all, first (fetches blobs)':42} {fetching * 1000:8.1f} ms")
+    fetching, fetching_cpu = _once([status, "--all"], sparse)
+    print(
+        f"{'skills-status --all, first (fetches blobs)':42} {fetching * 1000:8.1f} ms"
+        f"  cpu {fetching_cpu * 1000:.1f} ms"
+    )
+    cache = sparse / ".exobrain-cache" / "committed.json"
+    print(f"cache .exobrain-cache/committed.json: {_mb(cache.stat().st_size)}")
     cold = []
     for _ in range(max(1, runs // 4)):
         _drop_cache(sparse)
         cold.append(_once([status, "--all"], sparse))
-    stats = {"median": sorted(cold)[len(cold) // 2], "min": min(cold), "max": max(cold)}
-    print(report("skills-status --all, first (no cache)", {**stats, "runs": len(cold)}, 10.0))
+    walls = sorted(wall for wall, _ in cold)
+    stats = {
+        "median": walls[len(walls) // 2],
+        "min": walls[0],
+        "max": walls[-1],
+        "cpu": sorted(cpu for _, cpu in cold)[len(cold) // 2],
+        "runs": len(cold),
+    }
+    print(report("skills-status --all, first (no cache)", stats, TARGETS["all-first"]))
     cached = time_command([status, "--all"], sparse, max(3, runs // 2))
     print(report("skills-status --all, second (cached)", cached, TARGETS["all-cached"]))
     checked = time_command([validate], sparse, max(3, runs // 4), check_codes=(0, 1))
