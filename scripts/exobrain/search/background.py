@@ -1,0 +1,77 @@
+"""The background build: the one-time embedding a query must not wait for.
+
+MiniLM embeds about 50 texts a second on one core, so a new 8,000-skill repository needs about
+three minutes of it once. A search that finds more missing than it may embed before answering
+(see :data:`exobrain.search.engine.INLINE_SECONDS`) answers with the encoders that are ready
+and starts ``python -m exobrain.search.build`` in a session of its own, the way ``git gc
+--auto`` detaches: that process brings the whole cache up to date (committing every batch, so
+it can be stopped at any point) and exits. ``exobrain index`` does the same in the foreground
+with a progress display.
+
+One builder at a time: it holds ``.exobrain-cache/index.lock`` while it runs (the kernel drops
+the lock with the process, so a killed builder never blocks the next). Setting
+``EXOBRAIN_SEARCH_BACKGROUND=0`` stops searches from starting one (the test suite does).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from exobrain.errors import OperationFailed
+from exobrain.paths import REPO_CACHE
+from exobrain.util.locking import exclusive
+
+ENV = "EXOBRAIN_SEARCH_BACKGROUND"
+LOG_FILE = "index.log"
+_started: list[subprocess.Popen[bytes]] = []  # kept so the object outlives this module's use
+
+
+def lock_target(root: Path) -> Path:
+    """What the builder locks (:func:`exobrain.util.locking.exclusive` adds ``.lock``)."""
+    return root / REPO_CACHE / "index"
+
+
+def allowed() -> bool:
+    return os.environ.get(ENV, "1") != "0"
+
+
+def running(root: Path) -> bool:
+    """Whether a builder holds the lock now."""
+    if not (root / REPO_CACHE).is_dir():
+        return False
+    try:
+        with exclusive(lock_target(root), timeout=0):
+            return False
+    except OperationFailed:
+        return True
+
+
+def start(root: Path) -> bool:
+    """Start a background build unless one runs or they are turned off; whether one is
+    running afterwards."""
+    if running(root):
+        return True
+    if not allowed():
+        return False
+    cache = root / REPO_CACHE
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        log = open(cache / LOG_FILE, "wb")  # noqa: SIM115 - handed to the child, closed below
+    except OSError:
+        return False  # a read-only checkout: nothing to build into
+    with log:
+        _started.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "exobrain.search.build", str(root)],
+                cwd=root,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                env={**os.environ, ENV: "0"},
+            )
+        )
+    return True
