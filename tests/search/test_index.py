@@ -181,8 +181,8 @@ def test_vectors_are_keyed_by_text_and_reused(tmp_path):
     searcher.refresh([twin, *open_view(ws).skills()])
     ids = list(searcher.index.ids([twin.ref, "skill:release-notes@global"]).values())
     model = searcher.models["minilm"]
-    assert searcher.vectors.missing("minilm", model, ids) == {}
+    assert searcher.vectors.missing(model, ids) == {}
     # the copy's WordLlama text starts with its own name: that one is new
-    assert list(
-        searcher.vectors.missing("wordllama", searcher.models["wordllama"], ids).values()
-    ) == ["tidy imports copy: Sort and group Python import statements."]
+    assert list(searcher.vectors.missing(searcher.models["wordllama"], ids).values()) == [
+        "tidy imports copy: Sort and group Python import statements."
+    ]

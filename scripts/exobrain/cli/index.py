@@ -29,7 +29,7 @@ def command(lexical: bool, as_json: bool, repo: Path | None) -> None:
     if background.running(ws.root) and not as_json:
         click.echo("a background build is running; waiting for it to finish", err=True)
     started = time.perf_counter()
-    with progress_display(plain_lines=not as_json) as progress:
+    with progress_display(plain_lines=True) as progress:  # on stderr: --json stays clean
         update = build_index(ws, semantic=not lexical, progress=progress)
     seconds = time.perf_counter() - started
     if as_json:

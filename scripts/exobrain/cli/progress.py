@@ -1,14 +1,16 @@
 """The progress display of long search-cache work: reading thousands of skills, embedding.
 
-On a terminal, a bar per stage on stderr that disappears when done; elsewhere nothing, or (for
-``exobrain index``, whose whole job is this work) a line per tenth on stderr.
+On a terminal, a bar per stage on stderr, drawn only for work worth watching (a stage of at
+least :data:`WORTH_A_BAR` items) and gone when done; elsewhere nothing, or (for ``exobrain
+index``, whose whole job is this work) a line per tenth on stderr.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from typing import Any
 
 import click
 
@@ -17,6 +19,7 @@ LABELS = {
     "minilm": "embedding (MiniLM)",
     "wordllama": "embedding (WordLlama)",
 }
+WORTH_A_BAR = 50
 Report = Callable[[str, int, int], None]
 
 
@@ -26,6 +29,24 @@ def progress_display(*, plain_lines: bool = False) -> Iterator[Report | None]:
     if not sys.stderr.isatty():
         yield _lines() if plain_lines else None
         return
+    with ExitStack() as stack:
+        bar: Any = None
+        tasks: dict[str, Any] = {}
+
+        def report(stage: str, done: int, total: int) -> None:
+            nonlocal bar
+            if total < WORTH_A_BAR:
+                return
+            if bar is None:  # started on the first stage worth it, stopped with the block
+                bar = stack.enter_context(_bar())
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(LABELS.get(stage, stage), total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        yield report
+
+
+def _bar() -> Any:
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -35,7 +56,7 @@ def progress_display(*, plain_lines: bool = False) -> Iterator[Report | None]:
         TimeRemainingColumn,
     )
 
-    bar = Progress(
+    return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
@@ -43,15 +64,6 @@ def progress_display(*, plain_lines: bool = False) -> Iterator[Report | None]:
         console=Console(stderr=True),
         transient=True,
     )
-    tasks = {}
-
-    def report(stage: str, done: int, total: int) -> None:
-        if stage not in tasks:
-            tasks[stage] = bar.add_task(LABELS.get(stage, stage), total=total)
-        bar.update(tasks[stage], completed=done, total=total)
-
-    with bar:
-        yield report
 
 
 def _lines() -> Report:

@@ -26,7 +26,8 @@ from exobrain.util.locking import exclusive
 
 ENV = "EXOBRAIN_SEARCH_BACKGROUND"
 LOG_FILE = "index.log"
-_started: list[subprocess.Popen[bytes]] = []  # kept so the object outlives this module's use
+#: The builds this process started (a caller that must not outlive them can wait on them).
+started: list[subprocess.Popen[bytes]] = []
 
 
 def lock_target(root: Path) -> Path:
@@ -63,7 +64,7 @@ def start(root: Path) -> bool:
     except OSError:
         return False  # a read-only checkout: nothing to build into
     with log:
-        _started.append(
+        started.append(
             subprocess.Popen(
                 [sys.executable, "-m", "exobrain.search.build", str(root)],
                 cwd=root,

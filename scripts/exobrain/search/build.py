@@ -37,24 +37,25 @@ def build_index(
         searcher = Searcher(ws, semantic=semantic, progress=progress)
         update = searcher.refresh(index_artifacts(ws), prune=True)
         for model in searcher.models.values():
-            try:
-                searcher.embed_missing(model, None)
-                searcher.vectors.aligned(model)  # built now, so the next query only maps it
+            try:  # the matrices are made now, so the next query only maps them
+                searcher.vectors_for(model, None, None)
             except ExobrainError:
                 raise
             except Exception as exc:  # a broken model file or runtime: the others still run
                 searcher.notes.append(
                     f"{model.role} could not be used ({type(exc).__name__}: {exc})"
                 )
-        searcher.vectors.prune()
+        if update.reindexed or update.removed:
+            searcher.vectors.prune()
         update.rebuilt = "; ".join(searcher.notes) or None
         return update
 
 
 def main(argv: list[str]) -> int:
-    """The background build: quietly nothing when another build holds the lock."""
+    """The background build: quietly nothing when another build holds the lock (waiting a
+    moment first: a search checking whether a build runs holds it for microseconds)."""
     try:
-        build_index(open_workspace(Path(argv[0])), wait=0)
+        build_index(open_workspace(Path(argv[0])), wait=2.0)
     except OperationFailed as exc:  # most often: another build runs and does the work
         print(exc, file=sys.stderr)
         return 0

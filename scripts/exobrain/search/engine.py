@@ -141,12 +141,26 @@ class Searcher:
         view.supersedes = lambda entry: known.get(f"skill:{entry.name}@{entry.scope}")
         return view
 
-    def embed_missing(self, model: embedding.Model, docs: list[int] | None) -> int:
-        """Embed every view of ``docs`` (None: all) that ``model`` has no vector for."""
-        texts = self.vectors.missing(model.role, model, docs)
-        done = self.vectors.embed(embedding.load(model), texts, self.progress) if texts else 0
-        self.update.embedded[model.role] = self.update.embedded.get(model.role, 0) + done
-        return done
+    def vectors_for(
+        self, model: embedding.Model, pool: list[int] | None, budget: float | None
+    ) -> Aligned | None:
+        """``model``'s aligned matrix once every doc of ``pool`` (None: the whole index) has
+        its vectors: what is missing is embedded first, unless that would take more than
+        ``budget`` seconds (None: no limit); then None, and :attr:`pending` counts it."""
+        if pool is None:
+            pool = [i for (i,) in self.index.db.execute("SELECT id FROM docs")]
+        aligned = self.vectors.aligned(model, make=False)
+        suspects = aligned.covers(pool) if aligned else self.vectors.suspects(model, pool)
+        if aligned is not None and not suspects:
+            return aligned
+        texts = self.vectors.missing(model, suspects)
+        if budget is not None and len(texts) * model.seconds_per_text > budget:
+            self.pending[model.role] = len(texts)
+            return None
+        if texts:
+            done = self.vectors.embed(embedding.load(model), texts, self.progress)
+            self.update.embedded[model.role] = self.update.embedded.get(model.role, 0) + done
+        return self.vectors.aligned(model)
 
     def encoders(self, pool: list[int]) -> dict[str, tuple[embedding.Encoder, Aligned]]:
         """The encoders that can vote for the doc ids ``pool``: their vectors are complete for
@@ -156,16 +170,9 @@ class Searcher:
         self.pending = {}
         for role, model in self.models.items():
             try:
-                aligned = self.vectors.aligned(model)
-                lacking = aligned.covers(pool)
-                if lacking:
-                    texts = self.vectors.missing(role, model, lacking)
-                    if len(texts) * model.seconds_per_text > INLINE_SECONDS:
-                        self.pending[role] = len(texts)
-                        continue
-                    self.embed_missing(model, lacking)
-                    aligned = self.vectors.aligned(model)
-                ready[role] = (embedding.load(model), aligned)
+                aligned = self.vectors_for(model, pool, INLINE_SECONDS)
+                if aligned is not None:
+                    ready[role] = (embedding.load(model), aligned)
             except (sqlite3.DatabaseError, OperationFailed):
                 raise
             except Exception as exc:  # a broken model file or runtime: say so, search on

@@ -13,8 +13,10 @@ Two files, both caches (gitignored; delete them any time):
 
 Updates are incremental. An artifact whose file and folder stat signature is unchanged is not
 read; a changed one is re-hashed (the skill folder's dirhash ``h1:``, the file's sha256 for
-knowledge) and re-parsed only when the hash moved. Every write that changes a row sets a new
-``docs_gen`` token, which names the vector matrices built from the rows. A file that is
+knowledge) and re-parsed only when the hash moved. Every row written gets the next number of a
+counter that never goes back (``seq``), and every write transaction that changes rows a new
+``docs_gen`` token: the vector matrices built from the rows are named by the token and
+patched from the rows written since their ``seq`` (:mod:`exobrain.search.vectors`). A file that is
 missing, from an older format, or corrupt (SQLite refuses it) is deleted and built again — a
 broken cache is never an error.
 """
@@ -47,7 +49,8 @@ SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs (
     id INTEGER PRIMARY KEY, ref TEXT NOT NULL UNIQUE, type TEXT NOT NULL,
-    stat TEXT NOT NULL, hash TEXT NOT NULL, description TEXT NOT NULL, meta TEXT NOT NULL);
+    stat TEXT NOT NULL, hash TEXT NOT NULL, description TEXT NOT NULL, meta TEXT NOT NULL,
+    seq INTEGER NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5({", ".join(COLUMNS)},
     tokenize = 'porter unicode61 remove_diacritics 2');
 CREATE TABLE IF NOT EXISTS views (
@@ -99,6 +102,7 @@ class Index:
     def __init__(self, db: sqlite3.Connection, path: Path | None) -> None:
         self.db = db
         self.path = path
+        self._seq = 0  # the last row number given out, inside a refresh
 
     @property
     def folder(self) -> Path | None:
@@ -147,6 +151,7 @@ class Index:
         if stale or gone:
             with self.transaction():
                 known = self._known(stale + gone)
+                self._seq = int(self.meta("seq") or 0)
                 for done, ref in enumerate(stale, 1):
                     self._refresh_one(wanted[ref][0], wanted[ref][1], known.get(ref), update)
                     if progress is not None and done % 200 == 0:
@@ -156,6 +161,7 @@ class Index:
                         self._delete(known[ref][0])
                         update.removed.append(ref)
                 if update.reindexed or update.removed:
+                    self.set_meta("seq", str(self._seq))
                     self.new_generation("docs_gen")
             if progress is not None:
                 progress("index", len(stale), len(stale))
@@ -215,6 +221,7 @@ class Index:
     def _write(
         self, artifact: Artifact, doc: Doc, stat: str, digest: str, doc_id: int | None
     ) -> None:
+        self._seq += 1
         values = (
             artifact.ref,
             artifact.type,
@@ -222,17 +229,18 @@ class Index:
             digest,
             doc.description,
             json.dumps(doc.meta, ensure_ascii=False, sort_keys=True),
+            self._seq,
         )
         if doc_id is None:
             doc_id = self.db.execute(
-                "INSERT INTO docs (ref, type, stat, hash, description, meta) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO docs (ref, type, stat, hash, description, meta, seq) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 values,
             ).lastrowid
         else:
             self.db.execute(
                 "UPDATE docs SET ref = ?, type = ?, stat = ?, hash = ?, "
-                "description = ?, meta = ? WHERE id = ?",
+                "description = ?, meta = ?, seq = ? WHERE id = ?",
                 (*values, doc_id),
             )
             self.db.execute("DELETE FROM fts WHERE rowid = ?", (doc_id,))
@@ -394,6 +402,8 @@ def _connect(path: Path | None) -> Index:
         with index.transaction():
             for schema in fresh:
                 index.set_meta("format", FORMAT if schema == "main" else EMBEDDINGS_FORMAT, schema)
+            if "main" in fresh:  # names what is derived from this file, not from an older one
+                index.new_generation("instance")
     return index
 
 

@@ -9,10 +9,13 @@ A query does not read thousands of vectors out of SQLite (about 90 ms for 8,000 
 memory-maps an *aligned matrix* per encoder in ``.exobrain-cache/vectors/``: the float32
 vectors of every view of every artifact whose views all have one, in doc-id order, and the doc
 id of each row (``<name>.vec.npy``, ``<name>.ids.npy``). ``<name>`` carries the encoder, its
-model and the two generation tokens the rows and the vectors were read at, so a matrix is
-never used for another state of the cache. Whoever needs a matrix that does not exist yet
-builds it from one read snapshot (two processes building the same one write the same bytes)
-and removes the older ones; a process that still has an old one mapped keeps reading it.
+model, the index file's own token, the last row number (``seq``) and the two generation tokens
+the rows and the vectors were read at, so a matrix is never used for another state of the
+cache. Whoever needs a matrix that does not exist yet makes it from one read snapshot — by
+patching the newest older one (only rows written after its ``seq`` and the artifacts it
+lacked are read; an edit costs milliseconds, not a rebuild) or from scratch — and removes the
+older ones; two processes making the same one write the same bytes, and a process that still
+has an old one mapped keeps reading it.
 """
 
 from __future__ import annotations
@@ -44,7 +47,11 @@ class Aligned:
 
     def cosines(self, query: Any, pool: list[int]) -> list[float] | None:
         """Each pool doc's cosine with the unit vector ``query``: the best of its views.
-        None when a pool doc has no vector yet (the encoder cannot vote for this pool)."""
+        None when a pool doc has no vector yet (the encoder cannot vote for this pool).
+
+        Only the pool's rows are read when the pool is part of the matrix (the default view
+        of a large repository): a query then touches a few hundred rows of the memory map,
+        not all of them."""
         import numpy
 
         wanted = numpy.asarray(pool, dtype=numpy.int64)
@@ -53,8 +60,15 @@ class Aligned:
         pos = numpy.minimum(numpy.searchsorted(self.docs, wanted), len(self.docs) - 1)
         if not bool((self.docs[pos] == wanted).all()):
             return None
-        per_doc = numpy.maximum.reduceat(self.matrix @ query, self.starts)
-        return [float(x) for x in per_doc[pos]]
+        if len(wanted) >= len(self.docs):
+            per_doc = numpy.maximum.reduceat(numpy.dot(self.matrix, query), self.starts)
+            return [float(x) for x in per_doc[pos]]
+        ends = numpy.append(self.starts[1:], len(self.ids))
+        counts = ends[pos] - self.starts[pos]
+        firsts = numpy.cumsum(counts) - counts  # where each pool doc's rows begin in ``rows``
+        rows = numpy.repeat(self.starts[pos] - firsts, counts) + numpy.arange(int(counts.sum()))
+        scores = numpy.dot(self.matrix[rows], query)
+        return [float(x) for x in numpy.maximum.reduceat(scores, firsts)]
 
     def covers(self, pool: list[int]) -> list[int]:
         """The pool docs that have no vector in this matrix."""
@@ -71,7 +85,7 @@ class VectorStore:
     def __init__(self, index: Index) -> None:
         self.index = index
 
-    def missing(self, role: str, model: Model, docs: Iterable[int] | None) -> dict[bytes, str]:
+    def missing(self, model: Model, docs: Iterable[int] | None) -> dict[bytes, str]:
         """key → text of the views of ``docs`` (None: every doc) that ``model`` has no
         vector for."""
         query = (
@@ -80,7 +94,7 @@ class VectorStore:
         )
         db = self.index.db
         if docs is None:
-            return dict(db.execute(query, (model.model_id, role)))
+            return dict(db.execute(query, (model.model_id, model.role)))
         found: dict[bytes, str] = {}
         wanted = list(dict.fromkeys(docs))
         for start in range(0, len(wanted), 900):
@@ -88,7 +102,7 @@ class VectorStore:
             found.update(
                 db.execute(
                     f"{query} AND v.doc IN ({','.join('?' * len(chunk))})",
-                    (model.model_id, role, *chunk),
+                    (model.model_id, model.role, *chunk),
                 )
             )
         return found
@@ -116,37 +130,103 @@ class VectorStore:
                 progress(model.role, min(start + BATCH, len(keys)), len(keys))
         return len(keys)
 
-    def aligned(self, model: Model) -> Aligned:
-        """The aligned matrix of ``model`` for the index as it is now (built when missing)."""
-        with self.index.snapshot():
-            docs_gen = self.index.meta("docs_gen") or "0"
-            vec_gen = self.index.meta(f"gen:{model.model_id}", "emb") or "0"
-            model_tag = hashlib.sha256(model.model_id.encode()).hexdigest()[:8]
-            name = f"{model.role}-{model_tag}-{docs_gen}-{vec_gen}"
-            folder = self.index.folder
-            loaded = _load(folder / VECTORS_DIR, name) if folder is not None else None
-            if loaded is not None:
+    def aligned(self, model: Model, *, make: bool = True) -> Aligned | None:
+        """The aligned matrix of ``model`` for the cache as it is now; made when it does not
+        exist yet, unless ``make`` is False (then None)."""
+        index, folder = self.index, self.index.folder
+        with index.snapshot():
+            prefix = self._prefix(model)
+            seq = int(index.meta("seq") or 0)
+            vec_gen = index.meta(f"gen:{model.model_id}", "emb") or "0"
+            name = f"{prefix}{seq}-{index.meta('docs_gen') or '0'}-{vec_gen}"
+            if folder is not None and (loaded := _load(folder / VECTORS_DIR, name)) is not None:
                 return loaded
-            ids, matrix = self._build(model)
+            if not make:
+                return None
+            previous = _newest(folder / VECTORS_DIR, prefix) if folder is not None else None
+            ids, matrix = self._make(model, previous)
         if folder is not None:
-            _save(folder / VECTORS_DIR, name, ids, matrix, f"{model.role}-{model_tag}-")
+            _save(folder / VECTORS_DIR, name, ids, matrix, prefix.rsplit("-", 2)[0] + "-")
         return _aligned(ids, matrix)
 
-    def _build(self, model: Model) -> tuple[Any, Any]:
-        """(doc id per row, float32 matrix) of every doc whose views all have a vector."""
+    def suspects(self, model: Model, pool: list[int]) -> list[int]:
+        """The docs of ``pool`` that may lack a vector of ``model``: all of them, or, when an
+        older matrix exists, those it lacks and those written after it."""
         import numpy
 
-        rows = self.index.db.execute(
+        folder = self.index.folder
+        previous = _newest(folder / VECTORS_DIR, self._prefix(model)) if folder else None
+        if previous is None:
+            return pool
+        old, old_seq = previous
+        written: set[int] = set()
+        for start in range(0, len(pool), 900):
+            chunk = pool[start : start + 900]
+            written.update(
+                i
+                for (i,) in self.index.db.execute(
+                    f"SELECT id FROM docs WHERE seq > ? AND id IN ({','.join('?' * len(chunk))})",
+                    (old_seq, *chunk),
+                )
+            )
+        wanted = numpy.asarray(pool, dtype=numpy.int64)
+        return sorted(written | {int(i) for i in wanted[~numpy.isin(wanted, old.docs)]})
+
+    def _prefix(self, model: Model) -> str:
+        """The start of the names of ``model``'s matrices made from this index file."""
+        tag = hashlib.sha256(model.model_id.encode()).hexdigest()[:8]
+        return f"{model.role}-{tag}-{self.index.meta('instance') or '0'}-"
+
+    def _make(self, model: Model, previous: tuple[Aligned, int] | None) -> tuple[Any, Any]:
+        """(doc ids, matrix): ``previous`` (a matrix and its ``seq``) patched with the rows
+        written since and the docs it lacked, or everything read afresh when that is most."""
+        import numpy
+
+        current = self.index.db.execute("SELECT id, seq FROM docs ORDER BY id").fetchall()
+        ids = numpy.fromiter((i for i, _ in current), dtype=numpy.int64, count=len(current))
+        if previous is None:
+            return self._rows(model, None)
+        old, old_seq = previous
+        seqs = numpy.fromiter((q for _, q in current), dtype=numpy.int64, count=len(current))
+        changed = ids[(seqs > old_seq) | ~numpy.isin(ids, old.docs)]
+        if len(changed) * 2 > len(ids):
+            return self._rows(model, None)
+        keep = numpy.isin(old.ids, ids) & ~numpy.isin(old.ids, changed)
+        parts = [(old.ids[keep], old.matrix[keep])] if keep.any() else []
+        new_ids, new_rows = self._rows(model, [int(i) for i in changed])
+        if len(new_ids):
+            parts.append((new_ids, new_rows))
+        if len(parts) < 2:
+            return parts[0] if parts else (new_ids, new_rows)
+        all_ids = numpy.concatenate([p[0] for p in parts])
+        order = numpy.argsort(all_ids, kind="stable")  # each doc's views stay in their order
+        return all_ids[order], numpy.concatenate([p[1] for p in parts])[order]
+
+    def _rows(self, model: Model, docs: list[int] | None) -> tuple[Any, Any]:
+        """(doc id per row, float32 matrix) of ``docs`` (None: all) whose views all have a
+        vector, in doc-id and view order."""
+        import numpy
+
+        query = (
             "SELECT v.doc, x.vec FROM views v LEFT JOIN emb.vectors x "
-            "ON x.model = ? AND x.key = v.key WHERE v.role = ? ORDER BY v.doc, v.pos",
-            (model.model_id, model.role),
-        ).fetchall()
+            "ON x.model = ? AND x.key = v.key WHERE v.role = ?"
+        )
+        rows: list[tuple[int, bytes | None]] = []
+        if docs is None:
+            rows = self.index.db.execute(
+                f"{query} ORDER BY v.doc, v.pos", (model.model_id, model.role)
+            ).fetchall()
+        for start in range(0, len(docs or []), 900):
+            chunk = (docs or [])[start : start + 900]
+            rows += self.index.db.execute(
+                f"{query} AND v.doc IN ({','.join('?' * len(chunk))}) ORDER BY v.doc, v.pos",
+                (model.model_id, model.role, *chunk),
+            ).fetchall()
         incomplete = {doc for doc, vec in rows if vec is None}
         kept = [(doc, vec) for doc, vec in rows if doc not in incomplete]
         ids = numpy.fromiter((doc for doc, _ in kept), dtype=numpy.int64, count=len(kept))
-        blob = b"".join(vec for _, vec in kept)
-        matrix = numpy.frombuffer(blob, dtype="<f2").astype(numpy.float32)
-        return ids, matrix.reshape(len(kept), -1) if len(kept) else matrix.reshape(0, 0)
+        matrix = numpy.frombuffer(b"".join(vec for _, vec in kept if vec), dtype="<f2")
+        return ids, matrix.astype(numpy.float32).reshape(len(kept), -1) if len(kept) else matrix
 
     def prune(self) -> int:
         """Drop the vectors no view refers to any more; how many went."""
@@ -162,6 +242,19 @@ def _aligned(ids: Any, matrix: Any) -> Aligned:
 
     starts = numpy.flatnonzero(numpy.r_[True, ids[1:] != ids[:-1]]) if len(ids) else ids
     return Aligned(ids, matrix, ids[starts] if len(ids) else ids, starts)
+
+
+def _newest(folder: Path, prefix: str) -> tuple[Aligned, int] | None:
+    """The matrix with the highest ``seq`` among those named ``prefix…``, and that ``seq``."""
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith(prefix) and n.endswith(".ids.npy")]
+    except OSError:
+        return None
+    for name in sorted(names, key=lambda n: -int(n[len(prefix) :].split("-", 1)[0])):
+        loaded = _load(folder, name.removesuffix(".ids.npy"))
+        if loaded is not None:
+            return loaded, int(name[len(prefix) :].split("-", 1)[0])
+    return None
 
 
 def _load(folder: Path, name: str) -> Aligned | None:
