@@ -6,8 +6,9 @@ way ``run_eval.py`` of the development set does: every SKILL.md under DIR (its f
 and declared there (forced, optional); ``exobrain index`` builds the cache with every
 installed encoder; then each query of FILE (JSON lines ``{"q", "expect": [names], "kind"}``)
 runs through the code ``exobrain search --json -k 5`` runs, in this process, and the top 5
-are scored. ``--mode`` picks hybrid, lexical (``--lexical``) or both side by side; ``--into``
-keeps the exobrain (a git repository) for ``run_eval.py``.
+are scored. ``--mode`` picks hybrid, lexical (``--lexical``) or both side by side;
+``--encoders`` limits hybrid to some of the installed encoders (what a user who installed only
+one gets); ``--into`` keeps the exobrain (a git repository) for ``run_eval.py``.
 """
 
 from __future__ import annotations
@@ -102,6 +103,17 @@ def evaluate(root: Path, queries: list[dict], modes: list[str]) -> dict[str, dic
     return {mode: score(queries, runner(root, mode == "hybrid")) for mode in modes}
 
 
+def only_encoders(roles: list[str]) -> None:
+    """From now on, this process finds only the encoders ``roles`` (as if only they were
+    installed)."""
+    from exobrain.search import embedding
+
+    installed = embedding.find_models
+    embedding.find_models = lambda wanted=embedding.ROLES: installed(
+        [r for r in wanted if r in roles]
+    )
+
+
 def report(results: dict[str, dict]) -> str:
     modes = list(results)
     kinds = list(next(iter(results.values()))["table"])
@@ -122,6 +134,8 @@ def run(args) -> None:
 
     modes = ["hybrid", "lexical"] if args.mode == "both" else [args.mode]
     queries = load_queries(args.queries)
+    if args.encoders:
+        only_encoders(args.encoders.split(","))
     with tempfile.TemporaryDirectory() as tmp:
         root = build_exobrain(args.corpus, args.into or Path(tmp) / "exobrain")
         started = time.perf_counter()
@@ -147,6 +161,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--corpus", type=Path, required=True, help="Folder of skill folders.")
     parser.add_argument("--queries", type=Path, required=True, help="JSON lines of queries.")
     parser.add_argument("--mode", choices=("hybrid", "lexical", "both"), default="both")
+    parser.add_argument("--encoders", metavar="R[,R]", help="Use only these encoders.")
     parser.add_argument("--into", type=Path, help="Build the exobrain here and keep it.")
     parser.add_argument("--json", type=Path, help="Write every query's result here.")
     parser.add_argument("-v", "--verbose", action="store_true", help="List the misses.")

@@ -71,10 +71,10 @@ def test_hybrid_never_loses_to_lexical_on_any_kind(results):
 def test_one_encoder_alone_still_never_loses_to_lexical(sample, results, monkeypatch, only):
     """Without one of the encoders (a user may install just one) its term is dropped and the
     remaining weights are used as they are: still no kind of query gets worse."""
-    from benchmarks.evaluation import runner
+    from benchmarks.evaluation import only_encoders, runner
 
-    models = {only: embedding.find_models()[only]}
-    monkeypatch.setattr(embedding, "find_models", lambda roles=embedding.ROLES: dict(models))
+    monkeypatch.setattr(embedding, "find_models", embedding.find_models)  # restored afterwards
+    only_encoders([only])
     alone = score(load_queries(SAMPLE / "queries.jsonl"), runner(sample, True))["table"]
     lexical = results["lexical"]["table"]
     print(f"\n{only} alone: " + ", ".join(f"{k} {v['p1']:.3f}" for k, v in alone.items()))

@@ -71,6 +71,10 @@ def test_a_patched_matrix_equals_one_made_from_scratch(tmp_path):
         ids, matrix = searcher.vectors._rows(model, None)
         assert numpy.array_equal(patched.ids, ids) and numpy.array_equal(patched.matrix, matrix)
         assert len(set(ids.tolist())) == 3
+    # a removal prunes the vectors nothing refers to any more (the removed skill's, the old
+    # description's): one per encoder and skill is left
+    vectors = searcher.index.db.execute("SELECT count(*) FROM emb.vectors").fetchone()[0]
+    assert vectors == 6
 
 
 def test_a_first_search_does_not_wait_for_a_long_embedding(tmp_path, monkeypatch):
@@ -89,6 +93,9 @@ def test_a_first_search_does_not_wait_for_a_long_embedding(tmp_path, monkeypatch
     assert "embedding (MiniLM): 3/3" in done.stderr and "minilm 3, wordllama 3" in done.stdout
     ready = search(open_workspace(root), "flaky tests")
     assert ready.mode == "hybrid" and ready.encoders == ALL and ready.pending == {}
+    again = CliRunner().invoke(main, ["index", "--json", "--repo", str(root)])
+    report = json.loads(again.stdout)
+    assert report["checked"] == 3 and report["reindexed"] == 0 and report["embedded"] == {}
 
 
 def test_the_background_build_embeds_what_a_search_left(tmp_path, monkeypatch):

@@ -36,7 +36,8 @@ def build_index(
     with exclusive(background.lock_target(ws.root), timeout=wait):
         searcher = Searcher(ws, semantic=semantic, progress=progress)
         update = searcher.refresh(index_artifacts(ws), prune=True)
-        for model in searcher.models.values():
+        # the quickest encoder first: it is ready for searches while the slow one works
+        for model in sorted(searcher.models.values(), key=lambda m: m.seconds_per_text):
             try:  # the matrices are made now, so the next query only maps them
                 searcher.vectors_for(model, None, None)
             except ExobrainError:
@@ -45,7 +46,7 @@ def build_index(
                 searcher.notes.append(
                     f"{model.role} could not be used ({type(exc).__name__}: {exc})"
                 )
-        if update.reindexed or update.removed:
+        if update.removed:  # an edit leaves one old vector behind at most; removals prune
             searcher.vectors.prune()
         update.rebuilt = "; ".join(searcher.notes) or None
         return update

@@ -17,6 +17,7 @@ Archived skills and other people's drafts are never proposed.
 
 from __future__ import annotations
 
+import functools
 import shutil
 from dataclasses import dataclass, field
 from html import escape
@@ -130,20 +131,26 @@ def _persona_problem(meta: dict[str, Any], persona: str | None) -> str | None:
 
 class _TriggerMeaning:
     """Cosines between the task and triggers, by the best encoder that ranked (none: lexical
-    ranking, so triggers match by their words only)."""
+    ranking, so triggers match by their words only). The task is embedded on first need."""
 
     def __init__(self, searcher: Searcher, task: str) -> None:
         self.role = searcher.used[0] if searcher.used else None
-        self.encoder = embedding.load(searcher.models[self.role]) if self.role else None
+        self.model = searcher.models[self.role] if self.role else None
         self.threshold = searcher.weights.trigger_min_cosine.get(self.role or "", 1.0)
-        self.task = self.encoder.encode([embedding.normalise(task)])[0] if self.encoder else None
+        self.task = task
+
+    @functools.cached_property
+    def _task_vector(self) -> Any:
+        assert self.model is not None
+        return embedding.load(self.model).encode([embedding.normalise(self.task)])[0]
 
     def best(self, triggers: list[str]) -> str | None:
         """The trigger closest to the task when it is close enough, else None."""
-        if self.encoder is None:
+        if self.model is None:
             return None
-        vectors = self.encoder.encode([embedding.normalise(t) or "-" for t in triggers])
-        cosines = [float(v @ self.task) for v in vectors]
+        encoder = embedding.load(self.model)
+        vectors = encoder.encode([embedding.normalise(t) or "-" for t in triggers])
+        cosines = [float(v @ self._task_vector) for v in vectors]
         top = max(range(len(triggers)), key=lambda i: cosines[i])
         return triggers[top] if cosines[top] >= self.threshold else None
 

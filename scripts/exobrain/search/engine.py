@@ -15,7 +15,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from exobrain.errors import OperationFailed
 from exobrain.model import Reason
@@ -54,6 +54,7 @@ LEXICAL_NOTE = (
     f"{embedding.INSTALL_HINT}); results are lexical"
 )
 QualityFn = Callable[[list[str]], Mapping[str, float]]
+Key = TypeVar("Key")
 
 
 @dataclass(frozen=True)
@@ -208,19 +209,17 @@ class Searcher:
         contenders = _contenders(rel, life, k, w)
         known = quality(sorted(by_id[i].ref for i in contenders)) if quality else {}
         position = {i: n for n, i in enumerate(doc_ids)}
-        final: dict[str, tuple[int, Components]] = {}
+        final: dict[int, Components] = {}
         for i in contenders:
             total, q, factor = score(rel[i], known.get(by_id[i].ref), life[i], w)
             cosines = {role: signals[role][position[i]] for role in self.used}
-            final[by_id[i].ref] = (
-                i,
-                Components(bm25.get(i), cosines, fused[i], rel[i], q, factor, total),
-            )
-        best = order({ref: c.score for ref, (_, c) in final.items()})[:k]
-        rows = self.index.rows(best)
+            final[i] = Components(bm25.get(i), cosines, fused[i], rel[i], q, factor, total)
+        ref_of = {by_id[i].ref: i for i in final}
+        best = [ref_of[r] for r in order({r: final[i].score for r, i in ref_of.items()})[:k]]
+        rows = self.index.rows(by_id[i].ref for i in best)
         return [
-            Hit(by_id[final[ref][0]], rows[ref].description, rows[ref].meta, final[ref][1])
-            for ref in best
+            Hit(by_id[i], rows[by_id[i].ref].description, rows[by_id[i].ref].meta, final[i])
+            for i in best
         ]
 
     def signals(
@@ -241,20 +240,20 @@ class Searcher:
 
 
 def _contenders(
-    rel: Mapping[Any, float], lifecycles: Mapping[Any, str], k: int, w: SearchWeights
-) -> list[Any]:
-    """The refs that can still make the top ``k`` whatever their quality: a ref whose best
+    rel: Mapping[Key, float], lifecycles: Mapping[Key, str], k: int, w: SearchWeights
+) -> list[Key]:
+    """The hits that can still make the top ``k`` whatever their quality: one whose best
     possible score (quality 1) is below the k-th best worst-case score (quality 0) cannot, so
     its quality is never computed."""
 
-    def factor(ref: str) -> float:
-        return w.lifecycle.get(lifecycles[ref], w.lifecycle["active"])
+    def factor(key: Key) -> float:
+        return w.lifecycle.get(lifecycles[key], w.lifecycle["active"])
 
     floor = sorted(
-        (r * (1 - w.quality_weight) * factor(ref) for ref, r in rel.items()), reverse=True
+        (r * (1 - w.quality_weight) * factor(key) for key, r in rel.items()), reverse=True
     )
     threshold = floor[k - 1] if len(floor) >= k else 0.0
-    return [ref for ref, r in rel.items() if r * factor(ref) >= threshold]
+    return [key for key, r in rel.items() if r * factor(key) >= threshold]
 
 
 def candidates(view: View, filters: Filters) -> list[Artifact]:

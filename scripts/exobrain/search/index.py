@@ -395,6 +395,9 @@ def _connect(path: Path | None) -> Index:
     for schema in ("main", "emb"):
         if db.execute(f"SELECT count(*) FROM {schema}.sqlite_master").fetchone()[0] == 0:
             db.execute(f"PRAGMA {schema}.journal_mode = WAL")  # readers never wait for writers
+        # a cache: a power cut may cost the last commits, never the file (WAL), and no commit
+        # waits for the disk
+        db.execute(f"PRAGMA {schema}.synchronous = NORMAL")
     db.executescript(SCHEMA + EMBEDDINGS_SCHEMA)
     index = Index(db, path)
     fresh = [s for s in ("main", "emb") if index.meta("format", s) is None]

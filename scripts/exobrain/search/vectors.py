@@ -6,7 +6,7 @@ nothing new, and two skills with the same description share a vector. Embedding 
 every batch, so an interrupted build keeps what it did and the next run goes on from there.
 
 A query does not read thousands of vectors out of SQLite (about 90 ms for 8,000 skills). It
-memory-maps an *aligned matrix* per encoder in ``.exobrain-cache/vectors/``: the float32
+memory-maps an *aligned matrix* per encoder in ``.exobrain-cache/vectors/``: the float16
 vectors of every view of every artifact whose views all have one, in doc-id order, and the doc
 id of each row (``<name>.vec.npy``, ``<name>.ids.npy``). ``<name>`` carries the encoder, its
 model, the index file's own token, the last row number (``seq``) and the two generation tokens
@@ -41,7 +41,7 @@ class Aligned:
     """An encoder's vectors in doc-id order (see the module)."""
 
     ids: Any  # int64, the doc id of each row, non-decreasing
-    matrix: Any  # float32 rows × dim
+    matrix: Any  # float16 rows × dim (as stored; converted row by row for the products)
     docs: Any  # the distinct doc ids, sorted
     starts: Any  # the first row of each of ``docs``
 
@@ -61,13 +61,14 @@ class Aligned:
         if not bool((self.docs[pos] == wanted).all()):
             return None
         if len(wanted) >= len(self.docs):
-            per_doc = numpy.maximum.reduceat(numpy.dot(self.matrix, query), self.starts)
-            return [float(x) for x in per_doc[pos]]
+            # float32 for the product: numpy has no fast float16 path
+            scores = numpy.dot(self.matrix.astype(numpy.float32), query)
+            return [float(x) for x in numpy.maximum.reduceat(scores, self.starts)[pos]]
         ends = numpy.append(self.starts[1:], len(self.ids))
         counts = ends[pos] - self.starts[pos]
         firsts = numpy.cumsum(counts) - counts  # where each pool doc's rows begin in ``rows``
         rows = numpy.repeat(self.starts[pos] - firsts, counts) + numpy.arange(int(counts.sum()))
-        scores = numpy.dot(self.matrix[rows], query)
+        scores = numpy.dot(self.matrix[rows].astype(numpy.float32), query)
         return [float(x) for x in numpy.maximum.reduceat(scores, firsts)]
 
     def covers(self, pool: list[int]) -> list[int]:
@@ -200,10 +201,15 @@ class VectorStore:
             return parts[0] if parts else (new_ids, new_rows)
         all_ids = numpy.concatenate([p[0] for p in parts])
         order = numpy.argsort(all_ids, kind="stable")  # each doc's views stay in their order
-        return all_ids[order], numpy.concatenate([p[1] for p in parts])[order]
+        place = numpy.empty_like(order)
+        place[order] = numpy.arange(len(order))  # where each row of ``parts`` goes
+        matrix = numpy.empty((len(order), parts[0][1].shape[1]), dtype=numpy.float16)
+        matrix[place[: len(parts[0][0])]] = parts[0][1]
+        matrix[place[len(parts[0][0]) :]] = parts[1][1]
+        return all_ids[order], matrix
 
     def _rows(self, model: Model, docs: list[int] | None) -> tuple[Any, Any]:
-        """(doc id per row, float32 matrix) of ``docs`` (None: all) whose views all have a
+        """(doc id per row, float16 matrix) of ``docs`` (None: all) whose views all have a
         vector, in doc-id and view order."""
         import numpy
 
@@ -226,7 +232,7 @@ class VectorStore:
         kept = [(doc, vec) for doc, vec in rows if doc not in incomplete]
         ids = numpy.fromiter((doc for doc, _ in kept), dtype=numpy.int64, count=len(kept))
         matrix = numpy.frombuffer(b"".join(vec for _, vec in kept if vec), dtype="<f2")
-        return ids, matrix.astype(numpy.float32).reshape(len(kept), -1) if len(kept) else matrix
+        return ids, matrix.reshape(len(kept), -1) if len(kept) else matrix
 
     def prune(self) -> int:
         """Drop the vectors no view refers to any more; how many went."""
