@@ -90,7 +90,7 @@ def test_a_first_search_does_not_wait_for_a_long_embedding(tmp_path, monkeypatch
     # exobrain index embeds everything, with a progress line per tenth on stderr
     done = CliRunner().invoke(main, ["index", "--repo", str(root)])
     assert done.exit_code == 0, done.output
-    assert "embedding (MiniLM): 3/3" in done.stderr and "minilm 3, wordllama 3" in done.stdout
+    assert "embedding (MiniLM): 3/3" in done.stderr and "wordllama 3, minilm 3" in done.stdout
     ready = search(open_workspace(root), "flaky tests")
     assert ready.mode == "hybrid" and ready.encoders == ALL and ready.pending == {}
     again = CliRunner().invoke(main, ["index", "--json", "--repo", str(root)])
