@@ -5,7 +5,7 @@ The shell around the pure pieces: :mod:`exobrain.search.corpus` says what is vis
 :mod:`exobrain.search.vectors` the encoders' vectors, and :mod:`exobrain.search.ranking` fuses
 and orders. Every query first brings the visible artifacts' rows up to date, so an edit shows
 in the next search, and embeds what is missing for them when that is quick
-(:data:`INLINE_SECONDS`). When it is not — a new repository with MiniLM, about 50 texts a
+(:data:`INLINE_SECONDS`). When it is not — a new repository with MiniLM, 40 to 150 texts a
 second — the query answers with the encoders that are ready, says which, and leaves the rest to
 a background build (:mod:`exobrain.search.background`).
 """

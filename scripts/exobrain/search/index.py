@@ -8,7 +8,7 @@ Two files, both caches (gitignored; delete them any time):
   and encoder, the texts that encoder embeds and their sha256 keys, see
   :mod:`exobrain.search.docs`). Cheap to rebuild: about 2 s for 8,000 skills.
 * ``embeddings.sqlite``, attached as ``emb``: the vectors, keyed by model and text hash
-  (:mod:`exobrain.search.vectors`). Expensive to rebuild (MiniLM embeds ~50 texts a second),
+  (:mod:`exobrain.search.vectors`). Expensive to rebuild (MiniLM: minutes for thousands of skills),
   so it is a file of its own and survives a rebuild of the other.
 
 Updates are incremental. An artifact whose file and folder stat signature is unchanged is not
