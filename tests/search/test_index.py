@@ -186,3 +186,26 @@ def test_vectors_are_keyed_by_text_and_reused(tmp_path):
     assert list(searcher.vectors.missing(searcher.models["wordllama"], ids).values()) == [
         "tidy imports copy: Sort and group Python import statements."
     ]
+
+
+def test_lexical_search_and_the_substrate_verbs_load_no_model(tmp_path):
+    """``--lexical``, ``list`` and ``get`` never import numpy, tokenizers or onnxruntime (a
+    fresh interpreter checks), so they stay as quick as before the encoders came."""
+    import subprocess
+    import sys
+
+    root = repo(tmp_path)
+    probe = (
+        "import sys\nfrom pathlib import Path\n"
+        "from exobrain.search.engine import search\n"
+        "from exobrain.search.substrate import Substrate\n"
+        "from exobrain.workspace import open_workspace\n"
+        f"ws = open_workspace(Path({str(root)!r}))\n"
+        "assert search(ws, 'flaky', semantic=False).hits\n"
+        "assert Substrate(ws).list()\n"
+        "print(sorted(m for m in sys.modules\n"
+        "             if m.split('.')[0] in ('numpy', 'tokenizers', 'onnxruntime')))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
