@@ -57,9 +57,9 @@ _KEYS = {
     "reviewed_by",
     "reviewed_at",
 }
-_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-_OWNER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_AGENT = re.compile(r"^[a-z][a-z0-9-]*$")
+_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\Z")
+_OWNER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+_AGENT = re.compile(r"^[a-z][a-z0-9-]*\Z")
 
 
 class SourceSpec(TypedDict):
@@ -149,7 +149,7 @@ def entry_problem(raw: Any) -> str | None:
             return f"{key} must be a string"
     if "reviewed_at" in raw and not (
         isinstance(raw["reviewed_at"], str)
-        and re.match(r"^\d{4}-\d{2}-\d{2}([T ].*)?$", raw["reviewed_at"])
+        and re.match(r"^\d{4}-\d{2}-\d{2}([T ].*)?\Z", raw["reviewed_at"])
     ):
         return "reviewed_at must be an ISO date such as 2026-11-29"
     if "from" in raw:
@@ -212,7 +212,7 @@ def _scope_ref_ok(text: str) -> bool:
         return True
     parts = text.split("/")
     return "__" not in text and all(
-        part and part not in (".", "..") and re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", part)
+        part and part not in (".", "..") and re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z", part)
         for part in parts
     )
 
@@ -245,11 +245,12 @@ class Registry:
     findings: list[Finding] = field(default_factory=list)
     data: Any = None
     text: str = ""
+    parsed: bool = False  # the file was read and is JSON (``data`` may still be any value)
     _lines: list[int] | None = field(default=None, repr=False)
 
     @property
     def exists(self) -> bool:
-        return self.data is not None
+        return self.parsed
 
     def line_of(self, index: int) -> int | None:
         """The line where entry ``index`` starts (computed once, only when asked)."""
@@ -286,7 +287,7 @@ def _parse_into(registry: Registry, rel: str) -> Registry:
     except InputFileError as exc:
         registry.findings.append(from_error("registry-json", rel, exc.message, path))
         return registry
-    registry.data = data
+    registry.data, registry.parsed = data, True
     skills = data.get("skills") if isinstance(data, dict) else None
     if not isinstance(skills, list):
         registry.findings.append(
@@ -362,7 +363,7 @@ def schema_findings(
     ``positions`` says where each entry of ``registry.data`` sits in the file when the data is
     a subset of it (the registry editor validates only the entries it adds or changes).
     """
-    if registry.data is None:
+    if not registry.parsed:
         return []
     text, schema_path = schema_text(root)
     try:

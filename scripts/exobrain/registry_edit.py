@@ -247,7 +247,7 @@ def registry_problems(
     large file on every edit would cost far more than the edit. ``skills-validate`` runs it all.
     """
     path = registry_path(root, scope)
-    registry = Registry(scope, path, data=data, text=text)
+    registry = Registry(scope, path, data=data, text=text, parsed=True)
     rel = shown(path, root)
     skills = data.get("skills") if isinstance(data, dict) else None
     if not isinstance(skills, list):

@@ -30,7 +30,7 @@ def validate(ws: Workspace) -> list[Finding]:
     findings = [f for f in ws.findings if f.code not in ("registry-schema", "connection-scope")]
     trust_fast_check = schema_is_packaged(ws.root)
     for registry in registries:
-        if registry.data is None or (trust_fast_check and not registry.findings):
+        if not registry.parsed or (trust_fast_check and not registry.findings):
             continue
         findings.extend(schema_findings(ws.root, registry))
     scanned = [r for r in registries if r.scope != SEED]

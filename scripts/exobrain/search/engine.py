@@ -13,8 +13,10 @@ import re
 import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from exobrain.catalog import unreadable_skill
 from exobrain.errors import OperationFailed, UsageError
 from exobrain.model import Reason
 from exobrain.search import embedding
@@ -151,6 +153,7 @@ class Searcher:
         self.notes: list[str] = []
         self.update = Update()
         self._fresh: set[str] = set()  # refs refreshed by this searcher already
+        self._reported: set[str] = set()  # unreadable files already in the workspace findings
         self.index = self._open()
         self._encoder: embedding.QueryEncoder | None = None
 
@@ -178,9 +181,23 @@ class Searcher:
         fresh = artifacts if prune else [a for a in artifacts if a.ref not in self._fresh]
         self._fresh.update(a.ref for a in fresh)
         update = self.index.refresh(fresh, prune=prune, embedder=None, update=self.update)
+        self._report_problems(fresh, update)
         if embedder is not None:  # vectors for every artifact asked about, fresh or not
             update.embedded += self.index.embed_missing(embedder, [a.ref for a in artifacts])
         return update
+
+    def _report_problems(self, artifacts: list[Artifact], update: Update) -> None:
+        """Files that could not be read, and indexed files whose frontmatter could not be
+        (they are indexed by their raw text), become warnings of the workspace, once each."""
+        problems = dict(update.unreadable)
+        stored = self.index.problems()
+        for artifact in artifacts:
+            if artifact.file and artifact.ref in stored:
+                problems.setdefault(artifact.file, artifact.file + stored[artifact.ref])
+        for file, message in problems.items():
+            if file not in self._reported:
+                self._reported.add(file)
+                self.ws.findings.append(unreadable_skill(self.ws.root, Path(file), message))
 
     def view(self, *, everywhere: bool = False) -> View:
         """The connection's view with the declared skills' rows refreshed first, so resolution

@@ -15,7 +15,6 @@ Visibility is today's view (:mod:`exobrain.search.corpus`): another person's sco
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -23,6 +22,7 @@ from exobrain.errors import UsageError
 from exobrain.model import GLOBAL
 from exobrain.registry import REGISTRY_FILE, Entry, registry_from_text
 from exobrain.search.corpus import KNOWLEDGE_DIR, PERSONAL, PRIVATE_DIR, View, home_of, open_view
+from exobrain.util import boundedjson
 from exobrain.util.git import Repository
 from exobrain.workspace import Workspace
 
@@ -201,8 +201,8 @@ def _signal_events(git: Repository, view: View, base: str, head: str) -> list[di
         if not line.startswith("+") or line.startswith("+++"):
             continue
         try:
-            record = json.loads(line[1:])
-        except json.JSONDecodeError:
+            record = boundedjson.loads(line[1:])
+        except ValueError:
             continue
         if not isinstance(record, dict) or record.get("skill") not in visible:
             continue

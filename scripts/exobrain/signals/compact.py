@@ -18,7 +18,6 @@ lines are kept as they are. The rewrite happens under the ledger's lock, atomica
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +34,7 @@ from exobrain.signals.ledger import (
     ts_ms,
 )
 from exobrain.signals.lines import Record, parse_line
+from exobrain.util import boundedjson
 from exobrain.util.fileio import atomic_write_text
 
 SUMMED = ("usage", "calibration", "fund")
@@ -52,7 +52,7 @@ class Compaction:
 
 
 def _notes(line: str) -> list[str]:
-    obj = json.loads(line)
+    obj = boundedjson.loads(line)
     if isinstance(obj.get("notes"), list):
         return [str(n) for n in obj["notes"]]
     return [str(obj["note"])] if obj.get("note") else []

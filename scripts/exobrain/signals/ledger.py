@@ -41,17 +41,17 @@ UNION_RULE = "signals/**/*.jsonl merge=union"
 FUND_UNIT = 1_000_000
 LOCK_TIMEOUT = 10.0
 
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-_CURRENCY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$")
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+_CURRENCY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,31}\Z")
 #: A ledger's skill field. The name part is looser than the naming rule (the reader's pattern
 #: is faster without the nested group); only declared names are ever written or scored.
-_CANONICAL_REF = re.compile(r"^skill:[a-z0-9][a-z0-9-]*@[A-Za-z0-9][A-Za-z0-9._/-]*$")
+_CANONICAL_REF = re.compile(r"^skill:[a-z0-9][a-z0-9-]*@[A-Za-z0-9][A-Za-z0-9._/-]*\Z")
 #: The canonical timestamp, as two groups (day, time); shared with the fast reader.
 TS_PATTERN = (
     r"(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))"
     r"T((?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3})Z"
 )
-_TS = re.compile(f"^{TS_PATTERN}$")
+_TS = re.compile(f"^{TS_PATTERN}\\Z")
 _EPOCH = 719163  # date(1970, 1, 1).toordinal(): datetime is imported only where it is needed
 
 

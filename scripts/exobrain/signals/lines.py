@@ -9,7 +9,6 @@ as ``file:line: skipped: reason`` and never fatal.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from pathlib import Path
@@ -26,10 +25,11 @@ from exobrain.signals.ledger import (
     canonical_ts,
     valid_day,
 )
+from exobrain.util import boundedjson
 
 Record = tuple[str, str, str, Any, str, Any, bool]  # kind, skill, ts, value, by, key2, snapshot
 
-_REF = _CANONICAL_REF.pattern[1:-1]
+_REF = _CANONICAL_REF.pattern.removeprefix("^").removesuffix(r"\Z")
 _ID_RE = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
 #: A line exactly as ``exobrain signal`` writes it, valid by construction: a match needs no
 #: further checks. Groups: day, time, skill, then one kind's fields, then by.
@@ -139,7 +139,7 @@ def parse_line(line: str) -> Record | str | None:
         return None
     try:
         line.encode("utf-8")
-        return parse_record(json.loads(line))
+        return parse_record(boundedjson.loads(line))
     except UnicodeEncodeError:
         return "not UTF-8"
     except ValueError as exc:

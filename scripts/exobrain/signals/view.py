@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from exobrain.signals.aggregate import Aggregate
 from exobrain.signals.ledger import FUND_UNIT, day_label, ledger_files
 from exobrain.signals.lines import parse_line, read_ledger_text
+from exobrain.util import boundedjson
 
 
 def skill_lines(root: Path, ref: str) -> tuple[list[dict[str, Any]], list[str]]:
@@ -32,7 +32,7 @@ def skill_lines(root: Path, ref: str) -> tuple[list[dict[str, Any]], list[str]]:
             if isinstance(record, str):
                 problems.append(f"{rel}:{lineno}: skipped: {record}")
             elif record is not None and record[1] == ref:
-                obj = json.loads(line)
+                obj = boundedjson.loads(line)
                 obj["ts"], obj["file"], obj["line"] = record[2], rel, lineno
                 found.append(obj)
     found.sort(key=lambda o: (o["ts"], o["file"], o["line"]))

@@ -8,13 +8,13 @@ folder, not in version-control or cache folders, at most a few levels down).
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from exobrain.skillmd import SKILL_FILE
+from exobrain.util import boundedjson
 from exobrain.util.dirhash import SKIPPED_DIRS
 
 MANIFESTS = (".claude-plugin/marketplace.json", ".claude-plugin/plugin.json")
@@ -60,7 +60,7 @@ def discover(root: Path) -> Bundle:
             continue
         bundle.manifests.append(manifest)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = boundedjson.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             bundle.notes.append(f"{manifest}: unreadable ({exc}); scanning the folders instead")
             continue
