@@ -9,12 +9,13 @@ artifacts' rows up to date, so an edit shows in the next search.
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from exobrain.catalog import unreadable_skill
 from exobrain.errors import OperationFailed, UsageError
@@ -94,6 +95,8 @@ STOPWORDS = frozenset(
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
 QualityFn = Callable[[list[str]], Mapping[str, float]]
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -321,10 +324,31 @@ def search(
             result.notes.insert(0, f"search index: unreadable index ({exc}) rebuilt")
             return result
     except sqlite3.DatabaseError as exc:
-        raise OperationFailed(
-            f"search index {index_path(ws.root)}: {exc}",
-            hint="another exobrain command may hold it; try again",
-        ) from exc
+        raise index_failure(ws, exc) from exc
+
+
+def index_failure(ws: Workspace, exc: sqlite3.DatabaseError) -> OperationFailed:
+    """What a SQLite error of the search cache means to the person who ran the command."""
+    return OperationFailed(
+        f"search index {index_path(ws.root)}: {exc}",
+        hint="another exobrain command may hold it (try again), or delete the file",
+    )
+
+
+def guarded(func: Callable[P, R]) -> Callable[P, R]:
+    """A reading entry point of the search family (its first argument a Workspace, or an object
+    holding one as ``ws``): a SQLite error of the cache becomes an OperationFailed, never a
+    traceback (a database locked by a long index build, a cache that is not a database)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            first = args[0]
+            raise index_failure(getattr(first, "ws", first), exc) from exc  # type: ignore[arg-type]
+
+    return wrapper
 
 
 def _search(
@@ -344,6 +368,7 @@ def _search(
     return Result(hits, searcher.mode, notes, update, len(pool))
 
 
+@guarded
 def build_index(ws: Workspace, *, semantic: bool = True) -> Update:
     """Bring the cache up to date for every artifact of the repository (rows of artifacts that
     no longer exist are dropped): what a first search would otherwise do piecemeal."""

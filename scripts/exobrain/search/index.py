@@ -351,6 +351,9 @@ def open_index(path: Path | None) -> tuple[Index, str | None]:
     """Open (creating) the index; a file SQLite cannot read or of another format is deleted and
     started afresh. Returns the index and why it was reset (None when it was fine)."""
     reason = None
+    if path is not None and os.path.lexists(path) and not path.is_file():
+        reason = f"{path} is not a file: a temporary index is used for this run"
+        path = None
     if path is not None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

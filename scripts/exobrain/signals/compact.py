@@ -30,6 +30,7 @@ from exobrain.signals.ledger import (
     SIGNALS_DIR,
     dump_line,
     format_ts,
+    ledger_owner,
     locked_ledger,
     ts_ms,
 )
@@ -58,15 +59,16 @@ def _notes(line: str) -> list[str]:
     return [str(obj["note"])] if obj.get("note") else []
 
 
-def compact_text(text: str, cutoff_day: int, host: str) -> tuple[str, int]:
-    """The compacted text of one ledger and the number of snapshot lines in it."""
+def compact_text(text: str, cutoff_day: int, host: str, owner: str) -> tuple[str, int]:
+    """The compacted text of one ledger of ``owner`` and the number of snapshot lines in it
+    (lines that do not count, a foreign ``by`` among them, are kept as they are)."""
     old_kept: list[tuple[int, str]] = []  # (position, line) kept among the old lines
     new_lines: list[str] = []
     latest: dict[tuple, tuple[int, int, str]] = {}  # vote/rank key → (code, position, line)
     buckets: dict[tuple, dict[str, Any]] = {}
     covered: dict[tuple, tuple[Record, str]] = {}
     for position, line in enumerate(text.split("\n")):
-        record = parse_line(line)
+        record = parse_line(line, owner)
         if record is None:
             continue
         if isinstance(record, str):
@@ -133,7 +135,9 @@ def compact_file(root: Path, path: Path, cutoff_day: int, *, dry_run: bool = Fal
     fd = locked_ledger(path) if not dry_run else None
     try:
         text = path.read_bytes().decode("utf-8", errors="surrogateescape")
-        compacted, snapshots = compact_text(text, cutoff_day, path.name[: -len(LEDGER_SUFFIX)])
+        compacted, snapshots = compact_text(
+            text, cutoff_day, path.name[: -len(LEDGER_SUFFIX)], ledger_owner(rel)
+        )
         before = sum(1 for line in text.split("\n") if line.strip())
         changed = compacted != text
         if changed and not dry_run:

@@ -39,6 +39,10 @@ DEFAULT_CURRENCY = "token"
 UNION_RULE = "signals/**/*.jsonl merge=union"
 #: Fund amounts are summed in millionths so a sum never depends on the order of the lines.
 FUND_UNIT = 1_000_000
+#: The largest amount one fund line may carry, and the largest count of a compaction snapshot
+#: (uses or outcomes of one skill on one day): anything beyond is a hostile line, not a signal.
+MAX_FUND = 1_000_000_000
+MAX_COUNT = 1_000_000_000
 LOCK_TIMEOUT = 10.0
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
@@ -167,10 +171,10 @@ def fund_value(text: Any, currency: str) -> float:
     value = _number(text, "fund amount")
     if value <= 0:
         raise UsageError(f"fund amount must be greater than 0, not {text}")
+    if value > MAX_FUND:
+        raise UsageError(f"fund amount {text} is too large (at most {MAX_FUND})")
     if round(value * FUND_UNIT) < 1:
         raise UsageError(f"fund amount {text} is below the smallest unit, 0.000001")
-    if value * FUND_UNIT > 2**53:
-        raise UsageError(f"fund amount {text} is too large")
     if not _CURRENCY.match(currency or ""):
         raise UsageError(f"currency {currency!r} must be a short code such as token")
     return value
@@ -276,6 +280,12 @@ def host_id(ws, override: str | None = None) -> str:
 
 def ledger_path(root: Path, person: str, host: str) -> Path:
     return root / SIGNALS_DIR / person / f"{host}{LEDGER_SUFFIX}"
+
+
+def ledger_owner(rel: str) -> str:
+    """The person whose folder holds a ledger (``signals/<person>/<host>.jsonl``): the only
+    ``by`` its lines may carry."""
+    return rel.rsplit("/", 2)[-2]
 
 
 def ledger_files(root: Path) -> list[Path]:

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.signals.aggregate import Aggregate
-from exobrain.signals.ledger import FUND_UNIT, day_label, ledger_files
+from exobrain.signals.ledger import FUND_UNIT, day_label, ledger_files, ledger_owner
 from exobrain.signals.lines import parse_line, read_ledger_text
 from exobrain.util import boundedjson
 
@@ -25,10 +25,11 @@ def skill_lines(root: Path, ref: str) -> tuple[list[dict[str, Any]], list[str]]:
         text = read_ledger_text(path, rel, problems)
         if text is None or needle not in text:
             continue
+        owner = ledger_owner(rel)
         for lineno, line in enumerate(text.split("\n"), 1):
             if needle not in line:
                 continue
-            record = parse_line(line)
+            record = parse_line(line, owner)
             if isinstance(record, str):
                 problems.append(f"{rel}:{lineno}: skipped: {record}")
             elif record is not None and record[1] == ref:
