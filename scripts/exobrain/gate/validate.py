@@ -17,7 +17,13 @@ from exobrain.findings import ERROR, INFO, Finding, from_error
 from exobrain.gate.crons import crons_findings
 from exobrain.model import EXTERNAL, Identity
 from exobrain.paths import shown
-from exobrain.registry import Entry, Registry, schema_findings, schema_is_packaged
+from exobrain.registry import (
+    Entry,
+    Registry,
+    explained_findings,
+    schema_findings,
+    schema_is_packaged,
+)
 from exobrain.scopes import SEED
 from exobrain.skillmd import SKILL_FILE, SkillDoc, read_skill, spec_problems
 from exobrain.workspace import Workspace
@@ -32,7 +38,8 @@ def validate(ws: Workspace) -> list[Finding]:
     for registry in registries:
         if not registry.parsed or (trust_fast_check and not registry.findings):
             continue
-        findings.extend(schema_findings(ws.root, registry))
+        explain = explained_findings if trust_fast_check else schema_findings
+        findings.extend(explain(ws.root, registry))
     scanned = [r for r in registries if r.scope != SEED]
     declarations = _declarations(registries)
     for registry in scanned:
@@ -53,11 +60,15 @@ def _declaration_findings(root: Path, registry: Registry) -> list[Finding]:
     rel = shown(registry.path, root)
     found: list[Finding] = []
     seen: dict[Identity, Entry] = {}
+    # the skills folder of this scope, as text: one stat per declaration, no Path objects
+    base = os.path.join(skill_dir(root, registry.scope, "x").parent, "")
+    shown_base = shown(Path(base), root).rstrip("/") + "/"
     for entry in registry.entries:
         if entry.is_override:
             continue
-        if entry.identity in seen:
-            first = seen[entry.identity]
+        identity = entry.identity
+        if identity in seen:
+            first = seen[identity]
             found.append(
                 Finding(
                     ERROR,
@@ -70,12 +81,9 @@ def _declaration_findings(root: Path, registry: Registry) -> list[Finding]:
                 )
             )
             continue
-        seen[entry.identity] = entry
-        if (
-            entry.source is None
-            and not (skill_dir(root, entry.scope, entry.name) / SKILL_FILE).is_file()
-        ):
-            missing = shown(skill_dir(root, entry.scope, entry.name) / SKILL_FILE, root)
+        seen[identity] = entry
+        if entry.source is None and not os.path.isfile(f"{base}{entry.name}/{SKILL_FILE}"):
+            missing = f"{shown_base}{entry.name}/{SKILL_FILE}"
             found.append(
                 Finding(
                     ERROR,
