@@ -15,7 +15,7 @@ from typing import Any
 
 from exobrain.agents import AGENTS, Agent, get_agent, optional_dir
 from exobrain.catalog import skill_dir
-from exobrain.connect import githooks, linker, preload, scopehooks, surfaces
+from exobrain.connect import githooks, linker, preload, scopehooks, surfaces, trust
 from exobrain.connect.choice import (
     Choice,
     Flags,
@@ -241,7 +241,9 @@ def _prepare(
     ]
     report.actions = [a for a in actions if a is not None]
     report.findings = ws.findings
-    report.hooks_planned = scopehooks.find_hooks(ws.root, ws.chain.scopes, agent.name)
+    report.hooks_planned = scopehooks.find_hooks(
+        ws.root, ws.chain.scopes, agent.name, trust.load_trust_or_warn(report.warnings)
+    )
     return report
 
 

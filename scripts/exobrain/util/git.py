@@ -244,23 +244,28 @@ class Repository:
 
     def files(self, rev: str | None) -> dict[str, str]:
         """Tracked files at ``rev`` (INDEX: the staging area) → blob id, relative to the root."""
-        found: dict[str, str] = {}
+        return {path: oid for path, (_mode, oid) in self.tree(rev).items()}
+
+    def tree(self, rev: str | None) -> dict[str, tuple[str, str]]:
+        """Tracked files at ``rev`` (INDEX: the staging area) → (mode, blob id): the mode says
+        which are executable (``100755``) or links (``120000``)."""
+        found: dict[str, tuple[str, str]] = {}
         if rev is INDEX:
             for record in filter(None, self.run("ls-files", "-z", "--stage").split("\0")):
                 info, path = record.split("\t", 1)
-                _, oid, stage = info.split()
+                mode, oid, stage = info.split()
                 if stage != "0":
                     raise UsageError(
                         f"{path} has unresolved merge conflicts",
                         hint="resolve them and git add the file, then run again",
                     )
-                found[path] = oid
+                found[path] = (mode, oid)
             return found
         for record in filter(None, self.run("ls-tree", "-r", "-z", rev).split("\0")):
             info, path = record.split("\t", 1)
-            _, kind, oid = info.split()
+            mode, kind, oid = info.split()
             if kind == "blob":
-                found[path] = oid
+                found[path] = (mode, oid)
         return found
 
     def read(self, blobs: dict[str, str]) -> dict[str, bytes]:
