@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.errors import InputFileError
+from exobrain.model import AGENT_HOOKS, TOOL_WILDCARDS
 from exobrain.util.boundedjson import MAX_DEPTH, MAX_NUMBER_CHARS
 from exobrain.util.fileio import read_text
 
@@ -227,6 +228,38 @@ def name_problems(name: str, folder_name: str) -> list[str]:
     if normal != unicodedata.normalize("NFKC", folder_name):
         problems.append(f"name {name!r} does not match its folder {folder_name!r}")
     return problems
+
+
+_GRANT = re.compile(r"\*|[^\s,()]+(?:\([^)]*\))?")
+
+
+def powers(meta: dict[str, Any]) -> list[tuple[str, str]]:
+    """What a skill would let an agent do on its own: (policy rule, why) pairs — agent hooks,
+    and tool permissions that grant everything."""
+    found: list[tuple[str, str]] = []
+    if meta.get("hooks"):
+        found.append((AGENT_HOOKS, "carries agent hooks (hooks:): commands run on agent events"))
+    grants = wildcard_grants(meta.get("allowed-tools"))
+    if grants:
+        found.append(
+            (TOOL_WILDCARDS, f"allowed-tools grants every tool or command: {', '.join(grants)}")
+        )
+    return found
+
+
+def wildcard_grants(value: Any) -> list[str]:
+    """The grants of an ``allowed-tools`` value (text or list) that allow everything: ``*``, a
+    tool with only wildcards as its pattern (``Bash(*)``, ``Bash(*:*)``) and a bare ``Bash``
+    (any shell command)."""
+    texts = [str(v) for v in value] if isinstance(value, list) else [str(value or "")]
+    grants = [g for text in texts for g in _GRANT.findall(text)]
+    return [
+        g
+        for g in grants
+        if g == "*"
+        or g == "Bash"
+        or (g.endswith(")") and "(" in g and "*" in g and not g[g.index("(") + 1 : -1].strip(" *:"))
+    ]
 
 
 def as_list(value: Any) -> list[Any]:
