@@ -118,6 +118,12 @@ class FetchReport:
     def pending(self) -> bool:
         return any(e.pending for e in self.events)
 
+    @property
+    def tampered(self) -> bool:
+        """An install whose content no longer matches its record (a local edit, or someone
+        else's): the command exits non-zero, naming the files."""
+        return any(e.action == "modified" for e in self.events)
+
     def summary(self) -> str:
         counts: dict[str, int] = {}
         for event in self.events:
@@ -135,6 +141,7 @@ class FetchReport:
             "check": self.check,
             "failed": self.failed,
             "pending": self.pending,
+            "tampered": self.tampered,
             "network_calls": self.network_calls,
             "warnings": self.warnings,
             "events": [e.as_json() for e in self.events],
