@@ -202,8 +202,13 @@ def _declaration_problem(raw: dict[str, Any], tier: Any) -> str | None:
         ):
             return "source repo and ref must not start with '-' or hold spaces"
         parts = source["path"].split("/")
-        if source["path"].startswith("/") or ".." in parts or source["path"][0].isspace():
-            return "source path must be relative and must not contain '..'"
+        if (
+            source["path"].startswith("/")
+            or ".." in parts
+            or source["path"][0].isspace()
+            or "\n" in source["path"]
+        ):
+            return "source path must be relative, on one line, and must not contain '..'"
     return None
 
 
