@@ -39,6 +39,7 @@ FUZZ = settings(
     max_examples=EXAMPLES,
     deadline=None,
     derandomize=True,
+    database=None,  # the same examples every run; nothing written into the checkout
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 
