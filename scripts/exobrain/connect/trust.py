@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,17 +52,11 @@ def digest(path: Path) -> str | None:
     try:
         with open(path, "rb") as handle:
             info = os.fstat(handle.fileno())
-            if not _is_regular(info.st_mode) or info.st_size > MAX_BYTES:
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
                 return None
             return hashlib.sha256(handle.read(MAX_BYTES + 1)).hexdigest()
     except OSError:
         return None
-
-
-def _is_regular(mode: int) -> bool:
-    import stat
-
-    return stat.S_ISREG(mode)
 
 
 @dataclass(frozen=True)
@@ -121,12 +116,7 @@ def load_trust_or_warn(warnings: list[str]) -> dict[str, TrustRecord]:
 def state_of(path: Path, store: dict[str, TrustRecord]) -> str:
     """TRUSTED, NEW (never trusted here), CHANGED (trusted with other content) or MISSING."""
     found = digest(path)
-    if found is None:
-        return MISSING
-    record = store.get(key_of(path))
-    if record is None:
-        return NEW
-    return TRUSTED if record.sha256 == found else CHANGED
+    return MISSING if found is None else _state(path, found, store)
 
 
 def is_trusted(path: Path, sha256: str) -> bool:
@@ -157,10 +147,11 @@ def trust(paths: list[Path]) -> list[tuple[Path, str, str]]:
         for path, found in chosen:
             update.data["files"][key_of(path)] = {"sha256": found, "trusted_at": stamp}
         update.data["files"] = dict(sorted(update.data["files"].items()))
-    return [(path, found, state_of_record(path, found, before)) for path, found in chosen]
+    return [(path, found, _state(path, found, before)) for path, found in chosen]
 
 
-def state_of_record(path: Path, found: str, store: dict[str, TrustRecord]) -> str:
+def _state(path: Path, found: str, store: dict[str, TrustRecord]) -> str:
+    """NEW, TRUSTED or CHANGED for content ``found`` at ``path``."""
     record = store.get(key_of(path))
     return NEW if record is None else TRUSTED if record.sha256 == found else CHANGED
 
@@ -172,8 +163,7 @@ def untrust(paths: list[Path]) -> list[tuple[Path, bool]]:
     result: list[tuple[Path, bool]] = []
     with update_json_file(trust_file(), check=_check) as update:
         for path in paths:
-            key = key_of(path) if os.path.lexists(path) else os.path.abspath(path)
-            result.append((path, update.data["files"].pop(key, None) is not None))
+            result.append((path, update.data["files"].pop(key_of(path), None) is not None))
     return result
 
 
