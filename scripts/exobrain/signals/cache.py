@@ -73,9 +73,9 @@ def well_formed(fields: Any) -> bool:
         and len(fields) == len(_FIELD_TYPES)
         and all(type(f) is t for f, t in zip(fields, _FIELD_TYPES, strict=True))
         and all(
-            type(per) is dict and all(type(k) is str for k in table)
+            all(type(skill) is str for skill in table)
+            and all(type(per) is dict for per in table.values())
             for table in fields[:5]
-            for per in table.values()
         )
     )
 
