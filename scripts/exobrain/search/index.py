@@ -47,6 +47,7 @@ CREATE TABLE IF NOT EXISTS docs (
     stat TEXT NOT NULL, hash TEXT NOT NULL, embed_hash TEXT NOT NULL,
     description TEXT NOT NULL, meta TEXT NOT NULL, problem TEXT);
 CREATE INDEX IF NOT EXISTS docs_embed ON docs (embed_hash);
+CREATE INDEX IF NOT EXISTS docs_problem ON docs (ref) WHERE problem IS NOT NULL;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5({", ".join(COLUMNS)},
     tokenize = 'porter unicode61 remove_diacritics 2');
 CREATE TABLE IF NOT EXISTS vectors (embed_hash TEXT PRIMARY KEY, vec BLOB NOT NULL,
