@@ -38,21 +38,30 @@ def command(
     if show_list:
         _list(trust, as_json)
     elif remove:
-        done = trust.untrust(list(paths))
-        if as_json:
-            emit_json([{"path": str(p), "was_trusted": was} for p, was in done])
-        for path, was in [] if as_json else done:
-            click.echo(f"{'untrusted' if was else 'was not trusted'}  {path}")
+        _remove(trust, paths, as_json)
     elif paths:
-        for path, digest, before in trust.trust(_located(paths, repo)):
-            if as_json:
-                continue
-            note = {"new": "", "changed": " (its content changed since)", "trusted": " (again)"}
-            click.echo(f"trusted  {path}  sha256:{digest[:16]}…{note[before]}")
-        if as_json:
-            emit_json([r.as_json() for r in trust.load_trust().values()])
+        _trust(trust, _located(paths, repo), as_json)
     else:
         _pending(trust, as_json, repo)
+
+
+def _trust(trust, paths: list[Path], as_json: bool) -> None:
+    done = trust.trust(paths)
+    if as_json:
+        emit_json([{"path": str(p), "sha256": d, "before": before} for p, d, before in done])
+        return
+    note = {"new": "", "changed": " (its content changed since)", "trusted": " (again)"}
+    for path, digest, before in done:
+        click.echo(f"trusted  {path}  sha256:{digest[:16]}…{note[before]}")
+
+
+def _remove(trust, paths: tuple[Path, ...], as_json: bool) -> None:
+    done = trust.untrust(list(paths))
+    if as_json:
+        emit_json([{"path": str(p), "was_trusted": was} for p, was in done])
+        return
+    for path, was in done:
+        click.echo(f"{'untrusted' if was else 'was not trusted'}  {path}")
 
 
 def _located(paths: tuple[Path, ...], repo: Path | None) -> list[Path]:
