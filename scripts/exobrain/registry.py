@@ -283,7 +283,7 @@ class Registry:
     text: str = ""
     parsed: bool = False  # the file was read and is JSON (``data`` may still be any value)
     bad_entries: dict[int, Finding] = field(default_factory=dict)  # index → the fast check's
-    policy: Policy = field(default_factory=lambda: Policy())  # read from the global one only
+    policy: Policy = field(default_factory=Policy)  # only the global registry's counts
     _lines: list[int] | None = field(default=None, repr=False)
 
     @property
@@ -326,13 +326,13 @@ def _parse_into(registry: Registry, rel: str) -> Registry:
         registry.findings.append(from_error("registry-json", rel, exc.message, path))
         return registry
     registry.data, registry.parsed = data, True
-    problem = top_level_problem(data)
-    if problem is not None:
-        registry.findings.append(Finding(ERROR, "registry-schema", rel, problem, bad_input=True))
+    top = top_level_problem(data)
+    if top is not None:
+        registry.findings.append(Finding(ERROR, "registry-schema", rel, top, bad_input=True))
     if not isinstance(data, dict) or not isinstance(data.get("skills"), list):
         return registry
     skills = data["skills"]
-    if problem is None and "policy" in data:
+    if top is None and "policy" in data:
         registry.policy = Policy(**data["policy"])
     for index, raw in enumerate(skills):
         problem = entry_problem(raw)
