@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.errors import InputFileError
+from exobrain.util import boundedjson
 from exobrain.util.confine import UnsafePath, resolve_inside, special_kind
 
 #: The cap on a JSON document we read (registries, locks, crons.json, scopes.json, the
@@ -117,15 +118,18 @@ def read_text(path: Path, *, limit: int = JSON_LIMIT, what: str = "this file") -
 
 
 def parse_json(text: str, path: Path) -> Any:
-    """Parse JSON text, turning a syntax error into a message with line and column."""
+    """Parse JSON text (within :mod:`~exobrain.util.boundedjson`'s limits), turning a syntax
+    error into a message with line and column."""
     if not text.strip():
         raise InputFileError(
             f"{path}: empty file, expected a JSON object", hint='write at least {"skills": []}'
         )
     try:
-        return json.loads(text)
+        return boundedjson.loads(text)
     except json.JSONDecodeError as exc:
         raise InputFileError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from exc
+    except boundedjson.JsonLimitError as exc:
+        raise InputFileError(f"{path}: refused: {exc}") from exc
 
 
 def load_json(path: Path) -> Any:
