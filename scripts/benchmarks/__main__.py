@@ -28,6 +28,7 @@ BENCHMARKS = {
     "instance": "instance",
     "search": "search",
     "eval": "evaluation",
+    "security": "security",
     "architecture": "architecture",
 }
 

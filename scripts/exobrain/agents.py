@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from exobrain.errors import UsageError
+from exobrain.util.confine import resolve_inside
 
 #: How an agent learns about the optional-skills index and the connected scopes.
 CONTEXT_CLAUDE = "claude-md"  # .claude/CLAUDE.md importing generated files
@@ -66,6 +67,30 @@ class Agent:
         """Whether ``--user`` really changes anything (an agent without a project folder is
         always connected at its user level, and recorded like a project-level one)."""
         return user and self.project_skills is not None
+
+    def in_repository(self, user: bool = False) -> bool:
+        """Whether this agent's folders are the repository's (``.claude/skills``), not the
+        user's (``~/.claude/skills``, or OpenClaw's workspace)."""
+        return not user and self.project_skills is not None
+
+    def write_root(self, root: Path, folder: Path, user: bool = False) -> Path:
+        """The folder a file this agent gets in ``folder`` must stay inside: the repository
+        for project-level folders (anything committed there may be a link leading out), the
+        folder itself at user level (where the user keeps an agent's folders, links
+        included, is the user's choice)."""
+        return root if self.in_repository(user) else folder
+
+    def check_folders(self, root: Path, user: bool = False) -> None:
+        """Refuse project-level agent folders that are (or pass through) links: a committed
+        ``.claude`` link would send every link, index and install to wherever it points.
+        They must be real folders inside the repository, or not exist yet
+        (:class:`~exobrain.util.confine.UnsafePath`, exit 2). User-level folders are the
+        user's own and are not checked."""
+        if not self.in_repository(user):
+            return
+        skills = self.skills_dir(root)
+        for folder in (skills, optional_dir(skills), self.context_dir(root)):
+            resolve_inside(root, folder, links=False)
 
     def context_dir(self, root: Path, user: bool = False) -> Path:
         """The folder holding the agent's generated index files and its context file."""

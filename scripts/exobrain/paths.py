@@ -1,7 +1,8 @@
 """Paths as the toolkit shows them, and the data files it ships.
 
 Every message and ``--json`` field names a file relative to the exobrain's root when it lies
-inside, and absolutely otherwise, so one helper decides that for all of them.
+inside, and absolutely otherwise, so one helper decides that for all of them. The repository's
+cache folder is made here too, as a real folder only.
 """
 
 from __future__ import annotations
@@ -17,6 +18,24 @@ REPO_CACHE = ".exobrain-cache"
 CACHE_ENV = "EXOBRAIN_CACHE_DIR"
 
 
+def cache_folder(root: Path, *parts: str) -> Path:
+    """A folder inside the repository's cache ``.exobrain-cache`` (made when missing, with a
+    ``.gitignore`` of ``*`` so no repository ever commits it).
+
+    The cache and every folder below it must be real folders inside the repository: a
+    committed ``.exobrain-cache`` link would send the search index (or harvested instances)
+    wherever it points, so any link there is refused
+    (:class:`~exobrain.util.confine.UnsafePath`, exit 2).
+    """
+    from exobrain.util.fileio import atomic_write_text, make_folders
+
+    base = make_folders(root, root / REPO_CACHE, links=False)
+    ignore = base / ".gitignore"
+    if not ignore.exists() and not ignore.is_symlink():
+        atomic_write_text(ignore, "*\n", root=root, durable=False)
+    return make_folders(root, base.joinpath(*parts), links=False) if parts else base
+
+
 def packaged(name: str) -> Path:
     """A data file shipped with the package (``skills.schema.json``, ``signal-weights.json``…)."""
     return PACKAGED_DATA / name
@@ -30,6 +49,28 @@ def user_cache_dir() -> Path:
         return Path(explicit).expanduser()
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    return base / "exobrain"
+
+
+def user_state_dir() -> Path:
+    """The per-user state folder: ``$XDG_STATE_HOME/exobrain``, else
+    ``~/.local/state/exobrain`` (the usage hook's log, connect-agent's ownership records)."""
+    xdg = os.environ.get("XDG_STATE_HOME")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".local" / "state"
+    return base / "exobrain"
+
+
+def owned_records() -> Path:
+    """Where the ownership records of agent folders live (:mod:`exobrain.util.ownership`)."""
+    return user_state_dir() / "owned"
+
+
+def user_config_dir() -> Path:
+    """This machine's per-user settings, outside every repository: ``$XDG_CONFIG_HOME/exobrain``,
+    else ``~/.config/exobrain`` (what no repository may decide, such as which scripts to
+    trust, lives here)."""
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".config"
     return base / "exobrain"
 
 

@@ -29,7 +29,14 @@ from typing import Any
 from exobrain.errors import InputFileError, OperationFailed, UsageError
 from exobrain.findings import Finding
 from exobrain.paths import shown
-from exobrain.registry import SCHEMA_FILE, Registry, entry_problem, registry_path, schema_findings
+from exobrain.registry import (
+    SCHEMA_FILE,
+    Registry,
+    entry_problem,
+    registry_path,
+    top_level_problem,
+)
+from exobrain.registry_schema import schema_findings
 from exobrain.util.fileio import atomic_write_text, dump_json, parse_json, read_text
 from exobrain.util.jsonstyle import locate_array, render_like, splice_array
 from exobrain.util.locking import DEFAULT_TIMEOUT, exclusive
@@ -57,10 +64,11 @@ def _read_existing(path: Path) -> str | None:
     return read_text(path)
 
 
-def _write(path: Path, text: str, rel: str, durable: bool = True) -> None:
-    target = path.resolve() if path.is_symlink() else path  # keep a symlinked file a symlink
+def _write(root: Path, path: Path, text: str, rel: str, durable: bool = True) -> None:
+    """Write through a symlinked registry that stays inside ``root`` (the link is kept); one
+    leading outside is refused by the file layer, with the link named."""
     try:
-        atomic_write_text(target, text, durable=durable)
+        atomic_write_text(path, text, root=root, durable=durable)
     except OSError as exc:
         raise OperationFailed(
             f"{rel}: cannot write ({exc.strerror or exc}); the file is unchanged",
@@ -87,13 +95,15 @@ class JsonUpdate:
 def update_json_file(
     path: Path,
     *,
+    root: Path,
     default: Callable[[], Any] | None = None,
     check: Callable[[Any], None] | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     dry_run: bool = False,
     durable: bool = True,
 ) -> Iterator[JsonUpdate]:
-    """Lock, read and parse ``path``, let the block change it, then write it back atomically.
+    """Lock, read and parse ``path`` (a file inside ``root``), let the block change it, then
+    write it back atomically.
 
     ``default`` builds the document when the file is missing (None: a missing file is an
     error). ``check`` raises on data that must not be written; it runs on the file as read
@@ -102,7 +112,7 @@ def update_json_file(
     ``dry_run`` nothing is locked or written, but ``text`` still shows the result.
     ``durable=False`` skips the fsync, for files that can be regenerated (locks).
     """
-    with nullcontext() if dry_run else exclusive(path, timeout):
+    with nullcontext() if dry_run else exclusive(path, timeout, root=root):
         original = _read_existing(path)
         if original is None:
             if default is None:
@@ -120,7 +130,7 @@ def update_json_file(
             render_like(original, update.data) if original is not None else dump_json(update.data)
         )
         if update.changed and not dry_run:
-            _write(path, update.text, str(path), durable)
+            _write(root, path, update.text, str(path), durable)
             update.written = True
         if not dry_run:
             _sweep_temp_files(path)
@@ -247,19 +257,12 @@ def registry_problems(
     large file on every edit would cost far more than the edit. ``skills-validate`` runs it all.
     """
     path = registry_path(root, scope)
-    registry = Registry(scope, path, data=data, text=text)
+    registry = Registry(scope, path, data=data, text=text, parsed=True)
     rel = shown(path, root)
-    skills = data.get("skills") if isinstance(data, dict) else None
-    if not isinstance(skills, list):
-        return [
-            Finding(
-                "error",
-                "registry-schema",
-                rel,
-                'expected an object with a "skills" list',
-                bad_input=True,
-            )
-        ]
+    problem = top_level_problem(data)
+    if problem is not None:
+        return [Finding("error", "registry-schema", rel, problem, bad_input=True)]
+    skills = data["skills"]
     found = []
     for index in range(len(skills)) if fast is None else fast:
         raw = skills[index]
@@ -309,7 +312,7 @@ def edit_registry(
     """
     path = registry_path(root, scope)
     rel = shown(path, root)
-    with nullcontext() if dry_run else exclusive(path, timeout):
+    with nullcontext() if dry_run else exclusive(path, timeout, root=root):
         original = _read_existing(path)
         if original is None and not create:
             raise UsageError(f"{rel} does not exist")
@@ -343,7 +346,7 @@ def edit_registry(
                 f"the change would break the schema of {_describe(problems)}; nothing was written"
             )
         if edit.changed and not dry_run:
-            _write(path, edit.text, rel)
+            _write(root, path, edit.text, rel)
             edit.written = True
         if not dry_run:
             _sweep_temp_files(path)

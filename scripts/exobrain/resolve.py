@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 from exobrain.model import EXTERNAL, Identity, Lifecycle, Reason, Tier
 from exobrain.registry import Entry
@@ -34,7 +35,7 @@ class Resolved:
     detail: str = ""  # the agent (NOT_FOR_AGENT) or persona (PERSONA) of the reason
     superseded_by: Identity | None = None  # the successor this skill redirects to
 
-    @property
+    @cached_property
     def identity(self) -> Identity:
         if self.home == EXTERNAL:
             return Identity.external(self.name, self.owner or "")

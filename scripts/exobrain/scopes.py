@@ -298,7 +298,7 @@ def connection_data(connection: Connection) -> dict[str, Any]:
 def write_connection(root: Path, connection: Connection) -> None:
     """Rewrite the connection file atomically."""
     data = connection_data(connection)
-    atomic_write_text(root / CONNECTION_FILE, dump_json(data))
+    atomic_write_text(root / CONNECTION_FILE, dump_json(data), root=root)
     connection.raw = data
 
 

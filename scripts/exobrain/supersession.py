@@ -28,8 +28,8 @@ from exobrain.errors import ExobrainError
 from exobrain.model import GLOBAL, Identity, Reason, Tier
 from exobrain.refs import parse_ref, ref_identity
 from exobrain.registry import Entry
-from exobrain.skillmd import SKILL_FILE, links_of, parse
-from exobrain.util.fileio import read_text
+from exobrain.skillmd import SKILL_FILE, SKILL_LIMIT, links_of, parse
+from exobrain.util.fileio import read_bytes
 from exobrain.util.graphs import find_cycles
 
 if TYPE_CHECKING:
@@ -76,16 +76,13 @@ def file_reader(root: Path) -> LinksReader:
     def read(entry: Entry) -> list[str] | None:
         home = "" if entry.scope == GLOBAL else entry.scope
         raw = os.path.join(base, home, "skills", entry.name, SKILL_FILE)
-        try:  # a plain byte scan first: most skills supersede nothing
-            with open(raw, "rb") as handle:
-                if b"supersedes" not in handle.read():
-                    return None
-        except OSError:
-            return None
         path = Path(raw)
-        try:
-            return links_of(parse(read_text(path), path).meta, "supersedes")
-        except ExobrainError:
+        try:  # a plain byte scan first: most skills supersede nothing
+            data = read_bytes(path, limit=SKILL_LIMIT, what="a SKILL.md")
+            if b"supersedes" not in data:
+                return None
+            return links_of(parse(data.decode("utf-8"), path).meta, "supersedes")
+        except (ExobrainError, UnicodeDecodeError):
             return None  # unreadable SKILL.md files are reported by skills-validate
 
     return read

@@ -65,8 +65,13 @@ def test_skills_folder_that_is_not_a_folder(tmp_path, kind):
     before = listing(root)
     result = run(root, "claude")
     assert result.exit_code == 2
-    expected = "is a symlink to nothing" if kind == "dangling" else "is a file, not a folder"
-    assert f".claude/skills: the skills folder {expected}" in result.stderr
+    expected = (
+        f".claude/skills is a symbolic link to {tmp_path / 'gone'}, not a real folder; it must "
+        f"be a real folder inside {root}"
+        if kind == "dangling"
+        else ".claude/skills: the skills folder is a file, not a folder"
+    )
+    assert expected in result.stderr
     assert "Traceback" not in result.output + result.stderr
     assert listing(root) == before and not (root / ".git/hooks/post-merge").exists()
 

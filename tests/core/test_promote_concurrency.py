@@ -59,7 +59,7 @@ def worker(root, prefix, rounds, start, inside, locked):
 
     registry_edit.atomic_write_text = slow_write
     if not locked:  # the orphan sweep trusts the lock, so it goes too
-        registry_edit.exclusive = lambda path, timeout=0: contextlib.nullcontext()
+        registry_edit.exclusive = lambda path, timeout=0, root=None: contextlib.nullcontext()
         registry_edit._sweep_temp_files = lambda path: None
     failures = 0
     for i in range(rounds):

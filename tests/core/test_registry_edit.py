@@ -108,7 +108,7 @@ def test_key_order_helpers():
         ('{"skills": [', "invalid JSON"),
         ("", "empty file"),
         ('{"skills": [{"name": "tidy", "tier": "always"}]}', "needs an owner"),
-        ('{"skills": [], "extra": 1}', "Additional properties"),
+        ('{"skills": [], "extra": 1}', "unknown top-level key(s) extra"),
         ('{"skills": {}}', '"skills" list'),
         (b'{"skills": [], "$schema": "\xff"}', "not UTF-8"),
     ],
@@ -159,7 +159,7 @@ def test_dry_run_renders_but_writes_and_locks_nothing(tmp_path):
     root = repo(tmp_path, {"people/alice": []})
     path = root / "people/alice/skills.json"
     original = path.read_bytes()
-    with file_lock(path, timeout=1):  # a dry run does not wait for writers
+    with file_lock(path, timeout=1, root=root):  # a dry run does not wait for writers
         with edit_registry(root, "people/alice", dry_run=True) as edit:
             edit.entries.append(OVERRIDE)
     assert edit.changed and not edit.written and '"tidy"' in edit.text
@@ -170,7 +170,7 @@ def test_lock_timeout_names_the_file_and_writes_nothing(tmp_path):
     root = repo(tmp_path, {"people/alice": []})
     path = root / "people/alice/skills.json"
     original = path.read_bytes()
-    with file_lock(path):
+    with file_lock(path, root=root):
         started = time.monotonic()
         with pytest.raises(
             OperationFailed,
@@ -189,7 +189,7 @@ def test_waiting_writer_gets_the_lock_when_it_is_released(tmp_path):
     release = threading.Event()
 
     def hold():
-        with file_lock(path):
+        with file_lock(path, root=root):
             held.set()
             release.wait(5)
 
@@ -247,11 +247,11 @@ def test_symlinked_registry_stays_a_symlink(tmp_path):
 
 def test_update_json_file_generic(tmp_path):
     path = tmp_path / "skills.lock.json"
-    with update_json_file(path, default=dict) as doc:
+    with update_json_file(path, root=tmp_path, default=dict) as doc:
         doc.data["tidy"] = {"version": "1.0.0"}
     assert doc.written and path.read_text() == '{\n  "tidy": {\n    "version": "1.0.0"\n  }\n}\n'
     path.write_text('{\n    "tidy": {"version": "1.0.0"}\n}')
-    with update_json_file(path) as doc:
+    with update_json_file(path, root=tmp_path) as doc:
         doc.data["tidy"]["version"] = "1.1.0"
     assert path.read_text() == '{\n    "tidy": {\n        "version": "1.1.0"\n    }\n}'
 
@@ -261,12 +261,12 @@ def test_update_json_file_generic(tmp_path):
 
     path.write_text("[1]\n")
     with pytest.raises(InputFileError, match="expected an object"):
-        with update_json_file(path, check=check):
+        with update_json_file(path, root=tmp_path, check=check):
             pass
     assert path.read_text() == "[1]\n"
     with pytest.raises(InputFileError, match="no such file"):
-        with update_json_file(tmp_path / "missing.json"):
+        with update_json_file(tmp_path / "missing.json", root=tmp_path):
             pass
-    with update_json_file(path, dry_run=True) as doc:
+    with update_json_file(path, root=tmp_path, dry_run=True) as doc:
         doc.data.append(2)
     assert doc.changed and not doc.written and path.read_text() == "[1]\n"

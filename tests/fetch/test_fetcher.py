@@ -53,7 +53,7 @@ def brain(tmp_path, entries, connection=None, scope_entries=None):
 def sync(root, agent=CLAUDE, **kw):
     kw.setdefault("allow_local", True)
     ws = open_workspace(root)
-    return sync_external(ws, agent, agent.skills_dir(root), **kw)
+    return sync_external(ws, agent, agent.skills_dir(root), user=False, **kw)
 
 
 def actions(report):
@@ -256,7 +256,9 @@ def test_escaping_symlink_is_refused(tmp_path):
     root = brain(tmp_path, [external("evil", up.url)])
     report = sync(root)
     assert report.failed
-    assert "symlink 'passwords' points outside the skill" in report.events[0].message
+    assert "'passwords' is a symbolic link to '../../../../etc/passwd', leading outside" in (
+        report.events[0].message
+    )
     assert not (root / ".claude/skills/evil.anthropic").exists()
     assert list((root / ".claude/skills").iterdir()) == []  # the temp folder is gone too
 
@@ -340,7 +342,7 @@ def crash(new, target, **options):
 staging.move_in = crash
 agent = get_agent("claude")
 ws = open_workspace(__import__("pathlib").Path(sys.argv[1]))
-fetcher.sync_external(ws, agent, agent.skills_dir(ws.root), allow_local=True)
+fetcher.sync_external(ws, agent, agent.skills_dir(ws.root), user=False, allow_local=True)
 """
 
 

@@ -41,6 +41,8 @@ def unshare_works() -> bool:
 
 
 def test_every_encoder_loads_from_local_files_with_the_network_unreachable(tmp_path):
+    """… and writes nothing in the home (onnxruntime keeps a device id and a telemetry
+    database under ~/.cache/Microsoft unless it is told not to)."""
     env = {
         "PATH": "/usr/bin:/bin",
         "HOME": str(tmp_path),
@@ -55,6 +57,7 @@ def test_every_encoder_loads_from_local_files_with_the_network_unreachable(tmp_p
         [*prefix, sys.executable, "-c", OFFLINE_PROBE], capture_output=True, text=True, env=env
     )
     assert done.returncode == 0, done.stderr
+    assert [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")] == []
     loaded = {
         line.split()[0]: [Path(p) for p in line.split()[1:]] for line in done.stdout.splitlines()
     }

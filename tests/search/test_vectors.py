@@ -205,3 +205,55 @@ def test_cosines_of_part_of_the_matrix_equal_those_of_all_of_it():
     assert aligned.cosines(query, [7, 2]) == pytest.approx([best[7], best[2]])
     assert aligned.cosines(query, [7, 3]) is None  # doc 3 has no vector: cannot vote
     assert aligned.covers([3, 5, 4]) == [3, 4]
+
+
+def test_the_cache_files_are_never_written_through_a_link(tmp_path, monkeypatch):
+    """A link among the cache's files (the embeddings, the build's log) is replaced by a file
+    of ours; whatever it pointed at is left as it was."""
+    root = repo(tmp_path)
+    theirs = build_tree(tmp_path / "outside", {"notes.txt": "someone else's notes\n"})
+    cache = root / ".exobrain-cache"
+    cache.mkdir()
+    for name in ("embeddings.sqlite", background.LOG_FILE):
+        (cache / name).symlink_to(theirs / "notes.txt")
+    monkeypatch.setattr(engine, "INLINE_SECONDS", 0.0)
+    monkeypatch.setenv(background.ENV, "1")
+    search(open_workspace(root), "release notes")
+    assert background.started[-1].wait(timeout=120) == 0
+    assert search(open_workspace(root), "release notes").encoders == ALL
+    assert (theirs / "notes.txt").read_text("utf-8") == "someone else's notes\n"
+    for name in ("embeddings.sqlite", background.LOG_FILE):
+        assert (cache / name).is_file() and not (cache / name).is_symlink(), name
+
+
+def test_a_linked_matrix_folder_is_refused(tmp_path):
+    root = repo(tmp_path)
+    elsewhere = build_tree(tmp_path / "elsewhere", {"keep.txt": "keep\n"})
+    (root / ".exobrain-cache").mkdir()
+    (root / ".exobrain-cache" / "vectors").symlink_to(elsewhere)
+    result = CliRunner().invoke(main, ["search", "flaky", "--repo", str(root)])
+    assert result.exit_code == 2, result.output
+    assert ".exobrain-cache/vectors" in result.stderr and "link" in result.stderr
+    assert [p.name for p in elsewhere.iterdir()] == ["keep.txt"]
+
+
+def test_an_embeddings_file_that_is_not_a_file_gives_a_temporary_index(tmp_path, monkeypatch):
+    root = repo(tmp_path)
+    (root / ".exobrain-cache" / "embeddings.sqlite").mkdir(parents=True)
+    monkeypatch.setattr(engine, "INLINE_SECONDS", 0.0)
+    monkeypatch.setenv(background.ENV, "1")
+    builds = len(background.started)
+    result = search(open_workspace(root), "flaky tests")
+    assert result.hits[0].artifact.name == "flaky-tests"
+    assert any("embeddings.sqlite is not a file: a temporary index" in n for n in result.notes)
+    # nothing would keep what a background build embeds, so none is started
+    assert any("temporary for this run" in n for n in result.notes)
+    assert len(background.started) == builds and not index_path(root).exists()
+
+
+def test_exobrain_index_warns_about_a_skill_it_could_not_read(tmp_path):
+    root = repo(tmp_path)
+    edit(root, "flaky-tests", lambda t: t.replace("---\n", "---\nname: [\n", 1))
+    done = CliRunner().invoke(main, ["index", "--lexical", "--repo", str(root)])
+    assert done.exit_code == 0, done.output
+    assert "skill-unreadable" in done.stderr and "skills/flaky-tests/SKILL.md" in done.stderr

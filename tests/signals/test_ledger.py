@@ -86,6 +86,7 @@ def _append_many(args):
                 host="h",
                 note=f"worker {worker} line {i} " + "x" * 3000,
             ),
+            root=root,
         )
 
 
@@ -105,21 +106,25 @@ def test_append_after_a_file_without_final_newline(tmp_path):
     path = ledger_path(tmp_path, "al", "h")
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(sig("usage", TIDY, 1)))
-    append_line(path, sig("usage", TIDY, 1))
+    append_line(path, sig("usage", TIDY, 1), root=tmp_path)
     assert len(path.read_text().splitlines()) == 2
     assert sum(aggregate(tmp_path, use_cache=False).usage[TIDY].values()) == 2
 
 
 def test_an_appender_waiting_on_a_rewrite_writes_to_the_new_file(tmp_path):
     path = ledger_path(tmp_path, "al", "h")
-    append_line(path, sig("usage", TIDY, 1))
-    fd = locked_ledger(path)  # a compaction holds the lock …
+    append_line(path, sig("usage", TIDY, 1), root=tmp_path)
+    fd = locked_ledger(path, root=tmp_path)  # a compaction holds the lock …
     done = threading.Event()
-    worker = threading.Thread(target=lambda: (append_line(path, sig("vote", TIDY, 1)), done.set()))
+    worker = threading.Thread(
+        target=lambda: (append_line(path, sig("vote", TIDY, 1), root=tmp_path), done.set())
+    )
     worker.start()
     time.sleep(0.2)
     assert not done.is_set()  # … the appender waits …
-    atomic_write_text(path, json.dumps(sig("usage", TIDY, 1)) + "\n")  # … it swaps the file
+    atomic_write_text(
+        path, json.dumps(sig("usage", TIDY, 1)) + "\n", root=tmp_path
+    )  # … it swaps the file
     os.close(fd)
     worker.join(5)
     kinds = [json.loads(line)["kind"] for line in path.read_text().splitlines()]

@@ -182,7 +182,7 @@ def test_installer_merges_keeps_other_settings_and_is_idempotent(tmp_path):
         )
     )
     command = usage_hook_command(tmp_path)
-    assert install_usage_hook(settings, command) is True
+    assert install_usage_hook(settings, command, root=tmp_path) is True
     data = json.loads(settings.read_text())
     assert data["permissions"] == {"allow": ["Bash(ls:*)"]} and data["x-unknown"] == [1, 2]
     assert list(data) == ["permissions", "model", "x-unknown", "hooks"]
@@ -194,33 +194,36 @@ def test_installer_merges_keeps_other_settings_and_is_idempotent(tmp_path):
         "hooks": [{"type": "command", "command": shlex.join(command), "timeout": 10}],
     }
     text = settings.read_text()
-    assert install_usage_hook(settings, command) is False and settings.read_text() == text
+    assert (
+        install_usage_hook(settings, command, root=tmp_path) is False
+        and settings.read_text() == text
+    )
     # a moved repository or another Python: the hook is updated in place, not duplicated
     moved = [sys.executable, "-m", HOOK_MODULE, "--repo", "/new/place"]
-    assert install_usage_hook(settings, moved) is True
+    assert install_usage_hook(settings, moved, root=tmp_path) is True
     post = json.loads(settings.read_text())["hooks"]["PostToolUse"]
     assert len(post) == 2 and post[1]["hooks"][0]["command"] == shlex.join(moved)
 
 
 def test_installer_creates_the_file_and_refuses_broken_ones(tmp_path):
     settings = tmp_path / "new" / "settings.local.json"
-    assert install_usage_hook(settings, ["python3", "-m", HOOK_MODULE]) is True
+    assert install_usage_hook(settings, ["python3", "-m", HOOK_MODULE], root=tmp_path) is True
     assert json.loads(settings.read_text())["hooks"]["PostToolUse"][0]["matcher"] == "Skill"
     broken = tmp_path / "broken.json"
     broken.write_text('{"hooks": ')
     with pytest.raises(InputFileError, match="invalid JSON"):
-        install_usage_hook(broken, ["x", HOOK_MODULE])
+        install_usage_hook(broken, ["x", HOOK_MODULE], root=tmp_path)
     assert broken.read_text() == '{"hooks": '
     odd = tmp_path / "odd.json"
     odd.write_text('{"hooks": {"PostToolUse": {}}}')
     with pytest.raises(InputFileError, match="must be a list"):
-        install_usage_hook(odd, ["x", HOOK_MODULE])
+        install_usage_hook(odd, ["x", HOOK_MODULE], root=tmp_path)
     assert odd.read_text() == '{"hooks": {"PostToolUse": {}}}'
 
 
 def test_installed_command_runs_the_hook(root):
     settings = root / ".claude" / "settings.local.json"
-    install_usage_hook(settings, usage_hook_command(root))
+    install_usage_hook(settings, usage_hook_command(root), root=root)
     command = json.loads(settings.read_text())["hooks"]["PostToolUse"][0]["hooks"][0]["command"]
     done = subprocess.run(
         command,

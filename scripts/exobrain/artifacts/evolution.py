@@ -26,12 +26,21 @@ from exobrain.registry_edit import (
     without_key,
 )
 from exobrain.scopes import check_scope_path, scope_at
-from exobrain.skillmd import SKILL_FILE, add_link, dump_frontmatter, links_of, parse, read_skill
+from exobrain.skillmd import (
+    SKILL_FILE,
+    add_link,
+    dump_frontmatter,
+    links_of,
+    parse,
+    read_skill,
+    skill_text,
+)
 from exobrain.supersession import supersedes_edges
-from exobrain.util.dirhash import SKIPPED_DIRS, is_skipped_file
-from exobrain.util.fileio import atomic_write_text, read_text
+from exobrain.util.confine import check_tree
+from exobrain.util.fileio import atomic_write_text
 from exobrain.util.graphs import find_cycles
 from exobrain.util.staging import staged_folder
+from exobrain.util.treecopy import copy_tree
 from exobrain.workspace import Workspace, find_declaration
 
 FORK_VERSION = "0.1.0"
@@ -87,7 +96,7 @@ def supersede(ws: Workspace, new_ref: str, old_ref: str, *, dry_run: bool = Fals
     if new.identity == old.identity:
         raise UsageError(f"{canonical(new)} cannot supersede itself")
     path = skill_dir(ws.root, new.scope, new.name) / SKILL_FILE
-    text = read_text(path)
+    text = skill_text(path)
     doc = parse(text, path)
     target = canonical(old)
     if target in links_of(doc.meta, "supersedes"):
@@ -101,7 +110,7 @@ def supersede(ws: Workspace, new_ref: str, old_ref: str, *, dry_run: bool = Fals
             hint=f"exobrain show {target} lists what it supersedes",
         )
     if not dry_run:
-        atomic_write_text(path, add_link(text, "supersedes", target))
+        atomic_write_text(path, add_link(text, "supersedes", target), root=ws.root)
     return Outcome(f"{canonical(new)} now supersedes {target}", [shown(path, ws.root)])
 
 
@@ -129,6 +138,7 @@ def fork(
     who = owner or ws.connection.person or (sorted(ws.my_ids)[0] if ws.my_ids else None)
     if who is None:
         raise UsageError("a fork needs an owner", hint="connect as a person or pass --owner")
+    check_tree(source_dir, shown(source_dir, ws.root))  # never copy a link leading outside
     doc = read_skill(source_dir / SKILL_FILE)
     meta = dict(doc.meta)
     origin_lock = lock_entry(source_dir, str(meta.get("version") or FORK_VERSION))
@@ -148,7 +158,7 @@ def fork(
         with edit_registry(ws.root, scope) as edit:
             if edit.find(name=new_name, **{"from": None, "source": None}):
                 raise UsageError(f"{new_name} is already declared in {edit.rel}")
-            _copy_skill(source_dir, target_dir, dump_frontmatter(meta, doc.body))
+            _copy_skill(source_dir, target_dir, dump_frontmatter(meta, doc.body), root=ws.root)
             edit.upsert(
                 ordered_entry(
                     {"name": new_name, "owner": who, "tier": "optional", "lifecycle": "draft"}
@@ -161,7 +171,11 @@ def fork(
             shutil.rmtree(target_dir)
         raise
     with update_json_file(
-        lock_path(ws.root, scope), default=empty_lock, check=check_lock_data, durable=False
+        lock_path(ws.root, scope),
+        root=ws.root,
+        default=empty_lock,
+        check=check_lock_data,
+        durable=False,
     ) as update:
         update.data["skills"][new_name] = lock_entry(target_dir, FORK_VERSION)
         update.data["skills"] = dict(sorted(update.data["skills"].items()))
@@ -172,14 +186,8 @@ def fork(
     )
 
 
-def _copy_skill(source: Path, target: Path, skill_md: str) -> None:
-    """Copy a skill folder (junk left out) via a staging folder and one rename."""
-    with staged_folder(target) as staging:
-        shutil.copytree(
-            source,
-            staging,
-            dirs_exist_ok=True,
-            symlinks=True,
-            ignore=lambda d, names: [n for n in names if n in SKIPPED_DIRS or is_skipped_file(n)],
-        )
-        (staging / SKILL_FILE).write_text(skill_md, encoding="utf-8")
+def _copy_skill(source: Path, target: Path, skill_md: str, *, root: Path) -> None:
+    """Copy a skill folder (junk left out; links leading outside and special files refused)
+    via a staging folder and one rename."""
+    with staged_folder(target, root=root) as staging:
+        copy_tree(source, staging, replace={SKILL_FILE: skill_md})

@@ -3,7 +3,9 @@
 Register checks the SKILL.md (Agent Skills rules and the native schema), optionally bumps its
 version (only the ``version:`` line changes), declares it in its scope's registry and writes its
 lock entry. Lock recomputes lock entries repository-wide, refusing content that changed without
-a version bump; ``--check`` only reports.
+a version bump; ``--check`` only reports. Both refuse a skill folder holding a link that leads
+outside it or a special file (:func:`exobrain.util.confine.unsafe_entries`): a lock must never
+vouch for content that is not the skill's own.
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ from exobrain.model import GLOBAL
 from exobrain.paths import packaged, shown
 from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
 from exobrain.scopes import scope_at
-from exobrain.skillmd import SKILL_FILE, parse, quick_meta, set_scalar, spec_problems
-from exobrain.util.fileio import atomic_write_text, read_text
+from exobrain.skillmd import SKILL_FILE, parse, quick_meta, set_scalar, skill_text, spec_problems
+from exobrain.util.confine import check_tree, unsafe_entries
+from exobrain.util.fileio import atomic_write_text
 from exobrain.util.versions import bump as bump_version
 from exobrain.util.versions import is_version, newer
 from exobrain.workspace import Workspace
@@ -108,7 +111,8 @@ def register(
     if scope != GLOBAL and scope_at(ws.root, scope, ws.config) is None:
         raise UsageError(f"{scope} is not a scope (no {scope}/AGENTS.md)")
     path = skill_dir(ws.root, scope, name) / SKILL_FILE
-    text = read_text(path)
+    check_tree(path.parent, shown(path.parent, ws.root))
+    text = skill_text(path)
     doc = parse(text, path)
     problems = [m for _, m in spec_problems(doc.meta, name)] + native_problems(doc.meta)
     if problems:
@@ -143,15 +147,19 @@ def register(
                 f"than the locked {locked['version']}"
             )
     declared = _declare(ws, scope, name, tier, owner, dry_run)
-    if not dry_run and text != read_text(path):
-        atomic_write_text(path, text)
+    if not dry_run and text != skill_text(path):
+        atomic_write_text(path, text, root=ws.root)
     entry = lock_entry(path.parent, str(version))
     if dry_run:
         return Registered(
             f"skill:{name}@{scope}", str(version), entry["hash"], bumped_from, declared, notes
         )
     with update_json_file(
-        lock_path(ws.root, scope), default=empty_lock, check=check_lock_data, durable=False
+        lock_path(ws.root, scope),
+        root=ws.root,
+        default=empty_lock,
+        check=check_lock_data,
+        durable=False,
     ) as update:
         previous = update.data["skills"].get(name, {})
         update.data["skills"][name] = {
@@ -217,6 +225,11 @@ def lock_all(ws: Workspace, *, check: bool = False) -> LockReport:
             if not is_version(version):
                 continue
             ref = f"skill:{entry.name}@{registry.scope}"
+            unsafe = unsafe_entries(path.parent)
+            if unsafe:
+                report.stale += [f"{ref}: {rel} is {why}; not locked" for rel, why in unsafe]
+                report.refused.append(ref)
+                continue
             locked = lock.get(entry.name)
             if locked is None:
                 report.stale.append(f"{ref}: not locked")
@@ -233,6 +246,7 @@ def lock_all(ws: Workspace, *, check: bool = False) -> LockReport:
         if updates and not check:
             with update_json_file(
                 lock_path(ws.root, registry.scope),
+                root=ws.root,
                 default=empty_lock,
                 check=check_lock_data,
                 durable=False,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import command_edge, emit_json, finish_read, json_option, repo_option
 
 
 @click.command("index", context_settings={"help_option_names": ["-h", "--help"]})
@@ -43,11 +43,12 @@ def command(lexical: bool, as_json: bool, repo: Path | None) -> None:
                 "seconds": round(seconds, 3),
             }
         )
-        return
-    if update.rebuilt:
-        click.echo(f"note: {update.rebuilt}", err=True)
-    embedded = ", ".join(f"{role} {n}" for role, n in update.embedded.items()) or "nothing"
-    click.echo(
-        f"{update.checked} artifacts checked, {len(update.reindexed)} read, "
-        f"{len(update.removed)} removed; embedded: {embedded} ({seconds:.1f} s)"
-    )
+    else:
+        if update.rebuilt:
+            click.echo(f"note: {update.rebuilt}", err=True)
+        embedded = ", ".join(f"{role} {n}" for role, n in update.embedded.items()) or "nothing"
+        click.echo(
+            f"{update.checked} artifacts checked, {len(update.reindexed)} read, "
+            f"{len(update.removed)} removed; embedded: {embedded} ({seconds:.1f} s)"
+        )
+    finish_read(ws)  # the files it could not read are warnings; a broken registry exits 2

@@ -46,7 +46,7 @@ GENERIC_LOGINS = frozenset(
         "docker",
     }
 )
-_ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+_ID = re.compile(r"^[a-z0-9][a-z0-9._-]*\Z")
 
 
 @dataclass(frozen=True)
@@ -234,5 +234,7 @@ def create_scopes(root: Path, paths: list[str]) -> None:
             continue
         name = path.rsplit("/", 1)[-1]
         atomic_write_text(
-            flag, f"# {name}\n\nInstructions for agents working in the scope `{path}` go here.\n"
+            flag,
+            f"# {name}\n\nInstructions for agents working in the scope `{path}` go here.\n",
+            root=root,
         )

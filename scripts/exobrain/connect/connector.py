@@ -7,15 +7,14 @@ after a plan that read the disk once, so ``dry_run`` and a second identical run 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from exobrain.agents import AGENTS, Agent, get_agent, optional_dir
+from exobrain.agents import AGENTS, Agent, get_agent
 from exobrain.catalog import skill_dir
-from exobrain.connect import githooks, linker, preload, scopehooks, surfaces
+from exobrain.connect import githooks, linker, preload, scopehooks, surfaces, trust
 from exobrain.connect.choice import (
     Choice,
     Flags,
@@ -25,6 +24,7 @@ from exobrain.connect.choice import (
     stored_choice,
 )
 from exobrain.errors import InputFileError, UsageError
+from exobrain.fetch.installs import may_hold_installs
 from exobrain.findings import Finding
 from exobrain.resolve import Resolved
 from exobrain.scopes import (
@@ -34,14 +34,14 @@ from exobrain.scopes import (
     connection_data,
     read_connection,
 )
-from exobrain.util.dirhash import INSTALL_RECORD
 from exobrain.util.fileio import dump_json
 from exobrain.workspace import Workspace, open_workspace, workspace_for
 
 USER_AGENTS_KEY = "user_agents"
 Wizard = Callable[[Workspace], Choice]
 #: Installs external skills before links are planned: called with keyword arguments ws,
-#: agent, rows and skills_dir (see :func:`fetch_external`); whatever it raises is a warning.
+#: agent, rows, skills_dir and user (see :func:`fetch_external`); whatever it raises is a
+#: warning.
 ExternalSync = Callable[..., Any]
 
 
@@ -86,6 +86,7 @@ class Report:
     findings: list[Finding] = field(default_factory=list)
     never_connected: bool = False
     applied: int = 0
+    owned_links: dict[str, str] = field(default_factory=dict)  # link name → text, ours
     external: Any = None  # the fetcher's report (a FetchReport) when it ran
 
     @property
@@ -158,7 +159,7 @@ def connect(request: Request) -> Report:
     if any(action.changes for action in report.actions):
         from exobrain.util.locking import exclusive  # only a run that writes pays for the lock
 
-        with exclusive(ws.root / CONNECTION_FILE):
+        with exclusive(ws.root / CONNECTION_FILE, root=ws.root):
             if _stored_changed(ws):
                 fresh = open_workspace(ws.root)
                 if choice.source == "stored":
@@ -167,6 +168,7 @@ def connect(request: Request) -> Report:
                 report.notes = list(dict.fromkeys(first.notes + report.notes))  # fetcher's too
                 report.warnings = list(dict.fromkeys(first.warnings + report.warnings))
             report.applied = linker.apply(report.actions)
+    linker.record_links(report.skills_dir, report.root, report.owned_links, report.actions)
     report.hooks_run = scopehooks.run_hooks(
         report.hooks_planned, report.root, agent.name, report.skills_dir, request.hook_timeout
     )
@@ -192,6 +194,7 @@ def _prepare(
     ws: Workspace, agent: Agent, choice: Choice, request: Request, *, sync: bool
 ) -> Report:
     """Everything up to applying: the connection to record, the resolution, the plan."""
+    agent.check_folders(ws.root, request.user)
     report = _empty_report(ws, agent, request)
     report.source, report.notes = choice.source, list(choice.notes)
     stored = ws.connection
@@ -241,7 +244,9 @@ def _prepare(
     ]
     report.actions = [a for a in actions if a is not None]
     report.findings = ws.findings
-    report.hooks_planned = scopehooks.find_hooks(ws.root, ws.chain.scopes, agent.name)
+    report.hooks_planned = scopehooks.find_hooks(
+        ws.root, ws.chain.scopes, agent.name, trust.load_trust_or_warn(report.warnings)
+    )
     return report
 
 
@@ -278,16 +283,29 @@ def plan(
             wanted[row.link_name] = skill_dir(root, row.home, row.name)
         elif row.tier == "optional":
             optional.append(row)
+    report.owned_links = linker.claimed_links(skills_dir, root)
     actions = linker.plan_links(
-        skills_dir, wanted, root, protected=_shared_wants(ws, agent, request.user, skills_dir)
+        skills_dir,
+        wanted,
+        root,
+        place=agent.write_root(root, skills_dir, request.user),
+        owned=report.owned_links,
+        protected=_shared_wants(ws, agent, request.user, skills_dir),
+        keep_unwanted=ws.has_bad_input,
     )
+    if ws.has_bad_input and set(report.owned_links) - set(wanted):
+        report.warnings.append(
+            "some skills.json files have errors: links no longer wanted are not removed "
+            "until they are fixed"
+        )
     report.problems += [f"{a.name}: {a.reason}" for a in actions if a.problem]
     context = agent.context_dir(root, request.user)
     remarks = surfaces.Remarks(report.problems, report.warnings)
     listed = surfaces.index_rows(ws, rows, optional, context, skills_dir, remarks)
+    place = agent.write_root(root, context, request.user)
     actions += [
         a
-        for a in surfaces.context_actions(ws, agent, context, listed, remarks, discovered)
+        for a in surfaces.context_actions(ws, agent, context, listed, remarks, discovered, place)
         if a is not None
     ]
     actions += _git_hook_actions(ws, report, user_level=report.level == "user", agent=agent.name)
@@ -320,7 +338,9 @@ def _git_hook_actions(
         return []
     problem = githooks.hooks_folder_problem(folder, ws.root)
     if problem:
-        return [linker.Action("hook", linker.SKIP, folder, "git hooks", reason=problem)]
+        return [
+            linker.Action("hook", linker.SKIP, folder, "git hooks", reason=problem, root=folder)
+        ]
     known = {a.name for a in AGENTS}  # a misspelt name in .exobrain.json gets no hook line
     relinks = githooks.relink_commands(
         [a for a in agent_list(ws.connection, False) if a in known],
@@ -338,30 +358,17 @@ def _connection_action(
     if path.exists() and data == stored.raw:
         return None
     op = linker.REPLACE if path.exists() else linker.CREATE
-    return linker.Action("connection", op, path, CONNECTION_FILE, content=dump_json(data))
+    content = dump_json(data)
+    return linker.Action("connection", op, path, CONNECTION_FILE, content=content, root=root)
 
 
-def fetch_external(*, ws: Workspace, agent: Agent, rows: list[Resolved], skills_dir: Path):
+def fetch_external(
+    *, ws: Workspace, agent: Agent, rows: list[Resolved], skills_dir: Path, user: bool
+):
     """The external sync the command uses: the fetcher, for this agent's skills folder."""
     from exobrain.fetch.fetcher import sync_external
 
-    return sync_external(ws, agent, skills_dir, rows=rows)
-
-
-def _may_hold_installs(skills_dir: Path) -> bool:
-    """Whether the fetcher may have something to prune here (a skills-optional/ folder, or a
-    folder with an install record), so a connect without external rows still cleans up."""
-    if optional_dir(skills_dir).is_dir():
-        return True
-    try:
-        with os.scandir(skills_dir) as entries:
-            return any(
-                e.is_dir(follow_symlinks=False)
-                and os.path.exists(os.path.join(e.path, INSTALL_RECORD))
-                for e in entries
-            )
-    except OSError:
-        return False
+    return sync_external(ws, agent, skills_dir, user=user, rows=rows)
 
 
 def _sync_external(
@@ -375,7 +382,7 @@ def _sync_external(
     """Run the fetcher when external skills resolve (or may be installed) here. Its failure,
     or one skill's, is a warning: the rest of the connect completes."""
     wanted = [r for r in rows if r.is_external and r.tier != "off"]
-    if not wanted and not _may_hold_installs(skills_dir):
+    if not wanted and not may_hold_installs(skills_dir):
         return
     if request.external_sync is None or request.dry_run:
         if wanted:
@@ -385,12 +392,15 @@ def _sync_external(
             )
         return
     try:
-        result = request.external_sync(ws=ws, agent=agent, rows=rows, skills_dir=skills_dir)
+        result = request.external_sync(
+            ws=ws, agent=agent, rows=rows, skills_dir=skills_dir, user=request.user
+        )
     except Exception as exc:
         report.warnings.append(f"external skills not updated: {exc}")
         return
     report.external = result
     for event in getattr(result, "events", []):
-        if event.failed:
-            report.warnings.append(f"external skill {event.link_name}: {event.text()}")
+        if event.failed or event.action == "modified":  # a tampered install fails the connect
+            line = f"external skill {event.link_name}: {event.text()}"
+            (report.warnings if event.failed else report.problems).append(line)
     report.warnings += list(getattr(result, "warnings", []))

@@ -129,15 +129,19 @@ def plan_hooks(folder: Path, texts: dict[str, str]) -> list[Action]:
             except InputFileError:
                 current = None
         if not path.exists() and not path.is_symlink():
-            actions.append(Action("hook", CREATE, path, hook, content=text, executable=True))
+            actions.append(
+                Action("hook", CREATE, path, hook, content=text, executable=True, root=folder)
+            )
         elif path.is_dir():
-            actions.append(Action("hook", SKIP, path, hook, reason="a folder has this name"))
+            actions.append(
+                Action("hook", SKIP, path, hook, reason="a folder has this name", root=folder)
+            )
         elif current is not None and HOOK_MARK in current.split("\n", 3)[:3]:
             same = current == text and os.access(path, os.X_OK)
             actions.append(
-                Action("hook", KEEP, path, hook)
+                Action("hook", KEEP, path, hook, root=folder)
                 if same
-                else Action("hook", REPLACE, path, hook, content=text, executable=True)
+                else Action("hook", REPLACE, path, hook, content=text, executable=True, root=folder)
             )
         else:
             aside = folder / f"{hook}.local"
@@ -151,6 +155,7 @@ def plan_hooks(folder: Path, texts: dict[str, str]) -> list[Action]:
                         reason=(
                             f"a hook of yours is here and {aside.name} is taken; chain it by hand"
                         ),
+                        root=folder,
                     )
                 )
             else:
@@ -164,6 +169,7 @@ def plan_hooks(folder: Path, texts: dict[str, str]) -> list[Action]:
                         executable=True,
                         aside=aside,
                         reason=f"your hook kept as {aside.name} and run first",
+                        root=folder,
                     )
                 )
     return actions

@@ -3,29 +3,37 @@
 Planning reads the disk once and decides one :class:`Action` per path; applying is the only
 code that writes. What the linker may touch (design, "What connect-agent owns"):
 
-* a symlink whose target is an in-tree skill folder of this repository
-  (``<root>[/<scope>]/skills/<name>``) — created, replaced, removed (the fetcher installs real
-  folders with an install record, which are its own to manage);
+* a symlink the skills folder's ownership record says this repository created, with the
+  text it was created with (:mod:`exobrain.util.ownership`) — replaced, removed; new links to
+  in-tree skill folders are created and recorded. A link of the user's (``my-alias``, a link
+  that only resolves into the repository through another folder) is never ours, whatever it
+  points at. Links an earlier version made before the record existed are adopted once
+  (:func:`legacy_links`);
 * a file whose first line is our generated mark — rewritten, removed;
 * the marked block in a file of the user's — replaced, removed (the rest is kept).
 
 Anything else in the way (a real folder, a foreign symlink, a user's file with the name of one
 of ours, a folder installed by the fetcher) is reported as skipped and left as it is. Unchanged
-things are "kept" and cost no write, so a run with nothing to do writes nothing.
+things are "kept" and cost no write, so a run with nothing to do writes nothing. Every action
+carries the root its path must stay inside (the repository for project-level folders, the
+agent's own folder at user level), and applying goes through the file layer's checks.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from exobrain.connect.indexes import BlockError, is_generated, splice_block
 from exobrain.errors import InputFileError, OperationFailed
-from exobrain.paths import shown
+from exobrain.model import GLOBAL, Identity
+from exobrain.paths import owned_records, shown
+from exobrain.util import ownership
+from exobrain.util.confine import UnsafePath, resolve_inside
 from exobrain.util.dirhash import INSTALL_RECORD
-from exobrain.util.fileio import atomic_write_text, read_text
+from exobrain.util.fileio import atomic_write_text, make_folders, read_text
 
 KEEP, CREATE, REPLACE, REMOVE, SKIP = "keep", "create", "replace", "remove", "skip"
 
@@ -34,7 +42,8 @@ KEEP, CREATE, REPLACE, REMOVE, SKIP = "keep", "create", "replace", "remove", "sk
 class Action:
     """One decision about one path. ``kind`` is link, file, block or hook; ``content`` is the
     whole new text of a file (None with REMOVE: delete it); ``target`` the text of a link;
-    ``aside`` where a user's file is moved before ours takes its place."""
+    ``aside`` where a user's file is moved before ours takes its place; ``root`` the folder
+    the path must stay inside when it is written."""
 
     kind: str
     op: str
@@ -46,6 +55,7 @@ class Action:
     executable: bool = False
     aside: Path | None = None
     problem: bool = False  # a skip that means something is broken (not a user's file)
+    root: Path = field(kw_only=True)
 
     @property
     def changes(self) -> bool:
@@ -86,17 +96,66 @@ def check_skills_dir(path: Path) -> None:
         )
 
 
-def _in_tree_skill(path: str, root: str) -> bool:
-    """``path`` is ``<root>/skills/<name>`` or ``<root>/<scope>/skills/<name>``."""
+def _skill_identity(path: str, root: str) -> Identity | None:
+    """The in-tree skill whose folder is exactly ``path`` (``<root>[/<scope>]/skills/<name>``)."""
     if not path.startswith(root + os.sep):
-        return False
+        return None
     parts = path[len(root) + 1 :].split(os.sep)
-    return len(parts) >= 2 and parts[-2] == "skills" and not any(p.startswith(".") for p in parts)
+    if len(parts) < 2 or parts[-2] != "skills" or any(p.startswith(".") for p in parts):
+        return None
+    return Identity("/".join(parts[:-2]) or GLOBAL, parts[-1])
 
 
-def owns_link(target: str, root: str) -> bool:
-    """Whether a link whose absolute target is ``target`` is ours to replace or remove."""
-    return _in_tree_skill(target, root) or _in_tree_skill(os.path.realpath(target), root)
+def legacy_links(skills_dir: Path, root: Path) -> dict[str, str]:
+    """``{name: link text}`` of the links an earlier version of connect-agent made here, before
+    the ownership record existed: a link whose text points straight at an in-tree skill folder
+    of this repository (no other link followed) and whose name is exactly the one the resolver
+    gives that skill (``tidy.groups__acme``). Adopted once, on the first run with a record; a
+    user's ``my-alias`` or a link reaching the repository through another folder never is."""
+    real_dir = os.path.realpath(skills_dir)
+    adopted: dict[str, str] = {}
+    try:
+        with os.scandir(skills_dir) as entries:
+            links = [e for e in entries if e.is_symlink()]
+    except OSError:
+        return adopted
+    for entry in links:
+        text = os.readlink(entry.path)
+        identity = _skill_identity(os.path.normpath(os.path.join(real_dir, text)), str(root))
+        if identity is not None and identity.link_name == entry.name:
+            adopted[entry.name] = text
+    return adopted
+
+
+def claimed_links(skills_dir: Path, root: Path) -> dict[str, str]:
+    """``{name: link text}`` of the links the exobrain at ``root`` made in ``skills_dir``: its
+    ownership record, or (no record yet) the :func:`legacy_links` it adopts."""
+    mine = ownership.load(owned_records(), skills_dir).mine(ownership.LINKS, root)
+    return legacy_links(skills_dir, root) if mine is None else mine
+
+
+def record_links(
+    skills_dir: Path, root: Path, claimed: dict[str, str], actions: list[Action]
+) -> None:
+    """Write down which links are ours after ``actions`` (written only when that changed; the
+    first run also records the links it adopted)."""
+    now = owned_now(skills_dir, claimed, actions)
+    ownership.record(owned_records(), skills_dir, ownership.LINKS, root, now)
+
+
+def owned_now(skills_dir: Path, claimed: dict[str, str], actions: list[Action]) -> dict[str, str]:
+    """The links of ours after ``actions`` were applied: what we owned or just made, as long
+    as the disk still holds that exact link (a link the user removed or changed is no longer
+    ours to track)."""
+    made = {a.name: a.target for a in actions if a.kind == "link" and a.op in (CREATE, REPLACE)}
+    owned = {}
+    for name, text in {**claimed, **made}.items():
+        try:
+            if os.readlink(skills_dir / name) == text:
+                owned[name] = text
+        except OSError:
+            continue
+    return owned
 
 
 def plan_links(
@@ -104,16 +163,21 @@ def plan_links(
     wanted: dict[str, Path],
     root: Path,
     *,
+    place: Path,
+    owned: dict[str, str],
     protected: frozenset[str] = frozenset(),
+    keep_unwanted: bool = False,
 ) -> list[Action]:
     """Actions that make ``skills_dir`` hold exactly a link per ``wanted`` name (name → the
-    skill folder, absolute) among the links we own. ``protected`` names are links another
-    connected agent sharing this folder wants: never removed. A wanted skill whose folder is
-    missing is reported and not linked (an old link to it is removed)."""
+    skill folder, absolute) among the links we own (``owned``: name → the link text we made,
+    from the ownership record). ``place`` is the root the folder must stay inside.
+    ``protected`` names are links another connected agent sharing this folder wants: never
+    removed; ``keep_unwanted`` removes nothing (a registry is broken: what it would say is
+    unknown). A wanted skill whose folder is missing is reported and not linked (an old link
+    to it is removed)."""
     check_skills_dir(skills_dir)
     real_dir = os.path.realpath(skills_dir)
-    root_text = str(root)
-    relative = real_dir.startswith(root_text + os.sep)
+    relative = real_dir.startswith(str(root) + os.sep)
     actions: list[Action] = []
     present = {}
     if skills_dir.is_dir():
@@ -138,48 +202,38 @@ def plan_links(
                     name,
                     problem=True,
                     reason=f"skill folder {shown(folder, root)} is missing",
+                    root=place,
                 )
             )
     for name, entry in present.items():
         path = skills_dir / name
         if not entry.is_symlink():
             if name in targets:
-                actions.append(Action("link", SKIP, path, name, reason=_real_reason(entry)))
+                reason = _real_reason(entry)
+                actions.append(Action("link", SKIP, path, name, reason=reason, root=place))
             continue
         text = os.readlink(entry.path)
-        actual = os.path.normpath(os.path.join(real_dir, text))
+        ours = owned.get(name) == text
         if name in targets:
             want = targets[name]
-            if actual == want:
-                actions.append(Action("link", KEEP, path, name, target=text))
-            elif owns_link(actual, root_text):
+            if os.path.normpath(os.path.join(real_dir, text)) == want:
+                actions.append(Action("link", KEEP, path, name, target=text, root=place))
+            elif ours:
+                new = _link_text(want, real_dir, relative)
                 actions.append(
                     Action(
-                        "link",
-                        REPLACE,
-                        path,
-                        name,
-                        target=_link_text(want, real_dir, relative),
-                        reason=f"was {text}",
+                        "link", REPLACE, path, name, target=new, reason=f"was {text}", root=place
                     )
                 )
             else:
-                actions.append(
-                    Action("link", SKIP, path, name, reason=f"foreign symlink exists (→ {text})")
-                )
-        elif name not in protected and owns_link(actual, root_text):
-            actions.append(Action("link", REMOVE, path, name, target=text))
+                reason = f"foreign symlink exists (→ {text})"
+                actions.append(Action("link", SKIP, path, name, reason=reason, root=place))
+        elif ours and name not in protected and not keep_unwanted:
+            actions.append(Action("link", REMOVE, path, name, target=text, root=place))
     for name, want in targets.items():
         if name not in present:
-            actions.append(
-                Action(
-                    "link",
-                    CREATE,
-                    skills_dir / name,
-                    name,
-                    target=_link_text(want, real_dir, relative),
-                )
-            )
+            new = _link_text(want, real_dir, relative)
+            actions.append(Action("link", CREATE, skills_dir / name, name, target=new, root=place))
     return sorted(actions, key=lambda a: a.name)
 
 
@@ -203,39 +257,44 @@ def _read_existing(path: Path) -> str | None:
     return read_text(path)
 
 
-def plan_file(path: Path, content: str | None) -> Action | None:
-    """A generated file: written when wanted and ours (or absent), removed when not wanted and
-    ours; a file of the user's with that name is never touched. None: absent and not wanted."""
+def plan_file(path: Path, content: str | None, *, root: Path) -> Action | None:
+    """A generated file (inside ``root``): written when wanted and ours (or absent), removed
+    when not wanted and ours; a file of the user's with that name is never touched. None:
+    absent and not wanted."""
     try:
         current = _read_existing(path)
     except InputFileError as exc:
-        return Action("file", SKIP, path, reason=exc.message)
+        return Action("file", SKIP, path, reason=exc.message, root=root)
     if current is None:
-        return None if content is None else Action("file", CREATE, path, content=content)
+        if content is None:
+            return None
+        return Action("file", CREATE, path, content=content, root=root)
     if not is_generated(current):
-        return Action("file", SKIP, path, reason="not generated by connect-agent; kept as is")
+        reason = "not generated by connect-agent; kept as is"
+        return Action("file", SKIP, path, reason=reason, root=root)
     if content is None:
-        return Action("file", REMOVE, path, reason="nothing to list")
+        return Action("file", REMOVE, path, reason="nothing to list", root=root)
     if current == content:
-        return Action("file", KEEP, path)
-    return Action("file", REPLACE, path, content=content)
+        return Action("file", KEEP, path, root=root)
+    return Action("file", REPLACE, path, content=content, root=root)
 
 
-def plan_block(path: Path, body: str | None) -> Action | None:
-    """Our marked block in a file we share with the user (CLAUDE.md, USER.md); None when the
-    block is neither there nor wanted."""
+def plan_block(path: Path, body: str | None, *, root: Path) -> Action | None:
+    """Our marked block in a file we share with the user (CLAUDE.md, USER.md), inside
+    ``root``; None when the block is neither there nor wanted."""
     try:
         current = _read_existing(path)
         new = splice_block(current, body)
     except InputFileError as exc:
-        return Action("block", SKIP, path, reason=exc.message)
+        return Action("block", SKIP, path, reason=exc.message, root=root)
     except BlockError as exc:
-        return Action("block", SKIP, path, reason=f"{exc}; fix the markers by hand")
+        return Action("block", SKIP, path, reason=f"{exc}; fix the markers by hand", root=root)
     if new == current:
-        return Action("block", KEEP, path) if body is not None else None
+        return Action("block", KEEP, path, root=root) if body is not None else None
     if new is None:
-        return Action("block", REMOVE, path, reason="nothing to list")
-    return Action("block", CREATE if current is None else REPLACE, path, content=new)
+        return Action("block", REMOVE, path, reason="nothing to list", root=root)
+    op = CREATE if current is None else REPLACE
+    return Action("block", op, path, content=new, root=root)
 
 
 def writable_problems(actions: list[Action]) -> list[str]:
@@ -260,9 +319,32 @@ def writable_problems(actions: list[Action]) -> list[str]:
     return problems
 
 
+def check_confined(actions: list[Action]) -> None:
+    """Refuse the whole plan (UnsafePath, exit 2) when any change would go through a link
+    leading outside its root: a committed ``.exobrain.json`` or generated file that is such a
+    link is named before anything is written. A file is checked itself (a link staying inside
+    is written through); a link, a hook or a removal only through its folder."""
+    problems = []
+    for action in actions:
+        if not action.changes:
+            continue
+        whole = action.kind in ("file", "block", "connection") and action.op != REMOVE
+        try:
+            resolve_inside(action.root, action.path if whole else action.path.parent)
+        except UnsafePath as exc:
+            problems.append(exc.message)
+    if problems:
+        raise UnsafePath(
+            "\n  ".join(dict.fromkeys(problems)),
+            hint="remove the links named above (or make them point inside), then rerun; "
+            "nothing was changed",
+        )
+
+
 def apply(actions: list[Action]) -> int:
     """Carry out the changes; returns how many were made. Each step is atomic (links and files
-    are swapped in by rename) and the writable check runs first."""
+    are swapped in by rename); the confinement and writable checks run first."""
+    check_confined(actions)
     problems = writable_problems(actions)
     if problems:
         raise OperationFailed(
@@ -285,11 +367,10 @@ def apply(actions: list[Action]) -> int:
 
 
 def _apply_one(action: Action) -> None:
-    path = action.path
+    path = make_folders(action.root, action.path.parent) / action.path.name
     if action.op == REMOVE:
         path.unlink()
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
     if action.kind == "link" and action.op == CREATE:
         os.symlink(action.target, path)  # fails rather than clobber something that appeared
         return
@@ -304,6 +385,7 @@ def _apply_one(action: Action) -> None:
         os.rename(path, action.aside)
     # generated files and hooks are rebuilt by every run; a file the user shares with us
     # (a marked block) and the connection file are written durably
-    atomic_write_text(path, action.content or "", durable=action.kind in ("block", "connection"))
+    durable = action.kind in ("block", "connection")
+    atomic_write_text(path, action.content or "", root=action.root, durable=durable)
     if action.executable:
         os.chmod(path, 0o755)

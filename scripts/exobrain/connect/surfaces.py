@@ -128,12 +128,13 @@ def context_actions(
     context: Path,
     rows: list[indexes.IndexRow],
     remarks: Remarks,
-    discovered: str | None = None,
+    discovered: str | None,
+    place: Path,
 ) -> list[linker.Action | None]:
     """The agent's context surface: Claude imports generated files from a block in CLAUDE.md,
     Codex gets one AGENTS.override.md, OpenClaw a block in USER.md, others an index file.
     ``discovered`` (connect-agent --discover) is one more generated file, inlined where the
-    surface inlines everything."""
+    surface inlines everything; ``place`` is the root every file must stay inside."""
     from exobrain.connect.preload import DISCOVERED_FILE, without_mark
 
     if agent.context == CONTEXT_CLAUDE:
@@ -147,7 +148,7 @@ def context_actions(
             (indexes.INDEX_FILE, index),
             (DISCOVERED_FILE, discovered),
         ]
-        actions = [linker.plan_file(context / name, text) for name, text in files]
+        actions = [linker.plan_file(context / name, text, root=place) for name, text in files]
         imports = [
             name
             for (name, text), action in zip(files, actions, strict=False)
@@ -155,7 +156,7 @@ def context_actions(
         ]
         return [
             *actions,
-            linker.plan_block(context / surface, indexes.import_block(imports)),
+            linker.plan_block(context / surface, indexes.import_block(imports), root=place),
         ]
     if agent.context == CONTEXT_CODEX:
         surface = _own_file(agent)
@@ -179,15 +180,15 @@ def context_actions(
                 f"{surface} is {len(text.encode('utf-8')) // 1024} KiB; Codex reads "
                 f"the first {CODEX_DOC_LIMIT // 1024} KiB unless project_doc_max_bytes is raised"
             )
-        return [linker.plan_file(context / surface, text)]
+        return [linker.plan_file(context / surface, text, root=place)]
     if agent.context == CONTEXT_OPENCLAW:
         surface = _own_file(agent)
         docs = scope_docs(ws, context, sidecars=False, texts=False, remarks=remarks)
         body = indexes.openclaw_block(docs, rows)
         if discovered:
             body = ((body + "\n\n") if body else "") + without_mark(discovered).rstrip("\n")
-        return [linker.plan_block(context / surface, body)]
+        return [linker.plan_block(context / surface, body, root=place)]
     return [
-        linker.plan_file(context / indexes.INDEX_FILE, indexes.optional_index(rows)),
-        linker.plan_file(context / DISCOVERED_FILE, discovered),
+        linker.plan_file(context / indexes.INDEX_FILE, indexes.optional_index(rows), root=place),
+        linker.plan_file(context / DISCOVERED_FILE, discovered, root=place),
     ]

@@ -7,6 +7,12 @@ removed, and one in the wrong place is moved. An install is refreshed only when 
 changed, its branch moved (one ``git ls-remote`` per repository), or ``--force`` asks; pinned
 commits and tags never touch the network again. Failures are per skill: the others carry on
 and the report says which failed, so ``connect-agent`` can treat them as non-fatal.
+
+What is ours is what the folder's ownership record (:mod:`exobrain.util.ownership`) lists:
+only those installs are refreshed, moved or removed, ``--force`` included. A folder in the way
+that the record does not list — a user's copy of an install carrying its install record, a
+folder of the user's — is reported and left alone. Installs made by an earlier version, before
+the record existed, are adopted once (:func:`exobrain.fetch.installs.ours`).
 """
 
 from __future__ import annotations
@@ -23,11 +29,12 @@ from exobrain.errors import ExobrainError, InputFileError, OperationFailed
 from exobrain.fetch import installs
 from exobrain.fetch.plan import Want, fetch_settings, sharing_agents, wants_for
 from exobrain.fetch.remote import Source, SourceRefused, check_source
-from exobrain.fetch.report import FetchReport, SkillEvent, short
+from exobrain.fetch.report import FetchReport, SkillEvent, error_text, failed, settled, short
 from exobrain.paths import shown
 from exobrain.registry import Entry
 from exobrain.resolve import Resolved
 from exobrain.util.dirhash import content_hash
+from exobrain.util.fileio import make_folders
 from exobrain.util.staging import clean_leftovers, discard_folder, staged_folder
 from exobrain.workspace import Workspace
 
@@ -41,6 +48,7 @@ def sync_external(
     agent: Agent,
     skills_dir: Path,
     *,
+    user: bool,
     cache_dir: Path | None = None,
     force: bool = False,
     check: bool = False,
@@ -56,12 +64,24 @@ def sync_external(
     and with its final event when it is done. ``allow_local`` None means the
     ``.exobrain.json`` setting. ``rows`` are ``ws.resolve(agent.name)`` when the caller has
     them already; ``git`` an injected runner (its ``network_calls`` is what the report shows).
-    Raises only for bad settings; per-skill problems are events.
+    ``user``: ``skills_dir`` is the agent's user-level folder. Raises only for bad settings and
+    for project-level agent folders that are links; per-skill problems are events.
     """
     settings = fetch_settings(ws.connection)
     allow = settings.allow_local if allow_local is None else allow_local
+    agent.check_folders(ws.root, user)
     run = _Run(
-        ws, agent, skills_dir, cache_dir, git, settings.max_bytes, force, check, allow, progress
+        ws,
+        agent,
+        skills_dir,
+        user,
+        cache_dir,
+        git,
+        settings.max_bytes,
+        force,
+        check,
+        allow,
+        progress,
     )
     return run.go(ws.resolve(agent.name) if rows is None else rows)
 
@@ -74,6 +94,7 @@ class _Run:
         ws: Workspace,
         agent: Agent,
         skills_dir: Path,
+        user: bool,
         cache_dir: Path | None,
         git: Git | None,
         max_bytes: int,
@@ -83,11 +104,13 @@ class _Run:
         progress: Callable[[SkillEvent], None] | None,
     ) -> None:
         self.ws, self.agent, self.skills_dir, self.cache_dir = ws, agent, skills_dir, cache_dir
+        self.user = user
         self._git, self.max_bytes, self.force, self.check = git, max_bytes, force, check
         self.allow_local, self.progress = allow_local, progress or (lambda event: None)
         self.report = FetchReport(agent.name, skills_dir, check)
         self.listings: dict[str, dict[str, str] | ExobrainError] = {}
         self.refs: dict[str, set[str]] = {}
+        self.ours: dict[Path, set[str]] = {}  # place → names of our installs there
 
     @property
     def git(self) -> Git:
@@ -103,8 +126,14 @@ class _Run:
 
         return self.cache_dir or user_cache_dir()
 
+    def root_of(self, place: Path) -> Path:
+        """The folder writes in ``place`` must stay inside (see Agent.write_root)."""
+        return self.agent.write_root(self.ws.root, place, self.user)
+
     def go(self, rows: list[Resolved]) -> FetchReport:
         places = (self.skills_dir, optional_dir(self.skills_dir))
+        for place in places:
+            self.ours[place] = installs.ours(place, self.ws.root)
         if not self.check:
             for place in places:
                 clean_leftovers(place)
@@ -116,13 +145,12 @@ class _Run:
                 for w in wants_for(self.ws.resolve(other.name), self.skills_dir)
             }
         installed = {
-            (place, name): rec for place in places for name, rec in installs.scan(place).items()
+            (place, name): rec
+            for place in places
+            for name, rec in installs.scan(place).items()
+            if name in self.ours[place]
         }
-        stale = {
-            key: rec
-            for key, rec in installed.items()
-            if key not in wanted and rec.exobrain == str(self.ws.root)
-        }
+        stale = {key: rec for key, rec in installed.items() if key not in wanted}
         sources = {id(w): self._source(w) for w in mine}
         for source in sources.values():
             if isinstance(source, Source) and not source.pinned:
@@ -144,6 +172,9 @@ class _Run:
             for (place, link), record in stale.items():
                 self._finish(self._remove(place, link, record))
         self.report.network_calls = self._git.network_calls if self._git else 0
+        if not self.check:
+            for place in places:
+                installs.record_ours(place, self.ws.root, self.ours[place])
         return self.report
 
     def _finish(self, event: SkillEvent) -> None:
@@ -187,7 +218,7 @@ class _Run:
         )
         self.progress(event)
         if not isinstance(source, Source):
-            return _failed(event, source)
+            return failed(event, source)
         try:
             return self._place_and_decide(event, want, source, move_from)
         except (ExobrainError, OSError) as exc:
@@ -196,7 +227,7 @@ class _Run:
                 if event.from_commit
                 else ""
             )
-            return _failed(event, f"{_message(exc)}{kept}")
+            return failed(event, f"{error_text(exc)}{kept}")
 
     def _place_and_decide(
         self, event: SkillEvent, want: Want, source: Source, move_from: Path | None
@@ -205,8 +236,8 @@ class _Run:
         record = None
         if target.exists() or target.is_symlink():
             record = installs.read_record(target)
-            if record is None:
-                return _failed(
+            if record is None or target.name not in self.ours.get(want.folder, set()):
+                return failed(
                     event,
                     f"{self.place(target)} exists and was not installed by "
                     f"exobrain; left alone (move it away to install here)",
@@ -217,9 +248,11 @@ class _Run:
             record = installs.read_record(current)
             event.moved_from = self.place(move_from)
             if not self.check:
-                want.folder.mkdir(parents=True, exist_ok=True)
-                os.rename(current, target)
+                folder = make_folders(self.root_of(want.folder), want.folder)
+                os.rename(current, folder / target.name)
                 current = target
+                self.ours[move_from].discard(target.name)
+                self.ours[want.folder].add(target.name)
         event.from_commit = record.commit if record else None
         return self._decide(event, want, source, record, current, target)
 
@@ -233,17 +266,19 @@ class _Run:
         target: Path,
     ) -> SkillEvent:
         modified = record is not None and content_hash(current) != record.hash
+        if modified and record is not None:
+            event.message = self._drift(record, source, current)
         same = record is not None and (record.repo, record.path, record.ref) == (
             source.repo,
             source.path,
             source.ref,
         )
         if same and record is not None and not self.force and record.ref_kind != "branch":
-            return _settled(event, modified)
+            return settled(event, modified)
         info = self._resolve(source)
         event.to_commit = info.commit
         if same and record is not None and not self.force and info.commit == record.commit:
-            return _settled(event, modified)
+            return settled(event, modified)
         if (
             record is not None
             and not self.force
@@ -251,11 +286,12 @@ class _Run:
             and (record.repo, record.path, record.commit) == (source.repo, source.path, info.commit)
         ):
             if not self.check:  # same content, now named by another ref: only the record changes
-                installs.write_record(current, replace(record, ref=source.ref, ref_kind=info.kind))
-            return _settled(event, False)
+                new = replace(record, ref=source.ref, ref_kind=info.kind)
+                installs.write_record(current, new, root=self.root_of(want.folder))
+            return settled(event, False)
         if modified and not self.force:
             event.action = "modified"
-            event.message = f"{short(info.commit)} is available; --force replaces the local changes"
+            event.message += f"; {short(info.commit)} is available, --force replaces the changes"
             return event
         if self.check:
             event.action = "would-update" if record else "would-fetch"
@@ -263,6 +299,14 @@ class _Run:
         self._install(want, source, info, target)
         event.action = "updated" if record else "fetched"
         return event
+
+    def _drift(self, record: installs.InstallRecord, source: Source, folder: Path) -> str:
+        """Which files of a modified install changed, from the cached clone (no network)."""
+        from exobrain.fetch.drift import changed_files, describe
+        from exobrain.fetch.repocache import RepoCache
+
+        cache = RepoCache(self.git, self.cache_root, source.url)
+        return describe(changed_files(cache, record.commit, record.path, folder))
 
     def _resolve(self, source: Source) -> RefInfo:
         """The commit ``source.ref`` names: itself when pinned, else one ls-remote per URL."""
@@ -293,7 +337,7 @@ class _Run:
         from exobrain.fetch.repocache import RepoCache
 
         cache = RepoCache(self.git, self.cache_root, source.url)
-        with staged_folder(target, replace=True) as tmp:
+        with staged_folder(target, root=self.root_of(want.folder), replace=True) as tmp:
             with cache.locked():
                 cache.ensure_commit(info.commit)
                 tree = cache.tree_at(info.commit, source.path)
@@ -314,7 +358,9 @@ class _Run:
                     exobrain=str(self.ws.root),
                     fetched_at=datetime.now(UTC).isoformat(timespec="seconds"),
                 ),
+                root=tmp,
             )
+        self.ours[want.folder].add(target.name)
 
     def _remove(self, place: Path, link: str, record: installs.InstallRecord) -> SkillEvent:
         event = SkillEvent(
@@ -337,9 +383,10 @@ class _Run:
                 event.action = "would-remove"
             else:
                 discard_folder(folder)
+                self.ours[place].discard(link)
                 event.action = "removed"
         except (ExobrainError, OSError) as exc:
-            return _failed(event, f"cannot remove {self.place(folder)}: {_message(exc)}")
+            return failed(event, f"cannot remove {self.place(folder)}: {error_text(exc)}")
         return event
 
 
@@ -356,28 +403,3 @@ def _verify_skill(folder: Path, label: str) -> None:
         read_skill(path)
     except InputFileError as exc:
         raise OperationFailed(exc.message.replace(str(path), f"{label}: {SKILL_FILE}")) from exc
-
-
-def _settled(event: SkillEvent, modified: bool) -> SkillEvent:
-    """Nothing to fetch: the install is current (perhaps moved), or edited by someone."""
-    if modified:
-        event.action = "modified"
-        event.message = "the content differs from the install record; --force restores it"
-    elif event.moved_from:
-        event.action = "would-move" if event.check else "moved"
-    else:
-        event.action = "unchanged"
-    return event
-
-
-def _message(exc: BaseException) -> str:
-    if isinstance(exc, ExobrainError):
-        return str(exc).replace("\n  fix: ", " (fix: ") + (")" if exc.hint else "")
-    if isinstance(exc, OSError) and exc.filename:
-        return f"{exc.filename}: {exc.strerror or exc}"
-    return str(exc)
-
-
-def _failed(event: SkillEvent, message: str) -> SkillEvent:
-    event.action, event.message = "failed", message
-    return event

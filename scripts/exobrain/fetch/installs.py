@@ -1,9 +1,12 @@
 """Installed external skills on disk: the install record and finding ours.
 
-The toolkit may only replace or delete folders it created, and the proof is the install record
-``.exobrain-source.json`` inside the folder (real folders only: a symlink is never ours to
-delete here). Installs are built aside and swapped in by :mod:`exobrain.util.staging`, so a
-crash leaves either the old or the new copy.
+The toolkit may only replace or delete folders it created. The install record
+``.exobrain-source.json`` inside a folder says what an install is (real folders only: a
+symlink is never ours to delete here); the folder's ownership record
+(:mod:`exobrain.util.ownership`) says which installs this exobrain made there, so a user's copy
+of an install — it carries the install record too — is never taken for one. Installs are built
+aside and swapped in by :mod:`exobrain.util.staging`, so a crash leaves either the old or the
+new copy.
 """
 
 from __future__ import annotations
@@ -12,7 +15,10 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from exobrain.agents import optional_dir
 from exobrain.errors import InputFileError
+from exobrain.paths import owned_records
+from exobrain.util import ownership
 from exobrain.util.dirhash import INSTALL_RECORD
 from exobrain.util.fileio import atomic_write_text, dump_json, load_json
 
@@ -56,8 +62,9 @@ def read_record(folder: Path) -> InstallRecord | None:
     return InstallRecord(**{k: data[k] for k in fields})
 
 
-def write_record(folder: Path, record: InstallRecord) -> None:
-    atomic_write_text(folder / INSTALL_RECORD, dump_json(record.as_json()))
+def write_record(folder: Path, record: InstallRecord, *, root: Path) -> None:
+    """Write the install record into ``folder`` (which must lie inside ``root``)."""
+    atomic_write_text(folder / INSTALL_RECORD, dump_json(record.as_json()), root=root)
 
 
 def scan(folder: Path) -> dict[str, InstallRecord]:
@@ -74,3 +81,41 @@ def scan(folder: Path) -> dict[str, InstallRecord]:
         if record is not None:
             found[entry.name] = record
     return found
+
+
+def may_hold_installs(skills_dir: Path) -> bool:
+    """Whether the fetcher may have something to prune here (a skills-optional/ folder, or a
+    folder with an install record), so a connect without external rows still cleans up."""
+    if optional_dir(skills_dir).is_dir():
+        return True
+    try:
+        with os.scandir(skills_dir) as entries:
+            return any(
+                e.is_dir(follow_symlinks=False)
+                and os.path.exists(os.path.join(e.path, INSTALL_RECORD))
+                for e in entries
+            )
+    except OSError:
+        return False
+
+
+def ours(place: Path, root: Path) -> set[str]:
+    """The installs the exobrain at ``root`` made in ``place``, by its ownership record; with
+    no record yet (installs an earlier version made), those it would have made: a real folder
+    whose install record names this exobrain and whose name is exactly ``<name>.<owner>`` of
+    that record. A user's copy under another name is never adopted."""
+    mine = ownership.load(owned_records(), place).mine(ownership.INSTALLS, root)
+    if mine is not None:
+        return set(mine)
+    return {
+        name
+        for name, record in scan(place).items()
+        if record.exobrain == str(root) and name == f"{record.name}.{record.owner}"
+    }
+
+
+def record_ours(place: Path, root: Path, names: set[str]) -> None:
+    """Write down which installs in ``place`` are ours now (those still there, with their
+    install record)."""
+    present = {name for name in names if read_record(place / name) is not None}
+    ownership.record(owned_records(), place, ownership.INSTALLS, root, dict.fromkeys(present, ""))

@@ -3,8 +3,10 @@
 The fetched tree is untrusted: a path could try to climb out (``..``) or into ``.git``, a
 symlink could point at the user's files, and a repository could be far bigger than a skill
 should be. Names and the total size are checked from the tree listing before anything is
-written; symlinks are created last and then resolved on disk (through any chain of links), so
-nothing outside the new folder is ever written to or pointed at.
+written; symlinks are created last and then resolved on disk with the one escape rule
+(:func:`exobrain.util.confine.leaves`, through any chain of links), so nothing outside the new
+folder is ever written to or pointed at. A fetched tree carrying an install record of its own
+is refused: that file is the toolkit's proof of ownership, never the upstream's to supply.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from pathlib import Path
 
 from exobrain.errors import OperationFailed
 from exobrain.fetch.repocache import RepoCache, SizeCapExceeded
+from exobrain.util.confine import unsafe_entries
+from exobrain.util.dirhash import INSTALL_RECORD
 
 SYMLINK, EXECUTABLE = "120000", "100755"
 _LINK_MAX = 4096
@@ -32,6 +36,8 @@ def materialise(cache: RepoCache, tree: str, dest: Path, max_bytes: int) -> int:
     for entry in entries:
         if any(p in ("", ".", "..") or p.lower() == ".git" for p in entry.path.split("/")):
             raise UnsafeContent(f"refused: the skill holds an unsafe path {entry.path!r}")
+        if entry.path.split("/")[-1] == INSTALL_RECORD:
+            raise UnsafeContent(f"refused: the skill holds an install record ({entry.path})")
     total = sum(e.size for e in entries)
     if total > max_bytes:
         raise SizeCapExceeded(
@@ -62,17 +68,6 @@ def materialise(cache: RepoCache, tree: str, dest: Path, max_bytes: int) -> int:
 
 
 def check_links(folder: Path) -> None:
-    """Refuse any symlink under ``folder`` that resolves (through other links too) outside it."""
-    top = folder.resolve()
-    for dirpath, dirnames, filenames in os.walk(folder):
-        for name in dirnames + filenames:
-            path = Path(dirpath) / name
-            if not path.is_symlink():
-                continue
-            target = os.readlink(path)
-            resolved = Path(os.path.realpath(path))
-            if os.path.isabs(target) or (resolved != top and top not in resolved.parents):
-                rel = path.relative_to(folder).as_posix()
-                raise UnsafeContent(
-                    f"refused: symlink {rel!r} points outside the skill (-> {target})"
-                )
+    """Refuse any symlink under ``folder`` that leads (through other links too) outside it."""
+    for rel, why in unsafe_entries(folder):
+        raise UnsafeContent(f"refused: {rel!r} is {why}")

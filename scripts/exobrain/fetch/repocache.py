@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from exobrain.errors import OperationFailed
+from exobrain.util.fileio import make_folders
 from exobrain.util.git import Git, GitFailed, git_message
 from exobrain.util.locking import exclusive
 from exobrain.util.staging import staged_folder
@@ -74,6 +75,7 @@ class RepoCache:
         name = url.split("://", 1)[-1].removesuffix("/").removesuffix(".git")
         slug = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[-60:]
         digest = hashlib.sha256(url.encode("utf-8")).hexdigest()[:16]
+        self.root = cache_root
         self.dir = cache_root / "git" / f"{slug}-{digest}.git"
         self._rejected: set[str] | None = None
 
@@ -82,16 +84,17 @@ class RepoCache:
         """Serialise runs that share this cache repository (the file lock ``<dir>.lock``; a
         waiter gives up after a few remote time limits, in case a run hangs; when git has no time
         limit, neither has the wait)."""
-        self.dir.parent.mkdir(parents=True, exist_ok=True)
+        make_folders(self.root, self.dir.parent)
         limit = self.git.timeout
-        with exclusive(self.dir, timeout=math.inf if limit is None else 4 * limit, remove=False):
+        wait = math.inf if limit is None else 4 * limit
+        with exclusive(self.dir, timeout=wait, root=self.root, remove=False):
             self._open()
             yield self
 
     def _open(self) -> None:
         if (self.dir / "HEAD").is_file():
             return
-        with staged_folder(self.dir) as tmp:
+        with staged_folder(self.dir, root=self.root) as tmp:
             self.git.run(["init", "-q", "--bare", "--template=", str(tmp)])  # no sample hooks
             for key, value in (
                 ("remote.origin.url", self.url),

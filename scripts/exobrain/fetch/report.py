@@ -2,13 +2,16 @@
 
 One event per skill and agent. Its ``action`` is a past-tense fact (``fetched``, ``updated``,
 ``unchanged``, ``moved``, ``removed``, ``modified``, ``failed``) or, under ``--check``, a
-``would-…`` change; ``line()`` renders the one-line form the command prints.
+``would-…`` change; ``line()`` renders the one-line form the command prints; :func:`settled`
+and :func:`failed` give an event its final action.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from exobrain.errors import ExobrainError
 
 #: action → (symbol, counts as a pending change for --check)
 ACTIONS = {
@@ -118,6 +121,12 @@ class FetchReport:
     def pending(self) -> bool:
         return any(e.pending for e in self.events)
 
+    @property
+    def tampered(self) -> bool:
+        """An install whose content no longer matches its record (a local edit, or someone
+        else's): the command exits non-zero, naming the files."""
+        return any(e.action == "modified" for e in self.events)
+
     def summary(self) -> str:
         counts: dict[str, int] = {}
         for event in self.events:
@@ -135,7 +144,35 @@ class FetchReport:
             "check": self.check,
             "failed": self.failed,
             "pending": self.pending,
+            "tampered": self.tampered,
             "network_calls": self.network_calls,
             "warnings": self.warnings,
             "events": [e.as_json() for e in self.events],
         }
+
+
+def settled(event: SkillEvent, modified: bool) -> SkillEvent:
+    """Nothing to fetch: the install is current (perhaps moved), or edited by someone."""
+    if modified:
+        event.action = "modified"
+        event.message += "; --force restores it"
+    elif event.moved_from:
+        event.action = "would-move" if event.check else "moved"
+    else:
+        event.action = "unchanged"
+    return event
+
+
+def error_text(exc: BaseException) -> str:
+    """An error as one line of an event (a hint in parentheses)."""
+    if isinstance(exc, ExobrainError):
+        return str(exc).replace("\n  fix: ", " (fix: ") + (")" if exc.hint else "")
+    if isinstance(exc, OSError) and exc.filename:
+        return f"{exc.filename}: {exc.strerror or exc}"
+    return str(exc)
+
+
+def failed(event: SkillEvent, message: str) -> SkillEvent:
+    """The event of a skill that could not be done, and why."""
+    event.action, event.message = "failed", message
+    return event

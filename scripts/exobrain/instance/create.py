@@ -29,11 +29,11 @@ from exobrain.instance.framework import COPIED_STARTERS, Framework, read_framewo
 from exobrain.model import GLOBAL
 from exobrain.refs import parse_ref
 from exobrain.scopes import SCOPE_FLAG
-from exobrain.util.fileio import atomic_write_text, dump_json, load_json
+from exobrain.util.fileio import atomic_write_text, dump_json, load_json, open_regular
 from exobrain.util.git import Git
 from exobrain.util.staging import staged_folder
 
-_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}\Z")
 FALLBACK_AUTHOR = ("exobrain create-instance", "create-instance@exobrain.invalid")
 
 
@@ -115,7 +115,7 @@ def create_instance(
     notes: list[str] = []
     step = "start"
     try:
-        with staged_folder(target, empty_ok=True) as build:
+        with staged_folder(target, root=target.parent, empty_ok=True) as build:
             step = "build"
             for path in framework.files:
                 _copy(seed / path, build / path)
@@ -164,11 +164,14 @@ def _failure(step: str, target: Path, exc: OSError) -> tuple[str, str | None]:
 
 
 def _copy(source: Path, dest: Path) -> None:
+    """Copy one framework file (a link as a link; a FIFO or device is refused, never read)."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     if source.is_symlink():
         os.symlink(os.readlink(source), dest)
-    else:
-        shutil.copy2(source, dest)
+        return
+    with os.fdopen(open_regular(source), "rb") as src, open(dest, "xb") as dst:
+        shutil.copyfileobj(src, dst)
+    shutil.copystat(source, dest)
 
 
 def write_starters(seed: Path, build: Path, framework: Framework) -> list[str]:
@@ -178,7 +181,9 @@ def write_starters(seed: Path, build: Path, framework: Framework) -> list[str]:
     lines = ",\n".join("    " + json.dumps(e, ensure_ascii=False) for e in entries)
     body = f"[\n{lines}\n  ]" if entries else "[]"
     atomic_write_text(
-        build / "skills.json", f'{{\n  "$schema": "skills.schema.json",\n  "skills": {body}\n}}\n'
+        build / "skills.json",
+        f'{{\n  "$schema": "skills.schema.json",\n  "skills": {body}\n}}\n',
+        root=build,
     )
     locked = read_lock(seed, GLOBAL)["skills"]
     lock = {n: locked[n] for n in framework.shipped if n in locked}
@@ -186,6 +191,7 @@ def write_starters(seed: Path, build: Path, framework: Framework) -> list[str]:
         atomic_write_text(
             build / LOCK_FILE,
             dump_json({"lock_version": LOCK_VERSION, "skills": dict(sorted(lock.items()))}),
+            root=build,
         )
     _write_crons(seed, build, framework.shipped)
     for path in COPIED_STARTERS:
@@ -209,7 +215,7 @@ def _write_crons(seed: Path, build: Path, shipped: tuple[str, ...]) -> None:
             hint="skills-validate explains the problem; fix the seed first",
         )
     kept = [job for job in data["jobs"] if _job_ships(job, shipped)]
-    atomic_write_text(build / CRONS_FILE, dump_json({**data, "jobs": kept}))
+    atomic_write_text(build / CRONS_FILE, dump_json({**data, "jobs": kept}), root=build)
 
 
 def _job_ships(job: Any, shipped: tuple[str, ...]) -> bool:
@@ -240,7 +246,7 @@ def write_scopes(build: Path, person: str | None, host: str | None) -> list[str]
             f"elsewhere with `skills-promote NAME --from HOME --to TIER`. Notes about how "
             f"{who} likes to work belong in this file.\n"
         )
-        atomic_write_text(build / scope / SCOPE_FLAG, text)
+        atomic_write_text(build / scope / SCOPE_FLAG, text, root=build)
     return scopes
 
 

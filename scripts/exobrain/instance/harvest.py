@@ -40,12 +40,12 @@ from exobrain.instance.framework import (
     read_framework,
 )
 from exobrain.model import Identity
-from exobrain.paths import REPO_CACHE
+from exobrain.paths import REPO_CACHE, cache_folder
 from exobrain.scopes import CONNECTION_FILE, Connection, ScopeConfig, load_scope_config, scan_scopes
 from exobrain.util.git import Git, Repository
 
 INSTANCES_KEY = "instances"
-CACHE_FOLDER = f"{REPO_CACHE}/instances"
+INSTANCES = "instances"  # the fetched instances, inside the cache folder
 OK, DIRTY, ABSENT, NOT_EXOBRAIN = "ok", "dirty", "absent", "not an exobrain"
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://|^[A-Za-z0-9._~+-]+@[^/:]+:")
 
@@ -113,7 +113,8 @@ def cache_dir(seed: Path, url: str) -> Path:
     """The bare cache repository of an instance URL, inside the seed's ignored cache folder."""
     name = url.split("://", 1)[-1].removesuffix("/").removesuffix(".git")
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[-50:]
-    return seed / CACHE_FOLDER / f"{slug}-{hashlib.sha256(url.encode()).hexdigest()[:12]}.git"
+    digest = hashlib.sha256(url.encode()).hexdigest()[:12]
+    return seed / REPO_CACHE / INSTANCES / f"{slug}-{digest}.git"
 
 
 def open_instance(seed: Path, source: str) -> InstanceReport:
@@ -130,9 +131,11 @@ def open_instance(seed: Path, source: str) -> InstanceReport:
     if not path.is_dir():
         return _set(report, NOT_EXOBRAIN, f"{path} is a file")
     try:
-        git = Repository(path)
+        git = Repository(path, foreign=True)  # its own config must not run anything here
     except UsageError:
         return _set(report, NOT_EXOBRAIN, "not a git repository")
+    except OperationFailed as exc:
+        return _set(report, NOT_EXOBRAIN, exc.message)
     if git.run("rev-parse", "--show-prefix").strip():
         return _set(report, NOT_EXOBRAIN, "a folder inside a git repository, not its root")
     return _read(report, git, "HEAD", bare=False)
@@ -157,7 +160,7 @@ def _fetch(seed: Path, url: str) -> tuple[InstanceReport, str]:
     folder = report.location
     try:
         if not (folder / "HEAD").is_file():
-            folder.parent.mkdir(parents=True, exist_ok=True)
+            cache_folder(seed, INSTANCES)  # real folders only: a committed link is refused
             git.run(["init", "-q", "--bare", "--template=", str(folder)])
         git.run(
             ["fetch", "--quiet", "--force", "--no-tags", "--", checked, f"+HEAD:{ref}"],
@@ -188,7 +191,12 @@ def _read(report: InstanceReport, git: Repository, rev: str, *, bare: bool) -> I
     report.snap = snapshot(list(files), git.read(wanted_blobs(files)), strict=False)
     report.ids = files
     report.warnings += [w.replace("base ", "", 1) for w in report.snap.warnings]
-    if not bare and git.run("status", "--porcelain", "--untracked-files=normal").strip():
+    if (
+        not bare
+        and git.run(
+            "status", "--porcelain", "--untracked-files=normal", "--ignore-submodules=all"
+        ).strip()
+    ):
         _set(report, DIRTY, "uncommitted changes, not harvested")
     return report
 

@@ -117,7 +117,7 @@ def pick(
         with edit_registry(ws.root, scope) as edit:
             if edit.find(name=name, **{"from": None, "source": None}):
                 raise UsageError(f"{name} is already declared in {edit.rel}")
-            files = _copy_from_commit(report, folder, target)
+            files = _copy_from_commit(report, folder, target, root=ws.root)
             edit.upsert(
                 ordered_entry({"name": name, "owner": who, "tier": "optional", "notes": note}),
                 name=name,
@@ -130,7 +130,11 @@ def pick(
     version = quick_meta(target / SKILL_FILE, ("version",)).get("version")
     if is_version(version):
         with update_json_file(
-            lock_path(ws.root, scope), default=empty_lock, check=check_lock_data, durable=False
+            lock_path(ws.root, scope),
+            root=ws.root,
+            default=empty_lock,
+            check=check_lock_data,
+            durable=False,
         ) as update:
             update.data["skills"][name] = lock_entry(target, str(version))
             update.data["skills"] = dict(sorted(update.data["skills"].items()))
@@ -148,7 +152,9 @@ def pick(
     )
 
 
-def _copy_from_commit(report: InstanceReport, folder: str, target: Path) -> list[str]:
+def _copy_from_commit(
+    report: InstanceReport, folder: str, target: Path, *, root: Path
+) -> list[str]:
     """Write the folder's files as committed in the instance; refuses links and odd paths."""
     git = Repository(report.location)
     listing = git.run(
@@ -168,7 +174,7 @@ def _copy_from_commit(report: InstanceReport, folder: str, target: Path) -> list
             raise UsageError(f"{path} in {report.source}: unexpected path")
         entries[inside] = (mode, oid)
     blobs = git.read({inside: oid for inside, (_, oid) in entries.items()})
-    with staged_folder(target) as staging:
+    with staged_folder(target, root=root) as staging:
         for inside, (mode, _) in sorted(entries.items()):
             dest = staging / inside
             dest.parent.mkdir(parents=True, exist_ok=True)

@@ -23,11 +23,11 @@ from exobrain.interop.formats import exporter
 from exobrain.interop.formats.fields import slugify
 from exobrain.refs import canonical
 from exobrain.registry import Entry
-from exobrain.skillmd import SKILL_FILE, parse
+from exobrain.skillmd import SKILL_FILE, read_skill
 from exobrain.util.archive import Member, write_zip
-from exobrain.util.fileio import read_text
+from exobrain.util.confine import unsafe_entries
 from exobrain.util.staging import staged_file, staged_folder
-from exobrain.util.treecopy import copy_tree, escaping_links, iter_tree
+from exobrain.util.treecopy import copy_tree, iter_tree
 from exobrain.workspace import Workspace
 
 
@@ -96,15 +96,12 @@ def _prepare(
             )
             continue
         try:
-            doc = parse(read_text(folder / SKILL_FILE), folder / SKILL_FILE)
+            doc = read_skill(folder / SKILL_FILE)
         except ExobrainError as exc:
             problems.append(f"{ref}: {exc.message}")
             continue
         found = module.compat_problems(doc.meta, doc.body, folder.name, strip=strip)
-        found += [
-            f"{rel}: symbolic link points outside the skill folder"
-            for rel in escaping_links(folder)
-        ]
+        found += [f"{rel}: {why}" for rel, why in unsafe_entries(folder)]
         if found:
             problems.append(f"{ref} fails agentskills_io_compat_check: " + "; ".join(found))
             continue
@@ -180,21 +177,23 @@ def export_skills(
     if dry_run:
         report.skills = [Exported(canonical(e), e.name, moved) for e, _, _, moved in prepared]
         return report
+    # the destination is the user's choice: it is the root its files must stay in
     if fmt == "claude-plugin":
-        with staged_folder(destination, empty_ok=True) as staging:
+        with staged_folder(destination, root=destination.parent, empty_ok=True) as staging:
             report.skills = _stage_skills(staging / "skills", prepared)
             name = plugin_name or slugify(destination.name) or "exobrain-skills"
             module.write_manifest(
                 staging, name, f"{len(prepared)} skills exported from an exobrain"
             )
     elif zip_file is not None:
-        with staged_file(destination) as archive:
+        with staged_file(destination, root=destination.parent) as archive:
             write_zip(archive, _members(prepared))
         report.skills = [Exported(canonical(e), e.name, moved) for e, _, _, moved in prepared]
     else:
         with ExitStack() as stack:  # every skill staged before the first one moves in
             stagings = [
-                stack.enter_context(staged_folder(destination / e.name)) for e, *_ in prepared
+                stack.enter_context(staged_folder(destination / e.name, root=destination))
+                for e, *_ in prepared
             ]
             report.skills = [
                 _stage_skill(staging, *item)

@@ -27,13 +27,15 @@ from exobrain.interop.formats import detect, importer
 from exobrain.interop.formats.bundle import Bundle, FoundSkill, discover
 from exobrain.interop.formats.fields import SLUG, dump, read_lenient, translate
 from exobrain.interop.inputs import Opened, classify, is_shorthand, open_source
+from exobrain.model import GLOBAL
 from exobrain.paths import shown
+from exobrain.registry import FLAG, REFUSE, Policy
 from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
-from exobrain.skillmd import SKILL_FILE
+from exobrain.skillmd import SKILL_FILE, powers, skill_text
+from exobrain.util.confine import unsafe_entries
 from exobrain.util.dirhash import hash_digests
-from exobrain.util.fileio import read_text
 from exobrain.util.staging import staged_folder
-from exobrain.util.treecopy import copy_tree, escaping_links
+from exobrain.util.treecopy import copy_tree
 from exobrain.util.versions import normalise as normalise_version
 from exobrain.workspace import Workspace
 
@@ -112,7 +114,7 @@ Reading = tuple[dict[str, Any], str, list[str]] | ExobrainError
 def read_skill_text(found: FoundSkill) -> tuple[dict[str, Any], str, list[str]]:
     """(frontmatter, body, repairs) of a found skill; raises InputFileError when unusable."""
     path = found.folder / SKILL_FILE
-    return read_lenient(read_text(path), path)
+    return read_lenient(skill_text(path), path)
 
 
 def plan_skill(
@@ -121,8 +123,11 @@ def plan_skill(
     found: FoundSkill,
     reading: Reading,
     new_name: str | None = None,
+    policy: Policy | None = None,
 ) -> Plan:
-    """Translate one skill; problems end up on ``plan.item.problem`` (nothing raised)."""
+    """Translate one skill; problems end up on ``plan.item.problem`` (nothing raised). A skill
+    that gives an agent powers of its own (hooks, wildcard tool permissions) is flagged, or
+    refused where the repository's ``policy`` says so."""
     item = Item(found.folder_name, src.where(found.rel) or ".")
     plan = Plan(found, item)
     if isinstance(reading, ExobrainError):
@@ -142,10 +147,13 @@ def plan_skill(
     )
     item.name, item.version = result.name, result.meta.get("version")
     item.repairs, item.flags, item.notes = repairs + result.repairs, result.flags, notes
-    links = escaping_links(found.folder)
-    problems = result.problems + [
-        f"{rel}: symbolic link points outside the skill folder" for rel in links
-    ]
+    problems = result.problems + [f"{rel}: {why}" for rel, why in unsafe_entries(found.folder)]
+    for rule, why in dict(powers(raw) + powers(result.meta)).items():
+        action = (policy or Policy()).action(rule)
+        if action == REFUSE:
+            problems.append(f"{why}; refused by the policy in the global skills.json")
+        elif action == FLAG:
+            item.flags.append(f"{why}; review it before anyone opts in")
     if problems:
         item.problem = "; ".join(problems)
     plan.text, plan.body, plan.meta = dump(result.meta, body), body, result.meta
@@ -256,7 +264,8 @@ def import_skills(
         else:
             reason = "given with --format"
         report = Report(source, adapter.NAME, reason, scope, dry_run, notes=bundle.notes)
-        plans = [plan_skill(adapter, src, f, readings[f.rel], new_name) for f in chosen]
+        policy = ws.registry(GLOBAL).policy
+        plans = [plan_skill(adapter, src, f, readings[f.rel], new_name, policy) for f in chosen]
         _check_targets(ws, scope, plans)
         good = [p for p in plans if not p.item.problem]
         if not dry_run and good:
@@ -293,10 +302,12 @@ def _enter(
         raise
 
 
-def install(found: Path, target: Path, text: str) -> tuple[dict[str, str], dict[str, str]]:
-    """Copy a skill to ``target`` via a staging folder and one rename; (upstream, local)
-    digests. ``target`` must not exist."""
-    with staged_folder(target) as staging:
+def install(
+    found: Path, target: Path, text: str, *, root: Path
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Copy a skill to ``target`` (inside ``root``) via a staging folder and one rename;
+    (upstream, local) digests. ``target`` must not exist."""
+    with staged_folder(target, root=root) as staging:
         return copy_tree(found, staging, replace={SKILL_FILE: text})
 
 
@@ -349,7 +360,7 @@ def _apply(
                     item.problem = f"{shown(target, ws.root)} appeared meanwhile; not imported"
                     continue
                 try:
-                    upstream, local = install(plan.found.folder, target, plan.text)
+                    upstream, local = install(plan.found.folder, target, plan.text, root=ws.root)
                 except (OSError, ExobrainError) as exc:
                     item.problem = getattr(exc, "message", None) or f"copy failed: {exc}"
                     continue
@@ -366,7 +377,11 @@ def _apply(
         raise
     if created:
         with update_json_file(
-            lock_path(ws.root, scope), default=empty_lock, check=check_lock_data, durable=False
+            lock_path(ws.root, scope),
+            root=ws.root,
+            default=empty_lock,
+            check=check_lock_data,
+            durable=False,
         ) as update:
             for plan, _, entry in created:
                 update.data["skills"][plan.item.name] = entry

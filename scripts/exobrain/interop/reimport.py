@@ -33,6 +33,7 @@ from exobrain.interop.importer import (
     upstream_record,
 )
 from exobrain.interop.inputs import Opened, open_source
+from exobrain.model import GLOBAL
 from exobrain.paths import shown
 from exobrain.refs import SkillRef, canonical, parse_ref
 from exobrain.registry_edit import update_json_file
@@ -125,7 +126,7 @@ def update_skill(
             reading = read_skill_text(found)
         except ExobrainError as exc:
             reading = exc
-        plan = plan_skill(adapter, src, found, reading, name)
+        plan = plan_skill(adapter, src, found, reading, name, ws.registry(GLOBAL).policy)
         if plan.item.problem:
             raise OperationFailed(
                 f"{canonical(entry)}: the new upstream cannot be imported: {plan.item.problem}",
@@ -146,11 +147,15 @@ def _swap(
     ws: Workspace, scope: str, name: str, local_dir: Path, plan: Plan, src: Opened, adapter
 ) -> None:
     """Stage the new copy, swap it in, then rewrite the lock entry."""
-    with staged_folder(local_dir, replace=True) as staging:
+    with staged_folder(local_dir, root=ws.root, replace=True) as staging:
         upstream, local = copy_tree(plan.found.folder, staging, replace={SKILL_FILE: plan.text})
     record = upstream_record(src, plan.found, adapter, upstream, local)
     with update_json_file(
-        lock_path(ws.root, scope), default=empty_lock, check=check_lock_data, durable=False
+        lock_path(ws.root, scope),
+        root=ws.root,
+        default=empty_lock,
+        check=check_lock_data,
+        durable=False,
     ) as update:
         previous = update.data["skills"].get(name, {})
         entry = lock_entry_for(str(plan.meta["version"]), local, record)

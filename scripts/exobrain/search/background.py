@@ -21,8 +21,9 @@ import sys
 from pathlib import Path
 
 from exobrain.errors import OperationFailed
-from exobrain.paths import REPO_CACHE
+from exobrain.paths import REPO_CACHE, cache_folder
 from exobrain.util.locking import exclusive
+from exobrain.util.staging import staged_file
 
 ENV = "EXOBRAIN_SEARCH_BACKGROUND"
 LOG_FILE = "index.log"
@@ -31,8 +32,10 @@ started: list[subprocess.Popen[bytes]] = []
 
 
 def lock_target(root: Path) -> Path:
-    """What the builder locks (:func:`exobrain.util.locking.exclusive` adds ``.lock``)."""
-    return root / REPO_CACHE / "index"
+    """What the builder locks (:func:`exobrain.util.locking.exclusive` adds ``.lock``), in
+    the repository's cache folder (made when missing; a link there is refused, as for the
+    index)."""
+    return cache_folder(root) / "index"
 
 
 def allowed() -> bool:
@@ -44,7 +47,7 @@ def running(root: Path) -> bool:
     if not (root / REPO_CACHE).is_dir():
         return False
     try:
-        with exclusive(lock_target(root), timeout=0):
+        with exclusive(lock_target(root), timeout=0, root=root):
             return False
     except OperationFailed:
         return True
@@ -57,22 +60,22 @@ def start(root: Path) -> bool:
         return True
     if not allowed():
         return False
-    cache = root / REPO_CACHE
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-        log = open(cache / LOG_FILE, "wb")  # noqa: SIM115 - handed to the child, closed below
+    try:  # the log is a file of our own, never written through a link (renamed in)
+        with (
+            staged_file(cache_folder(root) / LOG_FILE, root=root) as temp,
+            open(temp, "wb") as log,
+        ):
+            started.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "exobrain.search.build", str(root)],
+                    cwd=root,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                    env={**os.environ, ENV: "0"},
+                )
+            )
     except OSError:
         return False  # a read-only checkout: nothing to build into
-    with log:
-        started.append(
-            subprocess.Popen(
-                [sys.executable, "-m", "exobrain.search.build", str(root)],
-                cwd=root,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                env={**os.environ, ENV: "0"},
-            )
-        )
     return True

@@ -17,12 +17,13 @@ from pathlib import Path
 from exobrain.errors import ExobrainError, OperationFailed
 from exobrain.search import background
 from exobrain.search.corpus import index_artifacts
-from exobrain.search.engine import Searcher
+from exobrain.search.engine import Searcher, guarded
 from exobrain.search.index import Progress, Update
 from exobrain.util.locking import exclusive
 from exobrain.workspace import Workspace, open_workspace
 
 
+@guarded
 def build_index(
     ws: Workspace,
     *,
@@ -31,9 +32,9 @@ def build_index(
     wait: float = 3600.0,
 ) -> Update:
     """Bring the cache up to date for the whole repository, holding the builder lock (waiting
-    up to ``wait`` seconds for a build already running; OperationFailed past that)."""
-    background.lock_target(ws.root).parent.mkdir(parents=True, exist_ok=True)
-    with exclusive(background.lock_target(ws.root), timeout=wait):
+    up to ``wait`` seconds for a build already running; OperationFailed past that, as for a
+    SQLite error of the cache)."""
+    with exclusive(background.lock_target(ws.root), timeout=wait, root=ws.root):
         searcher = Searcher(ws, semantic=semantic, progress=progress)
         update = searcher.refresh(index_artifacts(ws), prune=True)
         # the quickest encoder first: it is ready for searches while the slow one works

@@ -28,7 +28,7 @@ from exobrain.model import Reason
 from exobrain.refs import parse_ref
 from exobrain.search import embedding
 from exobrain.search.corpus import Artifact
-from exobrain.search.engine import LEXICAL_NOTE, Hit, QualityFn, Searcher, hit_json
+from exobrain.search.engine import LEXICAL_NOTE, Hit, QualityFn, Searcher, guarded, hit_json
 from exobrain.search.index import Progress
 from exobrain.search.query import content_words, fts_query
 from exobrain.skillmd import as_list, one_line
@@ -66,6 +66,7 @@ class Discovery:
     encoders: list[str] = field(default_factory=list)  # the encoders that ranked
 
 
+@guarded
 def discover(
     ws: Workspace,
     task: str,

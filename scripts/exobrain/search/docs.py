@@ -4,7 +4,8 @@ its fingerprint and its hash.
 A skill's fields come from its SKILL.md frontmatter (name, description, triggers, tags,
 personas) and body (instructions); a knowledge document's from its optional frontmatter, its
 title (or first heading) and first paragraph. A file that does not parse is still indexed, by
-its name and raw text, so one broken file never takes search down (skills-validate reports it).
+its name and raw text, so one broken file never takes search down; the reading commands warn
+about it and skills-validate reports it as an error.
 
 The encoders embed what *describes* an artifact, never its whole body (embedding whole
 SKILL.md files ranked worse on real skills and costs far more):
@@ -31,9 +32,9 @@ from typing import Any
 from exobrain.errors import ExobrainError
 from exobrain.search.corpus import Artifact
 from exobrain.search.embedding import MINILM, WORDLLAMA, normalise
-from exobrain.skillmd import as_list, one_line, parse, split_frontmatter
+from exobrain.skillmd import SKILL_LIMIT, as_list, one_line, parse, split_frontmatter
 from exobrain.util.dirhash import content_hash
-from exobrain.util.fileio import read_text
+from exobrain.util.fileio import read_bytes, read_text
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class Doc:
     description: str
     meta: dict[str, Any]  # the frontmatter (JSON-safe)
     views: dict[str, tuple[str, ...]]  # encoder role → the texts it embeds (see the module)
+    problem: str | None = None  # why the frontmatter was not read (after the file's path)
 
 
 def read_doc(artifact: Artifact) -> Doc:
@@ -51,12 +53,14 @@ def read_doc(artifact: Artifact) -> Doc:
     its name and raw text (skills-validate reports it), so one bad file never stops search."""
     path = artifact.path
     assert path is not None
-    text = read_text(path)
+    text = read_text(path, limit=SKILL_LIMIT, what="a document search indexes")
+    problem = None
     try:
         doc = parse(text, path) if text.startswith(("---", "\ufeff---")) else None
         meta, body = (doc.meta, doc.body) if doc else ({}, text)
-    except ExobrainError:
+    except ExobrainError as exc:
         meta, body = {}, _after_frontmatter(text, path)
+        problem = exc.message.removeprefix(str(path))
     meta = json.loads(json.dumps(meta, default=str))
     name = str(meta.get("name") or artifact.name)
     description = meta.get("description")
@@ -74,7 +78,7 @@ def read_doc(artifact: Artifact) -> Doc:
         "tags": " ".join(map(str, as_list(meta.get("tags")))),
         "personas": " ".join(map(str, as_list(meta.get("personas")))),
     }
-    return Doc(fields, description, meta, views(label, description, triggers, body))
+    return Doc(fields, description, meta, views(label, description, triggers, body), problem)
 
 
 def name_words(name: str) -> str:
@@ -157,5 +161,6 @@ def artifact_hash(artifact: Artifact) -> str:
     """The content hash the index is keyed on: the skill folder's dirhash, or the file's."""
     if artifact.folder is not None:
         return content_hash(Path(artifact.folder))
-    with open(artifact.file, "rb") as handle:  # type: ignore[arg-type]
-        return "sha256:" + hashlib.sha256(handle.read()).hexdigest()
+    assert artifact.file is not None
+    data = read_bytes(Path(artifact.file), limit=SKILL_LIMIT, what="a document search indexes")
+    return "sha256:" + hashlib.sha256(data).hexdigest()

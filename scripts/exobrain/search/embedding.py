@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
+import os
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -131,6 +132,9 @@ class MiniLMEncoder:
     dim = 384
 
     def __init__(self, model: Model) -> None:
+        # read when the library loads: without it, onnxruntime writes a device id and a
+        # telemetry database under ~/.cache/Microsoft, outside every folder of ours
+        os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
         import onnxruntime
         from tokenizers import Tokenizer
 

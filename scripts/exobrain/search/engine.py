@@ -12,12 +12,15 @@ a background build (:mod:`exobrain.search.background`).
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
 
-from exobrain.errors import OperationFailed
+from exobrain.catalog import unreadable_skill
+from exobrain.errors import ExobrainError, OperationFailed
 from exobrain.model import Reason
 from exobrain.search import background, embedding
 from exobrain.search.corpus import Artifact, View, open_view
@@ -55,6 +58,8 @@ LEXICAL_NOTE = (
 )
 QualityFn = Callable[[list[str]], Mapping[str, float]]
 Key = TypeVar("Key")
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -114,11 +119,12 @@ class Searcher:
         self.used: list[str] = []  # the encoders that voted in the last ranking
         self.pending: dict[str, int] = {}  # encoder → texts still to embed for the last pool
         self._fresh: set[str] = set()  # refs refreshed by this searcher already
+        self._reported: set[str] = set()  # unreadable files already in the workspace findings
         self.index = self._open()
         self.vectors = VectorStore(self.index)
 
     def _open(self) -> Index:
-        index, reason = open_index(index_path(self.ws.root))
+        index, reason = open_index(index_path(self.ws.root), root=self.ws.root)
         if reason:
             self.notes.append(f"search index: {reason}")
         return index
@@ -131,7 +137,22 @@ class Searcher:
         """Refresh the rows of ``artifacts``; what was done accumulates in :attr:`update`."""
         fresh = artifacts if prune else [a for a in artifacts if a.ref not in self._fresh]
         self._fresh.update(a.ref for a in fresh)
-        return self.index.refresh(fresh, prune=prune, update=self.update, progress=self.progress)
+        update = self.index.refresh(fresh, prune=prune, update=self.update, progress=self.progress)
+        self._report_problems(fresh, update)
+        return update
+
+    def _report_problems(self, artifacts: list[Artifact], update: Update) -> None:
+        """Files that could not be read, and indexed files whose frontmatter could not be
+        (they are indexed by their raw text), become warnings of the workspace, once each."""
+        problems = dict(update.unreadable)
+        stored = self.index.problems()
+        for artifact in artifacts:
+            if artifact.file and artifact.ref in stored:
+                problems.setdefault(artifact.file, artifact.file + stored[artifact.ref])
+        for file, message in problems.items():
+            if file not in self._reported:
+                self._reported.add(file)
+                self.ws.findings.append(unreadable_skill(self.ws.root, Path(file), message))
 
     def view(self, *, everywhere: bool = False) -> View:
         """The connection's view with the declared skills' rows refreshed first, so resolution
@@ -174,8 +195,8 @@ class Searcher:
                 aligned = self.vectors_for(model, pool, INLINE_SECONDS)
                 if aligned is not None:
                     ready[role] = (embedding.load(model), aligned)
-            except (sqlite3.DatabaseError, OperationFailed):
-                raise
+            except (sqlite3.DatabaseError, ExobrainError):
+                raise  # the cache's problems, not the encoder's
             except Exception as exc:  # a broken model file or runtime: say so, search on
                 self.notes.append(f"{role} could not be used ({type(exc).__name__}: {exc})")
         if self.pending:
@@ -184,6 +205,8 @@ class Searcher:
 
     def _pending_note(self) -> str:
         what = ", ".join(f"{role} ({n:,} texts to embed)" for role, n in self.pending.items())
+        if self.index.path is None:  # nothing would keep what a build embeds
+            return f"not used: {what} (the search cache is temporary for this run)"
         if background.start(self.ws.root):
             return (
                 f"not used yet: {what}; embedding them in the background "
@@ -295,10 +318,31 @@ def search(
             result.notes.insert(0, f"search index: unreadable index ({exc}) rebuilt")
             return result
     except sqlite3.DatabaseError as exc:
-        raise OperationFailed(
-            f"search index {index_path(ws.root)}: {exc}",
-            hint="another exobrain command may hold it; try again",
-        ) from exc
+        raise index_failure(ws, exc) from exc
+
+
+def index_failure(ws: Workspace, exc: sqlite3.DatabaseError) -> OperationFailed:
+    """What a SQLite error of the search cache means to the person who ran the command."""
+    return OperationFailed(
+        f"search index {index_path(ws.root)}: {exc}",
+        hint="another exobrain command may hold it (try again), or delete the file",
+    )
+
+
+def guarded(func: Callable[P, R]) -> Callable[P, R]:
+    """A reading entry point of the search family (its first argument a Workspace, or an object
+    holding one as ``ws``): a SQLite error of the cache becomes an OperationFailed, never a
+    traceback (a database locked by a long index build, a cache that is not a database)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            first = args[0]
+            raise index_failure(getattr(first, "ws", first), exc) from exc  # type: ignore[arg-type]
+
+    return wrapper
 
 
 def _search(

@@ -3,10 +3,10 @@
 Two files, both caches (gitignored; delete them any time):
 
 * ``search.sqlite``: ``docs`` (one row per artifact: its ref, the stat signature and content
-  hash it was read at, the frontmatter as JSON), ``fts`` (an FTS5 table over name, triggers,
-  description, instructions, tags and personas; rowid = docs.id) and ``views`` (per artifact
-  and encoder, the texts that encoder embeds and their sha256 keys, see
-  :mod:`exobrain.search.docs`). Cheap to rebuild: about 2 s for 8,000 skills.
+  hash it was read at, the frontmatter as JSON and, when that could not be read, why),
+  ``fts`` (an FTS5 table over name, triggers, description, instructions, tags and personas;
+  rowid = docs.id) and ``views`` (per artifact and encoder, the texts that encoder embeds and
+  their sha256 keys, see :mod:`exobrain.search.docs`). Cheap to rebuild: about 2 s for 8,000 skills.
 * ``embeddings.sqlite``, attached as ``emb``: the vectors, keyed by model and text hash
   (:mod:`exobrain.search.vectors`). Expensive to rebuild (MiniLM: minutes for thousands of skills),
   so it is a file of its own and survives a rebuild of the other.
@@ -18,7 +18,9 @@ counter that never goes back (``seq``), and every write transaction that changes
 ``docs_gen`` token: the vector matrices built from the rows are named by the token and
 patched from the rows written since their ``seq`` (:mod:`exobrain.search.vectors`). A file that is
 missing, from an older format, or corrupt (SQLite refuses it) is deleted and built again — a
-broken cache is never an error.
+broken cache is never an error. Both live in the repository's cache folder, which must be a real
+folder (:func:`exobrain.paths.cache_folder`); a link among their files is dropped, and a cache
+file that is not a file (a folder, a FIFO) gives a temporary index for the run.
 """
 
 from __future__ import annotations
@@ -35,12 +37,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from exobrain.errors import ExobrainError
-from exobrain.paths import REPO_CACHE
+from exobrain.paths import REPO_CACHE, cache_folder
 from exobrain.search.corpus import Artifact
 from exobrain.search.docs import Doc, artifact_hash, read_doc, stat_signature
 from exobrain.skillmd import links_of
 
-FORMAT = "2"
+FORMAT = "3"
 INDEX_FILE = "search.sqlite"
 EMBEDDINGS_FILE = "embeddings.sqlite"
 EMBEDDINGS_FORMAT = "1"
@@ -50,7 +52,8 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs (
     id INTEGER PRIMARY KEY, ref TEXT NOT NULL UNIQUE, type TEXT NOT NULL,
     stat TEXT NOT NULL, hash TEXT NOT NULL, description TEXT NOT NULL, meta TEXT NOT NULL,
-    seq INTEGER NOT NULL);
+    seq INTEGER NOT NULL, problem TEXT);
+CREATE INDEX IF NOT EXISTS docs_problem ON docs (ref) WHERE problem IS NOT NULL;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5({", ".join(COLUMNS)},
     tokenize = 'porter unicode61 remove_diacritics 2');
 CREATE TABLE IF NOT EXISTS views (
@@ -87,6 +90,7 @@ class Update:
     removed: list[str] = field(default_factory=list)
     embedded: dict[str, int] = field(default_factory=dict)  # encoder role → texts embedded
     rebuilt: str | None = None  # why a cache file was rebuilt from scratch, if one was
+    unreadable: dict[str, str] = field(default_factory=dict)  # file → why it was skipped
 
 
 def text_key(text: str) -> bytes:
@@ -193,8 +197,12 @@ class Index:
                 self.db.execute("UPDATE docs SET stat = ? WHERE id = ?", (stat, old[0]))
                 return
             self._write(artifact, read_doc(artifact), stat, digest, old[0] if old else None)
-        except (OSError, ExobrainError):
-            return  # unreadable now; skills-validate reports it
+        except ExobrainError as exc:
+            update.unreadable[artifact.file or artifact.ref] = exc.message
+            return  # unreadable now: skipped, reported as a warning (skills-validate: an error)
+        except OSError as exc:
+            update.unreadable[artifact.file or artifact.ref] = exc.strerror or str(exc)
+            return
         update.reindexed.append(artifact.ref)
 
     @contextmanager
@@ -230,17 +238,18 @@ class Index:
             doc.description,
             json.dumps(doc.meta, ensure_ascii=False, sort_keys=True),
             self._seq,
+            doc.problem,
         )
         if doc_id is None:
             doc_id = self.db.execute(
-                "INSERT INTO docs (ref, type, stat, hash, description, meta, seq) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO docs (ref, type, stat, hash, description, meta, seq, problem) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 values,
             ).lastrowid
         else:
             self.db.execute(
                 "UPDATE docs SET ref = ?, type = ?, stat = ?, hash = ?, "
-                "description = ?, meta = ?, seq = ? WHERE id = ?",
+                "description = ?, meta = ?, seq = ?, problem = ? WHERE id = ?",
                 (*values, doc_id),
             )
             self.db.execute("DELETE FROM fts WHERE rowid = ?", (doc_id,))
@@ -274,6 +283,11 @@ class Index:
                 "id, ref, description, meta, hash", "ref", list(refs)
             )
         }
+
+    def problems(self) -> dict[str, str]:
+        """ref → why its frontmatter could not be read (it is indexed by its raw text), for
+        the rows that have such a problem."""
+        return dict(self.db.execute("SELECT ref, problem FROM docs WHERE problem IS NOT NULL"))
 
     def ids(self, refs: Iterable[str]) -> dict[str, int]:
         """ref → doc id of the indexed ``refs``."""
@@ -335,19 +349,26 @@ def index_path(root: Path) -> Path:
     return root / REPO_CACHE / INDEX_FILE
 
 
-def open_index(path: Path | None) -> tuple[Index, str | None]:
-    """Open (creating) the index and its embeddings file; a file SQLite cannot read or of
+def open_index(path: Path | None, *, root: Path) -> tuple[Index, str | None]:
+    """Open (creating) the index at ``path`` and its embeddings file in ``root``'s cache folder
+    (a real folder: a committed link there is refused); a file SQLite cannot read or of
     another format is deleted and started afresh. Returns the index and why a file was reset
     (None when both were fine)."""
     reason = None
+    odd = [f for f in _files(path) if os.path.lexists(f) and not f.is_file()] if path else []
+    if odd:
+        reason = f"{odd[0]} is not a file: a temporary index is used for this run"
+        path = None
     if path is not None:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            ignore = path.parent / ".gitignore"
-            if not ignore.exists():  # ignored in any repository, whatever its .gitignore says
-                ignore.write_text("*\n", encoding="utf-8")
+            path = cache_folder(root) / path.name
         except OSError:
             path = None  # a read-only checkout: index in memory for this run
+        else:  # the cache folder is ours: a link among SQLite's files is dropped, never followed
+            for ours in _files(path):
+                for suffix in ("", "-journal", "-wal", "-shm"):
+                    if os.path.islink(f"{ours}{suffix}"):
+                        os.unlink(f"{ours}{suffix}")
     try:
         index = _connect(path)
         for schema, key, wanted, file in (
@@ -367,6 +388,11 @@ def open_index(path: Path | None) -> tuple[Index, str | None]:
         discard(path)
         index = _connect(path)
     return index, reason
+
+
+def _files(path: Path) -> tuple[Path, Path]:
+    """The index file at ``path`` and the embeddings file beside it."""
+    return path, path.parent / EMBEDDINGS_FILE
 
 
 def is_corrupt(exc: sqlite3.DatabaseError) -> bool:

@@ -15,18 +15,22 @@ cache. Whoever needs a matrix that does not exist yet makes it from one read sna
 patching the newest older one (only rows written after its ``seq`` and the artifacts it
 lacked are read; an edit costs milliseconds, not a rebuild) or from scratch — and removes the
 older ones; two processes making the same one write the same bytes, and a process that still
-has an old one mapped keeps reading it.
+has an old one mapped keeps reading it. The folder must be a real folder inside the cache
+folder, and only regular files are read from it: a link or a special file is passed over.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from exobrain.paths import cache_folder
 from exobrain.search.embedding import Encoder, Model
 from exobrain.search.index import Index, Progress
 from exobrain.util.staging import staged_file
@@ -86,6 +90,19 @@ class VectorStore:
     def __init__(self, index: Index) -> None:
         self.index = index
 
+    @functools.cached_property
+    def folder(self) -> Path | None:
+        """The matrices' folder: a real folder inside the cache folder (made when missing; a
+        link there is refused, as for the cache folder itself), or None for an in-memory index
+        or a cache folder that cannot be written (then matrices live in memory only)."""
+        cache = self.index.folder  # the repository's .exobrain-cache, a real folder
+        if cache is None:
+            return None
+        try:
+            return cache_folder(cache.parent, VECTORS_DIR)
+        except OSError:
+            return None
+
     def missing(self, model: Model, docs: Iterable[int] | None) -> dict[bytes, str]:
         """key → text of the views of ``docs`` (None: every doc) that ``model`` has no
         vector for."""
@@ -134,20 +151,20 @@ class VectorStore:
     def aligned(self, model: Model, *, make: bool = True) -> Aligned | None:
         """The aligned matrix of ``model`` for the cache as it is now; made when it does not
         exist yet, unless ``make`` is False (then None)."""
-        index, folder = self.index, self.index.folder
+        index, folder = self.index, self.folder
         with index.snapshot():
             prefix = self._prefix(model)
             seq = int(index.meta("seq") or 0)
             vec_gen = index.meta(f"gen:{model.model_id}", "emb") or "0"
             name = f"{prefix}{seq}-{index.meta('docs_gen') or '0'}-{vec_gen}"
-            if folder is not None and (loaded := _load(folder / VECTORS_DIR, name)) is not None:
+            if folder is not None and (loaded := _load(folder, name)) is not None:
                 return loaded
             if not make:
                 return None
-            previous = _newest(folder / VECTORS_DIR, prefix) if folder is not None else None
+            previous = _newest(folder, prefix) if folder is not None else None
             ids, matrix = self._make(model, previous)
         if folder is not None:
-            _save(folder / VECTORS_DIR, name, ids, matrix, prefix.rsplit("-", 2)[0] + "-")
+            _save(folder, name, ids, matrix, prefix.rsplit("-", 2)[0] + "-")
         return _aligned(ids, matrix)
 
     def suspects(self, model: Model, pool: list[int]) -> list[int]:
@@ -155,8 +172,8 @@ class VectorStore:
         older matrix exists, those it lacks and those written after it."""
         import numpy
 
-        folder = self.index.folder
-        previous = _newest(folder / VECTORS_DIR, self._prefix(model)) if folder else None
+        folder = self.folder
+        previous = _newest(folder, self._prefix(model)) if folder else None
         if previous is None:
             return pool
         old, old_seq = previous
@@ -266,14 +283,24 @@ def _newest(folder: Path, prefix: str) -> tuple[Aligned, int] | None:
 def _load(folder: Path, name: str) -> Aligned | None:
     import numpy
 
+    files = [folder / f"{name}.{suffix}.npy" for suffix in ("ids", "vec")]
+    if not all(_regular(f) for f in files):
+        return None  # not built yet, or not ours: a link or a special file is never read
     try:
-        ids = numpy.load(folder / f"{name}.ids.npy")
-        matrix = numpy.load(folder / f"{name}.vec.npy", mmap_mode="r")
+        ids = numpy.load(files[0])
+        matrix = numpy.load(files[1], mmap_mode="r")
     except (OSError, ValueError):
         return None  # not built yet, or removed by a newer build meanwhile
     if len(ids) != len(matrix):
         return None
     return _aligned(ids, matrix)
+
+
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _save(folder: Path, name: str, ids: Any, matrix: Any, prefix: str) -> None:
@@ -283,7 +310,8 @@ def _save(folder: Path, name: str, ids: Any, matrix: Any, prefix: str) -> None:
 
     try:
         for suffix, array in (("vec", matrix), ("ids", ids)):
-            with staged_file(folder / f"{name}.{suffix}.npy") as temp, open(temp, "wb") as out:
+            target = folder / f"{name}.{suffix}.npy"
+            with staged_file(target, root=folder) as temp, open(temp, "wb") as out:
                 numpy.save(out, array)
         for old in os.listdir(folder):
             if old.startswith(prefix) and not old.startswith(f"{name}."):

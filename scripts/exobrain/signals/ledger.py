@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.errors import InputFileError, OperationFailed, UsageError
+from exobrain.util.fileio import make_folders
 from exobrain.util.locking import lock_fd
 
 SIGNALS_DIR = "signals"
@@ -39,19 +40,26 @@ DEFAULT_CURRENCY = "token"
 UNION_RULE = "signals/**/*.jsonl merge=union"
 #: Fund amounts are summed in millionths so a sum never depends on the order of the lines.
 FUND_UNIT = 1_000_000
+#: The largest amount one fund line may carry, and the largest count of a compaction snapshot
+#: (uses or outcomes of one skill on one day): anything beyond is a hostile line, not a signal.
+MAX_FUND = 1_000_000_000
+MAX_COUNT = 1_000_000_000
 LOCK_TIMEOUT = 10.0
+#: The cap on one ledger file (one person on one host): about 400,000 lines, and compaction
+#: keeps real ones far smaller.
+LEDGER_LIMIT = 64 << 20
 
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-_CURRENCY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$")
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+_CURRENCY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,31}\Z")
 #: A ledger's skill field. The name part is looser than the naming rule (the reader's pattern
 #: is faster without the nested group); only declared names are ever written or scored.
-_CANONICAL_REF = re.compile(r"^skill:[a-z0-9][a-z0-9-]*@[A-Za-z0-9][A-Za-z0-9._/-]*$")
+_CANONICAL_REF = re.compile(r"^skill:[a-z0-9][a-z0-9-]*@[A-Za-z0-9][A-Za-z0-9._/-]*\Z")
 #: The canonical timestamp, as two groups (day, time); shared with the fast reader.
 TS_PATTERN = (
     r"(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))"
     r"T((?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3})Z"
 )
-_TS = re.compile(f"^{TS_PATTERN}$")
+_TS = re.compile(f"^{TS_PATTERN}\\Z")
 _EPOCH = 719163  # date(1970, 1, 1).toordinal(): datetime is imported only where it is needed
 
 
@@ -167,10 +175,10 @@ def fund_value(text: Any, currency: str) -> float:
     value = _number(text, "fund amount")
     if value <= 0:
         raise UsageError(f"fund amount must be greater than 0, not {text}")
+    if value > MAX_FUND:
+        raise UsageError(f"fund amount {text} is too large (at most {MAX_FUND})")
     if round(value * FUND_UNIT) < 1:
         raise UsageError(f"fund amount {text} is below the smallest unit, 0.000001")
-    if value * FUND_UNIT > 2**53:
-        raise UsageError(f"fund amount {text} is too large")
     if not _CURRENCY.match(currency or ""):
         raise UsageError(f"currency {currency!r} must be a short code such as token")
     return value
@@ -278,6 +286,12 @@ def ledger_path(root: Path, person: str, host: str) -> Path:
     return root / SIGNALS_DIR / person / f"{host}{LEDGER_SUFFIX}"
 
 
+def ledger_owner(rel: str) -> str:
+    """The person whose folder holds a ledger (``signals/<person>/<host>.jsonl``): the only
+    ``by`` its lines may carry."""
+    return rel.rsplit("/", 2)[-2]
+
+
 def ledger_files(root: Path) -> list[Path]:
     """Every ledger in the repository, sorted (``signals/<person>/<host>.jsonl``)."""
     base = root / SIGNALS_DIR
@@ -290,7 +304,8 @@ def ledger_files(root: Path) -> list[Path]:
         if person.name.startswith(".") or not person.is_dir():
             continue
         for entry in sorted(os.scandir(person.path), key=lambda e: e.name):
-            if entry.name.endswith(LEDGER_SUFFIX) and entry.is_file():
+            # anything but a folder: a FIFO or a dangling link is then reported by the reader
+            if entry.name.endswith(LEDGER_SUFFIX) and not entry.is_dir():
                 found.append(Path(entry.path))
     return found
 
@@ -298,28 +313,28 @@ def ledger_files(root: Path) -> list[Path]:
 # --- writing ----------------------------------------------------------------------------
 
 
-def locked_ledger(path: Path, timeout: float = LOCK_TIMEOUT) -> int:
-    """Open ``path`` for appending and hold an exclusive lock on it; return the fd.
+def locked_ledger(path: Path, *, root: Path, timeout: float = LOCK_TIMEOUT) -> int:
+    """Open ``path`` (inside ``root``) for reading and appending and hold an exclusive lock on
+    it; return the fd.
 
-    Compaction replaces the file with a rename while holding the same lock, so the lock checks
-    that our fd is still the file at ``path`` and reopens otherwise: a line is never appended
-    to a replaced (unlinked) file.
+    A ledger is the toolkit's own file: its folder must resolve inside ``root`` and the file
+    is never followed (a committed ``signals/alice/<host>.jsonl`` link to ``~/.bashrc`` is
+    refused, exit 2). Compaction replaces the file with a rename while holding the same lock,
+    so the lock checks that our fd is still the file at ``path`` and reopens otherwise: a line
+    is never appended to a replaced (unlinked) file.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return lock_fd(path, os.O_WRONLY | os.O_APPEND, timeout, "the ledger")
+    make_folders(root, path.parent)
+    return lock_fd(path, os.O_RDWR | os.O_APPEND, timeout, "the ledger", root=root)
 
 
-def append_line(path: Path, line: dict[str, Any]) -> None:
+def append_line(path: Path, line: dict[str, Any], *, root: Path) -> None:
     """Append one line with a single ``write`` under the ledger's lock (never interleaved)."""
     data = dump_line(line).encode("utf-8")
-    fd = locked_ledger(path)
+    fd = locked_ledger(path, root=root)
     try:
         size = os.fstat(fd).st_size
-        if size:
-            with open(path, "rb") as handle:  # a hand edit may have left no final newline
-                handle.seek(size - 1)
-                if handle.read(1) != b"\n":
-                    data = b"\n" + data
+        if size and os.pread(fd, 1, size - 1) != b"\n":  # a hand edit may have left none
+            data = b"\n" + data
         written = os.write(fd, data)
         if written != len(data):
             raise OperationFailed(
@@ -340,12 +355,12 @@ def ensure_union_merge(root: Path) -> bool:
     from exobrain.util.fileio import atomic_write_text, read_text
 
     path = root / ".gitattributes"
-    text = read_text(path) if path.exists() else ""
+    text = read_text(path) if path.exists() or path.is_symlink() else ""
     if any(line.split() == UNION_RULE.split() for line in text.splitlines()):
         return False
     if text and not text.endswith("\n"):
         text += "\n"
-    atomic_write_text(path, text + UNION_RULE + "\n")
+    atomic_write_text(path, text + UNION_RULE + "\n", root=root)
     return True
 
 
@@ -360,5 +375,5 @@ def record_signal(root: Path, line: dict[str, Any]) -> tuple[Path, str | None]:
             ensure_union_merge(root)
         except (InputFileError, OSError) as exc:
             warning = f".gitattributes not updated ({exc}); add the line: {UNION_RULE}"
-    append_line(path, line)
+    append_line(path, line, root=root)
     return path, warning

@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from exobrain.util import boundedjson
+
 HOOK_MODULE = "exobrain.signals.usage_hook"
 EVENT = "PostToolUse"
 MATCHER = "Skill"
@@ -33,8 +35,9 @@ LOG_LIMIT = 256 * 1024
 
 
 def log_path() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "exobrain" / "usage-hook.log"
+    from exobrain.paths import user_state_dir
+
+    return user_state_dir() / "usage-hook.log"
 
 
 def log(message: str) -> None:
@@ -119,7 +122,7 @@ def cached_resolution(root: str, agent: str) -> dict[str, Any] | None:
     """The cached names, person and host, when no file they were computed from changed."""
     try:
         with open(_cache_path(root, agent), encoding="utf-8") as handle:
-            data = json.load(handle)
+            data = boundedjson.loads(handle.read())
         if data["environment"] != _environment():
             return None
         for path, stamp in data["files"].items():
@@ -132,6 +135,8 @@ def cached_resolution(root: str, agent: str) -> dict[str, Any] | None:
 
 def fresh_resolution(root: str, agent: str) -> dict[str, Any]:
     """Resolve the connection, then cache the result keyed on every file that was read."""
+    from exobrain.errors import ExobrainError
+    from exobrain.paths import user_cache_dir
     from exobrain.registry import registry_path
     from exobrain.scopes import CONNECTION_FILE, SCOPE_FLAG, ancestor_paths
     from exobrain.signals.ledger import author, host_id
@@ -153,8 +158,10 @@ def fresh_resolution(root: str, agent: str) -> dict[str, Any]:
     files += [registry_path(ws.root, scope) for scope in ws.registries]
     data["files"] = {str(path): _stamp(str(path)) for path in files}
     try:
-        atomic_write_text(Path(_cache_path(root, agent)), json.dumps(data), durable=False)
-    except OSError as exc:
+        atomic_write_text(
+            Path(_cache_path(root, agent)), json.dumps(data), root=user_cache_dir(), durable=False
+        )
+    except (OSError, ExobrainError) as exc:
         log(f"resolution cache not written: {exc}")
     return data
 
@@ -192,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         repo = Path(args[args.index("--repo") + 1]) if "--repo" in args else None
         text = sys.stdin.read()
-        record_usage(json.loads(text) if text.strip() else {}, repo)
+        record_usage(boundedjson.loads(text) if text.strip() else {}, repo)
     except Exception as exc:
         log(f"error: {type(exc).__name__}: {exc}")
     return 0
@@ -212,12 +219,15 @@ def _hooks_of(group: dict[str, Any]) -> list[Any]:
     return hooks if isinstance(hooks, list) else []
 
 
-def install_usage_hook(settings_path: Path, command: list[str]) -> bool:
-    """Merge the hook into a Claude settings file; True when the file changed.
+def install_usage_hook(settings_path: Path, command: list[str], *, root: Path) -> bool:
+    """Merge the hook into a Claude settings file inside ``root`` (the repository, or Claude's
+    home with ``--user``); True when the file changed.
 
     Other settings and hooks are kept as they are (unknown keys included); a hook of ours
     with an outdated command is updated in place; running it twice changes nothing. A file
-    that is not a JSON object is refused (InputFileError), never rewritten. The write is atomic.
+    that is not a JSON object is refused (InputFileError), never rewritten. The write is atomic;
+    a settings file that is a symlink is written through when the link stays inside ``root``
+    (it stays a link) and refused with the link named when it leaves, never replaced.
     """
     import shlex
 
@@ -261,7 +271,7 @@ def install_usage_hook(settings_path: Path, command: list[str]) -> bool:
             hook.update(wanted)
     else:
         groups.append({"matcher": MATCHER, "hooks": [wanted]})
-    atomic_write_text(settings_path, dump_json(data))
+    atomic_write_text(settings_path, dump_json(data), root=root)
     return True
 
 

@@ -1,9 +1,14 @@
 """``.skill`` / ``.zip`` archives: safe extraction for import, reproducible writing for export.
 
-Extraction refuses what could write outside the target folder (absolute names, ``..``) and
-links that leave it, and caps the unpacked size and entry count so a hostile archive cannot
-fill the disk. Written archives are reproducible: entries sorted, fixed timestamps, so the same
-skills give the same bytes.
+An archive comes from anywhere, so extraction trusts none of it. Before anything is written it
+refuses absolute names and ``..``, a name that appears twice (a link then a file of the same
+name would write through the link), any entry whose path passes through a link entry or a
+file entry, and an archive over the size or entry cap (a hostile archive cannot fill the
+disk). Then folders and files are written (files created exclusively, never through a link),
+links last; and each link is finally resolved against the extracted tree as it stands
+(:func:`exobrain.util.confine.leaves`), so ``p -> .`` plus ``r -> p/p/../..`` — both harmless
+as text — is refused because ``r`` reaches outside. Written archives are reproducible: entries
+sorted, fixed timestamps, so the same skills give the same bytes.
 """
 
 from __future__ import annotations
@@ -15,11 +20,13 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from exobrain.errors import InputFileError
-from exobrain.util.treecopy import link_escapes
+from exobrain.util.confine import leaves
+from exobrain.util.fileio import open_regular
 
 MAX_BYTES = 1 << 30
 MAX_ENTRIES = 100_000
 _EPOCH = (1980, 1, 1, 0, 0, 0)
+_LINK_MAX = 4096
 
 
 def is_archive(path: Path) -> bool:
@@ -35,48 +42,78 @@ def _safe_name(name: str) -> str | None:
     return "/".join(p for p in parts if p != ".")
 
 
-def extract(archive: Path, dest: Path) -> None:
-    """Unpack ``archive`` into the existing folder ``dest``."""
-    try:
-        handle = zipfile.ZipFile(archive)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise InputFileError(f"{archive}: not a readable zip archive ({exc})") from exc
-    with handle:
-        infos = handle.infolist()
-        if len(infos) > MAX_ENTRIES or sum(i.file_size for i in infos) > MAX_BYTES:
-            raise InputFileError(
-                f"{archive}: more than {MAX_ENTRIES} entries or "
-                f"{MAX_BYTES >> 20} MB unpacked; refusing to extract it"
+def _refuse(archive: Path, why: str) -> InputFileError:
+    return InputFileError(f"{archive}: {why}; refusing the archive, nothing was kept")
+
+
+def _plan(archive: Path, infos: list[zipfile.ZipInfo]) -> list[tuple[str, str, zipfile.ZipInfo]]:
+    """``(name, kind, info)`` per entry (kind: dir, link or file), every name checked."""
+    if len(infos) > MAX_ENTRIES or sum(i.file_size for i in infos) > MAX_BYTES:
+        raise _refuse(archive, f"more than {MAX_ENTRIES} entries or {MAX_BYTES >> 20} MB unpacked")
+    planned: list[tuple[str, str, zipfile.ZipInfo]] = []
+    kinds: dict[str, str] = {}
+    for info in infos:
+        name = _safe_name(info.filename)
+        if name is None:
+            raise _refuse(
+                archive, f"entry {info.filename!r} would land outside the extraction folder"
             )
-        for info in infos:
-            name = _safe_name(info.filename)
-            if name is None:
-                raise InputFileError(
-                    f"{archive}: entry {info.filename!r} would land outside "
-                    f"the extraction folder; refusing the archive"
-                )
-            if not name:
-                continue
-            target = dest / name
-            mode = info.external_attr >> 16
-            if info.is_dir():
-                target.mkdir(parents=True, exist_ok=True)
-                continue
+        if not name:
+            continue
+        mode = info.external_attr >> 16
+        kind = "dir" if info.is_dir() else "link" if stat.S_ISLNK(mode) else "file"
+        if name in kinds:
+            raise _refuse(archive, f"entry {name!r} appears twice")
+        kinds[name] = kind
+        planned.append((name, kind, info))
+    for name, _, _ in planned:
+        parts = name.split("/")
+        for depth in range(1, len(parts)):
+            above = "/".join(parts[:depth])
+            if kinds.get(above, "dir") != "dir":
+                raise _refuse(archive, f"entry {name!r} passes through {above!r}, a {kinds[above]}")
+    return planned
+
+
+def extract(archive: Path, dest: Path) -> None:
+    """Unpack ``archive`` into the existing empty folder ``dest`` (see the module docstring).
+    On refusal, whatever was written stays in ``dest`` for the caller to remove."""
+    with os.fdopen(open_regular(archive), "rb") as raw:
+        try:
+            handle = zipfile.ZipFile(raw)
+        except (zipfile.BadZipFile, OSError) as exc:
+            raise InputFileError(f"{archive}: not a readable zip archive ({exc})") from exc
+        with handle:
+            _extract(archive, handle, dest)
+
+
+def _extract(archive: Path, handle: zipfile.ZipFile, dest: Path) -> None:
+    """Folders and files first (no link exists yet to write through), links last, then
+    every link resolved against the finished tree."""
+    planned = _plan(archive, handle.infolist())
+    links: list[tuple[str, str]] = []
+    for name, kind, info in planned:
+        target = dest / name
+        if kind == "dir":
+            target.mkdir(parents=True, exist_ok=True)
+        elif kind == "link":
+            if info.file_size > _LINK_MAX:
+                raise _refuse(archive, f"{name} is a link with an implausible target")
+            links.append((name, handle.read(info).decode("utf-8", "surrogateescape")))
+        else:
             target.parent.mkdir(parents=True, exist_ok=True)
-            if stat.S_ISLNK(mode):
-                link = handle.read(info).decode("utf-8", "surrogateescape")
-                if link_escapes(name, link):
-                    raise InputFileError(
-                        f"{archive}: {name} is a link to {link!r}, outside "
-                        f"the archive; refusing the archive"
-                    )
-                os.symlink(link, target)
-                continue
-            with handle.open(info) as src, open(target, "wb") as dst:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+            with handle.open(info) as src, os.fdopen(os.open(target, flags, 0o644), "wb") as dst:
                 while block := src.read(1 << 20):
                     dst.write(block)
-            if mode & 0o111:
+            if (info.external_attr >> 16) & 0o111:
                 os.chmod(target, 0o755)
+    for name, text in links:
+        (dest / name).parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(text, dest / name)
+    for name, text in links:
+        if leaves(dest, dest / name):
+            raise _refuse(archive, f"{name} is a link to {text!r}, which leads outside it")
 
 
 #: One archive member: (name in the archive, file to copy, or text, or a link target).
@@ -101,6 +138,6 @@ def write_zip(dest: Path, members: Iterable[Member]) -> None:
                 handle.writestr(info, text.encode("utf-8"))
                 continue
             assert path is not None
-            with open(path, "rb") as src, handle.open(info, "w") as dst:
+            with os.fdopen(open_regular(path), "rb") as src, handle.open(info, "w") as dst:
                 while block := src.read(1 << 20):
                     dst.write(block)

@@ -8,7 +8,9 @@ re-check a hash with ``sha256sum`` and ``base64`` alone.
 
 Left out, because they are not part of a skill's content: version-control folders, Python
 byte-code and tool caches, ``.DS_Store`` and the fetcher's install record. A symbolic link is
-hashed by its target text (it is not followed), so a link cannot pull outside content in.
+hashed by its target text (it is not followed), so a link cannot pull outside content in. A
+FIFO, device or socket in the folder is refused (:class:`~exobrain.util.confine.UnsafePath`),
+never opened: reading one would hang.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import os
 from pathlib import Path
 
 from exobrain.errors import OperationFailed
+from exobrain.util.confine import UnsafePath, special_kind
+from exobrain.util.fileio import open_regular
 
 #: The fetcher's install record; it describes the content, so it is not part of it.
 INSTALL_RECORD = ".exobrain-source.json"
@@ -45,7 +49,7 @@ def is_skipped_file(name: str) -> bool:
 
 
 def _digest_file(path: str) -> str:
-    with open(path, "rb") as handle:
+    with os.fdopen(open_regular(path), "rb") as handle:
         data = handle.read(_CHUNK)
         if len(data) < _CHUNK:  # the common case: a small file, one read
             return hashlib.sha256(data).hexdigest()
@@ -71,9 +75,15 @@ def file_digests(folder: Path) -> dict[str, str]:
                             hint="rename the file",
                         )
                     digests[rel] = hashlib.sha256(os.fsencode(os.readlink(entry.path))).hexdigest()
-                elif entry.is_dir():
+                elif entry.is_dir(follow_symlinks=False):
                     if entry.name not in SKIPPED_DIRS:
                         walk(entry.path, rel + "/")
+                elif not entry.is_file(follow_symlinks=False):
+                    kind = special_kind(entry.stat(follow_symlinks=False).st_mode)
+                    raise UnsafePath(
+                        f"{entry.path}: is {kind}, not a regular file; it cannot be hashed",
+                        hint="remove it from the skill folder",
+                    )
                 elif not is_skipped_file(entry.name):
                     if "\n" in rel:
                         raise OperationFailed(

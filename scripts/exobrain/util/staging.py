@@ -11,6 +11,10 @@ step is one ``rename``) and either the complete folder appears or nothing does:
   content is removed only after the new one is in place;
 * an error or an interrupt: the staging folder is removed and the target is as it was.
 
+The target's folder is made (or found) with :func:`~exobrain.util.fileio.make_folders`
+inside the caller's ``root``, so a committed link such as ``people/alice/skills -> ~`` never
+receives an imported or forked skill.
+
 Staging and discarded folders carry fixed prefixes, so :func:`clean_leftovers` can remove what
 a killed run left behind, and nothing else.
 """
@@ -26,21 +30,23 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from exobrain.util.fileio import default_dir_mode
+from exobrain.util.fileio import default_dir_mode, make_folders
 
 TMP_PREFIX = ".exobrain-tmp-"
 OLD_PREFIX = ".exobrain-old-"
 
 
 @contextmanager
-def staged_folder(target: Path, *, replace: bool = False, empty_ok: bool = False) -> Iterator[Path]:
+def staged_folder(
+    target: Path, *, root: Path, replace: bool = False, empty_ok: bool = False
+) -> Iterator[Path]:
     """Yield an empty staging folder (with the mode ``mkdir`` would give under the umask); when
-    the block ends normally it becomes ``target``.
+    the block ends normally it becomes ``target``, whose folder must lie inside ``root``.
 
     ``target`` must not exist, unless ``replace`` (it is swapped out and removed) or
     ``empty_ok`` and it is an empty folder (it is removed first). ``FileExistsError`` otherwise.
     """
-    target.parent.mkdir(parents=True, exist_ok=True)
+    target = make_folders(root, target.parent) / target.name
     staging = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{target.name}-", dir=target.parent))
     try:
         os.chmod(staging, default_dir_mode())
@@ -52,10 +58,11 @@ def staged_folder(target: Path, *, replace: bool = False, empty_ok: bool = False
 
 
 @contextmanager
-def staged_file(target: Path) -> Iterator[Path]:
-    """Yield a path beside ``target`` to write a file to; when the block ends normally the file
-    is renamed to ``target`` (with the mode a new file gets under the umask)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+def staged_file(target: Path, *, root: Path) -> Iterator[Path]:
+    """Yield a path beside ``target`` (whose folder must lie inside ``root``) to write a file
+    to; when the block ends normally the file is renamed to ``target`` (with the mode a new
+    file gets under the umask)."""
+    target = make_folders(root, target.parent) / target.name
     handle, name = tempfile.mkstemp(prefix=f"{TMP_PREFIX}{target.name}-", dir=target.parent)
     os.close(handle)
     temp = Path(name)

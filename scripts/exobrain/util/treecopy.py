@@ -5,8 +5,11 @@ file once for the copy and once more for the hash would double the I/O of a 20 M
 digests produced here follow :mod:`exobrain.util.dirhash` exactly (same junk rules, symbolic links
 hashed by their target text), which the test suite checks.
 
-Symbolic links are copied as links when they stay inside the skill folder; a link that points
-outside it (or is absolute) is refused, so a copied skill never pulls in outside content.
+Symbolic links are copied as links when they stay inside the skill folder, judged by the one
+escape rule (:func:`exobrain.util.confine.leaves`: the link followed through the tree as it
+stands, not its target read as text); a link that leads outside is refused, and so is anything
+that is not a regular file, a folder or a link (a FIFO would hang the copy), so a copied skill
+never pulls in outside content.
 """
 
 from __future__ import annotations
@@ -16,42 +19,20 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from exobrain.errors import OperationFailed
+from exobrain.util.confine import UnsafePath, leaves, special_kind
 from exobrain.util.dirhash import SKIPPED_DIRS, is_skipped_file
+from exobrain.util.fileio import open_regular
 
 _CHUNK = 1 << 20
 
 
-def link_escapes(rel: str, target: str) -> bool:
-    """True when a link at ``rel`` (POSIX, inside a skill) with ``target`` leaves the skill."""
-    if os.path.isabs(target):
-        return True
-    joined = os.path.normpath(os.path.join(os.path.dirname(rel), target))
-    return joined == ".." or joined.startswith("../")
-
-
-def escaping_links(folder: Path) -> list[str]:
-    """Relative paths of the symbolic links in ``folder`` that point outside it."""
-    found: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = [d for d in dirnames if d not in SKIPPED_DIRS]
-        rel_dir = os.path.relpath(dirpath, folder)
-        for name in dirnames + filenames:
-            path = os.path.join(dirpath, name)
-            if os.path.islink(path):
-                rel = name if rel_dir == "." else f"{rel_dir}/{name}".replace(os.sep, "/")
-                if link_escapes(rel, os.readlink(path)):
-                    found.append(rel)
-    return sorted(found)
-
-
 def _copy_file(source: str, target: str) -> str:
     digest = hashlib.sha256()
-    with open(source, "rb") as src, open(target, "wb") as dst:
+    with os.fdopen(open_regular(source), "rb") as src, open(target, "xb") as dst:
         for block in iter(lambda: src.read(_CHUNK), b""):
             digest.update(block)
             dst.write(block)
-    mode = os.stat(source).st_mode
+        mode = os.fstat(src.fileno()).st_mode
     if mode & 0o111:
         os.chmod(target, 0o755)
     return digest.hexdigest()
@@ -60,7 +41,8 @@ def _copy_file(source: str, target: str) -> str:
 def iter_tree(source: Path) -> Iterator[tuple[str, str, str | None]]:
     """``(relative POSIX path, absolute path, link target or None)`` for every file and link
     of a skill folder that counts (junk left out; folders are implied by the paths).
-    A link that points outside the folder raises :class:`OperationFailed`."""
+    A link that leads outside the folder, or a special file, raises
+    :class:`~exobrain.util.confine.UnsafePath`."""
 
     def walk(directory: str, prefix: str) -> Iterator[tuple[str, str, str | None]]:
         with os.scandir(directory) as entries:
@@ -68,21 +50,28 @@ def iter_tree(source: Path) -> Iterator[tuple[str, str, str | None]]:
         for entry in listing:
             rel = prefix + entry.name
             if "\n" in rel:
-                raise OperationFailed(
+                raise UnsafePath(
                     f"{entry.path}: file names with a newline cannot be copied",
                     hint="rename the file",
                 )
             if entry.is_symlink():
                 link = os.readlink(entry.path)
-                if link_escapes(rel, link):
-                    raise OperationFailed(
-                        f"{entry.path}: symbolic link to {link!r} points outside the skill folder",
+                if leaves(source, Path(entry.path)):
+                    raise UnsafePath(
+                        f"{entry.path}: symbolic link to {link!r} leads outside the skill folder",
                         hint="replace the link with the file it points to",
                     )
                 yield rel, entry.path, link
-            elif entry.is_dir():
+            elif entry.is_dir(follow_symlinks=False):
                 if entry.name not in SKIPPED_DIRS:
                     yield from walk(entry.path, rel + "/")
+            elif not entry.is_file(follow_symlinks=False):
+                kind = special_kind(entry.stat(follow_symlinks=False).st_mode)
+                raise UnsafePath(
+                    f"{entry.path}: is {kind}, not a regular file; skills hold only files, "
+                    f"folders and links",
+                    hint="remove it from the skill folder",
+                )
             elif not is_skipped_file(entry.name):
                 yield rel, entry.path, None
 
@@ -126,7 +115,7 @@ def copy_tree(
 
 def _digest(path: str) -> str:
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with os.fdopen(open_regular(path), "rb") as handle:
         for block in iter(lambda: handle.read(_CHUNK), b""):
             digest.update(block)
     return digest.hexdigest()

@@ -8,14 +8,15 @@ folder, not in version-control or cache folders, at most a few levels down).
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from exobrain.errors import ExobrainError
 from exobrain.skillmd import SKILL_FILE
 from exobrain.util.dirhash import SKIPPED_DIRS
+from exobrain.util.fileio import load_json
 
 MANIFESTS = (".claude-plugin/marketplace.json", ".claude-plugin/plugin.json")
 #: Hidden folders that commonly hold skills and are worth scanning.
@@ -60,8 +61,8 @@ def discover(root: Path) -> Bundle:
             continue
         bundle.manifests.append(manifest)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            data = load_json(path)
+        except ExobrainError as exc:
             bundle.notes.append(f"{manifest}: unreadable ({exc}); scanning the folders instead")
             continue
         plugins = data.get("plugins") if manifest.endswith("marketplace.json") else [data]
