@@ -285,8 +285,8 @@ class CommittedTree:
             self.unread[_in_scope(scope.path, REGISTRY_FILE)] = reason
             return Registry(scope.path, self.root)
         parsed = registry_from_text(self.root, scope.path, found.data.decode("utf-8", "replace"))
-        if not parsed.findings and isinstance(parsed.data, dict):
-            self._cache.put_registry(blob, parsed.data.get("skills"))
+        if not parsed.findings and "policy" not in parsed.data:  # all a cached parse keeps
+            self._cache.put_registry(blob, parsed.data["skills"])
         return parsed
 
     def descriptions(self, wanted: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:

@@ -153,20 +153,20 @@ def _resolve(text: str, by_name: dict[str, set[Identity]]) -> Identity | None:
 def _link_name_collisions(root: Path, declarations: list[Entry]) -> list[Finding]:
     """Two different skills that would get the same folder name in one agent's skills dir.
 
-    A link name does not depend on the agent, so it is computed once per declaration; when no
-    declaration names or skips an agent, every agent sees the same names and one pass over
-    them stands for all (the first agent is the one named)."""
-    links = [(entry, entry.identity.link_name) for entry in declarations]
-    filtered = any(entry.agent is not None or entry.skip_agents for entry in declarations)
+    Identities and link names are computed once per entry; when no entry filters agents,
+    every agent sees the same names and one pass stands for all of them."""
     found, reported = [], set()
+    identities = [entry.identity for entry in declarations]
+    keyed = [(e, i, i.link_name) for e, i in zip(declarations, identities, strict=True)]
+    filtered = any(entry.agent is not None or entry.skip_agents for entry in declarations)
     for agent in AGENTS if filtered else AGENTS[:1]:
-        names: dict[str, Entry] = {}
-        for entry, link in links:
+        names: dict[str, tuple[Entry, Identity]] = {}
+        for entry, identity, link in keyed:
             if filtered and not entry.applies_to(agent.name):
                 continue
-            other = names.setdefault(link, entry)
-            if other.identity != entry.identity and (link, entry.identity) not in reported:
-                reported.add((link, entry.identity))
+            other, other_identity = names.setdefault(link, (entry, identity))
+            if other_identity != identity and (link, identity) not in reported:
+                reported.add((link, identity))
                 found.append(
                     Finding(
                         ERROR,

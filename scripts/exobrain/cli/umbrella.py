@@ -25,6 +25,7 @@ VERBS: dict[str, str] = {
     "harvest": "harvest:command",
     "get": "get:command",
     "import": "importcmd:command",
+    "index": "index:command",
     "lifecycle": "lifecycle:command",
     "links": "links:command",
     "list": "list:command",
@@ -35,6 +36,7 @@ VERBS: dict[str, str] = {
     "show": "show:command",
     "sparse": "sparse:command",
     "supersede": "supersede:command",
+    "trust": "trust:command",
 }
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from exobrain.agents import AGENTS, Agent, get_agent
 from exobrain.catalog import skill_dir
-from exobrain.connect import cone, external, githooks, linker, preload, scopehooks, surfaces
+from exobrain.connect import cone, external, githooks, linker, preload, scopehooks, surfaces, trust
 from exobrain.connect.choice import (
     Choice,
     Flags,
@@ -267,7 +267,9 @@ def _prepare(
     ]
     report.actions = [a for a in actions if a is not None]
     report.findings = ws.findings
-    report.hooks_planned = scopehooks.find_hooks(ws.root, ws.chain.scopes, agent.name)
+    report.hooks_planned = scopehooks.find_hooks(
+        ws.root, ws.chain.scopes, agent.name, trust.load_trust_or_warn(report.warnings)
+    )
     return report
 
 

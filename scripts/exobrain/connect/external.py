@@ -56,6 +56,7 @@ def sync(
         return
     report.external = result
     for event in getattr(result, "events", []):
-        if event.failed:
-            report.warnings.append(f"external skill {event.link_name}: {event.text()}")
+        if event.failed or event.action == "modified":  # a tampered install fails the connect
+            line = f"external skill {event.link_name}: {event.text()}"
+            (report.warnings if event.failed else report.problems).append(line)
     report.warnings += list(getattr(result, "warnings", []))
