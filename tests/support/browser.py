@@ -14,11 +14,21 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CHROMIUM_FLAGS", "Browser", "browser_required", "find_browser", "start_driver"]
+__all__ = [
+    "CHROMIUM_FLAGS",
+    "Browser",
+    "browser_required",
+    "browser_session",
+    "find_browser",
+    "full_page_screenshot",
+    "start_driver",
+]
 
 #: Every flag, and why. Headless as root needs --no-sandbox (without it Chromium exits:
 #: "Running as root without --no-sandbox is not supported"). The rest keep a closed
@@ -142,3 +152,21 @@ def full_page_screenshot(driver: Any, path: Path, max_height: int = 6000) -> Non
         "Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True, "clip": clip}
     )
     path.write_bytes(base64.b64decode(shot["data"]))
+
+
+@contextmanager
+def browser_session(profile: Path) -> Iterator[Any]:
+    """A started driver for one test module (profile in ``profile``), quit afterwards. Where no
+    browser can run, the tests skip with the reason — or fail, where :func:`browser_required`."""
+    import pytest
+
+    found = find_browser()
+    if isinstance(found, str):
+        if browser_required():
+            pytest.fail(f"the browser tests must run here but cannot: {found}")
+        pytest.skip(f"browser tests skipped: {found}")
+    driver = start_driver(found, profile)
+    try:
+        yield driver
+    finally:
+        driver.quit()
