@@ -28,6 +28,7 @@ BENCHMARKS = {
     "instance": "instance",
     "search": "search",
     "site": "site",
+    "eval": "evaluation",
     "security": "security",
     "architecture": "architecture",
 }
