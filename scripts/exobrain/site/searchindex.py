@@ -25,7 +25,7 @@ import math
 from collections import Counter
 from typing import Any
 
-from exobrain.search.engine import STOPWORDS
+from exobrain.search.query import STOPWORDS
 from exobrain.site.data import Catalog, Skill
 from exobrain.site.text import stem, terms, tokenize
 
