@@ -102,7 +102,12 @@ class Drift:
 
 def drift(folder: Path, locked: dict[str, Any]) -> Drift:
     """Compare a folder's files with a lock entry."""
-    digests = file_digests(folder)
+    return drift_of(file_digests(folder), locked)
+
+
+def drift_of(digests: dict[str, str], locked: dict[str, Any]) -> Drift:
+    """Compare a folder's file digests (:func:`~exobrain.util.dirhash.file_digests`) with a
+    lock entry."""
     old: dict[str, str] = locked.get("files", {})
     return Drift(
         changed=sorted(p for p in digests if p in old and old[p] != digests[p]),
@@ -131,3 +136,18 @@ def version_problem(current: str | None, locked: dict[str, Any], folder_drift: D
             f"bump it: exobrain register PATH --bump patch"
         )
     return None
+
+
+def lock_state(digests: dict[str, str], version: str | None, locked: Any) -> dict[str, Any]:
+    """A skill's standing against its lock entry, for people to read: ``state`` is
+    ``locked`` (content and version as locked), ``drifted`` (files changed since; the files
+    are named), ``version differs`` (same files, another version) or ``not locked``."""
+    if not isinstance(locked, dict) or "hash" not in locked:
+        return {"state": "not locked"}
+    found = drift_of(digests, locked)
+    facts: dict[str, Any] = {"locked version": locked.get("version"), "hash": locked["hash"]}
+    if found.any:
+        return {"state": "drifted", **facts, "changes": found.describe()}
+    if version != locked.get("version"):
+        return {"state": "version differs", **facts, "version": version}
+    return {"state": "locked", **facts}

@@ -43,6 +43,7 @@ FRAMEWORK_FILES: tuple[str, ...] = (
     ".pre-commit-config.yaml",
     ".pre-commit-hooks.yaml",
     ".github/workflows/skills-review.yml",
+    ".github/workflows/site.yml",
 )
 #: Framework folders: every file below them (the package, its tests, the agent docs, CI).
 FRAMEWORK_FOLDERS: tuple[str, ...] = ("scripts/", "tests/", "knowledge/exobrain/", ".ci/")
