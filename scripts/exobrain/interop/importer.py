@@ -13,12 +13,14 @@ written. Everything is checked before anything is written, and ``dry_run`` write
 from __future__ import annotations
 
 import shutil
+from collections import defaultdict
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from exobrain.artifacts.checks import resolve_ref, skill_refs
 from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_path
 from exobrain.artifacts.promote import target_scope
 from exobrain.catalog import skill_dir
@@ -27,14 +29,14 @@ from exobrain.interop.formats import detect, importer
 from exobrain.interop.formats.bundle import Bundle, FoundSkill, discover
 from exobrain.interop.formats.fields import SLUG, dump, read_lenient, translate
 from exobrain.interop.inputs import Opened, classify, is_shorthand, open_source
+from exobrain.model import Identity
 from exobrain.paths import shown
 from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
-from exobrain.skillmd import SKILL_FILE, skill_text
+from exobrain.skillmd import SKILL_FILE, skill_text, spec_problems
 from exobrain.util.confine import unsafe_entries
 from exobrain.util.dirhash import hash_digests
 from exobrain.util.staging import staged_folder
 from exobrain.util.treecopy import copy_tree
-from exobrain.util.versions import normalise as normalise_version
 from exobrain.workspace import Workspace
 
 
@@ -49,7 +51,6 @@ class Item:
     version: str | None = None
     previous: str | None = None
     repairs: list[str] = field(default_factory=list)
-    flags: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     problem: str | None = None
 
@@ -130,7 +131,7 @@ def plan_skill(
         return plan
     raw, body, repairs = reading
     raw = dict(raw)
-    default, notes = adapter.prepare(raw, found)
+    notes = adapter.prepare(raw, found)
     result = translate(
         raw,
         found.folder_name,
@@ -138,11 +139,13 @@ def plan_skill(
         source_format=adapter.SOURCE_FORMAT,
         source_url=src.display(found.rel),
         new_name=new_name,
-        default_version=normalise_version(default) if default else None,
+        bundle_versions=found.bundle_versions(),
     )
     item.name, item.version = result.name, result.meta.get("version")
-    item.repairs, item.flags, item.notes = repairs + result.repairs, result.flags, notes
+    item.repairs, item.notes = repairs + result.repairs, notes
     problems = result.problems + [f"{rel}: {why}" for rel, why in unsafe_entries(found.folder)]
+    if not result.problems:  # what the translation could not repair would fail skills-validate
+        problems += [why for _, why in spec_problems(result.meta, result.name)]
     if problems:
         item.problem = "; ".join(problems)
     plan.text, plan.body, plan.meta = dump(result.meta, body), body, result.meta
@@ -207,6 +210,30 @@ def _check_targets(ws: Workspace, scope: str, plans: list[Plan]) -> None:
         seen.add(item.name)
 
 
+def _check_references(ws: Workspace, scope: str, plans: list[Plan]) -> None:
+    """Skip a skill whose ``dependencies.skills`` or ``links`` name a skill this repository
+    (with the rest of the batch) does not declare: skills-validate would fail on it."""
+    by_name: dict[str, set[Identity]] = defaultdict(set)
+    for registry in ws.all_registries(include_seed=False):
+        for entry in registry.entries:
+            if not entry.is_override:
+                by_name[entry.name].add(entry.identity)
+    for plan in plans:
+        if not plan.item.problem:
+            by_name[plan.item.name].add(Identity(scope, plan.item.name))
+    for plan in plans:
+        missing = [
+            f"{where}: {text}"
+            for where, text in skill_refs(plan.meta)
+            if resolve_ref(text, by_name) is None
+        ]
+        if missing and not plan.item.problem:
+            plan.item.problem = (
+                f"{'; '.join(missing)} names no skill declared here (skills-validate would "
+                f"fail); import that skill first, or with this one"
+            )
+
+
 def import_skills(
     ws: Workspace,
     source: str,
@@ -255,6 +282,7 @@ def import_skills(
         report = Report(source, adapter.NAME, reason, scope, dry_run, notes=bundle.notes)
         plans = [plan_skill(adapter, src, f, readings[f.rel], new_name) for f in chosen]
         _check_targets(ws, scope, plans)
+        _check_references(ws, scope, plans)
         good = [p for p in plans if not p.item.problem]
         if not dry_run and good:
             _apply(ws, scope, who, tier, good, src, adapter)
@@ -305,9 +333,11 @@ def upstream_record(
     adapter: ModuleType,
     upstream: dict[str, str],
     local: dict[str, str],
+    repairs: list[str],
 ) -> dict[str, Any]:
-    """What the lock remembers about where an imported skill came from."""
-    return {
+    """What the lock remembers about where an imported skill came from, and the repairs its
+    translation made (the same translation is applied again by ``import --update``)."""
+    record: dict[str, Any] = {
         "kind": src.kind,
         "url": src.url,
         "base": src.path,
@@ -318,6 +348,9 @@ def upstream_record(
         "format": adapter.NAME,
         "imported": hash_digests(local),
     }
+    if repairs:
+        record["repairs"] = list(repairs)
+    return record
 
 
 def lock_entry_for(version: str, local: dict[str, str], record: dict[str, Any]) -> dict[str, Any]:
@@ -352,7 +385,7 @@ def _apply(
                 except (OSError, ExobrainError) as exc:
                     item.problem = getattr(exc, "message", None) or f"copy failed: {exc}"
                     continue
-                record = upstream_record(src, plan.found, adapter, upstream, local)
+                record = upstream_record(src, plan.found, adapter, upstream, local, item.repairs)
                 created.append((plan, target, lock_entry_for(item.version or "", local, record)))
                 edit.upsert(
                     ordered_entry({"name": item.name, "owner": who, "tier": tier or "optional"}),

@@ -135,7 +135,7 @@ def update_skill(
         plan.meta["version"] = version
         plan.text = dump(plan.meta, plan.body)
         item.previous, item.version = locked["version"], version
-        item.repairs, item.flags, item.notes = plan.item.repairs, plan.item.flags, plan.item.notes
+        item.repairs, item.notes = plan.item.repairs, plan.item.notes
         item.status = "would update" if dry_run else "updated"
         if not dry_run:
             _swap(ws, scope, name, local_dir, plan, src, adapter)
@@ -148,7 +148,7 @@ def _swap(
     """Stage the new copy, swap it in, then rewrite the lock entry."""
     with staged_folder(local_dir, root=ws.root, replace=True) as staging:
         upstream, local = copy_tree(plan.found.folder, staging, replace={SKILL_FILE: plan.text})
-    record = upstream_record(src, plan.found, adapter, upstream, local)
+    record = upstream_record(src, plan.found, adapter, upstream, local, plan.item.repairs)
     with update_json_file(
         lock_path(ws.root, scope),
         root=ws.root,
