@@ -152,8 +152,7 @@ def run(args) -> None:
         )
         print(repairs(exobrain, fresh_exobrain(base / "dry"), bundle))
         copies = [
-            timed(["cp", "-r", str(bundle), str(base / f"cp-{k}")], base)
-            for k in range(args.runs)
+            timed(["cp", "-r", str(bundle), str(base / f"cp-{k}")], base) for k in range(args.runs)
         ]
         print(line("reference: cp -r BUNDLE (copy only)", copies, 2.0))
         imports = []
