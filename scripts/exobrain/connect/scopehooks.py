@@ -1,7 +1,8 @@
 """Scope hooks: executables a scope ships to finish connecting an agent its own way.
 
 For each connected scope other than global, shallow to deep, ``<scope>/scripts/connect-agent``
-then ``<scope>/scripts/connect-agent.<agent>`` run (when present) with the arguments
+then ``<scope>/scripts/connect-agent.<agent>`` run (when present; the bash implementation's
+names with ``.sh`` are run when today's is absent) with the arguments
 ``AGENT TARGET_DIR SCOPE_DIR`` from the repository root. Each runs in its own process group
 with a time limit; a hook that hangs is killed with its children, and a failing or hanging
 hook is reported while the connect goes on.
@@ -65,9 +66,11 @@ def find_hooks(root: Path, chain: list[Scope], agent: str) -> list[ScopeHook]:
             continue
         folder = scope.directory(root) / "scripts"
         for name in (HOOK_NAME, f"{HOOK_NAME}.{agent}"):
-            path = folder / name
-            if path.is_file():
-                hooks.append(ScopeHook(scope.path, path, os.access(path, os.X_OK)))
+            # the bash implementation's names end in .sh; a scope with both runs today's
+            for path in (folder / name, folder / f"{name}.sh"):
+                if path.is_file():
+                    hooks.append(ScopeHook(scope.path, path, os.access(path, os.X_OK)))
+                    break
     return hooks
 
 

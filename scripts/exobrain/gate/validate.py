@@ -1,7 +1,9 @@
 """skills-validate's checks: registries against the schema, declarations against folders,
 overrides against declarations, and every SKILL.md against the Agent Skills rules.
 
-``seed/`` is left out of the declaration and orphan scans (its ``create-instance`` skill is
+Files still in the shapes of the original bash implementation get an info saying how to move
+them to today's form (:mod:`exobrain.gate.legacy`). ``seed/`` is left out of the declaration
+and orphan scans (its ``create-instance`` skill is
 deliberately undeclared) but its ``skills.json`` is still schema-checked. Every skill folder is
 also walked for what must never be shared: a link that leads outside it (the one escape rule,
 :func:`exobrain.util.confine.leaves`) and FIFOs, devices or sockets (``unsafe-file``).
@@ -17,6 +19,7 @@ from exobrain.catalog import skill_dir
 from exobrain.errors import InputFileError
 from exobrain.findings import ERROR, INFO, Finding, from_error
 from exobrain.gate.crons import crons_findings
+from exobrain.gate.legacy import legacy_findings
 from exobrain.model import EXTERNAL, Identity
 from exobrain.paths import shown
 from exobrain.registry import Entry, Registry, schema_findings, schema_is_packaged
@@ -45,6 +48,7 @@ def validate(ws: Workspace) -> list[Finding]:
     findings.extend(_folder_findings(ws, declarations, docs))
     findings.extend(artifact_findings(ws.root, scanned, docs))
     findings.extend(crons_findings(ws))
+    findings.extend(legacy_findings(ws))
     return findings
 
 
