@@ -49,7 +49,8 @@ class Agent:
     agent's home at user level) when ``surface_at_root`` (Codex's ``AGENTS.override.md``,
     Gemini's ``GEMINI.md``); None where the index file itself is the surface, or where the
     agent reads no file at that level (Cursor's user rules live in its settings). ``sidecar``
-    is the per-scope file of that agent the bash implementation kept beside ``AGENTS.md``.
+    is the per-scope file of that agent the bash implementation kept beside ``AGENTS.md``;
+    ``front`` the frontmatter lines a generated rule file needs to be read in every session.
     """
 
     name: str
@@ -64,6 +65,7 @@ class Agent:
     user_surface_file: str | None = None
     project_files: str | None = None
     sidecar: str | None = None
+    front: tuple[str, ...] = ()
 
     def home(self) -> Path:
         value = os.environ.get(self.home_env) if self.home_env else None
@@ -219,6 +221,7 @@ AGENTS: tuple[Agent, ...] = (
         Budget(4000, "Copilot code review reads the first 4,000 characters of an instruction file"),
         surface_file="instructions/exobrain-skills.instructions.md",
         user_surface_file="instructions/exobrain-skills.instructions.md",
+        front=('applyTo: "**"',),
     ),
     # Cursor reads project rules from .cursor/rules/*.mdc (alwaysApply) and advises keeping a
     # rule under 500 lines (https://cursor.com/docs/rules); a third-party report of rules cut
@@ -233,6 +236,10 @@ AGENTS: tuple[Agent, ...] = (
             6000, "Cursor's rule guidance (under 500 lines; reported cut near 6,000 chars)", 500
         ),
         surface_file="rules/exobrain-skills.mdc",
+        front=(
+            "description: Optional skills of this exobrain, read on demand",
+            "alwaysApply: true",
+        ),
     ),
     # agents: the shared .agents/skills folder, not one agent; nothing reads its index by
     # itself (a scope's AGENTS.md may point at it). 8,000 as for the others.

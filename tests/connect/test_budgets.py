@@ -92,7 +92,10 @@ def test_every_agent_stays_within_its_budget_and_the_overflow_lists_the_rest(
     assert f"are listed in {where}:" in " ".join(surface.split())
     assert overflow.read_text().startswith(GENERATED_MARK)
     warning = " ".join(result.stderr.split())
-    assert f"{len(more)} of {SKILLS} optional skills did not fit {name}'s context budget" in warning
+    assert (
+        f"{len(more)} of {SKILLS} optional skills did not fit the context budget of {name}"
+        in warning
+    )
     # a second run changes nothing
     assert "~ updated" not in run(root, name, "--relink").output
 

@@ -339,7 +339,7 @@ def test_codex_override_inlines_scopes_and_index(tmp_path):
     build_tree(root, {"AGENTS.md": "# Root rules\n" + "x" * 40000})
     result = run(root, "codex", "--person", "alice")
     assert (
-        "AGENTS.override.md is over codex's context budget (28,672 bytes: Codex's "
+        "AGENTS.override.md is over the context budget of codex (28,672 bytes: Codex's "
         "project_doc_max_bytes (32 KiB) less 4 KiB for a folder's AGENTS.md) even without "
         "the optional skills"
     ) in " ".join(result.stderr.split())

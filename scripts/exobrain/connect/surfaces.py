@@ -38,15 +38,6 @@ from exobrain.skillmd import SKILL_FILE
 from exobrain.util.fileio import read_text
 from exobrain.workspace import Workspace
 
-#: The frontmatter each rule-file agent needs to load the file in every session.
-RULE_FRONT = {
-    "copilot": ['applyTo: "**"'],
-    "cursor": [
-        "description: Optional skills of this exobrain, read on demand",
-        "alwaysApply: true",
-    ],
-}
-
 
 @dataclass
 class Remarks:
@@ -213,12 +204,12 @@ def _fitted(
     if fit.overflow:
         surface.remarks.warnings.append(
             f"{len(fit.overflow)} of {len(surface.rows)} optional skills did not fit "
-            f"{agent.name}'s context budget ({limit:,} bytes: {why}); {label} points to "
+            f"the context budget of {agent.name} ({limit:,} bytes: {why}); {label} points to "
             f"{more}, which lists them"
         )
     if fit.over:
         surface.remarks.warnings.append(
-            f"{label} is over {agent.name}'s context budget ({limit:,} bytes: {why}) even "
+            f"{label} is over the context budget of {agent.name} ({limit:,} bytes: {why}) even "
             f"without the optional skills; the agent may not read all of it"
         )
     text = indexes.overflow_index(fit.overflow)
@@ -312,7 +303,7 @@ def _openclaw(surface: Surface, path: Path) -> list[linker.Action | None]:
 
 def _rule(surface: Surface, path: Path) -> list[linker.Action | None]:
     """One generated rule/instructions file holding the index (Copilot, Cursor)."""
-    front = RULE_FRONT[surface.agent.name]
+    front = list(surface.agent.front)
     extra = without_mark(surface.discovered) if surface.discovered else None
 
     def render(rows, more):
