@@ -10,7 +10,9 @@ from click.testing import CliRunner
 
 from exobrain.cli.umbrella import main as exobrain_cli
 from exobrain.cli.validate import main as validate
+from exobrain.interop.formats.fields import dump
 from exobrain.skillmd import read_skill
+from exobrain.util.dirhash import file_digests, hash_digests
 from tests.support import FIXTURES
 from tests.support.bundles import lock_of, snapshot, target_repo
 from tests.support.helpers import git, mtimes
@@ -143,3 +145,37 @@ def test_export_round_trip_keeps_the_body_byte_identical(tmp_path):
         assert again.meta["description"] == first.meta["description"]
         assert again.meta["metadata"] == first.meta["metadata"]
     assert strict(root)[0] == 0
+
+
+def test_a_copy_imported_before_the_repair_existed_is_repaired_by_an_update(tmp_path):
+    """An import by an earlier version kept the 1,929-character description (validate then
+    failed); the upstream has not changed, the copy is untouched: --update repairs it."""
+    root = committed(target_repo(tmp_path))
+    assert run_json(root, "import", str(KDENSE), "--skill", "database-lookup")[0] == 0
+    local = root / "people/al/skills/database-lookup"
+    text = (local / "SKILL.md").read_text()
+    full = read_skill(KDENSE / "scientific-skills/database-lookup/SKILL.md").meta["description"]
+    old = read_skill(local / "SKILL.md")
+    meta = {**old.meta, "description": full}
+    meta["metadata"] = {k: v for k, v in meta["metadata"].items() if k != "full-description"}
+    (local / "SKILL.md").write_text(dump(meta, old.body))
+    assert (local / "SKILL.md").read_text() != text
+    lock_file = root / "people/al/skills.lock.json"
+    lock = json.loads(lock_file.read_text())
+    digests = file_digests(local)
+    entry = lock["skills"]["database-lookup"]
+    entry.update(hash=hash_digests(digests), files=dict(sorted(digests.items())))
+    entry["upstream"]["imported"] = entry["hash"]
+    del entry["upstream"]["repairs"]
+    lock_file.write_text(json.dumps(lock, indent=2))
+    committed(root)
+    assert strict(root)[0] == 1  # the over-long description
+    code, data = run_json(root, "import", "--update", "database-lookup")
+    item = data["skills"][0]
+    assert code == 0 and item["status"] == "updated" and item["version"] == "2.34.2"
+    assert "upstream unchanged: the copy is translated and repaired anew" in item["notes"]
+    assert len(read_skill(local / "SKILL.md").meta["description"]) <= 1024
+    assert strict(root)[0] == 0
+    assert run_json(root, "import", "--update", "database-lookup")[1]["skills"][0]["status"] == (
+        "up to date"
+    )

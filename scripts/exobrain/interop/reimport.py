@@ -3,7 +3,8 @@
 The lock's ``upstream`` record says where the skill came from, the upstream content hash at the
 last import (``hash``) and the local content hash right after it (``imported``). Three cases:
 
-* upstream unchanged → nothing is written;
+* upstream unchanged → nothing is written (unless the copy, untouched since it was imported,
+  was translated before a repair existed: then it is translated anew, as an update);
 * upstream changed, local copy untouched → the new content replaces it (staged, then swapped
   in with renames) and the version goes up: to the upstream's version when that is higher,
   else one patch level;
@@ -36,7 +37,7 @@ from exobrain.interop.inputs import Opened, open_source
 from exobrain.paths import shown
 from exobrain.refs import SkillRef, canonical, parse_ref
 from exobrain.registry_edit import update_json_file
-from exobrain.skillmd import SKILL_FILE
+from exobrain.skillmd import SKILL_FILE, read_skill
 from exobrain.util.dirhash import file_digests, hash_digests
 from exobrain.util.staging import staged_folder
 from exobrain.util.treecopy import copy_tree
@@ -58,6 +59,22 @@ def _find_upstream(src: Opened, path: str) -> FoundSkill:
             hint="the skill moved or was removed upstream; the local copy is kept as it is",
         )
     return FoundSkill(folder, rel, None)
+
+
+def _translated_anew(adapter, src: Opened, found: FoundSkill, local_dir: Path) -> bool:
+    """Whether today's translation of the (unchanged) upstream SKILL.md differs from the
+    imported copy's, version aside: a copy imported before a repair existed (an over-long
+    description kept as it was) is then brought in again, repaired."""
+    try:
+        plan = plan_skill(adapter, src, found, read_skill_text(found), local_dir.name)
+        local = read_skill(local_dir / SKILL_FILE)
+    except ExobrainError:
+        return False
+    if plan.item.problem:
+        return False
+    return {**plan.meta, "version": None} != {**local.meta, "version": None} or (
+        plan.body != local.body
+    )
 
 
 def _next_version(current: str, upstream: str | None) -> str:
@@ -107,11 +124,12 @@ def update_skill(
         found = _find_upstream(src, record["path"])
         item = Item(name, record["path"], ref=canonical(entry), version=locked["version"])
         report.items.append(item)
-        if hash_digests(file_digests(found.folder)) == record["hash"]:
+        same_upstream = hash_digests(file_digests(found.folder)) == record["hash"]
+        untouched = hash_digests(file_digests(local_dir)) == record.get("imported", locked["hash"])
+        if same_upstream and not (untouched and _translated_anew(adapter, src, found, local_dir)):
             item.status = "up to date"
             return report
-        local_hash = hash_digests(file_digests(local_dir))
-        if local_hash != record.get("imported", locked["hash"]):
+        if not untouched:
             raise OperationFailed(
                 f"{canonical(entry)}: upstream changed and so did the local copy; refusing to "
                 f"overwrite the local edits",
@@ -136,6 +154,8 @@ def update_skill(
         plan.text = dump(plan.meta, plan.body)
         item.previous, item.version = locked["version"], version
         item.repairs, item.notes = plan.item.repairs, plan.item.notes
+        if same_upstream:
+            item.notes.append("upstream unchanged: the copy is translated and repaired anew")
         item.status = "would update" if dry_run else "updated"
         if not dry_run:
             _swap(ws, scope, name, local_dir, plan, src, adapter)
