@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from exobrain.cli.connect import main as connect
 from exobrain.cli.status import main as status
+from exobrain.cli.umbrella import main as exobrain_cli
 from exobrain.cli.validate import main as validate
 from exobrain.connect.indexes import GENERATED_MARK
 from tests.support.bash_era import bash_era_repo
@@ -79,6 +80,10 @@ def test_connect_takes_over_what_the_bash_connect_agent_generated(tmp_path):
         'merge/pull.\nfor a in claude codex openclaw; do "$REPO_DIR/scripts/connect-agent.sh" '
         '"$a" --relink 2>/dev/null || true; done\n'
     )
+    hook = "groups/acme/scripts/connect-agent.sh"
+    held = run(connect, root, "claude", "--relink", "--dry-run")
+    assert f"would not run {hook}: not trusted on this machine (new)" in held.output
+    assert run(exobrain_cli, root, "trust", str(root / hook)).exit_code == 0
     result = run(connect, root, "claude", "--relink")
     assert result.exit_code == 0, result.output
     claude = root / ".claude"
@@ -99,8 +104,8 @@ def test_connect_takes_over_what_the_bash_connect_agent_generated(tmp_path):
     # the bash git hook is ours to rewrite, not a hook of the user's to chain
     assert "# exobrain-hook:" in (hooks / "post-merge").read_text()
     assert not (hooks / "post-merge.local").exists()
-    # the scope hook under its bash name ran
-    assert "✓ ran           groups/acme/scripts/connect-agent.sh" in result.output
+    # the scope hook under its bash name ran once trusted, like today's
+    assert f"✓ ran           {hook}" in result.output
     # the connection file already listed claude: not rewritten (its tools block, its layout)
     assert (root / ".exobrain.json").read_bytes() == connection
     assert (claude / "settings.local.json").read_text() == '{"autoMemoryEnabled": false}\n'
@@ -118,7 +123,8 @@ def test_codex_gets_the_root_and_scope_sidecars_and_replaces_a_bash_override(tmp
         },
     )
     result = run(connect, root, "codex")
-    assert result.exit_code == 0, result.output
+    assert "not run       groups/acme/scripts/connect-agent.sh: not trusted" in result.output
+    assert result.exit_code == 1  # only for the hook this machine has not trusted yet
     text = (root / "AGENTS.override.md").read_text()
     assert text.startswith(GENERATED_MARK) and "\nold\n" not in text
     order = ["# Global scope", "# Codex — exobrain-specific guidance", "# Acme for Codex"]

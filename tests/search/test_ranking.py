@@ -126,15 +126,17 @@ def test_score_formula():
 
 
 def ledger(root, votes: dict[str, int]) -> None:
-    """Up-votes from distinct people, committed as the signals code writes them."""
+    """Up-votes from distinct people, each in their own ledger, as the signals code writes
+    them."""
     from exobrain.signals.ledger import dump_line, make_signal
 
-    lines = [
-        dump_line(make_signal("vote", ref, 1, by=f"voter{i}", host="h", at=1.7e9))
-        for ref, count in votes.items()
-        for i in range(count)
-    ]
-    build_tree(root, {"signals/voters/h.jsonl": "".join(lines)})
+    tree: dict[str, str] = {}
+    for ref, count in votes.items():
+        for i in range(count):
+            line = dump_line(make_signal("vote", ref, 1, by=f"voter{i}", host="h", at=1.7e9))
+            path = f"signals/voter{i}/h.jsonl"
+            tree[path] = tree.get(path, "") + line
+    build_tree(root, tree)
 
 
 def test_signals_reorder_equally_relevant_skills_from_the_command_line(tmp_path):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, repo_option
+from exobrain.cli.edge import command_edge, emit_json, finish_read, repo_option
 
 
 @click.command("discover", context_settings={"help_option_names": ["-h", "--help"]})
@@ -55,3 +55,4 @@ def command(
         click.echo(render_prompt(result), nl=False)
     else:
         click.echo(render_markdown(result), nl=False)
+    finish_read(ws)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import command_edge, emit_json, finish_read, json_option, repo_option
 
 
 @click.command("events", context_settings={"help_option_names": ["-h", "--help"]})
@@ -27,10 +27,11 @@ def command(cursor: str, as_json: bool, repo: Path | None) -> None:
     from exobrain.search.events import events_since
     from exobrain.workspace import open_workspace
 
-    data = events_since(open_workspace(repo), cursor)
+    ws = open_workspace(repo)
+    data = events_since(ws, cursor)
     if as_json:
         emit_json(data)
-        return
+        finish_read(ws)
     for event in data["events"]:
         extra = ""
         if event["type"] == "skill.lifecycle":
@@ -43,3 +44,4 @@ def command(cursor: str, as_json: bool, repo: Path | None) -> None:
             extra = f" {event['kind']} {event['value']} by {event['by']}"
         click.echo(f"{event['type']:18} {event['ref']}{extra}")
     click.echo(f"head: {data['head']}")
+    finish_read(ws)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import command_edge, emit_json, finish_read, json_option, repo_option
 
 
 @click.command("get", context_settings={"help_option_names": ["-h", "--help"]})
@@ -25,7 +25,7 @@ def command(ref: str, as_json: bool, repo: Path | None) -> None:
     row = Substrate(ws, quality_of(ws)).get(ref)
     if as_json:
         emit_json(row)
-        return
+        finish_read(ws)
     click.echo(f"{row['ref']}  ({row['type']}, {row['lifecycle']}, tier {row['tier']})")
     for key in ("path", "owner", "version", "hash", "quality"):
         if row.get(key) is not None:
@@ -38,3 +38,4 @@ def command(ref: str, as_json: bool, repo: Path | None) -> None:
         click.echo(f"  {link['predicate']} ← {link['source']}")
     click.echo("")
     click.echo(row["body"].strip("\n"))
+    finish_read(ws)

@@ -145,6 +145,8 @@ def _render(report) -> None:
         click.echo(f"{item.status:8} {item.ref} {version}  from {item.upstream}")
         for line in item.repairs:
             click.echo(f"  repaired: {line}")
+        for line in item.flags:
+            click.echo(f"  flagged:  {line}")
         for line in item.notes:
             click.echo(f"  note:     {line}")
     done = [i for i in report.items if i.status in ("imported", "updated")]

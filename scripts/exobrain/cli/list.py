@@ -6,7 +6,14 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, plain_table, repo_option
+from exobrain.cli.edge import (
+    command_edge,
+    emit_json,
+    finish_read,
+    json_option,
+    plain_table,
+    repo_option,
+)
 
 
 @click.command("list", context_settings={"help_option_names": ["-h", "--help"]})
@@ -59,10 +66,14 @@ def command(
     rows = Substrate(ws, quality_of(ws)).list(chosen, rule, keys, limit)
     if as_json:
         emit_json(rows)
-        return
-    if not rows:
+    elif not rows:
         click.echo("nothing matches")
-        return
+    else:
+        _table(rows)
+    finish_read(ws)
+
+
+def _table(rows: list[dict]) -> None:
     click.echo(
         plain_table(
             [

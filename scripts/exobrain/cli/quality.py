@@ -7,7 +7,14 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, plain_table, repo_option
+from exobrain.cli.edge import (
+    command_edge,
+    emit_json,
+    finish_read,
+    json_option,
+    plain_table,
+    repo_option,
+)
 
 SHOWN_PROBLEMS = 10
 
@@ -73,6 +80,7 @@ def main(ref: str | None, limit: int | None, as_json: bool, repo: Path | None) -
             f"warning: … and {len(agg.problems) - SHOWN_PROBLEMS} more skipped ledger lines",
             err=True,
         )
+    finish_read(ws)
 
 
 def _rel(root: Path, path: Path) -> str:

@@ -6,7 +6,14 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option, stdout_is_terminal
+from exobrain.cli.edge import (
+    command_edge,
+    emit_json,
+    finish_read,
+    json_option,
+    repo_option,
+    stdout_is_terminal,
+)
 
 
 def split_list(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -94,15 +101,21 @@ def command(
                 "hits": [hit_json(h) for h in result.hits],
             }
         )
-        return
-    if not result.hits:
+    elif not result.hits:
         click.echo(
             f"no match among {result.considered} visible artifacts"
             + ("" if everywhere else " (--all-scopes searches the shared scopes too)")
         )
-        return
+    else:
+        _print_hits(result.hits)
+    finish_read(ws)
+
+
+def _print_hits(hits: list) -> None:
+    from exobrain.search.engine import hit_json
+
     bold = stdout_is_terminal()
-    for number, hit in enumerate(result.hits, 1):
+    for number, hit in enumerate(hits, 1):
         data = hit_json(hit)
         c = data["components"]
         parts = [f"lex {c['lexical']:.2f}"]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import command_edge, emit_json, finish_read, json_option, repo_option
 
 
 @click.command("show")
@@ -20,10 +20,11 @@ def command(ref: str, as_json: bool, repo: Path | None) -> None:
     from exobrain.artifacts.show import describe_skill
     from exobrain.workspace import open_workspace
 
-    facts = describe_skill(open_workspace(repo), ref)
+    ws = open_workspace(repo)
+    facts = describe_skill(ws, ref)
     if as_json:
         emit_json(facts)
-        return
+        finish_read(ws)
     click.echo(f"{facts['ref']}  (owner {facts['owner']}, lifecycle {facts['lifecycle']})")
     if facts.get("path"):
         click.echo(f"  path:      {facts['path']}")
@@ -54,3 +55,4 @@ def command(ref: str, as_json: bool, repo: Path | None) -> None:
     description = facts["frontmatter"].get("description")
     if description:
         click.echo(f"  description: {' '.join(str(description).split())}")
+    finish_read(ws)

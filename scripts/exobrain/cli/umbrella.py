@@ -34,6 +34,7 @@ VERBS: dict[str, str] = {
     "search": "search:command",
     "show": "show:command",
     "supersede": "supersede:command",
+    "trust": "trust:command",
 }
 
 

@@ -43,8 +43,7 @@ def main(strict: bool, quiet: bool, as_json: bool, repo: Path | None) -> None:
             }
         )
     else:
-        for finding in findings:
-            if not quiet or finding.level == ERROR:
-                click.echo(finding.render())
-        click.echo(f"Errors: {errors}  Info: {infos}")
+        shown = [f for f in findings if not quiet or f.level == ERROR]
+        lines = [finding.render() for finding in shown]  # one write: 200,000 lines are fast
+        click.echo("\n".join([*lines, f"Errors: {errors}  Info: {infos}"]))
     sys.exit(code)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from exobrain.connect.linker import CREATE, KEEP, REMOVE, REPLACE, SKIP, Action, read_existing
 from exobrain.errors import InputFileError
+from exobrain.util import boundedjson
 from exobrain.util.jsonstyle import locate_array, render_like, splice_array
 
 KIND = "entry"
@@ -37,7 +38,7 @@ def plan_json_list(
         text = json.dumps({key: wanted}, indent=2, ensure_ascii=False) + "\n"
         return Action(KIND, CREATE, path, content=text, root=root)
     try:
-        data = json.loads(current)
+        data = boundedjson.loads(current)
     except ValueError:
         data = None
     listed = data.get(key, []) if isinstance(data, dict) else None

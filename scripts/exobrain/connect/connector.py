@@ -14,7 +14,7 @@ from typing import Any
 
 from exobrain.agents import AGENTS, Agent, get_agent
 from exobrain.catalog import skill_dir
-from exobrain.connect import githooks, linker, preload, scopehooks, surfaces
+from exobrain.connect import githooks, linker, preload, scopehooks, surfaces, trust
 from exobrain.connect.choice import (
     Choice,
     Flags,
@@ -248,7 +248,9 @@ def _prepare(
     ]
     report.actions = [a for a in actions if a is not None]
     report.findings = ws.findings
-    report.hooks_planned = scopehooks.find_hooks(ws.root, ws.chain.scopes, agent.name)
+    report.hooks_planned = scopehooks.find_hooks(
+        ws.root, ws.chain.scopes, agent.name, trust.load_trust_or_warn(report.warnings)
+    )
     return report
 
 
@@ -404,6 +406,7 @@ def _sync_external(
         return
     report.external = result
     for event in getattr(result, "events", []):
-        if event.failed:
-            report.warnings.append(f"external skill {event.link_name}: {event.text()}")
+        if event.failed or event.action == "modified":  # a tampered install fails the connect
+            line = f"external skill {event.link_name}: {event.text()}"
+            (report.warnings if event.failed else report.problems).append(line)
     report.warnings += list(getattr(result, "warnings", []))

@@ -105,7 +105,8 @@ def _scope_hooks(ws: Workspace, scripts: Path) -> list[Finding]:
             ws,
             path,
             f"a scope hook under the bash implementation's name, run as {path.stem}; rename "
-            f"it to scripts/{path.stem} to move to today's form",
+            f"it to scripts/{path.stem} to move to today's form (then trust it again under "
+            f"its new name: exobrain trust)",
         )
         for path in sorted(scripts.glob(f"{HOOK_NAME}*.sh"))
         if path.is_file() and not (scripts / path.stem).exists()

@@ -27,7 +27,7 @@ from exobrain.model import Reason
 from exobrain.refs import parse_ref
 from exobrain.search import embedding
 from exobrain.search.corpus import Artifact
-from exobrain.search.engine import Hit, QualityFn, Searcher, fts_query, hit_json
+from exobrain.search.engine import Hit, QualityFn, Searcher, fts_query, guarded, hit_json
 from exobrain.skillmd import as_list, one_line
 from exobrain.workspace import Workspace
 
@@ -78,6 +78,7 @@ def content_words(text: str) -> set[str]:
     return {stem(w) for w in _WORD.findall(text) if w.lower() not in STOPWORDS}
 
 
+@guarded
 def discover(
     ws: Workspace,
     task: str,

@@ -3,7 +3,8 @@
 A skill's fields come from its SKILL.md frontmatter (name, description, triggers, tags,
 personas) and body (instructions); a knowledge document's from its optional frontmatter, its
 first heading and first paragraph. A file that does not parse is still indexed, by its name
-and raw text, so one broken file never takes search down (skills-validate reports it).
+and raw text, so one broken file never takes search down; the reading commands warn about it
+and skills-validate reports it as an error.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ class Doc:
     description: str
     meta: dict[str, Any]  # the frontmatter (JSON-safe)
     embed_text: str  # name + description + triggers + instructions
+    problem: str | None = None  # why the frontmatter was not read (after the file's path)
 
     @property
     def embed_hash(self) -> str:
@@ -42,11 +44,13 @@ def read_doc(artifact: Artifact) -> Doc:
     path = artifact.path
     assert path is not None
     text = read_text(path, limit=SKILL_LIMIT, what="a document search indexes")
+    problem = None
     try:
         doc = parse(text, path) if text.startswith(("---", "\ufeff---")) else None
         meta, body = (doc.meta, doc.body) if doc else ({}, text)
-    except ExobrainError:
+    except ExobrainError as exc:
         meta, body = {}, _after_frontmatter(text, path)
+        problem = exc.message.removeprefix(str(path))
     meta = json.loads(json.dumps(meta, default=str))
     name = str(meta.get("name") or artifact.name)
     description = meta.get("description")
@@ -64,7 +68,7 @@ def read_doc(artifact: Artifact) -> Doc:
         "personas": " ".join(map(str, as_list(meta.get("personas")))),
     }
     embed = "\n".join([label, description, triggers, body])
-    return Doc(fields, description, meta, embed)
+    return Doc(fields, description, meta, embed, problem)
 
 
 def _after_frontmatter(text: str, path: Path) -> str:

@@ -9,12 +9,15 @@ artifacts' rows up to date, so an edit shows in the next search.
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
 
+from exobrain.catalog import unreadable_skill
 from exobrain.errors import OperationFailed, UsageError
 from exobrain.model import Reason
 from exobrain.search import embedding
@@ -92,6 +95,8 @@ STOPWORDS = frozenset(
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
 QualityFn = Callable[[list[str]], Mapping[str, float]]
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -151,6 +156,7 @@ class Searcher:
         self.notes: list[str] = []
         self.update = Update()
         self._fresh: set[str] = set()  # refs refreshed by this searcher already
+        self._reported: set[str] = set()  # unreadable files already in the workspace findings
         self.index = self._open()
         self._encoder: embedding.QueryEncoder | None = None
 
@@ -178,9 +184,23 @@ class Searcher:
         fresh = artifacts if prune else [a for a in artifacts if a.ref not in self._fresh]
         self._fresh.update(a.ref for a in fresh)
         update = self.index.refresh(fresh, prune=prune, embedder=None, update=self.update)
+        self._report_problems(fresh, update)
         if embedder is not None:  # vectors for every artifact asked about, fresh or not
             update.embedded += self.index.embed_missing(embedder, [a.ref for a in artifacts])
         return update
+
+    def _report_problems(self, artifacts: list[Artifact], update: Update) -> None:
+        """Files that could not be read, and indexed files whose frontmatter could not be
+        (they are indexed by their raw text), become warnings of the workspace, once each."""
+        problems = dict(update.unreadable)
+        stored = self.index.problems()
+        for artifact in artifacts:
+            if artifact.file and artifact.ref in stored:
+                problems.setdefault(artifact.file, artifact.file + stored[artifact.ref])
+        for file, message in problems.items():
+            if file not in self._reported:
+                self._reported.add(file)
+                self.ws.findings.append(unreadable_skill(self.ws.root, Path(file), message))
 
     def view(self, *, everywhere: bool = False) -> View:
         """The connection's view with the declared skills' rows refreshed first, so resolution
@@ -304,10 +324,31 @@ def search(
             result.notes.insert(0, f"search index: unreadable index ({exc}) rebuilt")
             return result
     except sqlite3.DatabaseError as exc:
-        raise OperationFailed(
-            f"search index {index_path(ws.root)}: {exc}",
-            hint="another exobrain command may hold it; try again",
-        ) from exc
+        raise index_failure(ws, exc) from exc
+
+
+def index_failure(ws: Workspace, exc: sqlite3.DatabaseError) -> OperationFailed:
+    """What a SQLite error of the search cache means to the person who ran the command."""
+    return OperationFailed(
+        f"search index {index_path(ws.root)}: {exc}",
+        hint="another exobrain command may hold it (try again), or delete the file",
+    )
+
+
+def guarded(func: Callable[P, R]) -> Callable[P, R]:
+    """A reading entry point of the search family (its first argument a Workspace, or an object
+    holding one as ``ws``): a SQLite error of the cache becomes an OperationFailed, never a
+    traceback (a database locked by a long index build, a cache that is not a database)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            first = args[0]
+            raise index_failure(getattr(first, "ws", first), exc) from exc  # type: ignore[arg-type]
+
+    return wrapper
 
 
 def _search(
@@ -327,6 +368,7 @@ def _search(
     return Result(hits, searcher.mode, notes, update, len(pool))
 
 
+@guarded
 def build_index(ws: Workspace, *, semantic: bool = True) -> Update:
     """Bring the cache up to date for every artifact of the repository (rows of artifacts that
     no longer exist are dropped): what a first search would otherwise do piecemeal."""

@@ -36,7 +36,7 @@ from exobrain.search.docs import Doc, artifact_hash, read_doc, stat_signature
 from exobrain.search.embedding import TOKENIZER_SCHEMA
 from exobrain.skillmd import links_of
 
-FORMAT = "1"
+FORMAT = "2"
 INDEX_FILE = "search.sqlite"
 COLUMNS = ("name", "triggers", "description", "instructions", "tags", "personas")
 SCHEMA = (
@@ -45,8 +45,9 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs (
     id INTEGER PRIMARY KEY, ref TEXT NOT NULL UNIQUE, type TEXT NOT NULL,
     stat TEXT NOT NULL, hash TEXT NOT NULL, embed_hash TEXT NOT NULL,
-    description TEXT NOT NULL, meta TEXT NOT NULL);
+    description TEXT NOT NULL, meta TEXT NOT NULL, problem TEXT);
 CREATE INDEX IF NOT EXISTS docs_embed ON docs (embed_hash);
+CREATE INDEX IF NOT EXISTS docs_problem ON docs (ref) WHERE problem IS NOT NULL;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5({", ".join(COLUMNS)},
     tokenize = 'porter unicode61 remove_diacritics 2');
 CREATE TABLE IF NOT EXISTS vectors (embed_hash TEXT PRIMARY KEY, vec BLOB NOT NULL,
@@ -75,6 +76,7 @@ class Update:
     removed: list[str] = field(default_factory=list)
     embedded: int = 0
     rebuilt: str | None = None  # why the file was rebuilt from scratch, if it was
+    unreadable: dict[str, str] = field(default_factory=dict)  # file → why it was skipped
 
 
 class Index:
@@ -164,8 +166,12 @@ class Index:
                 self.db.execute("UPDATE docs SET stat = ? WHERE id = ?", (stat, old[0]))
                 return
             self._write(artifact, read_doc(artifact), stat, digest, old[0] if old else None)
-        except (OSError, ExobrainError):
-            return  # unreadable now; skills-validate reports it
+        except ExobrainError as exc:
+            update.unreadable[artifact.file or artifact.ref] = exc.message
+            return  # unreadable now: skipped, reported as a warning (skills-validate: an error)
+        except OSError as exc:
+            update.unreadable[artifact.file or artifact.ref] = exc.strerror or str(exc)
+            return
         update.reindexed.append(artifact.ref)
 
     @contextmanager
@@ -191,17 +197,18 @@ class Index:
             doc.embed_hash,
             doc.description,
             json.dumps(doc.meta, ensure_ascii=False, sort_keys=True),
+            doc.problem,
         )
         if doc_id is None:
             doc_id = self.db.execute(
-                "INSERT INTO docs (ref, type, stat, hash, embed_hash, description, meta) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO docs (ref, type, stat, hash, embed_hash, description, meta, problem) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 values,
             ).lastrowid
         else:
             self.db.execute(
                 "UPDATE docs SET ref = ?, type = ?, stat = ?, hash = ?, "
-                "embed_hash = ?, description = ?, meta = ? WHERE id = ?",
+                "embed_hash = ?, description = ?, meta = ?, problem = ? WHERE id = ?",
                 (*values, doc_id),
             )
             self.db.execute("DELETE FROM fts WHERE rowid = ?", (doc_id,))
@@ -275,6 +282,11 @@ class Index:
             )
         }
 
+    def problems(self) -> dict[str, str]:
+        """ref → why its frontmatter could not be read (it is indexed by its raw text), for
+        the rows that have such a problem."""
+        return dict(self.db.execute("SELECT ref, problem FROM docs WHERE problem IS NOT NULL"))
+
     def ids(self, refs: Iterable[str]) -> dict[str, int]:
         """ref → doc id of the indexed ``refs``."""
         return dict(self._select("ref, id", "ref", list(refs)))
@@ -341,6 +353,9 @@ def open_index(path: Path | None, *, root: Path) -> tuple[Index, str | None]:
     committed link there is refused); a file SQLite cannot read or of another format is
     deleted and started afresh. Returns the index and why it was reset (None when it was fine)."""
     reason = None
+    if path is not None and os.path.lexists(path) and not path.is_file():
+        reason = f"{path} is not a file: a temporary index is used for this run"
+        path = None
     if path is not None:
         try:
             path = cache_folder(root) / path.name

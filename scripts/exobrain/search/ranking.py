@@ -60,6 +60,10 @@ def load_search_weights(root: Path) -> SearchWeights:
     """The repository's ``signals/weights.json`` ``search`` section, else the packaged one."""
     path = root / WEIGHTS_FILE
     data = load_json(path) if path.is_file() else None
+    if data is not None and not isinstance(data, dict):
+        raise InputFileError(
+            f"{path}: expected a JSON object", hint="see knowledge/exobrain/signals.md"
+        )
     if not isinstance(data, dict) or SECTION not in data:
         path, data = PACKAGED, load_json(PACKAGED)
     return parse_search_weights(data.get(SECTION), path)
