@@ -72,6 +72,10 @@ def test_kdense_sample_imports_whole_and_validates_strictly(tmp_path):
     )
     assert items["database-lookup"]["repairs"] == [repair]
     assert lock_of(root, "people/al")["database-lookup"]["upstream"]["repairs"] == [repair]
+    # `allowed-tools: Bash` lets an agent run any command: the import reports it and the lock
+    # records it as seen, so validation does not flag it again
+    assert any("allowed-tools grants every tool" in f for f in items["bgpt-paper-search"]["flags"])
+    assert lock_of(root, "people/al")["bgpt-paper-search"]["powers"] == ["tool_wildcards"]
     assert strict(root) == (0, "Errors: 0  Info: 0\n")
 
 

@@ -21,7 +21,7 @@ from types import ModuleType
 from typing import Any
 
 from exobrain.artifacts.checks import resolve_ref, skill_refs
-from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_path
+from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_path, with_powers
 from exobrain.artifacts.promote import target_scope
 from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError, UsageError
@@ -96,6 +96,7 @@ class Plan:
     body: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
     upstream_version: str | None = None
+    powers: list[str] = field(default_factory=list)  # policy rules, upstream's or the copy's
 
 
 def who_owns(ws: Workspace, owner: str | None) -> str:
@@ -151,12 +152,14 @@ def plan_skill(
     problems = result.problems + [f"{rel}: {why}" for rel, why in unsafe_entries(found.folder)]
     if not result.problems:  # what the translation could not repair would fail skills-validate
         problems += [why for _, why in spec_problems(result.meta, result.name)]
-    for rule, why in dict(powers(raw) + powers(result.meta)).items():
+    granted = dict(powers(raw) + powers(result.meta))
+    plan.powers = sorted(granted)
+    for rule, why in granted.items():
         action = (policy or Policy()).action(rule)
         if action == REFUSE:
             problems.append(f"{why}; refused by the policy in the global skills.json")
         elif action == FLAG:
-            item.flags.append(f"{why}; review it before anyone opts in")
+            item.flags.append(f"{why}; review it before anyone opts in (the lock records it)")
     if problems:
         item.problem = "; ".join(problems)
     plan.text, plan.body, plan.meta = dump(result.meta, body), body, result.meta
@@ -365,13 +368,18 @@ def upstream_record(
     return record
 
 
-def lock_entry_for(version: str, local: dict[str, str], record: dict[str, Any]) -> dict[str, Any]:
-    return {
+def lock_entry_for(
+    version: str, local: dict[str, str], record: dict[str, Any], rules: list[str]
+) -> dict[str, Any]:
+    """The lock entry of an imported copy: its digests, where it came from, and the powers it
+    gives an agent (reported by the import, so recorded as seen)."""
+    entry = {
         "version": version,
         "hash": hash_digests(local),
         "files": dict(sorted(local.items())),
         "upstream": record,
     }
+    return with_powers(entry, rules)
 
 
 def _apply(
@@ -398,7 +406,8 @@ def _apply(
                     item.problem = getattr(exc, "message", None) or f"copy failed: {exc}"
                     continue
                 record = upstream_record(src, plan.found, adapter, upstream, local, item.repairs)
-                created.append((plan, target, lock_entry_for(item.version or "", local, record)))
+                entry = lock_entry_for(item.version or "", local, record, plan.powers)
+                created.append((plan, target, entry))
                 edit.upsert(
                     ordered_entry({"name": item.name, "owner": who, "tier": tier or "optional"}),
                     name=item.name,

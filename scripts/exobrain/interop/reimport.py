@@ -16,7 +16,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_path, read_lock
+from exobrain.artifacts.lockfile import (
+    check_lock_data,
+    empty_lock,
+    lock_path,
+    read_lock,
+    renewed,
+)
 from exobrain.artifacts.promote import real_scope
 from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError, OperationFailed, UsageError
@@ -154,7 +160,7 @@ def update_skill(
         plan.meta["version"] = version
         plan.text = dump(plan.meta, plan.body)
         item.previous, item.version = locked["version"], version
-        item.repairs, item.notes = plan.item.repairs, plan.item.notes
+        item.repairs, item.flags, item.notes = plan.item.repairs, plan.item.flags, plan.item.notes
         if same_upstream:
             item.notes.append("upstream unchanged: the copy is translated and repaired anew")
         item.status = "would update" if dry_run else "updated"
@@ -177,9 +183,5 @@ def _swap(
         check=check_lock_data,
         durable=False,
     ) as update:
-        previous = update.data["skills"].get(name, {})
-        entry = lock_entry_for(str(plan.meta["version"]), local, record)
-        update.data["skills"][name] = {
-            **entry,
-            **{k: v for k, v in previous.items() if k not in entry},
-        }
+        entry = lock_entry_for(str(plan.meta["version"]), local, record, plan.powers)
+        update.data["skills"][name] = renewed(update.data["skills"].get(name), entry)
