@@ -377,3 +377,38 @@ def test_a_skill_naming_an_unknown_skill_is_skipped_unless_the_batch_brings_it(t
     assert not (root / "people/al/skills/main").exists()
     assert run_json(root, "import", str(bundle), "--all")[0] == 0
     assert CliRunner().invoke(validate, ["--repo", str(root), "--strict"]).exit_code == 0
+
+
+def test_the_version_comes_from_the_marketplace_then_the_plugin_then_the_skill(tmp_path):
+    root = target_repo(tmp_path)
+
+    def bundle(name, release=None, plugin_version=None):
+        plugin = {"name": "p", "source": "./", "skills": [f"./skills/{name}"]}
+        if plugin_version:
+            plugin["version"] = plugin_version
+        market = {"name": "m", "owner": {"name": "o"}, "plugins": [plugin]}
+        if release:
+            market["metadata"] = {"version": release}
+        skill = f"---\nname: {name}\ndescription: Use {name}.\nversion: 1.0.0\n---\nBody.\n"
+        return build_tree(
+            tmp_path / name,
+            {
+                ".claude-plugin/marketplace.json": json.dumps(market),
+                f"skills/{name}/SKILL.md": skill,
+            },
+        )
+
+    cases = {"all-three": ("3.0.0", "2.0.0"), "plugin-and-skill": (None, "2.0.0")}
+    cases["skill-only"] = (None, None)
+    for name, (release, plugin_version) in cases.items():
+        code, out = run(root, "import", str(bundle(name, release, plugin_version)))
+        assert code == 0, out
+    versions = {name: read_skill(root / f"people/al/skills/{name}/SKILL.md").meta for name in cases}
+    assert {n: m["version"] for n, m in versions.items()} == {
+        "all-three": "3.0.0",
+        "plugin-and-skill": "2.0.0",
+        "skill-only": "1.0.0",
+    }
+    # the skill's own version, when it loses, is kept
+    assert versions["all-three"]["metadata"]["upstream-version"] == "1.0.0"
+    assert "upstream-version" not in versions["skill-only"].get("metadata", {})
