@@ -27,6 +27,7 @@ BENCHMARKS = {
     "formats": "formats",
     "instance": "instance",
     "search": "search",
+    "eval": "evaluation",
     "security": "security",
     "architecture": "architecture",
 }

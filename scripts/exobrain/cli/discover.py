@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, finish_read, repo_option
+from exobrain.cli.edge import command_edge, emit_json, finish_read, json_option, repo_option
 
 
 @click.command("discover", context_settings={"help_option_names": ["-h", "--help"]})
@@ -21,31 +21,49 @@ from exobrain.cli.edge import command_edge, emit_json, finish_read, repo_option
     type=click.Choice(["md", "json", "prompt"]),
     default="md",
     show_default=True,
-    help="Markdown, JSON, or the <available_skills> block.",
+    help="Markdown, JSON (the same as --json), or the <available_skills> block.",
 )
 @click.option("--lexical", is_flag=True, help="Lexical (BM25) ranking only.")
+@json_option
 @repo_option
 @command_edge
 def command(
-    task: str, persona: str | None, k: int, fmt: str, lexical: bool, repo: Path | None
+    task: str,
+    persona: str | None,
+    k: int,
+    fmt: str,
+    lexical: bool,
+    as_json: bool,
+    repo: Path | None,
 ) -> None:
-    """Search the skills you can see with the task text, keep those whose triggers match it,
-    that fit the persona and whose dependencies resolve, and print the top K. Missing tools
-    are flagged, not filtered."""
+    """Rank the skills you can see for the task text the way search does, keep those whose
+    triggers match it, that fit the persona and whose dependencies resolve, and print the top
+    K. Missing tools are flagged, not filtered."""
+    from exobrain.cli.progress import progress_display
     from exobrain.cli.search import quality_of
     from exobrain.search.discover import discover, render_markdown, render_prompt
     from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
-    result = discover(ws, task, persona=persona, k=k, semantic=not lexical, quality=quality_of(ws))
+    with progress_display() as progress:
+        result = discover(
+            ws,
+            task,
+            persona=persona,
+            k=k,
+            semantic=not lexical,
+            quality=quality_of(ws),
+            progress=progress,
+        )
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
-    if fmt == "json":
+    if as_json or fmt == "json":
         emit_json(
             {
                 "task": task,
                 "persona": persona,
                 "mode": result.mode,
+                "encoders": result.encoders,
                 "skills": [p.as_json() for p in result.picks],
                 "excluded": result.excluded,
                 "notes": result.notes,

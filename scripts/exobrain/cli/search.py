@@ -71,10 +71,11 @@ def command(
     as_json: bool,
     repo: Path | None,
 ) -> None:
-    """Rank the skills your connection can see for QUERY: BM25 and meaning (with the
-    [semantic] extra) fused, times quality, times lifecycle (deprecated lower, archived only
-    with --lifecycle archived). Each hit shows its home, its tier for you, the score
+    """Rank the skills your connection can see for QUERY: BM25 and meaning (the encoders of
+    the [semantic] extra) fused, times quality, times lifecycle (deprecated lower, archived
+    only with --lifecycle archived). Each hit shows its home, its tier for you, the score
     components and, when it is not on for you, how to opt in."""
+    from exobrain.cli.progress import progress_display
     from exobrain.search.engine import Filters, hit_json, search
     from exobrain.workspace import open_workspace
 
@@ -87,7 +88,10 @@ def command(
     )
     ws = open_workspace(repo)
     text = " ".join(query)
-    result = search(ws, text, filters, k=k, semantic=not lexical, quality=quality_of(ws))
+    with progress_display() as progress:
+        result = search(
+            ws, text, filters, k=k, semantic=not lexical, quality=quality_of(ws), progress=progress
+        )
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
     if as_json:
@@ -95,6 +99,8 @@ def command(
             {
                 "query": text,
                 "mode": result.mode,
+                "encoders": result.encoders,
+                "pending": result.pending,
                 "scopes": "all-scopes" if everywhere else "chain",
                 "considered": result.considered,
                 "notes": result.notes,
@@ -118,9 +124,8 @@ def _print_hits(hits: list) -> None:
     for number, hit in enumerate(hits, 1):
         data = hit_json(hit)
         c = data["components"]
-        parts = [f"lex {c['lexical']:.2f}"]
-        if c["cosine"] is not None:
-            parts.append(f"sem {c['semantic']:.2f}")
+        parts = [f"bm25 {c['bm25']:.2f}" if c["bm25"] is not None else "no word match"]
+        parts += [f"{role} {cosine:.2f}" for role, cosine in c["cosines"].items()]
         parts += [f"quality {c['quality']:.2f}", data["lifecycle"]]
         head = click.style(data["name"], bold=True) if bold else data["name"]
         tier = f"tier {data['tier']}" if data["type"] == "skill" else data["type"]

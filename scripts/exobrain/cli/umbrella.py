@@ -25,6 +25,7 @@ VERBS: dict[str, str] = {
     "harvest": "harvest:command",
     "get": "get:command",
     "import": "importcmd:command",
+    "index": "index:command",
     "lifecycle": "lifecycle:command",
     "links": "links:command",
     "list": "list:command",
