@@ -81,11 +81,11 @@ def describe_skill(ws: Workspace, text_ref: str) -> dict[str, Any]:
             for p in LINK_PREDICATES
             if (meta.get("links") or {}).get(p)
         }
-    facts["linked_from"] = _incoming(ws, declaration)
+    facts["linked_from"] = incoming_links(ws, declaration)
     return facts
 
 
-def _incoming(ws: Workspace, target: Entry) -> dict[str, list[str]]:
+def incoming_links(ws: Workspace, target: Entry) -> dict[str, list[str]]:
     """Who supersedes, derives from or uses this skill (refs naming it, by home or by name)."""
     found: dict[str, list[str]] = {}
     for registry in ws.all_registries():

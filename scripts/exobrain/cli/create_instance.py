@@ -92,10 +92,12 @@ def _connect(root: Path, agent: str, person: str | None, host: str | None) -> di
     links = [a for a in report.actions if a.kind == "link"]
     linked = sum(1 for a in links if a.op in ("create", "replace"))
     files = sum(1 for a in report.actions if a.kind != "link" and a.changes)
+    events = report.external.events if report.external is not None else []
+    failed = [f"external skill {e.link_name}: {e.text()}" for e in events if e.failed]
     return {
         "agent": agent,
         "exit_code": report.exit_code,
         "summary": f"{linked} skill(s) linked, {files} file(s) written",
         "problems": report.problems,
-        "warnings": report.warnings,
+        "warnings": failed + report.warnings,
     }
