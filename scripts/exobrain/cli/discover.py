@@ -6,14 +6,29 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    json_option,
+    repo_option,
+    version_option,
+)
 
 
-@click.command("discover", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command("discover", context_settings=HELP, epilog=exit_codes())
 @click.option("--task", required=True, metavar="TEXT", help="What the agent is about to do.")
-@click.option("--persona", metavar="P", help="Keep skills for this persona (or without any).")
+@click.option("--persona", metavar="PERSONA", help="Keep skills for this persona (or without any).")
 @click.option(
-    "-k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="How many skills."
+    "--limit",
+    "-k",
+    "limit",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    metavar="N",
+    help="How many skills.",
 )
 @click.option(
     "--format",
@@ -21,26 +36,41 @@ from exobrain.cli.edge import command_edge, emit_json, repo_option
     type=click.Choice(["md", "json", "prompt"]),
     default="md",
     show_default=True,
-    help="Markdown, JSON, or the <available_skills> block.",
+    help="Markdown, JSON (the same as --json), or the <available_skills> block.",
 )
 @click.option("--lexical", is_flag=True, help="Lexical (BM25) ranking only.")
+@version_option
+@json_option
 @repo_option
 @command_edge
 def command(
-    task: str, persona: str | None, k: int, fmt: str, lexical: bool, repo: Path | None
+    task: str,
+    persona: str | None,
+    limit: int,
+    fmt: str,
+    lexical: bool,
+    as_json: bool,
+    repo: Path | None,
 ) -> None:
     """Search the skills you can see with the task text, keep those whose triggers match it,
-    that fit the persona and whose dependencies resolve, and print the top K. Missing tools
+    that fit the persona and whose dependencies resolve, and print the top N. Missing tools
     are flagged, not filtered."""
+    from exobrain.cli.progress import progress
     from exobrain.cli.search import quality_of
+    from exobrain.errors import UsageError
     from exobrain.search.discover import discover, render_markdown, render_prompt
     from exobrain.workspace import open_workspace
 
+    if as_json and fmt not in ("md", "json"):
+        raise UsageError(f"choose one of --json and --format {fmt}")
     ws = open_workspace(repo)
-    result = discover(ws, task, persona=persona, k=k, semantic=not lexical, quality=quality_of(ws))
+    with progress("discovering (the index is brought up to date first)", quiet=as_json):
+        result = discover(
+            ws, task, persona=persona, k=limit, semantic=not lexical, quality=quality_of(ws)
+        )
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
-    if fmt == "json":
+    if as_json or fmt == "json":
         emit_json(
             {
                 "task": task,

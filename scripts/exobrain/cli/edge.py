@@ -49,6 +49,7 @@ repo_option = click.option(
     "--repo",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
+    metavar="PATH",
     help="The exobrain to use (default: the git repository around the current folder).",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")

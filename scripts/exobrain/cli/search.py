@@ -6,7 +6,16 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option, stdout_is_terminal
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    json_option,
+    repo_option,
+    stdout_is_terminal,
+    version_option,
+)
 
 
 def split_list(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -14,8 +23,12 @@ def split_list(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
 
 
-@click.command("search", context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("query", nargs=-1, required=True)
+@click.command(
+    "search",
+    context_settings=HELP,
+    epilog=exit_codes(bad="bad usage (an unknown type or lifecycle) or a bad input file"),
+)
+@click.argument("query", metavar="QUERY", nargs=-1, required=True)
 @click.option(
     "--types",
     "types",
@@ -24,12 +37,12 @@ def split_list(values: tuple[str, ...]) -> tuple[str, ...]:
     metavar="T[,T]",
     help="Artifact types: skill, knowledge.",
 )
-@click.option("--tag", "tags", multiple=True, metavar="T", help="Keep artifacts with this tag.")
+@click.option("--tag", "tags", multiple=True, metavar="TAG", help="Keep artifacts with this tag.")
 @click.option(
     "--persona",
     "personas",
     multiple=True,
-    metavar="P",
+    metavar="PERSONA",
     help="Keep artifacts with this persona (or tag).",
 )
 @click.option(
@@ -43,12 +56,20 @@ def split_list(values: tuple[str, ...]) -> tuple[str, ...]:
     "--all-scopes",
     "everywhere",
     is_flag=True,
-    help="Search every shared scope too, not only your connected chain.",
+    help="Search every scope (what skills-status --all lists), not only your connected chain.",
 )
 @click.option(
-    "-k", "k", type=click.IntRange(min=1), default=10, show_default=True, help="How many hits."
+    "--limit",
+    "-k",
+    "limit",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    metavar="N",
+    help="How many hits.",
 )
 @click.option("--lexical", is_flag=True, help="Lexical (BM25) ranking only.")
+@version_option
 @json_option
 @repo_option
 @command_edge
@@ -59,7 +80,7 @@ def command(
     personas: tuple[str, ...],
     lifecycles: tuple[str, ...],
     everywhere: bool,
-    k: int,
+    limit: int,
     lexical: bool,
     as_json: bool,
     repo: Path | None,
@@ -67,7 +88,8 @@ def command(
     """Rank the skills your connection can see for QUERY: BM25 and meaning (with the
     [semantic] extra) fused, times quality, times lifecycle (deprecated lower, archived only
     with --lifecycle archived). Each hit shows its home, its tier for you, the score
-    components and, when it is not on for you, how to opt in."""
+    components and, when it is not on for you, how to opt in. The first search of a
+    repository builds its index (a progress display on a terminal)."""
     from exobrain.search.engine import Filters, hit_json, search
     from exobrain.workspace import open_workspace
 
@@ -80,7 +102,10 @@ def command(
     )
     ws = open_workspace(repo)
     text = " ".join(query)
-    result = search(ws, text, filters, k=k, semantic=not lexical, quality=quality_of(ws))
+    from exobrain.cli.progress import progress
+
+    with progress("searching (the index is brought up to date first)", quiet=as_json):
+        result = search(ws, text, filters, k=limit, semantic=not lexical, quality=quality_of(ws))
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
     if as_json:
@@ -98,7 +123,7 @@ def command(
     if not result.hits:
         click.echo(
             f"no match among {result.considered} visible artifacts"
-            + ("" if everywhere else " (--all-scopes searches the shared scopes too)")
+            + ("" if everywhere else " (--all-scopes searches every scope)")
         )
         return
     bold = stdout_is_terminal()
