@@ -17,9 +17,7 @@ from click.testing import CliRunner
 from exobrain.paths import CONSOLE_SCRIPTS
 from tests.support import ROOT
 
-SCRIPTS: dict[str, str] = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
-    "scripts"
-]
+SCRIPTS: dict[str, str] = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
 
 #: One concept, one metavar: a parameter of this name always shows this placeholder.
 CONCEPTS = {

@@ -197,7 +197,7 @@ def test_crontab_lines_run_from_the_repo_and_escape_percent(tmp_path):
     assert lines[2] == "# stamp"
     path = shlex.quote(str(Path(sys.executable).parent))
     assert lines[3] == (
-        f"*/5 * * * * cd {shlex.quote(str(root))} && export PATH={path}:\"$PATH\" "
+        f'*/5 * * * * cd {shlex.quote(str(root))} && export PATH={path}:"$PATH" '
         "&& date +\\%F > stamp.txt"
     )
     # the line really works: run its command the way cron would (after undoing the escape)
