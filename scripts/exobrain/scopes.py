@@ -237,7 +237,7 @@ def build_chain(root: Path, leaves: list[str], config: ScopeConfig) -> Chain:
         ancestors = [s for s in (scope_at(root, a, config) for a in ancestor_paths(path)) if s]
         scopes.extend(ancestors)  # a removed host drops itself, never its person scope
         if scope is None:
-            kept = f"; {', '.join(a.path for a in ancestors)} stay connected" if ancestors else ""
+            kept = f"; still connected: {', '.join(a.path for a in ancestors)}" if ancestors else ""
             warnings.append(
                 f"{CONNECTION_FILE}: connected scope {leaf!r} does not exist "
                 f"(no {path}/{SCOPE_FLAG}); skipped{kept}"

@@ -139,3 +139,97 @@ def test_one_name_for_how_many(path, command):
     for flag, option in options(command).items():
         if flag in HOW_MANY:
             assert "--limit" in option.opts, f"{path}: {flag} is spelled --limit here"
+
+
+# --- behaviours the grammar promises -----------------------------------------------------
+
+
+@pytest.fixture
+def small(tmp_path):
+    from tests.support.helpers import exobrain
+
+    return exobrain(
+        tmp_path / "x",
+        registries={"global": [{"name": "tidy", "owner": "o", "tier": "optional", "force": True}]},
+        skills={"global/tidy": None},
+    )
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["list", "--sort", "nosuchfield"], "--sort: 'nosuchfield' is not a field of a row"),
+        (["list", "--sort", "name.first"], "--sort: 'name.first' is not a field of a row"),
+        (["list", "--filter", '{"==": [{"var": "nope"}, 1]}'], "--filter: 'nope' is not a field"),
+        (["list", "--filter", '{"like": [1, 1]}'], "unknown operator 'like'"),
+        (["list", "--types", "skill,recipe"], "--types 'skill,recipe'"),
+        (["search", "tidy", "--lifecycle", "retired"], "--lifecycle retired"),
+        (["links", "skill:tidy", "--predicate", "likes"], "--predicate 'likes'"),
+    ],
+)
+def test_unknown_sort_fields_and_filters_exit_2(small, args, message):
+    result = invoke("exobrain", *args, "--repo", str(small))
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+
+
+def test_known_fields_sort_and_filter(small):
+    import json
+
+    for args in (["--sort", "content.version:desc"], ["--sort", "quality:desc"]):
+        result = invoke("exobrain", "list", "--json", *args, "--repo", str(small))
+        assert result.exit_code == 0, result.output
+    rule = '{"in": ["tidy", {"var": "content.description"}]}'
+    result = invoke("exobrain", "list", "--json", "--filter", rule, "--repo", str(small))
+    assert [row["name"] for row in json.loads(result.output)] == ["tidy"]
+
+
+def test_limit_and_its_alias_agree(small):
+    import json
+
+    rows = {}
+    for flag in ("--limit", "-k"):
+        result = invoke(
+            "exobrain", "search", "tidy", flag, "1", "--json", "--lexical", "--repo", str(small)
+        )
+        assert result.exit_code == 0, result.output
+        rows[flag] = [h["ref"] for h in json.loads(result.output)["hits"]]
+    assert rows["--limit"] == rows["-k"] == ["skill:tidy@global"]
+    result = invoke(
+        "exobrain",
+        "discover",
+        "--task",
+        "tidy",
+        "--json",
+        "--limit",
+        "1",
+        "--lexical",
+        "--repo",
+        str(small),
+    )
+    assert result.exit_code == 0 and json.loads(result.output)["task"] == "tidy"
+
+
+def test_the_progress_display_shows_on_a_terminal_only(monkeypatch):
+    import io
+    import sys
+
+    from exobrain.cli.progress import progress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    pipe = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", pipe)
+    with progress("building the index", total=3) as display:
+        display.tick(1, 3, "skills/a")
+    assert pipe.getvalue() == ""  # not a terminal: nothing at all
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with progress("building the index", total=3) as display:
+        display.tick(2, 3, "skills/b")
+    assert "building the index: skills/b" in terminal.getvalue()
+    with progress("quiet", quiet=True) as display:  # --json: never
+        display.tick(1, None, "x")
+    assert "quiet" not in terminal.getvalue()

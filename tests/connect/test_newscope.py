@@ -81,7 +81,8 @@ def test_an_existing_registry_is_kept_and_dry_run_writes_nothing(tmp_path):
     mine = {"skills": [{"name": "tidy", "owner": "acme", "tier": "optional"}]}
     build_tree(root, {"groups/acme/skills.json": mine})
     code, out = run(root, "new", "groups/acme", "--dry-run")
-    assert code == 0 and out.startswith("would make the group scope groups/acme: groups/acme/AGENTS")
+    assert code == 0
+    assert out.startswith("would make the group scope groups/acme: groups/acme/AGENTS.md")
     assert not (root / "groups/acme/AGENTS.md").exists()
     assert run(root, "new", "groups/acme")[0] == 0
     assert json.loads((root / "groups/acme/skills.json").read_text()) == mine

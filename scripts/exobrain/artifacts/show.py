@@ -35,7 +35,7 @@ def entry_json(entry: Entry, root) -> dict[str, Any]:
         ("from", entry.origin),
         ("force", entry.force),
         ("agent", entry.agent),
-        ("lifecycle", entry.lifecycle),
+        ("lifecycle", None if entry.is_override else entry.lifecycle),
     ):
         if value not in (None, False):
             data[key] = value
