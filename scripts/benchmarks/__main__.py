@@ -27,6 +27,8 @@ BENCHMARKS = {
     "formats": "formats",
     "instance": "instance",
     "search": "search",
+    "eval": "evaluation",
+    "security": "security",
     "architecture": "architecture",
 }
 

@@ -1,8 +1,8 @@
 """What the status commands show: resolved rows and the repo-wide catalog, with descriptions.
 
 Descriptions come from each skill's SKILL.md through the fast reader; a skill whose SKILL.md
-is missing or broken still gets a row (with an empty description) — ``skills-validate`` is
-where those problems are reported in full.
+is missing or broken still gets a row (with an empty description) and, when it is broken, a
+warning — ``skills-validate`` is where those problems are reported in full, as errors.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.errors import InputFileError
+from exobrain.findings import WARNING, Finding, from_error
 from exobrain.model import EXTERNAL, GLOBAL
+from exobrain.paths import shown
 from exobrain.registry import Entry
 from exobrain.resolve import Resolved
 from exobrain.scopes import SEED
@@ -26,16 +28,27 @@ def skill_dir(root: Path, home: str, name: str) -> Path:
     return (root if home == GLOBAL else root / home) / "skills" / name
 
 
-def description_of(root: Path, home: str, name: str) -> str:
-    """The full description from the skill's SKILL.md, or "" when it cannot be read."""
+def description_of(root: Path, home: str, name: str, problems: list[Finding] | None = None) -> str:
+    """The full description from the skill's SKILL.md, or "" when it cannot be read (then,
+    when the file is there, a warning goes to ``problems``)."""
     if home == EXTERNAL:
         return ""
     path = skill_dir(root, home, name) / SKILL_FILE
     try:
         value = quick_meta(path).get("description")
-    except InputFileError:
+    except InputFileError as exc:
+        if problems is not None and path.is_file():
+            problems.append(unreadable_skill(root, path, exc.message))
         return ""
     return value if isinstance(value, str) else ""
+
+
+def unreadable_skill(root: Path, path: Path, message: str) -> Finding:
+    """The warning a reading command gives for a SKILL.md it skipped (skills-validate
+    reports the same problem as an error)."""
+    return from_error(
+        "skill-unreadable", shown(path, root), message, path, level=WARNING, bad_input=False
+    )
 
 
 @dataclass(frozen=True)
@@ -68,12 +81,17 @@ def is_worth_listing(skill: Resolved) -> bool:
 
 
 def status_rows(
-    skills: list[Resolved], root: Path, tier: str | None = None, *, everything: bool = False
+    skills: list[Resolved],
+    root: Path,
+    tier: str | None = None,
+    *,
+    everything: bool = False,
+    problems: list[Finding] | None = None,
 ) -> list[StatusRow]:
     """Rows with descriptions: ``tier`` picks one tier, else every row (``everything``) or
-    the ones worth listing."""
+    the ones worth listing. A SKILL.md that cannot be read is a warning in ``problems``."""
     chosen = [s for s in skills if (s.tier == tier if tier else everything or is_worth_listing(s))]
-    rows = [StatusRow(s, description_of(root, s.home, s.name)) for s in chosen]
+    rows = [StatusRow(s, description_of(root, s.home, s.name, problems)) for s in chosen]
     return sorted(rows, key=lambda r: (r.skill.name, r.skill.home))
 
 
@@ -107,7 +125,7 @@ def catalog_rows(ws: Workspace) -> list[CatalogRow]:
             if entry.is_override or registry.scope == SEED:
                 continue
             home = EXTERNAL if entry.source else entry.scope
-            rows.append(CatalogRow(entry, description_of(ws.root, home, entry.name)))
+            rows.append(CatalogRow(entry, description_of(ws.root, home, entry.name, ws.findings)))
     return sorted(rows, key=lambda r: (r.entry.name, r.entry.scope))
 
 

@@ -39,8 +39,11 @@ class Finding:
         return asdict(self)
 
 
-def from_error(code: str, rel: str, message: str, path: Path) -> Finding:
-    """A bad-input finding from an error message of the form ``<path>[:line[:col]]: text``."""
+def from_error(
+    code: str, rel: str, message: str, path: Path, *, level: str = ERROR, bad_input: bool = True
+) -> Finding:
+    """A finding (by default a bad-input error) from an error message of the form
+    ``<path>[:line[:col]]: text``."""
     line = None
     prefix = str(path)
     if message.startswith(prefix):
@@ -49,4 +52,4 @@ def from_error(code: str, rel: str, message: str, path: Path) -> Finding:
         if match:
             line, rest = int(match.group(1)), rest[match.end() :]
         message = rest.lstrip(": ")
-    return Finding(ERROR, code, rel, message, line=line, bad_input=True)
+    return Finding(level, code, rel, message, line=line, bad_input=bad_input)

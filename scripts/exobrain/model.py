@@ -14,6 +14,11 @@ from typing import NamedTuple
 
 GLOBAL = "global"
 EXTERNAL = "external"
+#: The powers a skill can give an agent beyond its text, as the repository's policy names them
+#: (``policy`` in the global skills.json): Claude Code runs a skill's ``hooks:`` as commands on
+#: the agent's events, and ``allowed-tools`` lets the agent use tools without asking.
+AGENT_HOOKS, TOOL_WILDCARDS = "agent_hooks", "tool_wildcards"
+POLICY_RULES: tuple[str, ...] = (AGENT_HOOKS, TOOL_WILDCARDS)
 
 
 class Tier(StrEnum):

@@ -91,6 +91,15 @@ def console_script(name: str) -> str:
     return shutil.which(name) or str(beside)
 
 
+def user_config_dir() -> Path:
+    """This machine's per-user settings, outside every repository: ``$XDG_CONFIG_HOME/exobrain``,
+    else ``~/.config/exobrain`` (what no repository may decide, such as which scripts to
+    trust, lives here)."""
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".config"
+    return base / "exobrain"
+
+
 def shown(path: Path, root: Path) -> str:
     """``path`` relative to ``root`` in POSIX form when inside it, else the path as given."""
     try:

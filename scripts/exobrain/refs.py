@@ -15,7 +15,7 @@ from exobrain.errors import UsageError
 from exobrain.model import EXTERNAL, Identity
 from exobrain.registry import Entry
 
-_REF = re.compile(r"^(?:skill:)?(?P<name>[a-z0-9]+(?:-[a-z0-9]+)*)(?:@(?P<home>[^@\s]+))?$")
+_REF = re.compile(r"^(?:skill:)?(?P<name>[a-z0-9]+(?:-[a-z0-9]+)*)(?:@(?P<home>[^@\s]+))?\Z")
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,8 @@ Two levels of checking share one set of rules:
 
 * ``entry_problem`` is a fast structural check used on every load, so resolution never sees a
   malformed entry and commands such as ``skills-status`` need not import jsonschema;
-* ``schema_findings`` runs the JSON Schema itself (``skills.schema.json``) for
-  ``skills-validate``; a test keeps the two in agreement.
+* :mod:`exobrain.registry_schema` runs the JSON Schema itself (``skills.schema.json``) for
+  ``skills-validate`` and the registry editor; a test keeps the two in agreement.
 
 A broken file never stops other files from loading: its problems travel with the
 :class:`Registry` as findings.
@@ -13,12 +13,11 @@ A broken file never stops other files from loading: its problems travel with the
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import Any, TypedDict
 
 from exobrain.errors import InputFileError
 from exobrain.findings import ERROR, Finding, from_error
@@ -27,17 +26,15 @@ from exobrain.model import (
     EXTERNAL,
     GLOBAL,
     LIFECYCLES,
+    POLICY_RULES,
     TIERS,
     Identity,
     Lifecycle,
     Tier,
 )
-from exobrain.paths import packaged, shown
+from exobrain.paths import shown
 from exobrain.util.fileio import parse_json, read_text
 from exobrain.util.jsonstyle import element_lines
-
-if TYPE_CHECKING:
-    from jsonschema.protocols import Validator
 
 REGISTRY_FILE = "skills.json"
 SCHEMA_FILE = "skills.schema.json"
@@ -57,9 +54,11 @@ _KEYS = {
     "reviewed_by",
     "reviewed_at",
 }
-_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-_OWNER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_AGENT = re.compile(r"^[a-z][a-z0-9-]*$")
+ALLOW, FLAG, REFUSE = "allow", "flag", "refuse"
+POLICY_ACTIONS = (ALLOW, FLAG, REFUSE)
+_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\Z")
+_OWNER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+_AGENT = re.compile(r"^[a-z][a-z0-9-]*\Z")
 
 
 class SourceSpec(TypedDict):
@@ -97,7 +96,8 @@ class Entry:
 
     @cached_property
     def identity(self) -> Identity:
-        """The skill this entry declares or overrides."""
+        """The skill this entry declares or overrides (computed once: the checks of a large
+        registry ask for it several times per entry)."""
         if self.is_external:
             return Identity.external(self.name, self.owner or "")
         return Identity(self.origin if self.origin is not None else self.scope, self.name)
@@ -149,7 +149,7 @@ def entry_problem(raw: Any) -> str | None:
             return f"{key} must be a string"
     if "reviewed_at" in raw and not (
         isinstance(raw["reviewed_at"], str)
-        and re.match(r"^\d{4}-\d{2}-\d{2}([T ].*)?$", raw["reviewed_at"])
+        and re.match(r"^\d{4}-\d{2}-\d{2}([T ].*)?\Z", raw["reviewed_at"])
     ):
         return "reviewed_at must be an ISO date such as 2026-11-29"
     if "from" in raw:
@@ -202,8 +202,13 @@ def _declaration_problem(raw: dict[str, Any], tier: Any) -> str | None:
         ):
             return "source repo and ref must not start with '-' or hold spaces"
         parts = source["path"].split("/")
-        if source["path"].startswith("/") or ".." in parts or source["path"][0].isspace():
-            return "source path must be relative and must not contain '..'"
+        if (
+            source["path"].startswith("/")
+            or ".." in parts
+            or source["path"][0].isspace()
+            or "\n" in source["path"]
+        ):
+            return "source path must be relative, on one line, and must not contain '..'"
     return None
 
 
@@ -212,7 +217,7 @@ def _scope_ref_ok(text: str) -> bool:
         return True
     parts = text.split("/")
     return "__" not in text and all(
-        part and part not in (".", "..") and re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", part)
+        part and part not in (".", "..") and re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z", part)
         for part in parts
     )
 
@@ -235,6 +240,37 @@ def make_entry(raw: dict[str, Any], scope: str, index: int) -> Entry:
     )
 
 
+@dataclass(frozen=True)
+class Policy:
+    """What the repository does about skills that give an agent powers of their own (the
+    ``policy`` object of the global skills.json; see :func:`exobrain.skillmd.powers`): each
+    rule is ``allow`` (say nothing), ``flag`` (the default: a warning in skills-validate and
+    exobrain import) or ``refuse`` (an error in skills-validate; import skips the skill)."""
+
+    agent_hooks: str = FLAG
+    tool_wildcards: str = FLAG
+
+    def action(self, rule: str) -> str:
+        return str(getattr(self, rule, FLAG))
+
+
+def top_level_problem(data: Any) -> str | None:
+    """The first rule the file's top level breaks (mirrors skills.schema.json), or None."""
+    if not isinstance(data, dict) or not isinstance(data.get("skills"), list):
+        return 'expected an object with a "skills" list'
+    unknown = sorted(set(data) - {"$schema", "skills", "policy"})
+    if unknown:
+        return f"unknown top-level key(s) {', '.join(unknown)}: keep $schema, skills and policy"
+    if not isinstance(data.get("$schema", ""), str):
+        return "$schema must be the relative path to skills.schema.json"
+    policy = data.get("policy", {})
+    if not isinstance(policy, dict) or set(policy) - set(POLICY_RULES):
+        return f"policy must be an object with {' and/or '.join(POLICY_RULES)}"
+    if any(v not in POLICY_ACTIONS for v in policy.values()):
+        return f"each policy rule is one of {', '.join(POLICY_ACTIONS)}"
+    return None
+
+
 @dataclass
 class Registry:
     """The valid entries of one skills.json plus findings about everything else in it."""
@@ -245,11 +281,14 @@ class Registry:
     findings: list[Finding] = field(default_factory=list)
     data: Any = None
     text: str = ""
+    parsed: bool = False  # the file was read and is JSON (``data`` may still be any value)
+    bad_entries: dict[int, Finding] = field(default_factory=dict)  # index → the fast check's
+    policy: Policy = field(default_factory=Policy)  # only the global registry's counts
     _lines: list[int] | None = field(default=None, repr=False)
 
     @property
     def exists(self) -> bool:
-        return self.data is not None
+        return self.parsed
 
     def line_of(self, index: int) -> int | None:
         """The line where entry ``index`` starts (computed once, only when asked)."""
@@ -286,118 +325,30 @@ def _parse_into(registry: Registry, rel: str) -> Registry:
     except InputFileError as exc:
         registry.findings.append(from_error("registry-json", rel, exc.message, path))
         return registry
-    registry.data = data
-    skills = data.get("skills") if isinstance(data, dict) else None
-    if not isinstance(skills, list):
-        registry.findings.append(
-            Finding(
-                ERROR,
-                "registry-schema",
-                rel,
-                'expected an object with a "skills" list',
-                bad_input=True,
-            )
-        )
+    registry.data, registry.parsed = data, True
+    top = top_level_problem(data)
+    if top is not None:
+        registry.findings.append(Finding(ERROR, "registry-schema", rel, top, bad_input=True))
+    if not isinstance(data, dict) or not isinstance(data.get("skills"), list):
         return registry
+    skills = data["skills"]
+    if top is None and "policy" in data:
+        registry.policy = Policy(**data["policy"])
     for index, raw in enumerate(skills):
         problem = entry_problem(raw)
         if problem is None:
             registry.entries.append(make_entry(raw, registry.scope, index))
             continue
         label = f"#{index} {raw.get('name')}" if isinstance(raw, dict) else f"#{index}"
-        registry.findings.append(
-            Finding(
-                ERROR,
-                "registry-schema",
-                rel,
-                problem,
-                entry=label,
-                line=registry.line_of(index),
-                bad_input=True,
-            )
+        finding = Finding(
+            ERROR,
+            "registry-schema",
+            rel,
+            problem,
+            entry=label,
+            line=registry.line_of(index),
+            bad_input=True,
         )
+        registry.findings.append(finding)
+        registry.bad_entries[index] = finding
     return registry
-
-
-@lru_cache(maxsize=4)
-def _validator(schema_text: str) -> Validator:
-    import jsonschema
-
-    schema = json.loads(schema_text)
-    cls = jsonschema.validators.validator_for(schema)
-    return cls(schema)
-
-
-def packaged_schema_text() -> str:
-    return packaged(SCHEMA_FILE).read_text(encoding="utf-8")
-
-
-def schema_is_packaged(root: Path) -> bool:
-    """True when the repository uses the schema this package ships (or none of its own).
-
-    Then the fast ``entry_problem`` check — kept equal to that schema by the test suite — is
-    enough for registries it finds nothing wrong with, and jsonschema runs only where there is
-    something to explain.
-    """
-    local = root / SCHEMA_FILE
-    try:
-        return not local.is_file() or local.read_bytes() == packaged_schema_text().encode()
-    except OSError:
-        return False
-
-
-def schema_text(root: Path) -> tuple[str, Path]:
-    """The repository's skills.schema.json, else the copy shipped with the package."""
-    local = root / SCHEMA_FILE
-    if local.is_file():
-        return read_text(local), local
-    return packaged_schema_text(), packaged(SCHEMA_FILE)
-
-
-def schema_findings(
-    root: Path, registry: Registry, positions: list[int] | None = None
-) -> list[Finding]:
-    """Every JSON Schema violation in a parsed registry, located by entry and line.
-
-    ``positions`` says where each entry of ``registry.data`` sits in the file when the data is
-    a subset of it (the registry editor validates only the entries it adds or changes).
-    """
-    if registry.data is None:
-        return []
-    text, schema_path = schema_text(root)
-    try:
-        validator = _validator(text)
-    except (ValueError, Exception) as exc:  # a broken schema file is itself bad input
-        raise InputFileError(f"{schema_path}: not a usable JSON Schema ({exc})") from exc
-    rel = shown(registry.path, root)
-    seen: set[tuple[int | None, str]] = set()
-    found: list[Finding] = []
-    for error in sorted(validator.iter_errors(registry.data), key=lambda e: list(map(str, e.path))):
-        path = list(error.absolute_path)
-        index = (
-            path[1] if len(path) > 1 and path[0] == "skills" and isinstance(path[1], int) else None
-        )
-        rule = (
-            error.schema.get("description")  # the root's description is no rule
-            if isinstance(error.schema, dict) and error.schema is not validator.schema
-            else None
-        )
-        field_name = ".".join(str(p) for p in (path[2:] if index is not None else path))
-        message = rule or error.message
-        if field_name and not rule:
-            message = f"{field_name}: {error.message}"
-        elif field_name:
-            message = f"{field_name}: {rule}"
-        if (index, message) in seen:
-            continue
-        seen.add((index, message))
-        entry = line = None
-        if index is not None:
-            raw = registry.data["skills"][index]
-            index = positions[index] if positions is not None else index
-            entry = f"#{index} {raw.get('name')}" if isinstance(raw, dict) else f"#{index}"
-            line = registry.line_of(index)
-        found.append(
-            Finding(ERROR, "registry-schema", rel, message, entry=entry, line=line, bad_input=True)
-        )
-    return found

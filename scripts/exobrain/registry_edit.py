@@ -29,7 +29,14 @@ from typing import Any
 from exobrain.errors import InputFileError, OperationFailed, UsageError
 from exobrain.findings import Finding
 from exobrain.paths import shown
-from exobrain.registry import SCHEMA_FILE, Registry, entry_problem, registry_path, schema_findings
+from exobrain.registry import (
+    SCHEMA_FILE,
+    Registry,
+    entry_problem,
+    registry_path,
+    top_level_problem,
+)
+from exobrain.registry_schema import schema_findings
 from exobrain.util.fileio import atomic_write_text, dump_json, parse_json, read_text
 from exobrain.util.jsonstyle import locate_array, render_like, splice_array
 from exobrain.util.locking import DEFAULT_TIMEOUT, exclusive
@@ -250,19 +257,12 @@ def registry_problems(
     large file on every edit would cost far more than the edit. ``skills-validate`` runs it all.
     """
     path = registry_path(root, scope)
-    registry = Registry(scope, path, data=data, text=text)
+    registry = Registry(scope, path, data=data, text=text, parsed=True)
     rel = shown(path, root)
-    skills = data.get("skills") if isinstance(data, dict) else None
-    if not isinstance(skills, list):
-        return [
-            Finding(
-                "error",
-                "registry-schema",
-                rel,
-                'expected an object with a "skills" list',
-                bad_input=True,
-            )
-        ]
+    problem = top_level_problem(data)
+    if problem is not None:
+        return [Finding("error", "registry-schema", rel, problem, bad_input=True)]
+    skills = data["skills"]
     found = []
     for index in range(len(skills)) if fast is None else fast:
         raw = skills[index]

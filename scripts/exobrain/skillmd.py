@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.errors import InputFileError
+from exobrain.model import AGENT_HOOKS, TOOL_WILDCARDS
+from exobrain.util.boundedjson import MAX_DEPTH, MAX_NUMBER_CHARS
 from exobrain.util.fileio import read_text
 
 SKILL_FILE = "SKILL.md"
@@ -58,24 +60,71 @@ def split_frontmatter(text: str, path: Path) -> tuple[str, str, int]:
 
 
 def _yaml_load(text: str, path: Path) -> dict[str, Any]:
+    """The frontmatter as data. It is composed into nodes first and checked before anything
+    is built (see :func:`_node_problem`), so a hostile file costs at most its own size."""
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
     try:
-        data = yaml.load(text, Loader=loader)
+        node = loader.get_single_node()
+        problem = _node_problem(node) if node is not None else None
+        if problem is not None:
+            raise InputFileError(
+                f"{path}:{problem[0] + 2}: frontmatter refused: {problem[1]}",
+                hint="write the values out in full (no &anchors, *aliases or deep nesting)",
+            )
+        data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f":{mark.line + 2}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        problem_text = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise InputFileError(
-            f"{path}{line}: invalid YAML in frontmatter: {problem}",
+            f"{path}{line}: invalid YAML in frontmatter: {problem_text}",
             hint="quote values that contain ': ' or start with a special character",
         ) from exc
+    finally:
+        loader.dispose()
     if data is None:
         return {}
     if not isinstance(data, dict):
         raise InputFileError(f"{path}: frontmatter must be a mapping of keys to values")
     return data
+
+
+def _node_problem(root: Any) -> tuple[int, str] | None:
+    """Why a composed frontmatter must not be built, with its line (0-based), or None.
+
+    Refused: aliases (``*name``: a few lines of them expand into billions of values, the
+    "billion laughs"), nesting deeper than :data:`~exobrain.util.boundedjson.MAX_DEPTH`
+    (what reads the data later recurses) and number literals longer than
+    :data:`~exobrain.util.boundedjson.MAX_NUMBER_CHARS` characters (Python refuses to
+    convert integers of more than 4,300 digits). An alias is a node met twice in the walk.
+    """
+    import yaml
+
+    seen: set[int] = set()
+    level: list[Any] = [root]
+    depth = 0
+    while level:
+        depth += 1
+        deeper: list[Any] = []
+        for node in level:
+            if id(node) in seen:
+                return node.start_mark.line, "YAML aliases (*name) are not allowed"
+            seen.add(id(node))
+            if depth > MAX_DEPTH:
+                return node.start_mark.line, f"nested deeper than {MAX_DEPTH} levels"
+            if isinstance(node, yaml.ScalarNode):
+                if node.tag.endswith((":int", ":float")) and len(node.value) > MAX_NUMBER_CHARS:
+                    return node.start_mark.line, (
+                        f"a number of {len(node.value)} characters (at most {MAX_NUMBER_CHARS})"
+                    )
+            elif isinstance(node, yaml.SequenceNode):
+                deeper += node.value
+            else:
+                deeper += [part for pair in node.value for part in pair]
+        level = deeper
+    return None
 
 
 def parse(text: str, path: Path) -> SkillDoc:
@@ -187,6 +236,38 @@ def name_problems(name: str, folder_name: str) -> list[str]:
     if normal != unicodedata.normalize("NFKC", folder_name):
         problems.append(f"name {name!r} does not match its folder {folder_name!r}")
     return problems
+
+
+_GRANT = re.compile(r"\*|[^\s,()]+(?:\([^)]*\))?")
+
+
+def powers(meta: dict[str, Any]) -> list[tuple[str, str]]:
+    """What a skill would let an agent do on its own: (policy rule, why) pairs — agent hooks,
+    and tool permissions that grant everything."""
+    found: list[tuple[str, str]] = []
+    if meta.get("hooks"):
+        found.append((AGENT_HOOKS, "carries agent hooks (hooks:): commands run on agent events"))
+    grants = wildcard_grants(meta.get("allowed-tools"))
+    if grants:
+        found.append(
+            (TOOL_WILDCARDS, f"allowed-tools grants every tool or command: {', '.join(grants)}")
+        )
+    return found
+
+
+def wildcard_grants(value: Any) -> list[str]:
+    """The grants of an ``allowed-tools`` value (text or list) that allow everything: ``*``, a
+    tool with only wildcards as its pattern (``Bash(*)``, ``Bash(*:*)``) and a bare ``Bash``
+    (any shell command)."""
+    texts = [str(v) for v in value] if isinstance(value, list) else [str(value or "")]
+    grants = [g for text in texts for g in _GRANT.findall(text)]
+    return [
+        g
+        for g in grants
+        if g == "*"
+        or g == "Bash"
+        or (g.endswith(")") and "(" in g and "*" in g and not g[g.index("(") + 1 : -1].strip(" *:"))
+    ]
 
 
 def as_list(value: Any) -> list[Any]:

@@ -17,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from exobrain.registry import packaged_schema_text
+from exobrain.registry_schema import packaged_schema_text
 from exobrain.util.git import Git
 
 SKILL_TEMPLATE = (
@@ -34,7 +34,8 @@ NO_NETWORK = '[url "https://127.0.0.1:9/"]\n\tinsteadOf = https://github.com/\n'
 def isolated_env(base: Path, *, commit_date: str | None = None) -> dict[str, str]:
     """Variables that keep a test away from the real home and the network: HOME, XDG folders,
     a git configuration with a fixed identity that sends GitHub URLs to a closed local port
-    (system configuration off), the agents' folders, and the toolkit's scripts first on PATH.
+    (system configuration off), the agents' folders, the toolkit's scripts first on PATH, and
+    no background search build (no process outlives the test that started it).
     ``commit_date`` (ISO 8601) fixes the author and committer dates of every commit, so
     commit ids repeat from run to run. Apply the result to a subprocess's ``env`` or, in a
     fixture, with ``monkeypatch.setenv`` for each item."""
@@ -56,6 +57,7 @@ def isolated_env(base: Path, *, commit_date: str | None = None) -> dict[str, str
         "CODEX_HOME": str(home / ".codex"),
         "OPENCLAW_WORKSPACE": str(home / ".openclaw" / "workspace"),
         "PATH": os.pathsep.join([scripts, os.environ.get("PATH", "")]),
+        "EXOBRAIN_SEARCH_BACKGROUND": "0",
     }
     if commit_date is not None:
         env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = commit_date

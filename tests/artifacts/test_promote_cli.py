@@ -301,7 +301,7 @@ def test_errors_exit_2_with_a_message_and_leave_every_file_alone(tmp_path, args,
     [
         ('{"skills": [\n  { "name": "x", "from": "global" }\n]}\n', ":2 #0 x: tier is required"),
         ('{"skills": [\n  { "name": "x", "from": "global", "tier": "always", }\n]}\n', ":2:"),
-        ('{"$schema": 1, "skills": []}', "$schema: Relative path to skills.schema.json"),
+        ('{"$schema": 1, "skills": []}', "$schema must be the relative path"),
     ],
 )
 def test_broken_target_file_is_refused_and_left_byte_identical(tmp_path, content, message):

@@ -76,11 +76,11 @@ def scenario(tmp_path):
         tree[f"skills/{name}/SKILL.md"] = skill_text(name, skills[name]) + "\nMore steps.\n"
     from exobrain.signals.ledger import dump_line, make_signal
 
-    tree["signals/team/laptop.jsonl"] = "".join(
-        dump_line(make_signal("vote", ref, 1, by=f"voter{i}", host="laptop", at=1.7e9))
-        for ref, count in SCENARIO["votes"].items()
-        for i in range(count)
-    )
+    for ref, count in SCENARIO["votes"].items():  # each voter in their own ledger
+        for i in range(count):
+            vote = dump_line(make_signal("vote", ref, 1, by=f"voter{i}", host="laptop", at=1.7e9))
+            path = f"signals/voter{i}/laptop.jsonl"
+            tree[path] = tree.get(path, "") + vote
     build_tree(root, tree)
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "a week of work")

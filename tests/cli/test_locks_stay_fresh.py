@@ -120,6 +120,9 @@ def test_every_writing_command_leaves_the_locks_fresh(tmp_path):
     )
     step("exobrain harvest", "--pick", "lint", "--into", "groups/acme", "--instance", str(instance))
     step("fetch-external-skills", "--agent", "claude", code=1)  # GitHub is unreachable here
+    step("exobrain index", "--lexical")  # writes the search cache only
+    build_tree(root, {"groups/acme/scripts/connect-agent": "#!/bin/sh\n"})
+    step("exobrain trust", str(root / "groups/acme/scripts/connect-agent"))  # the user's trust
     created = tmp_path / "new"
     step("exobrain create-instance", str(created), "--person", "eve")
     lock_check(created)

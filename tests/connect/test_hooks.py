@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from exobrain.cli.connect import main as connect_cmd
 from exobrain.connect.githooks import HOOK_MARK, hooks_dir, named_script
+from exobrain.connect.trust import trust
 from tests.support.helpers import build_tree, exobrain, git, skill_md
 
 BIN = Path(sys.executable).parent
@@ -34,10 +35,13 @@ def run(root, *args):
     return result
 
 
-def executable(path: Path, text: str) -> Path:
+def executable(path: Path, text: str, *, trusted: bool = True) -> Path:
+    """A scope hook; ``trusted`` records its content as trusted on this (test) machine."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     path.chmod(0o755)
+    if trusted:
+        trust([path])
     return path
 
 
@@ -243,6 +247,7 @@ def test_failing_and_hanging_hooks_are_reported_and_connect_continues(tmp_path):
         f"#!/bin/sh\nsleep 30 &\necho started\nsleep 30\necho never > {tmp_path}/x\n",
     )
     build_tree(root, {"people/alice/scripts/connect-agent.claude": "#!/bin/sh\n"})  # not +x
+    trust([root / "people/alice/scripts/connect-agent.claude"])
     result = run(root, "claude", "--hook-timeout", "0.5", "--json")
     data = json.loads(result.output)
     assert result.exit_code == 1

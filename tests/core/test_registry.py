@@ -3,7 +3,8 @@ import json
 import jsonschema
 import pytest
 
-from exobrain.registry import entry_problem, load_registry, schema_findings
+from exobrain.registry import entry_problem, load_registry
+from exobrain.registry_schema import schema_findings
 from tests.support import ROOT
 
 SCHEMA = json.loads((ROOT / "skills.schema.json").read_text())

@@ -109,7 +109,7 @@ def test_key_order_helpers():
         ('{"skills": [', "invalid JSON"),
         ("", "empty file"),
         ('{"skills": [{"name": "tidy", "tier": "always"}]}', "needs an owner"),
-        ('{"skills": [], "extra": 1}', "Additional properties"),
+        ('{"skills": [], "extra": 1}', "unknown top-level key(s) extra"),
         ('{"skills": {}}', '"skills" list'),
         (b'{"skills": [], "$schema": "\xff"}', "not UTF-8"),
     ],

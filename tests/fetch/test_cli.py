@@ -133,7 +133,10 @@ def test_bad_setting_is_a_clear_input_error(tmp_path, up):
     [
         ({"repo": "-uhttps://evil"}, "source repo and ref must not start with '-'"),
         ({"ref": "--upload-pack=touch"}, "source repo and ref must not start with '-'"),
-        ({"path": "../../etc"}, "source path must be relative and must not contain '..'"),
+        (
+            {"path": "../../etc"},
+            "source path must be relative, on one line, and must not contain '..'",
+        ),
     ],
 )
 def test_option_like_and_traversing_sources_are_refused_and_nothing_is_pruned(

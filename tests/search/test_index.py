@@ -49,17 +49,16 @@ def test_first_refresh_indexes_everything_then_nothing(tmp_path):
     assert again.checked == 3 and again.rehashed == [] and again.reindexed == []
 
 
-def test_editing_one_skill_reindexes_only_that_skill(tmp_path):
+def test_editing_one_skill_reindexes_and_embeds_only_that_skill(tmp_path):
     root = repo(tmp_path)
-    refresh(root, semantic=True)
+    assert search(open_workspace(root), "flaky").update.embedded == {"minilm": 3, "wordllama": 3}
     path = root / "skills" / "flaky-tests" / "SKILL.md"
     path.write_text(skill_md("flaky-tests", "Quarantine nondeterministic tests."), "utf-8")
-    update = refresh(root, semantic=True)
-    assert update.rehashed == ["skill:flaky-tests@global"]
-    assert update.reindexed == ["skill:flaky-tests@global"]
-    assert update.embedded == 1
-    hits = search(open_workspace(root), "quarantine nondeterministic", semantic=False).hits
-    assert hits[0].artifact.name == "flaky-tests"
+    result = search(open_workspace(root), "quarantine nondeterministic")
+    assert result.update.rehashed == ["skill:flaky-tests@global"]
+    assert result.update.reindexed == ["skill:flaky-tests@global"]
+    assert result.update.embedded == {"minilm": 1, "wordllama": 1}
+    assert names(result)[0] == "flaky-tests" and result.encoders == ["minilm", "wordllama"]
 
 
 def test_touch_without_change_rehashes_but_does_not_reindex(tmp_path):
@@ -151,7 +150,7 @@ def test_fts_query_quotes_every_word_and_drops_stopwords():
 
 def test_without_the_extra_search_is_lexical_and_says_so_once(tmp_path, monkeypatch):
     root = repo(tmp_path)
-    monkeypatch.setattr(embedding, "find_model", lambda: None)
+    monkeypatch.setattr(embedding, "find_models", lambda roles=embedding.ROLES: {})
     result = CliRunner().invoke(main, ["search", "--repo", str(root), "flaky"])
     assert result.exit_code == 0
     assert result.stderr.count("semantic search is off") == 1
@@ -160,20 +159,53 @@ def test_without_the_extra_search_is_lexical_and_says_so_once(tmp_path, monkeypa
     assert '"mode": "lexical"' in data.stdout
 
 
-def test_semantic_vectors_are_keyed_by_text_and_reused(tmp_path):
+def test_vectors_are_keyed_by_text_and_reused(tmp_path):
     root = repo(tmp_path)
-    assert refresh(root, semantic=True).embedded == 3
-    db = sqlite3.connect(index_path(root))
-    assert db.execute("SELECT count(*) FROM vectors").fetchone()[0] == 3
+    search(open_workspace(root), "flaky")
+    db = sqlite3.connect(index_path(root).parent / "embeddings.sqlite")
+    assert db.execute("SELECT count(*) FROM vectors").fetchone()[0] == 6
     db.close()
-    # the same text in a second skill needs no new vector
+    # the same texts in a second skill need no new vector; a body-only edit neither
     text = (root / "skills" / "tidy-imports" / "SKILL.md").read_text("utf-8")
     copy = root / "skills" / "tidy-imports-copy"
     copy.mkdir()
-    (copy / "SKILL.md").write_text(text, "utf-8")
+    (copy / "SKILL.md").write_text(text.replace("tidy-imports", "tidy-imports-copy"), "utf-8")
+    path = root / "skills" / "release-notes" / "SKILL.md"
+    path.write_text(path.read_text("utf-8") + "\nMore instructions, same description.\n", "utf-8")
     ws = open_workspace(root)
     artifact = open_view(ws).skills()[0]
     from dataclasses import replace
 
     twin = replace(artifact, ref="skill:tidy-imports-copy@global", file=str(copy / "SKILL.md"))
-    assert Searcher(ws).refresh([twin]).embedded == 0
+    searcher = Searcher(ws)
+    searcher.refresh([twin, *open_view(ws).skills()])
+    ids = list(searcher.index.ids([twin.ref, "skill:release-notes@global"]).values())
+    model = searcher.models["minilm"]
+    assert searcher.vectors.missing(model, ids) == {}
+    # the copy's WordLlama text starts with its own name: that one is new
+    assert list(searcher.vectors.missing(searcher.models["wordllama"], ids).values()) == [
+        "tidy imports copy: Sort and group Python import statements."
+    ]
+
+
+def test_lexical_search_and_the_substrate_verbs_load_no_model(tmp_path):
+    """``--lexical``, ``list`` and ``get`` never import numpy, tokenizers or onnxruntime (a
+    fresh interpreter checks), so they stay as quick as before the encoders came."""
+    import subprocess
+    import sys
+
+    root = repo(tmp_path)
+    probe = (
+        "import sys\nfrom pathlib import Path\n"
+        "from exobrain.search.engine import search\n"
+        "from exobrain.search.substrate import Substrate\n"
+        "from exobrain.workspace import open_workspace\n"
+        f"ws = open_workspace(Path({str(root)!r}))\n"
+        "assert search(ws, 'flaky', semantic=False).hits\n"
+        "assert Substrate(ws).list()\n"
+        "print(sorted(m for m in sys.modules\n"
+        "             if m.split('.')[0] in ('numpy', 'tokenizers', 'onnxruntime')))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -8,16 +8,17 @@ import pytest
 
 from exobrain.errors import InputFileError
 from exobrain.search.engine import Filters, search
-from exobrain.search.ranking import load_search_weights, relevance, score
+from exobrain.search.ranking import fuse, load_search_weights, relevance, score, zscores
 from exobrain.workspace import open_workspace
 from tests.support.helpers import build_tree, exobrain, skill_md
 
-TEXT = "Tidy a CSV file: trim cells, fix dates and drop duplicate rows."
+TEXT = "Tidy a CSV file, trim cells, fix dates and drop duplicate rows."
 
 
 def twins(tmp_path, lifecycles=("active", "active")):
-    """Two skills whose text differs only by the order of the words in their names, so both
-    halves of relevance are equal (mean-pooled vectors ignore word order)."""
+    """Two skills whose text differs only by the order of the words in their names, so every
+    signal is equal: BM25 sees the same words, MiniLM does not see the name, and WordLlama's
+    mean of token vectors ignores word order."""
     names = ("csv-tidy", "tidy-csv")
     entries = [
         {"name": n, "owner": "ops", "tier": "optional", "force": True, "lifecycle": state}
@@ -100,19 +101,36 @@ def test_the_repository_weights_file_is_used_and_checked(tmp_path):
     assert weights.path == root / "signals" / "weights.json"
     # with deprecation not penalised, the tie is broken by reference again
     assert [n for n, _ in ranked(root, semantic=False)] == ["csv-tidy", "tidy-csv"]
-    data["search"]["fusion"]["lexical"] = "lots"
+    data["search"]["fusion"]["minilm"] = "lots"
     build_tree(root, {"signals/weights.json": data})
-    with pytest.raises(InputFileError, match="search.fusion.lexical must be a number"):
+    with pytest.raises(InputFileError, match="search.fusion.minilm must be a number"):
+        load_search_weights(root)
+    data["search"]["fusion"]["minilm"] = 0.5
+    data["search"]["fusion"]["lexical"] = 0
+    build_tree(root, {"signals/weights.json": data})
+    with pytest.raises(InputFileError, match="search.fusion.lexical must be above 0"):
         load_search_weights(root)
 
 
-def test_rrf_fusion_puts_first_in_both_lists_at_one(tmp_path):
-    from dataclasses import replace
+def test_fusion_is_the_weighted_mean_of_standardised_signals():
+    weights = {"lexical": 0.25, "minilm": 0.5, "wordllama": 0.25}
+    lexical, minilm = [0.0, 3.0, 1.0, 0.0], [0.2, 0.1, 0.5, 0.3]
+    both = fuse({"lexical": lexical, "minilm": minilm}, weights)
+    z_lex, z_min = zscores(lexical), zscores(minilm)
+    assert both == pytest.approx(
+        [(0.25 * a + 0.5 * b) / 0.75 for a, b in zip(z_lex, z_min, strict=True)]
+    )
+    # a signal without spread (no lexical match at all) does not vote, and does not divide
+    alone = fuse({"lexical": [0.0] * 4, "minilm": minilm}, weights)
+    assert alone == pytest.approx([0.5 / 0.75 * z for z in z_min])
+    assert zscores([0.7, 0.7 + 1e-9]) == [0.0, 0.0]  # float noise is not a difference
 
-    weights = replace(load_search_weights(tmp_path), fusion="rrf")
-    fused = relevance({"a": 3.0, "b": 1.0}, {"a": 0.9, "b": 0.5, "c": 0.7}, weights)
-    assert fused["a"][2] == pytest.approx(1.0)
-    assert fused["c"][2] > 0 and fused["b"][2] < fused["a"][2]
+
+def test_relevance_is_one_for_the_best_and_keeps_ratios_of_fused_gaps():
+    rel = relevance([2.0, 1.0, 2.0, -1.0])
+    assert rel[0] == rel[2] == 1.0
+    assert rel[1] == pytest.approx(0.36787944)
+    assert rel[3] == pytest.approx(rel[1] ** 3)
 
 
 def test_score_formula():
@@ -126,15 +144,17 @@ def test_score_formula():
 
 
 def ledger(root, votes: dict[str, int]) -> None:
-    """Up-votes from distinct people, committed as the signals code writes them."""
+    """Up-votes from distinct people, each in their own ledger, as the signals code writes
+    them."""
     from exobrain.signals.ledger import dump_line, make_signal
 
-    lines = [
-        dump_line(make_signal("vote", ref, 1, by=f"voter{i}", host="h", at=1.7e9))
-        for ref, count in votes.items()
-        for i in range(count)
-    ]
-    build_tree(root, {"signals/voters/h.jsonl": "".join(lines)})
+    tree: dict[str, str] = {}
+    for ref, count in votes.items():
+        for i in range(count):
+            line = dump_line(make_signal("vote", ref, 1, by=f"voter{i}", host="h", at=1.7e9))
+            path = f"signals/voter{i}/h.jsonl"
+            tree[path] = tree.get(path, "") + line
+    build_tree(root, tree)
 
 
 def test_signals_reorder_equally_relevant_skills_from_the_command_line(tmp_path):
@@ -173,11 +193,11 @@ def test_skipping_hopeless_refs_never_changes_the_top_k():
     rng = random.Random(7)
     for _ in range(200):
         n, k = rng.randint(1, 40), rng.randint(1, 10)
-        fused = {f"skill:s{i}@global": (0, 0, rng.random()) for i in range(n)}
-        life = {ref: rng.choice(["active", "deprecated", "draft"]) for ref in fused}
-        qual = {ref: rng.random() for ref in fused}
+        rel = {f"skill:s{i}@global": rng.random() for i in range(n)}
+        life = {ref: rng.choice(["active", "deprecated", "draft"]) for ref in rel}
+        qual = {ref: rng.random() for ref in rel}
 
-        def top(refs, fused=fused, qual=qual, life=life, k=k):
-            return order({r: score(fused[r][2], qual[r], life[r], weights)[0] for r in refs})[:k]
+        def top(refs, rel=rel, qual=qual, life=life, k=k):
+            return order({r: score(rel[r], qual[r], life[r], weights)[0] for r in refs})[:k]
 
-        assert top(_contenders(fused, life, k, weights)) == top(fused)
+        assert top(_contenders(rel, life, k, weights)) == top(rel)

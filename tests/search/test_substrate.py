@@ -274,3 +274,33 @@ def test_discover_formats(root):
     assert code == 0 and "1. **dock-ligands**" in out and "missing tools: no-such-tool-xyz" in out
     hybrid = data_discover(root, "--task", "fit a small molecule into a protein pocket")
     assert hybrid["mode"] == "hybrid" and hybrid["skills"]
+    assert hybrid["encoders"] == ["minilm", "wordllama"]
+    code, out = run(
+        root, "discover", "--task", "fit a small molecule into a protein pocket", "--json"
+    )
+    assert code == 0 and json.loads(out) == hybrid  # --json is --format json
+
+
+def test_discover_ranks_as_search_does_then_filters(root):
+    """The same ranking as search, then the filters: what discover keeps is search's order
+    minus what it excludes."""
+    task = "score the poses of my docked compounds"
+    found = data(root, "search", task, "-k", "40")["hits"]
+    answer = data_discover(root, "--task", task, "-k", "5")
+    excluded = {e["ref"] for e in answer["excluded"]}
+    kept = [h["name"] for h in found if h["ref"] not in excluded][: len(answer["skills"])]
+    assert [s["name"] for s in answer["skills"]] == kept
+    assert answer["skills"][0]["name"] == "dock-ligands"
+
+
+def test_a_trigger_close_in_meaning_matches_without_sharing_a_word(tmp_path):
+    entries = [{"name": "k8s-debug", "owner": "ops", "tier": "optional", "force": True}]
+    text = skill("k8s-debug", "Debug Kubernetes workloads.", triggers="[pod keeps restarting]")
+    repo = exobrain(tmp_path / "repo", {"global": entries}, skills={"global/k8s-debug": text})
+    task = ("--task", "my container crashes in a loop")
+    hybrid = data_discover(repo, *task)
+    assert [(s["name"], s["matched_trigger"]) for s in hybrid["skills"]] == [
+        ("k8s-debug", "pod keeps restarting")
+    ]
+    lexical = data_discover(repo, *task, "--lexical")
+    assert lexical["skills"] == [] or lexical["skills"][0]["name"] != "k8s-debug"

@@ -143,7 +143,7 @@ def test_malformed_lines_are_skipped_and_reported_never_fatal(tmp_path):
         "timezone",
         "home-qualified",
         "from 0 to 1",
-        "greater than 0",
+        "from 0.000001",
         "not UTF-8",
     ):
         assert words in reasons
@@ -170,26 +170,12 @@ def test_impossible_dates_and_non_json_numbers_in_toolkit_shaped_lines(tmp_path)
         "signals/al/h.jsonl:4",
     ]
     assert "timezone" in agg.problems[0] and "invalid JSON" in agg.problems[1]
-    assert "at least 0.000001" in agg.problems[2]
-
-
-def test_unreadable_ledger_is_reported_not_fatal(tmp_path):
-    write(tmp_path, [sig("usage", TIDY, 1)])
-    bad = write(tmp_path, [sig("usage", TIDY, 1)], person="bo")
-    bad.chmod(0)
-    try:
-        if os.access(bad, os.R_OK):
-            pytest.skip("running as root: permissions are not enforced")
-        agg = agg_of(tmp_path)
-    finally:
-        bad.chmod(0o644)
-    assert sum(agg.usage[TIDY].values()) == 1
-    assert agg.problems == ["signals/bo/h.jsonl: skipped: cannot read (Permission denied)"]
+    assert "from 0.000001" in agg.problems[2]
 
 
 def test_cache_hits_when_unchanged_and_misses_after_any_change(tmp_path, monkeypatch):
     path = write(tmp_path, [sig("usage", TIDY, 1)])
-    write(tmp_path, [sig("vote", TIDY, 1)], person="bo")
+    write(tmp_path, [sig("vote", TIDY, 1, by="bo")])
     with open(path, "a") as handle:
         handle.write("garbage\n")
     first = aggregate(tmp_path)

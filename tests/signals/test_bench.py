@@ -14,7 +14,7 @@ def test_generated_ledgers_take_the_fast_path_and_parse_cleanly(tmp_path):
     files = write_ledgers(tmp_path, REFS, 3000, 3, 2, time.time(), days=30)
     assert files == 6
     paths = ledger_files(tmp_path)
-    assert all(fast_rows(p.read_text()) is not None for p in paths)
+    assert all(fast_rows(p.read_text(), p.parent.name) is not None for p in paths)
     agg = aggregate(tmp_path, use_cache=False)
     assert agg.lines == 3000 and agg.problems == []
 
@@ -28,5 +28,5 @@ def test_every_kind_the_cli_writes_takes_the_fast_path():
         make_signal("calibration", REFS[0], False, by="al", host="h"),
         make_signal("fund", REFS[0], 12.5, by="al", host="h", currency="eur"),
     ]
-    rows = fast_rows("".join(dump_line(line) for line in lines))
+    rows = fast_rows("".join(dump_line(line) for line in lines), "al")
     assert rows is not None and len(rows) == len(lines)

@@ -106,7 +106,9 @@ def test_snapshot_lines_keep_notes_and_recent_lines_stay_byte_for_byte(tmp_path)
     recent = [sig("usage", TIDY, 1, 1), sig("vote", TIDY, 1, 2)]
     path = write(tmp_path, old + recent)
     tail = "".join(path.read_text().splitlines(keepends=True)[-2:])
-    text, snapshots = compact_text(path.read_text(), day_number(format_ts(NOW)) - 100, "h")
+    text, snapshots = compact_text(
+        path.read_text(), day_number(format_ts(NOW)) - 100, "h", path.parent.name
+    )
     lines = [json.loads(line) for line in text.splitlines()]
     assert snapshots == 2 and text.endswith(tail)
     calibration = next(line for line in lines if line["kind"] == "calibration")

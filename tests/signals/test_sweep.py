@@ -60,24 +60,20 @@ def root(tmp_path, monkeypatch):
     (root / "skills.json").write_text(registry_text([FRESH, *GLOBAL]))
     git(root, "commit", "-q", "-am", "a fresh skill")
     G = "skill:{}@global"
-    write(root, [sig("vote", G.format("loved"), 1, 5, by=f"v{i}") for i in range(3)], "v", "h")
+    write(root, [sig("vote", G.format("loved"), 1, 5, by=f"v{i}") for i in range(3)])
     write(root, [sig("usage", G.format("busy"), 1, d) for d in (1, 3, 20, 40, 80)])
     write(
         root,
         [sig("vote", G.format("fallen"), 1, 60, by=f"f{i}") for i in range(4)]
         + [sig("vote", G.format("fallen"), -1, 2, by=f"f{i}") for i in range(4)],
-        "f",
-        "h",
     )
     write(
         root,
         [
             sig("vote", G.format("rusty"), 1, 400, by="old"),
-            sig("usage", G.format("rusty"), 1, 300),
-            sig("usage", G.format("unused"), 1, 120),
+            sig("usage", G.format("rusty"), 1, 300, by="old"),
+            sig("usage", G.format("unused"), 1, 120, by="old"),
         ],
-        "old",
-        "h",
     )
     return root
 

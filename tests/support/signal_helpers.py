@@ -39,11 +39,17 @@ def sig(
 
 
 def write(
-    root: Path, lines: list[dict], person: str = "al", host: str = "h", append: bool = False
+    root: Path, lines: list[dict], person: str | None = None, host: str = "h", append: bool = False
 ) -> Path:
-    path = ledger_path(root, person, host)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = "".join(dump_line(line) for line in lines)
-    with open(path, "a" if append else "w", encoding="utf-8") as handle:
-        handle.write(text)
-    return path
+    """Write ``lines`` into their authors' ledgers (a line counts only in the ledger of its
+    ``by``), or all into ``person``'s; the path of the first ledger written."""
+    by_path: dict[Path, list[dict]] = {}
+    for line in lines:
+        by_path.setdefault(ledger_path(root, person or line["by"], host), []).append(line)
+    if not by_path:
+        by_path[ledger_path(root, person or "al", host)] = []
+    for path, chosen in by_path.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a" if append else "w", encoding="utf-8") as handle:
+            handle.write("".join(dump_line(line) for line in chosen))
+    return next(iter(by_path))

@@ -27,7 +27,6 @@ from exobrain.model import EXTERNAL, Identity
 from exobrain.paths import shown
 from exobrain.refs import parse_ref
 from exobrain.registry import Entry, Registry
-from exobrain.resolve import Resolved
 from exobrain.skillmd import SKILL_FILE, SkillDoc, as_list, links_of
 from exobrain.util.graphs import find_cycles
 
@@ -152,18 +151,22 @@ def _resolve(text: str, by_name: dict[str, set[Identity]]) -> Identity | None:
 
 
 def _link_name_collisions(root: Path, declarations: list[Entry]) -> list[Finding]:
-    """Two different skills that would get the same folder name in one agent's skills dir."""
+    """Two different skills that would get the same folder name in one agent's skills dir.
+
+    Identities and link names are computed once per entry; when no entry filters agents,
+    every agent sees the same names and one pass stands for all of them."""
     found, reported = [], set()
-    for agent in AGENTS:
-        names: dict[str, Entry] = {}
-        for entry in declarations:
-            if not entry.applies_to(agent.name):
+    identities = [entry.identity for entry in declarations]
+    keyed = [(e, i, i.link_name) for e, i in zip(declarations, identities, strict=True)]
+    filtered = any(entry.agent is not None or entry.skip_agents for entry in declarations)
+    for agent in AGENTS if filtered else AGENTS[:1]:
+        names: dict[str, tuple[Entry, Identity]] = {}
+        for entry, identity, link in keyed:
+            if filtered and not entry.applies_to(agent.name):
                 continue
-            home = EXTERNAL if entry.source else entry.scope
-            link = Resolved(entry.name, home, entry.tier, entry.owner, entry, None).link_name
-            other = names.setdefault(link, entry)
-            if other.identity != entry.identity and (link, entry.identity) not in reported:
-                reported.add((link, entry.identity))
+            other, other_identity = names.setdefault(link, (entry, identity))
+            if other_identity != identity and (link, identity) not in reported:
+                reported.add((link, identity))
                 rel = shown(
                     (root if entry.scope == "global" else root / entry.scope) / "skills.json", root
                 )

@@ -16,7 +16,7 @@ from exobrain.model import EXTERNAL
 from exobrain.paths import shown
 from exobrain.refs import SkillRef, canonical, entry_home, parse_ref
 from exobrain.registry import Entry
-from exobrain.skillmd import SKILL_FILE, links_of, parse, read_skill, skill_text
+from exobrain.skillmd import SKILL_FILE, as_list, links_of, parse, read_skill, skill_text
 from exobrain.workspace import Workspace, find_declaration
 
 LINK_PREDICATES = ("uses_tool", "uses_skill", "derives_from", "documents_artifact", "supersedes")
@@ -78,12 +78,15 @@ def describe_skill(ws: Workspace, text_ref: str) -> dict[str, Any]:
         facts["frontmatter"] = meta
         facts["version"] = meta.get("version")
         facts["lock"] = lock_state(ws, declaration, meta.get("version"))
+        links = meta.get("links")
+        if not isinstance(links, dict):
+            links = {}
         facts["links"] = {
             p: links_of(meta, p)
             if p in ("uses_skill", "derives_from", "supersedes")
-            else list((meta.get("links") or {}).get(p) or [])
+            else as_list(links.get(p))
             for p in LINK_PREDICATES
-            if (meta.get("links") or {}).get(p)
+            if links.get(p)
         }
     facts["linked_from"] = incoming_links(ws, declaration)
     return facts

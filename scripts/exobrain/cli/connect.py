@@ -276,6 +276,8 @@ def _render(report, quiet: bool) -> None:
     for note in report.notes:
         click.echo(f"  note: {note}")
     for event in report.external.events if report.external is not None else []:
+        if event.action == "modified":  # said once, as the problem it is (connector)
+            continue
         if not (quiet and event.action == "unchanged"):
             click.echo(
                 f"{_EXTERNAL.get(event.action, '…')} external      {event.link_name}: "
@@ -286,7 +288,11 @@ def _render(report, quiet: bool) -> None:
             continue
         click.echo(_line(action, root))
     for hook in report.hooks_planned if report.dry_run else []:
-        click.echo(f"  would run {shown(hook.path, root)}")
+        path = shown(hook.path, root)
+        if hook.trusted:
+            click.echo(f"  would run {path}")
+        else:
+            click.echo(f"  would not run {path}: not trusted on this machine ({hook.trust})")
     for result in report.hooks_run:
         _render_hook(result, root)
     for warning in report.warnings:
@@ -298,6 +304,9 @@ def _render(report, quiet: bool) -> None:
 
 def _render_hook(result, root: Path) -> None:
     path = shown(result.hook.path, root)
+    if result.untrusted:
+        click.echo(f"{click.style('!', fg='red', bold=True)} not run       {path}: {result.error}")
+        return
     if result.ok:
         click.echo(
             f"{click.style('✓', fg='green', bold=True)} ran           {path} "
@@ -330,8 +339,11 @@ def _summary(report) -> str:
         f"{files} file(s) changed",
     ]
     if report.hooks_run:
-        failed = sum(1 for r in report.hooks_run if not r.ok)
-        parts.append(f"{len(report.hooks_run)} hook(s) run, {failed} failed")
+        untrusted = sum(1 for r in report.hooks_run if r.untrusted)
+        failed = sum(1 for r in report.hooks_run if not r.ok) - untrusted
+        parts.append(f"{len(report.hooks_run) - untrusted} hook(s) run, {failed} failed")
+        if untrusted:
+            parts.append(f"{untrusted} not trusted")
     prefix = "dry run, nothing changed — would do: " if report.dry_run else "done: "
     return prefix + ", ".join(parts)
 
@@ -354,7 +366,10 @@ def _as_json(report) -> dict:
         "plan": [a.as_json() for a in report.actions],
         "external": report.external.as_json() if report.external is not None else None,
         "scope_hooks": (
-            [{"path": shown(h.path, root), "scope": h.scope} for h in report.hooks_planned]
+            [
+                {"path": shown(h.path, root), "scope": h.scope, "trust": h.trust}
+                for h in report.hooks_planned
+            ]
             if report.dry_run
             else [r.as_json(root) for r in report.hooks_run]
         ),

@@ -11,6 +11,7 @@ from exobrain.cli.edge import (
     command_edge,
     emit_json,
     exit_codes,
+    finish_read,
     json_option,
     repo_option,
     version_option,
@@ -52,10 +53,10 @@ def command(
     as_json: bool,
     repo: Path | None,
 ) -> None:
-    """Search the skills you can see with the task text, keep those whose triggers match it,
-    that fit the persona and whose dependencies resolve, and print the top N. Missing tools
-    are flagged, not filtered."""
-    from exobrain.cli.progress import progress
+    """Rank the skills you can see for the task text the way search does, keep those whose
+    triggers match it, that fit the persona and whose dependencies resolve, and print the top
+    N. Missing tools are flagged, not filtered."""
+    from exobrain.cli.progress import progress_display
     from exobrain.cli.search import quality_of
     from exobrain.errors import UsageError
     from exobrain.search.discover import discover, render_markdown, render_prompt
@@ -64,9 +65,15 @@ def command(
     if as_json and fmt not in ("md", "json"):
         raise UsageError(f"choose one of --json and --format {fmt}")
     ws = open_workspace(repo)
-    with progress("discovering (the index is brought up to date first)", quiet=as_json):
+    with progress_display() as progress:
         result = discover(
-            ws, task, persona=persona, k=limit, semantic=not lexical, quality=quality_of(ws)
+            ws,
+            task,
+            persona=persona,
+            k=limit,
+            semantic=not lexical,
+            quality=quality_of(ws),
+            progress=progress,
         )
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
@@ -76,6 +83,7 @@ def command(
                 "task": task,
                 "persona": persona,
                 "mode": result.mode,
+                "encoders": result.encoders,
                 "skills": [p.as_json() for p in result.picks],
                 "excluded": result.excluded,
                 "notes": result.notes,
@@ -85,3 +93,4 @@ def command(
         click.echo(render_prompt(result), nl=False)
     else:
         click.echo(render_markdown(result), nl=False)
+    finish_read(ws)

@@ -17,12 +17,15 @@ import os
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from exobrain.errors import ExobrainError
 from exobrain.findings import Finding
+
+if TYPE_CHECKING:
+    from exobrain.workspace import Workspace
 
 
 def command_edge(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -86,6 +89,14 @@ def report_findings(findings: Iterable[Finding]) -> None:
     """Warnings and errors about input files, on stderr, one line each."""
     for finding in findings:
         click.echo(finding.render(), err=True)
+
+
+def finish_read(ws: Workspace) -> NoReturn:
+    """End a read command: the problems met in the files it read go to stderr, and a broken
+    input it depended on (a registry of the chain, the connection file) makes it exit 2 —
+    after its output, so what could be read is still shown."""
+    report_findings(ws.findings)
+    sys.exit(2 if ws.has_bad_input else 0)
 
 
 def plain_table(rows: list[list[str]], header: list[str]) -> str:

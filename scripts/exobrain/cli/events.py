@@ -11,6 +11,7 @@ from exobrain.cli.edge import (
     command_edge,
     emit_json,
     exit_codes,
+    finish_read,
     json_option,
     repo_option,
     version_option,
@@ -36,10 +37,11 @@ def command(cursor: str, as_json: bool, repo: Path | None) -> None:
     from exobrain.search.events import events_since
     from exobrain.workspace import open_workspace
 
-    data = events_since(open_workspace(repo), cursor)
+    ws = open_workspace(repo)
+    data = events_since(ws, cursor)
     if as_json:
         emit_json(data)
-        return
+        finish_read(ws)
     for event in data["events"]:
         extra = ""
         if event["type"] == "skill.lifecycle":
@@ -52,3 +54,4 @@ def command(cursor: str, as_json: bool, repo: Path | None) -> None:
             extra = f" {event['kind']} {event['value']} by {event['by']}"
         click.echo(f"{event['type']:18} {event['ref']}{extra}")
     click.echo(f"head: {data['head']}")
+    finish_read(ws)

@@ -131,7 +131,7 @@ def main(
     code = (
         2
         if ws.has_bad_input
-        else (1 if any(r.failed or (check and r.pending) for r in reports) else 0)
+        else (1 if any(r.failed or r.tampered or (check and r.pending) for r in reports) else 0)
     )
     if as_json:
         emit_json(

@@ -11,6 +11,7 @@ from exobrain.cli.edge import (
     command_edge,
     emit_json,
     exit_codes,
+    finish_read,
     json_option,
     repo_option,
     version_option,
@@ -36,7 +37,7 @@ def command(ref: str, as_json: bool, repo: Path | None) -> None:
     row = Substrate(ws, quality_of(ws)).get(ref)
     if as_json:
         emit_json(row)
-        return
+        finish_read(ws)
     click.echo(f"{row['ref']}  ({row['type']}, {row['lifecycle']}, tier {row['tier']})")
     for key in ("path", "owner", "version", "hash", "quality"):
         if row.get(key) is not None:
@@ -49,3 +50,4 @@ def command(ref: str, as_json: bool, repo: Path | None) -> None:
         click.echo(f"  {link['predicate']} ← {link['source']}")
     click.echo("")
     click.echo(row["body"].strip("\n"))
+    finish_read(ws)

@@ -11,6 +11,7 @@ from exobrain.cli.edge import (
     command_edge,
     emit_json,
     exit_codes,
+    finish_read,
     json_option,
     repo_option,
     version_option,
@@ -39,13 +40,13 @@ def command(ref: str, predicate: str | None, as_json: bool, repo: Path | None) -
     from exobrain.search.substrate import Substrate
     from exobrain.workspace import open_workspace
 
-    data = Substrate(open_workspace(repo)).links(ref, predicate)
+    ws = open_workspace(repo)
+    data = Substrate(ws).links(ref, predicate)
     if as_json:
         emit_json(data)
-        return
+        finish_read(ws)
     if not data["outgoing"] and not data["incoming"]:
         click.echo(f"{data['ref']}: no links")
-        return
     for link in data["outgoing"]:
         target = link["ref"] or f"{link['target']}" + (
             " (not visible)"
@@ -55,3 +56,4 @@ def command(ref: str, predicate: str | None, as_json: bool, repo: Path | None) -
         click.echo(f"{data['ref']} {link['predicate']} {target}")
     for link in data["incoming"]:
         click.echo(f"{link['source']} {link['predicate']} {data['ref']}")
+    finish_read(ws)

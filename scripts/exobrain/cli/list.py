@@ -11,6 +11,7 @@ from exobrain.cli.edge import (
     command_edge,
     emit_json,
     exit_codes,
+    finish_read,
     json_option,
     plain_table,
     repo_option,
@@ -74,10 +75,14 @@ def command(
     rows = Substrate(ws, quality_of(ws)).list(chosen, rule, keys, limit)
     if as_json:
         emit_json(rows)
-        return
-    if not rows:
+    elif not rows:
         click.echo("nothing matches")
-        return
+    else:
+        _table(rows)
+    finish_read(ws)
+
+
+def _table(rows: list[dict]) -> None:
     click.echo(
         plain_table(
             [

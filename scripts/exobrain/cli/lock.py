@@ -14,6 +14,7 @@ from exobrain.cli.edge import (
     exit_codes,
     json_option,
     repo_option,
+    report_findings,
     version_option,
 )
 
@@ -38,8 +39,9 @@ def command(check: bool, as_json: bool, repo: Path | None) -> None:
     from exobrain.artifacts.register import lock_all
     from exobrain.workspace import open_workspace
 
-    report = lock_all(open_workspace(repo), check=check)
-    code = 1 if (report.refused or (check and report.stale)) else 0
+    ws = open_workspace(repo)
+    report = lock_all(ws, check=check)
+    code = 2 if ws.has_bad_input else 1 if (report.refused or (check and report.stale)) else 0
     if as_json:
         emit_json(
             {
@@ -57,6 +59,7 @@ def command(check: bool, as_json: bool, repo: Path | None) -> None:
             click.echo(f"locked {ref}")
         for ref in report.dropped if not check else []:
             click.echo(f"dropped {ref}")
-        if not report.stale:
+        if not report.stale and code == 0:
             click.echo("all locks up to date")
+    report_findings(ws.findings)
     sys.exit(code)

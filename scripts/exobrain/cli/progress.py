@@ -1,22 +1,33 @@
-"""The one progress display: a rich bar or spinner on stderr when it is a terminal, nothing
-otherwise (a pipe, a file, a test), so scripts and ``--json`` readers never see it.
+"""The one progress display: a rich bar on stderr when it is a terminal, nothing otherwise (a
+pipe, a file, a test), so scripts and ``--json`` readers never see it.
 
-Anything that may take more than a second uses it — building the search index, importing,
-fetching external skills — so a person at a terminal sees that work is going on. The library
-reports through plain callables (a :class:`Display`'s ``tick``) and never imports this module.
+Anything that may take more than a second uses it — building the search index and embedding
+(:func:`progress_display`, a bar per stage), importing and fetching external skills
+(:func:`progress`, one bar or spinner with the item under way) — so a person at a terminal sees
+that work is going on. The library reports through plain callables and never imports this
+module.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from typing import TYPE_CHECKING, Any
 
 import click
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
+
+LABELS = {
+    "index": "reading skills",
+    "minilm": "embedding (MiniLM)",
+    "wordllama": "embedding (WordLlama)",
+}
+#: A search-cache stage of fewer items is over before a bar would be seen.
+WORTH_A_BAR = 50
+Report = Callable[[str, int, int], None]
 
 
 class Display:
@@ -53,6 +64,38 @@ def progress(label: str, *, total: int | None = None, quiet: bool = False) -> It
     if quiet or not sys.stderr.isatty():
         yield Display(label, None, None)
         return
+    with _bar() as live:
+        yield Display(label, live, live.add_task(label, total=total))
+
+
+@contextmanager
+def progress_display(*, plain_lines: bool = False) -> Iterator[Report | None]:
+    """Yield a ``progress(stage, done, total)`` callback for the search family, or None.
+
+    On a terminal, a bar per stage, drawn only for a stage of at least :data:`WORTH_A_BAR`
+    items; elsewhere nothing, or (``plain_lines``, for ``exobrain index``, whose whole job is
+    this work) a line per tenth on stderr."""
+    if not sys.stderr.isatty():
+        yield _lines() if plain_lines else None
+        return
+    with ExitStack() as stack:
+        bar: Any = None
+        tasks: dict[str, Any] = {}
+
+        def report(stage: str, done: int, total: int) -> None:
+            nonlocal bar
+            if total < WORTH_A_BAR:
+                return
+            if bar is None:  # started on the first stage worth it, stopped with the block
+                bar = stack.enter_context(_bar())
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(LABELS.get(stage, stage), total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        yield report
+
+
+def _bar() -> Progress:
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -63,7 +106,7 @@ def progress(label: str, *, total: int | None = None, quiet: bool = False) -> It
         TimeElapsedColumn,
     )
 
-    with Progress(
+    return Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
         BarColumn(),
@@ -71,5 +114,16 @@ def progress(label: str, *, total: int | None = None, quiet: bool = False) -> It
         TimeElapsedColumn(),
         console=Console(stderr=True),
         transient=True,
-    ) as live:
-        yield Display(label, live, live.add_task(label, total=total))
+    )
+
+
+def _lines() -> Report:
+    shown: dict[str, int] = {}
+
+    def report(stage: str, done: int, total: int) -> None:
+        tenth = done * 10 // max(total, 1)
+        if shown.get(stage) != tenth:
+            shown[stage] = tenth
+            click.echo(f"{LABELS.get(stage, stage)}: {done}/{total}", err=True)
+
+    return report

@@ -13,6 +13,7 @@ from exobrain.cli.edge import (
     command_edge,
     emit_json,
     exit_codes,
+    finish_read,
     json_option,
     plain_table,
     repo_option,
@@ -95,6 +96,7 @@ def main(
             f"warning: … and {len(agg.problems) - SHOWN_PROBLEMS} more skipped ledger lines",
             err=True,
         )
+    finish_read(ws)
 
 
 def _rel(root: Path, path: Path) -> str:

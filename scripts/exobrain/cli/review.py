@@ -111,6 +111,23 @@ def _root(repo: Path | None) -> Path:
     return exobrain_root(repo)
 
 
+def _executables(executables) -> None:
+    """The reading list: executables new or changed in shared scopes (GitHub: annotations)."""
+    if not executables:
+        return
+    click.echo(
+        "Executables new or changed in shared scopes: they run on members' machines once "
+        "trusted there (exobrain trust PATH); read each one before merging:"
+    )
+    for item in executables:
+        click.echo(f"  {item.change:15} {item.path} ({item.scope})")
+        if os.environ.get("GITHUB_ACTIONS") == "true":
+            click.echo(
+                f"::warning file={item.path}::{item.change} executable in shared scope "
+                f"{item.scope}: read it before merging"
+            )
+
+
 def _render(result) -> None:
     from exobrain.gate.proof import PROOF_RULES
     from exobrain.gate.review import SKIP_VARIABLE
@@ -126,7 +143,14 @@ def _render(result) -> None:
             if proven
             else "no new shared skills"
         )
-        click.echo(f"authoring-review: ok — {what} (compared with {against})")
+        if not result.executables:
+            click.echo(f"authoring-review: ok — {what} (compared with {against})")
+            return
+        click.echo(
+            f"authoring-review: review needed — {what}, "
+            f"{len(result.executables)} executable(s) to read (compared with {against})"
+        )
+        _executables(result.executables)
         return
     unproven = result.unproven
     if unproven:
@@ -160,4 +184,5 @@ def _render(result) -> None:
             "Without proof, keep the skill under a person scope "
             "(people/<you>/skills/), where it imposes on no one."
         )
+    _executables(result.executables)
     click.echo(f"Skip this check once: {SKIP_VARIABLE}=1 (pre-commit: SKIP=authoring-review).")

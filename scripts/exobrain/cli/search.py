@@ -11,6 +11,7 @@ from exobrain.cli.edge import (
     command_edge,
     emit_json,
     exit_codes,
+    finish_read,
     json_option,
     repo_option,
     stdout_is_terminal,
@@ -85,11 +86,12 @@ def command(
     as_json: bool,
     repo: Path | None,
 ) -> None:
-    """Rank the skills your connection can see for QUERY: BM25 and meaning (with the
-    [semantic] extra) fused, times quality, times lifecycle (deprecated lower, archived only
-    with --lifecycle archived). Each hit shows its home, its tier for you, the score
+    """Rank the skills your connection can see for QUERY: BM25 and meaning (the encoders of
+    the [semantic] extra) fused, times quality, times lifecycle (deprecated lower, archived
+    only with --lifecycle archived). Each hit shows its home, its tier for you, the score
     components and, when it is not on for you, how to opt in. The first search of a
     repository builds its index (a progress display on a terminal)."""
+    from exobrain.cli.progress import progress_display
     from exobrain.search.engine import Filters, hit_json, search
     from exobrain.workspace import open_workspace
 
@@ -102,10 +104,16 @@ def command(
     )
     ws = open_workspace(repo)
     text = " ".join(query)
-    from exobrain.cli.progress import progress
-
-    with progress("searching (the index is brought up to date first)", quiet=as_json):
-        result = search(ws, text, filters, k=limit, semantic=not lexical, quality=quality_of(ws))
+    with progress_display() as progress:
+        result = search(
+            ws,
+            text,
+            filters,
+            k=limit,
+            semantic=not lexical,
+            quality=quality_of(ws),
+            progress=progress,
+        )
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
     if as_json:
@@ -113,26 +121,33 @@ def command(
             {
                 "query": text,
                 "mode": result.mode,
+                "encoders": result.encoders,
+                "pending": result.pending,
                 "scopes": "all-scopes" if everywhere else "chain",
                 "considered": result.considered,
                 "notes": result.notes,
                 "hits": [hit_json(h) for h in result.hits],
             }
         )
-        return
-    if not result.hits:
+    elif not result.hits:
         click.echo(
             f"no match among {result.considered} visible artifacts"
             + ("" if everywhere else " (--all-scopes searches every scope)")
         )
-        return
+    else:
+        _print_hits(result.hits)
+    finish_read(ws)
+
+
+def _print_hits(hits: list) -> None:
+    from exobrain.search.engine import hit_json
+
     bold = stdout_is_terminal()
-    for number, hit in enumerate(result.hits, 1):
+    for number, hit in enumerate(hits, 1):
         data = hit_json(hit)
         c = data["components"]
-        parts = [f"lex {c['lexical']:.2f}"]
-        if c["cosine"] is not None:
-            parts.append(f"sem {c['semantic']:.2f}")
+        parts = [f"bm25 {c['bm25']:.2f}" if c["bm25"] is not None else "no word match"]
+        parts += [f"{role} {cosine:.2f}" for role, cosine in c["cosines"].items()]
         parts += [f"quality {c['quality']:.2f}", data["lifecycle"]]
         head = click.style(data["name"], bold=True) if bold else data["name"]
         tier = f"tier {data['tier']}" if data["type"] == "skill" else data["type"]

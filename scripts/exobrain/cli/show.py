@@ -14,6 +14,7 @@ from exobrain.cli.edge import (
     command_edge,
     emit_json,
     exit_codes,
+    finish_read,
     json_option,
     repo_option,
     version_option,
@@ -43,8 +44,9 @@ def command(ref: str, as_json: bool, repo: Path | None) -> None:
     facts["quality"] = {"score": round(score.score, 6), "components": score.as_json()["components"]}
     if as_json:
         emit_json(facts)
-        return
-    _render(facts)
+    else:
+        _render(facts)
+    finish_read(ws)
 
 
 def _render(facts: dict[str, Any]) -> None:

@@ -99,7 +99,7 @@ def _show_status(ws, agent, tier, as_json, plain, fmt) -> None:
     from exobrain.catalog import prompt_block, status_rows
 
     skills = ws.resolve(agent)
-    rows = status_rows(skills, ws.root, tier, everything=as_json)
+    rows = status_rows(skills, ws.root, tier, everything=as_json, problems=ws.findings)
     if as_json:
         emit_json(
             {

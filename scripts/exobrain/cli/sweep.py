@@ -12,6 +12,7 @@ from exobrain.cli.edge import (
     command_edge,
     emit_json,
     exit_codes,
+    finish_read,
     json_option,
     repo_option,
     version_option,
@@ -45,7 +46,6 @@ def main(dry_run: bool, window: float | None, as_json: bool, repo: Path | None) 
     weights = load_weights(ws.root)
     days = window if window is not None else float(weights["sweep"]["window_days"])
     decisions = plan_sweep(ws, weights, time.time(), days)
-    chosen = [d for d in decisions if d.deprecate]
     written = [] if dry_run else apply_sweep(ws.root, decisions)
     if as_json:
         emit_json(
@@ -56,7 +56,13 @@ def main(dry_run: bool, window: float | None, as_json: bool, repo: Path | None) 
                 "decisions": [d.as_json() for d in decisions],
             }
         )
-        return
+    else:
+        _report(decisions, written, dry_run, days, weights)
+    finish_read(ws)
+
+
+def _report(decisions, written: list[str], dry_run: bool, days: float, weights) -> None:
+    chosen = [d for d in decisions if d.deprecate]
     verb = "would deprecate" if dry_run else "deprecated"
     for d in chosen:
         click.echo(f"{verb} {d.ref}: {d.reason}")

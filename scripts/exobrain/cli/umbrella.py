@@ -27,6 +27,7 @@ VERBS: dict[str, str] = {
     "harvest": "harvest:command",
     "get": "get:command",
     "import": "importcmd:command",
+    "index": "index:command",
     "lifecycle": "lifecycle:command",
     "links": "links:command",
     "list": "list:command",
@@ -39,6 +40,7 @@ VERBS: dict[str, str] = {
     "search": "search:command",
     "show": "show:command",
     "supersede": "supersede:command",
+    "trust": "trust:command",
 }
 
 

@@ -52,7 +52,6 @@ def main(strict: bool, as_json: bool, repo: Path | None) -> None:
             }
         )
     else:
-        for finding in findings:
-            click.echo(finding.render())
-        click.echo(f"Errors: {errors}  Info: {infos}")
+        lines = [finding.render() for finding in findings]  # one write: 200,000 lines are fast
+        click.echo("\n".join([*lines, f"Errors: {errors}  Info: {infos}"]))
     sys.exit(code)

@@ -48,7 +48,7 @@ GENERIC_LOGINS = frozenset(
         "docker",
     }
 )
-_ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+_ID = re.compile(r"^[a-z0-9][a-z0-9._-]*\Z")
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any
 
 from exobrain.agents import AGENTS, Agent, get_agent
 from exobrain.catalog import skill_dir
-from exobrain.connect import githooks, linker, preload, scopehooks, surfaces
+from exobrain.connect import githooks, linker, preload, scopehooks, surfaces, trust
 from exobrain.connect.choice import (
     Choice,
     Confirm,
@@ -262,7 +262,9 @@ def _prepare(
     ]
     report.actions = [a for a in actions if a is not None]
     report.findings = ws.findings
-    report.hooks_planned = scopehooks.find_hooks(ws.root, ws.chain.scopes, agent.name)
+    report.hooks_planned = scopehooks.find_hooks(
+        ws.root, ws.chain.scopes, agent.name, trust.load_trust_or_warn(report.warnings)
+    )
     return report
 
 
@@ -417,5 +419,10 @@ def _sync_external(
     except Exception as exc:
         report.warnings.append(f"external skills not updated: {exc}")
         return
-    report.external = result  # a failed skill is one of its events: printed once, from there
+    # a failed skill is one of its events: printed once, from there; a tampered install is a
+    # problem that fails the connect (printed as that problem, not also as an event)
+    report.external = result
+    for event in getattr(result, "events", []):
+        if event.action == "modified":
+            report.problems.append(f"external skill {event.link_name}: {event.text()}")
     report.warnings += list(getattr(result, "warnings", []))

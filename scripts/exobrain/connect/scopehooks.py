@@ -2,9 +2,11 @@
 
 For each connected scope other than global, shallow to deep, ``<scope>/scripts/connect-agent``
 then ``<scope>/scripts/connect-agent.<agent>`` run (when present) with the arguments
-``AGENT TARGET_DIR SCOPE_DIR`` from the repository root. Each runs in its own process group
-with a time limit; a hook that hangs is killed with its children, and a failing or hanging
-hook is reported while the connect goes on.
+``AGENT TARGET_DIR SCOPE_DIR`` from the repository root — but only when this machine trusts
+their exact content (:mod:`exobrain.connect.trust`): a new or changed hook is reported with
+the command that trusts it, and not run. Each runs in its own process group with a time limit;
+a hook that hangs is killed with its children, and a failing, hanging or untrusted hook is
+reported while the connect goes on.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from exobrain.connect import trust as trust_state
+from exobrain.connect.trust import TrustRecord
 from exobrain.model import GLOBAL
 from exobrain.paths import shown
 from exobrain.scopes import Scope
@@ -30,6 +34,12 @@ class ScopeHook:
     scope: str
     path: Path
     executable: bool
+    trust: str = trust_state.NEW  # TRUSTED, NEW or CHANGED on this machine
+    sha256: str = ""  # the content that was judged
+
+    @property
+    def trusted(self) -> bool:
+        return self.trust == trust_state.TRUSTED
 
 
 @dataclass(frozen=True)
@@ -40,6 +50,7 @@ class HookResult:
     seconds: float
     output: str
     error: str = ""  # why it could not start
+    untrusted: bool = False  # not run: this machine does not trust its content
 
     @property
     def ok(self) -> bool:
@@ -54,27 +65,61 @@ class HookResult:
             "seconds": round(self.seconds, 3),
             "output": self.output,
             "error": self.error,
+            "trust": self.hook.trust,
         }
 
 
-def find_hooks(root: Path, chain: list[Scope], agent: str) -> list[ScopeHook]:
-    """The hooks of the connected non-global scopes, shallow to deep, generic one first."""
+def find_hooks(
+    root: Path, chain: list[Scope], agent: str | None, store: dict[str, TrustRecord]
+) -> list[ScopeHook]:
+    """The hooks of the connected non-global scopes, shallow to deep, generic one first, each
+    judged against the trust ``store``. ``agent`` None: the hooks of every agent."""
     hooks = []
     for scope in chain:
         if scope.path == GLOBAL:
             continue
         folder = scope.directory(root) / "scripts"
-        for name in (HOOK_NAME, f"{HOOK_NAME}.{agent}"):
-            path = folder / name
+        for path in _candidates(folder, agent):
             if path.is_file():
-                hooks.append(ScopeHook(scope.path, path, os.access(path, os.X_OK)))
+                hooks.append(
+                    ScopeHook(
+                        scope.path,
+                        path,
+                        os.access(path, os.X_OK),
+                        trust_state.state_of(path, store),
+                        trust_state.digest(path) or "",
+                    )
+                )
     return hooks
+
+
+def _candidates(folder: Path, agent: str | None) -> list[Path]:
+    if agent is not None:
+        return [folder / HOOK_NAME, folder / f"{HOOK_NAME}.{agent}"]
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.startswith(HOOK_NAME))
+    except OSError:
+        return []
+    return [folder / n for n in names if n == HOOK_NAME or n.startswith(f"{HOOK_NAME}.")]
 
 
 def run_hook(
     hook: ScopeHook, root: Path, agent: str, target: Path, timeout: float = DEFAULT_TIMEOUT
 ) -> HookResult:
-    """Run one hook; never raises for what the hook does."""
+    """Run one hook when its content is still the trusted one; never raises for what the hook
+    does."""
+    if not hook.trusted or not trust_state.is_trusted(hook.path, hook.sha256):
+        why = "changed since it was trusted" if hook.trust == trust_state.CHANGED else "new"
+        return HookResult(
+            hook,
+            None,
+            False,
+            0.0,
+            "",
+            error=f"not trusted on this machine ({why}): "
+            + trust_state.review_hint(shown(hook.path, root)),
+            untrusted=True,
+        )
     if not hook.executable:
         return HookResult(
             hook, None, False, 0.0, "", error=f"not executable (chmod +x {shown(hook.path, root)})"

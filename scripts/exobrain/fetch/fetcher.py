@@ -266,6 +266,8 @@ class _Run:
         target: Path,
     ) -> SkillEvent:
         modified = record is not None and content_hash(current) != record.hash
+        if modified and record is not None:
+            event.message = self._drift(record, source, current)
         same = record is not None and (record.repo, record.path, record.ref) == (
             source.repo,
             source.path,
@@ -289,7 +291,7 @@ class _Run:
             return settled(event, False)
         if modified and not self.force:
             event.action = "modified"
-            event.message = f"{short(info.commit)} is available; --force replaces the local changes"
+            event.message += f"; {short(info.commit)} is available, --force replaces the changes"
             return event
         if self.check:
             event.action = "would-update" if record else "would-fetch"
@@ -297,6 +299,14 @@ class _Run:
         self._install(want, source, info, target)
         event.action = "updated" if record else "fetched"
         return event
+
+    def _drift(self, record: installs.InstallRecord, source: Source, folder: Path) -> str:
+        """Which files of a modified install changed, from the cached clone (no network)."""
+        from exobrain.fetch.drift import changed_files, describe
+        from exobrain.fetch.repocache import RepoCache
+
+        cache = RepoCache(self.git, self.cache_root, source.url)
+        return describe(changed_files(cache, record.commit, record.path, folder))
 
     def _resolve(self, source: Source) -> RefInfo:
         """The commit ``source.ref`` names: itself when pinned, else one ls-remote per URL."""

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from exobrain.errors import OperationFailed
 
-_FULL_SHA = re.compile(r"^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})$")
-_SCP_LIKE = re.compile(r"^[A-Za-z0-9._~+-]+@[A-Za-z0-9][A-Za-z0-9.-]*:(?!/{2})\S+$")
+_FULL_SHA = re.compile(r"^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})\Z")
+_SCP_LIKE = re.compile(r"^[A-Za-z0-9._~+-]+@[A-Za-z0-9][A-Za-z0-9.-]*:(?!/{2})\S+\Z")
 _HOST = re.compile(
     r"^(?:https|ssh)://(?:[^@/]*@)?"  # scheme, user
     r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*)"  # host

@@ -121,6 +121,12 @@ class FetchReport:
     def pending(self) -> bool:
         return any(e.pending for e in self.events)
 
+    @property
+    def tampered(self) -> bool:
+        """An install whose content no longer matches its record (a local edit, or someone
+        else's): the command exits non-zero, naming the files."""
+        return any(e.action == "modified" for e in self.events)
+
     def summary(self) -> str:
         counts: dict[str, int] = {}
         for event in self.events:
@@ -138,6 +144,7 @@ class FetchReport:
             "check": self.check,
             "failed": self.failed,
             "pending": self.pending,
+            "tampered": self.tampered,
             "network_calls": self.network_calls,
             "warnings": self.warnings,
             "events": [e.as_json() for e in self.events],
@@ -148,7 +155,7 @@ def settled(event: SkillEvent, modified: bool) -> SkillEvent:
     """Nothing to fetch: the install is current (perhaps moved), or edited by someone."""
     if modified:
         event.action = "modified"
-        event.message = "the content differs from the install record; --force restores it"
+        event.message += "; --force restores it"
     elif event.moved_from:
         event.action = "would-move" if event.check else "moved"
     else:

@@ -56,7 +56,7 @@ FIELDS = (
     CronField("month", 1, 12, MONTHS, 1),
     CronField("day of week", 0, 7, DAYS, 0),
 )
-_ITEM = re.compile(r"^(?P<range>\*|[A-Za-z0-9]+(?:-[A-Za-z0-9]+)?)(?:/(?P<step>[0-9]+))?$")
+_ITEM = re.compile(r"^(?P<range>\*|[A-Za-z0-9]+(?:-[A-Za-z0-9]+)?)(?:/(?P<step>[0-9]+))?\Z")
 
 
 def _value(text: str, spec: CronField) -> int:

@@ -25,6 +25,9 @@ its unchanged siblings) and the old name is gone. A move from another scope is n
 declarations and overrides are exempt. Lifecycle changes of any declaration must follow
 :class:`exobrain.model.Lifecycle`.
 
+New or changed executables in shared scopes (:mod:`exobrain.gate.executables`) are listed
+for the reviewer; they do not fail the check.
+
 Everything up to :func:`pick_base` is pure: two :class:`Snapshot` values plus git's renames
 in, new skills and lifecycle problems out; ``pick_base`` and ``review`` ask git for the data.
 """
@@ -37,6 +40,7 @@ from typing import Any
 
 from exobrain.errors import InputFileError, UsageError
 from exobrain.gate.crons import CRONS_FILE, load_crons
+from exobrain.gate.executables import ChangedExecutable, changed_executables
 from exobrain.gate.proof import MAX_PROOF_BYTES, Verdict, judge, kind_of, looks_like_proof
 from exobrain.gate.snapshot import PERSONAL_TYPES, Snapshot, skill_location, snapshot, wanted_blobs
 from exobrain.model import GLOBAL, Identity, Lifecycle, transition_problem
@@ -253,6 +257,7 @@ class Review:
     base: Base
     new: list[NewSkill] = field(default_factory=list)
     lifecycle: list[LifecycleChange] = field(default_factory=list)
+    executables: list[ChangedExecutable] = field(default_factory=list)  # to read, not to fail
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -277,6 +282,7 @@ class Review:
             "compared": "index",
             "new_shared_skills": [s.as_json() for s in self.new],
             "lifecycle_problems": [c.as_json() for c in self.lifecycle],
+            "executables_to_review": [e.as_json() for e in self.executables],
             "warnings": self.warnings,
             "exit_code": self.exit_code,
         }
@@ -303,7 +309,9 @@ def pick_base(git: Repository, ref: str | None) -> Base | None:
 def review(git: Repository, base: Base, on_disk: Path | None = None) -> Review:
     """Compare the index with ``base``; ``on_disk`` (the root) lets the report point at proof
     files that exist but are not tracked."""
-    base_files, now_files = git.files(base.commit), git.files(INDEX)
+    base_tree, now_tree = git.tree(base.commit), git.tree(INDEX)
+    base_files = {path: oid for path, (_mode, oid) in base_tree.items()}
+    now_files = {path: oid for path, (_mode, oid) in now_tree.items()}
     base_snap = snapshot(list(base_files), git.read(wanted_blobs(base_files)), strict=False)
     now_snap = snapshot(list(now_files), git.read(wanted_blobs(now_files)), strict=True)
     renames = git.renames(base.commit, SKILL_PATHSPECS)
@@ -318,6 +326,7 @@ def review(git: Repository, base: Base, on_disk: Path | None = None) -> Review:
         )
         result.new.append(NewSkill(scope, name, reason, proof, untracked, rejected))
     result.lifecycle = lifecycle_problems(base_snap, now_snap, renames)
+    result.executables = changed_executables(base_tree, now_tree, now_snap.scopes)
     return result
 
 

@@ -15,13 +15,14 @@ from pathlib import Path
 from exobrain.artifacts.checks import artifact_findings
 from exobrain.catalog import skill_dir
 from exobrain.errors import InputFileError
-from exobrain.findings import ERROR, INFO, Finding, from_error
+from exobrain.findings import ERROR, INFO, WARNING, Finding, from_error
 from exobrain.gate.crons import crons_findings
-from exobrain.model import EXTERNAL, Identity
+from exobrain.model import EXTERNAL, GLOBAL, Identity
 from exobrain.paths import shown
-from exobrain.registry import Entry, Registry, schema_findings, schema_is_packaged
+from exobrain.registry import ALLOW, REFUSE, Entry, Policy, Registry
+from exobrain.registry_schema import explained_findings, schema_findings, schema_is_packaged
 from exobrain.scopes import SEED
-from exobrain.skillmd import SKILL_FILE, SkillDoc, read_skill, spec_problems
+from exobrain.skillmd import SKILL_FILE, SkillDoc, powers, read_skill, spec_problems
 from exobrain.util.confine import leaves, unsafe_entries
 from exobrain.workspace import Workspace
 
@@ -33,9 +34,10 @@ def validate(ws: Workspace) -> list[Finding]:
     findings = [f for f in ws.findings if f.code not in ("registry-schema", "connection-scope")]
     trust_fast_check = schema_is_packaged(ws.root)
     for registry in registries:
-        if registry.data is None or (trust_fast_check and not registry.findings):
+        if not registry.parsed or (trust_fast_check and not registry.findings):
             continue
-        findings.extend(schema_findings(ws.root, registry))
+        explain = explained_findings if trust_fast_check else schema_findings
+        findings.extend(explain(ws.root, registry))
     scanned = [r for r in registries if r.scope != SEED]
     declarations = _declarations(registries)
     for registry in scanned:
@@ -45,6 +47,7 @@ def validate(ws: Workspace) -> list[Finding]:
     findings.extend(_folder_findings(ws, declarations, docs))
     findings.extend(artifact_findings(ws.root, scanned, docs))
     findings.extend(crons_findings(ws))
+    findings.extend(policy_findings(ws, registries))
     return findings
 
 
@@ -56,11 +59,15 @@ def _declaration_findings(root: Path, registry: Registry) -> list[Finding]:
     rel = shown(registry.path, root)
     found: list[Finding] = []
     seen: dict[Identity, Entry] = {}
+    # the skills folder of this scope, as text: one stat per declaration, no Path objects
+    base = os.path.join(skill_dir(root, registry.scope, "x").parent, "")
+    shown_base = shown(Path(base), root).rstrip("/") + "/"
     for entry in registry.entries:
         if entry.is_override:
             continue
-        if entry.identity in seen:
-            first = seen[entry.identity]
+        identity = entry.identity
+        if identity in seen:
+            first = seen[identity]
             found.append(
                 Finding(
                     ERROR,
@@ -73,12 +80,9 @@ def _declaration_findings(root: Path, registry: Registry) -> list[Finding]:
                 )
             )
             continue
-        seen[entry.identity] = entry
-        if (
-            entry.source is None
-            and not (skill_dir(root, entry.scope, entry.name) / SKILL_FILE).is_file()
-        ):
-            missing = shown(skill_dir(root, entry.scope, entry.name) / SKILL_FILE, root)
+        seen[identity] = entry
+        if entry.source is None and not os.path.isfile(f"{base}{entry.name}/{SKILL_FILE}"):
+            missing = f"{shown_base}{entry.name}/{SKILL_FILE}"
             found.append(
                 Finding(
                     ERROR,
@@ -126,6 +130,7 @@ def _folder_findings(
     """Check every skill folder outside seed/: its SKILL.md, and whether anything declares it.
     Each SKILL.md that parses lands in ``docs`` under (scope, folder name)."""
     found: list[Finding] = []
+    policy = ws.registry(GLOBAL).policy
     for scope in ws.scan().scopes:
         if scope.path == SEED:
             continue
@@ -188,7 +193,37 @@ def _folder_findings(
                 Finding(ERROR, code, rel, message)
                 for code, message in spec_problems(doc.meta, item.name)
             )
+            found.extend(power_findings(rel, doc, policy))
     return found
+
+
+def power_findings(rel: str, doc: SkillDoc, policy: Policy) -> list[Finding]:
+    """A skill that gives an agent powers of its own (hooks, wildcard tool permissions): a
+    warning, or an error where the repository's policy refuses it."""
+    found = []
+    for rule, why in powers(doc.meta):
+        action = policy.action(rule)
+        if action == ALLOW:
+            continue
+        level = ERROR if action == REFUSE else WARNING
+        how = "refused by the policy in skills.json" if action == REFUSE else "review it"
+        found.append(Finding(level, f"skill-{rule.replace('_', '-')}", rel, f"{why}; {how}"))
+    return found
+
+
+def policy_findings(ws: Workspace, registries: list[Registry]) -> list[Finding]:
+    """A policy belongs to the repository: only the global skills.json may hold one."""
+    return [
+        Finding(
+            ERROR,
+            "registry-schema",
+            shown(r.path, ws.root),
+            "policy is read from the global skills.json only; move it there",
+            bad_input=True,
+        )
+        for r in registries
+        if r.scope != GLOBAL and isinstance(r.data, dict) and "policy" in r.data
+    ]
 
 
 def exit_code(findings: list[Finding], strict: bool) -> int:

@@ -33,7 +33,7 @@ from exobrain.util.fileio import atomic_write_text, dump_json, load_json, open_r
 from exobrain.util.git import Git
 from exobrain.util.staging import staged_folder
 
-_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}\Z")
 FALLBACK_AUTHOR = ("exobrain create-instance", "create-instance@exobrain.invalid")
 
 

@@ -131,9 +131,11 @@ def open_instance(seed: Path, source: str) -> InstanceReport:
     if not path.is_dir():
         return _set(report, NOT_EXOBRAIN, f"{path} is a file")
     try:
-        git = Repository(path)
+        git = Repository(path, foreign=True)  # its own config must not run anything here
     except UsageError:
         return _set(report, NOT_EXOBRAIN, "not a git repository")
+    except OperationFailed as exc:
+        return _set(report, NOT_EXOBRAIN, exc.message)
     if git.run("rev-parse", "--show-prefix").strip():
         return _set(report, NOT_EXOBRAIN, "a folder inside a git repository, not its root")
     return _read(report, git, "HEAD", bare=False)
@@ -189,7 +191,12 @@ def _read(report: InstanceReport, git: Repository, rev: str, *, bare: bool) -> I
     report.snap = snapshot(list(files), git.read(wanted_blobs(files)), strict=False)
     report.ids = files
     report.warnings += [w.replace("base ", "", 1) for w in report.snap.warnings]
-    if not bare and git.run("status", "--porcelain", "--untracked-files=normal").strip():
+    if (
+        not bare
+        and git.run(
+            "status", "--porcelain", "--untracked-files=normal", "--ignore-submodules=all"
+        ).strip()
+    ):
         _set(report, DIRTY, "uncommitted changes, not harvested")
     return report
 

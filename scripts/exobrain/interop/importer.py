@@ -28,9 +28,11 @@ from exobrain.interop.formats import detect, importer
 from exobrain.interop.formats.bundle import Bundle, FoundSkill, discover
 from exobrain.interop.formats.fields import SLUG, dump, read_lenient, translate
 from exobrain.interop.inputs import Opened, classify, is_shorthand, open_source
+from exobrain.model import GLOBAL
 from exobrain.paths import shown
+from exobrain.registry import FLAG, REFUSE, Policy
 from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
-from exobrain.skillmd import SKILL_FILE, skill_text
+from exobrain.skillmd import SKILL_FILE, powers, skill_text
 from exobrain.util.confine import unsafe_entries
 from exobrain.util.dirhash import hash_digests
 from exobrain.util.staging import staged_folder
@@ -122,8 +124,11 @@ def plan_skill(
     found: FoundSkill,
     reading: Reading,
     new_name: str | None = None,
+    policy: Policy | None = None,
 ) -> Plan:
-    """Translate one skill; problems end up on ``plan.item.problem`` (nothing raised)."""
+    """Translate one skill; problems end up on ``plan.item.problem`` (nothing raised). A skill
+    that gives an agent powers of its own (hooks, wildcard tool permissions) is flagged, or
+    refused where the repository's ``policy`` says so."""
     item = Item(found.folder_name, src.where(found.rel) or ".")
     plan = Plan(found, item)
     if isinstance(reading, ExobrainError):
@@ -144,6 +149,12 @@ def plan_skill(
     item.name, item.version = result.name, result.meta.get("version")
     item.repairs, item.flags, item.notes = repairs + result.repairs, result.flags, notes
     problems = result.problems + [f"{rel}: {why}" for rel, why in unsafe_entries(found.folder)]
+    for rule, why in dict(powers(raw) + powers(result.meta)).items():
+        action = (policy or Policy()).action(rule)
+        if action == REFUSE:
+            problems.append(f"{why}; refused by the policy in the global skills.json")
+        elif action == FLAG:
+            item.flags.append(f"{why}; review it before anyone opts in")
     if problems:
         item.problem = "; ".join(problems)
     plan.text, plan.body, plan.meta = dump(result.meta, body), body, result.meta
@@ -266,7 +277,8 @@ def import_skills(
         else:
             reason = "given with --format"
         report = Report(source, adapter.NAME, reason, scope, dry_run, notes=bundle.notes)
-        plans = [plan_skill(adapter, src, f, readings[f.rel], new_name) for f in chosen]
+        policy = ws.registry(GLOBAL).policy
+        plans = [plan_skill(adapter, src, f, readings[f.rel], new_name, policy) for f in chosen]
         _check_targets(ws, scope, plans)
         good = [p for p in plans if not p.item.problem]
         if not dry_run and good:

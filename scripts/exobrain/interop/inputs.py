@@ -24,7 +24,7 @@ FOLDER, ARCHIVE, GIT = "folder", "archive", "git"
 _GIT_URL = re.compile(r"^(https://|ssh://|git@[^:/]+:|file://)")
 _SHORTHAND = re.compile(
     r"^(?P<owner>[A-Za-z0-9][\w.-]*)/(?P<repo>[\w.-]+)"
-    r"(?P<path>(?:/[^@\s]+)?)(?:@(?P<ref>[^@\s]+))?$"
+    r"(?P<path>(?:/[^@\s]+)?)(?:@(?P<ref>[^@\s]+))?\Z"
 )
 
 
@@ -50,7 +50,7 @@ class Opened:
             return str(Path(self.url) / where) if where else self.url
         if self.kind == ARCHIVE:
             return f"{self.url}#{where}" if where else self.url
-        github = re.match(r"^https://github\.com/([^/]+/[^/]+?)(?:\.git)?/?$", self.url)
+        github = re.match(r"^https://github\.com/([^/]+/[^/]+?)(?:\.git)?/?\Z", self.url)
         if github:
             tree = f"https://github.com/{github.group(1)}/tree/{self.ref or 'HEAD'}"
             return f"{tree}/{where}".rstrip("/")

@@ -33,6 +33,7 @@ from exobrain.interop.importer import (
     upstream_record,
 )
 from exobrain.interop.inputs import Opened, open_source
+from exobrain.model import GLOBAL
 from exobrain.paths import shown
 from exobrain.refs import SkillRef, canonical, parse_ref
 from exobrain.registry_edit import update_json_file
@@ -125,7 +126,7 @@ def update_skill(
             reading = read_skill_text(found)
         except ExobrainError as exc:
             reading = exc
-        plan = plan_skill(adapter, src, found, reading, name)
+        plan = plan_skill(adapter, src, found, reading, name, ws.registry(GLOBAL).policy)
         if plan.item.problem:
             raise OperationFailed(
                 f"{canonical(entry)}: the new upstream cannot be imported: {plan.item.problem}",

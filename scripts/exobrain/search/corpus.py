@@ -37,7 +37,7 @@ PERSONAL = frozenset({"person", "host"})
 KNOWLEDGE_DIR = "knowledge"
 PRIVATE_DIR = "local"
 TYPES = ("skill", "knowledge")
-_KNOWLEDGE_REF = re.compile(r"^knowledge:(?P<path>[^@\s]+)(?:@(?P<home>[^@\s]+))?$")
+_KNOWLEDGE_REF = re.compile(r"^knowledge:(?P<path>[^@\s]+)(?:@(?P<home>[^@\s]+))?\Z")
 
 
 @dataclass(frozen=True)

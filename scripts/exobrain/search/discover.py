@@ -3,8 +3,9 @@
 Search with the task text over the visible skills, then keep a skill only when
 
 * **its triggers match** — a skill that declares triggers passes when one of them shares a
-  word with the task or (semantic half on) is close to it in meaning (cosine at least
-  ``discover.trigger_min_cosine``); a skill without triggers passes on relevance alone;
+  word with the task or is close to it in meaning: its cosine with the task, by the best
+  encoder that ranked, is at least that encoder's ``discover.trigger_min_cosine``; a skill
+  without triggers passes on relevance alone;
 * **the persona fits** — with ``--persona P``, a skill passes when P is among its personas
   or tags, or when it names no personas at all;
 * **its dependencies resolve** — every ``dependencies.skills`` reference must name a skill
@@ -16,7 +17,7 @@ Archived skills and other people's drafts are never proposed.
 
 from __future__ import annotations
 
-import re
+import functools
 import shutil
 from dataclasses import dataclass, field
 from html import escape
@@ -27,12 +28,13 @@ from exobrain.model import Reason
 from exobrain.refs import parse_ref
 from exobrain.search import embedding
 from exobrain.search.corpus import Artifact
-from exobrain.search.engine import Hit, QualityFn, Searcher, fts_query, hit_json
+from exobrain.search.engine import LEXICAL_NOTE, Hit, QualityFn, Searcher, guarded, hit_json
+from exobrain.search.index import Progress
+from exobrain.search.query import content_words, fts_query
 from exobrain.skillmd import as_list, one_line
 from exobrain.workspace import Workspace
 
 POOL = 8  # candidates ranked per skill asked for, before the filters
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 @dataclass
@@ -61,23 +63,10 @@ class Discovery:
     excluded: list[dict[str, str]]
     mode: str
     notes: list[str]
+    encoders: list[str] = field(default_factory=list)  # the encoders that ranked
 
 
-def stem(word: str) -> str:
-    """A crude English stem, enough to see that "docking" and "dock" share a word."""
-    word = word.lower()
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
-
-
-def content_words(text: str) -> set[str]:
-    from exobrain.search.engine import STOPWORDS
-
-    return {stem(w) for w in _WORD.findall(text) if w.lower() not in STOPWORDS}
-
-
+@guarded
 def discover(
     ws: Workspace,
     task: str,
@@ -86,9 +75,10 @@ def discover(
     k: int = 5,
     semantic: bool = True,
     quality: QualityFn | None = None,
+    progress: Progress | None = None,
 ) -> Discovery:
     fts_query(task)  # an empty task is a usage error, before any work
-    searcher = Searcher(ws, semantic=semantic)
+    searcher = Searcher(ws, semantic=semantic, progress=progress)
     view = searcher.view()
     pool = [
         a
@@ -101,7 +91,7 @@ def discover(
     hits = searcher.rank(task, pool, k=max(k * POOL, k), quality=quality)
     visible = {a.ref: a for a in pool}
     task_words = content_words(task)
-    task_vector = searcher.encoder().encode(task) if searcher.model is not None else None
+    meaning = _TriggerMeaning(searcher, task)
     picks: list[Pick] = []
     excluded: list[dict[str, str]] = []
     for hit in hits:
@@ -111,7 +101,7 @@ def discover(
         reason = _persona_problem(meta, persona)
         trigger = None
         if reason is None:
-            ok, trigger = _trigger_match(meta, task_words, task_vector, searcher)
+            ok, trigger = _trigger_match(meta, task_words, meaning)
             reason = None if ok else "no trigger matches the task"
         if reason is None:
             reason = _dependency_problem(meta, view.skills(), visible)
@@ -125,11 +115,9 @@ def discover(
         servers = [str(s) for s in as_list(deps.get("mcp_servers"))]
         picks.append(Pick(hit, trigger, [t for t in tools if shutil.which(t) is None], servers))
     notes = list(searcher.notes)
-    if searcher.model is None and semantic:
-        from exobrain.search.engine import LEXICAL_NOTE
-
+    if semantic and not searcher.models:
         notes.append(LEXICAL_NOTE)
-    return Discovery(task, picks, excluded, searcher.mode, notes)
+    return Discovery(task, picks, excluded, searcher.mode, notes, list(searcher.used))
 
 
 def _persona_problem(meta: dict[str, Any], persona: str | None) -> str | None:
@@ -142,8 +130,34 @@ def _persona_problem(meta: dict[str, Any], persona: str | None) -> str | None:
     return f"for personas {', '.join(sorted(personas))}, not {persona}"
 
 
+class _TriggerMeaning:
+    """Cosines between the task and triggers, by the best encoder that ranked (none: lexical
+    ranking, so triggers match by their words only). The task is embedded on first need."""
+
+    def __init__(self, searcher: Searcher, task: str) -> None:
+        self.role = searcher.used[0] if searcher.used else None
+        self.model = searcher.models[self.role] if self.role else None
+        self.threshold = searcher.weights.trigger_min_cosine.get(self.role or "", 1.0)
+        self.task = task
+
+    @functools.cached_property
+    def _task_vector(self) -> Any:
+        assert self.model is not None
+        return embedding.load(self.model).encode([embedding.normalise(self.task)])[0]
+
+    def best(self, triggers: list[str]) -> str | None:
+        """The trigger closest to the task when it is close enough, else None."""
+        if self.model is None:
+            return None
+        encoder = embedding.load(self.model)
+        vectors = encoder.encode([embedding.normalise(t) or "-" for t in triggers])
+        cosines = [float(v @ self._task_vector) for v in vectors]
+        top = max(range(len(triggers)), key=lambda i: cosines[i])
+        return triggers[top] if cosines[top] >= self.threshold else None
+
+
 def _trigger_match(
-    meta: dict[str, Any], task_words: set[str], task_vector: list[float] | None, searcher: Searcher
+    meta: dict[str, Any], task_words: set[str], meaning: _TriggerMeaning
 ) -> tuple[bool, str | None]:
     triggers = [str(t) for t in as_list(meta.get("triggers"))]
     if not triggers:
@@ -151,17 +165,8 @@ def _trigger_match(
     for trigger in triggers:
         if content_words(trigger) & task_words:
             return True, trigger
-    if task_vector is not None:
-        best, best_trigger = -1.0, None
-        for trigger in triggers:
-            vector = searcher.encoder().encode(trigger)
-            if vector is not None:
-                similarity = embedding.dot(task_vector, vector)
-                if similarity > best:
-                    best, best_trigger = similarity, trigger
-        if best >= searcher.weights.trigger_min_cosine:
-            return True, best_trigger
-    return False, None
+    close = meaning.best(triggers)
+    return close is not None, close
 
 
 def _dependency_problem(

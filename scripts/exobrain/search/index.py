@@ -1,28 +1,35 @@
-"""The search index: SQLite FTS5 plus cached vectors, in the gitignored ``.exobrain-cache/``.
+"""The search index: SQLite FTS5 plus the texts the encoders embed, in ``.exobrain-cache/``.
 
-One file, ``.exobrain-cache/search.sqlite``, holds
+Two files, both caches (gitignored; delete them any time):
 
-* ``docs``: one row per artifact (its ref, the stat signature and content hash it was read
-  at, the frontmatter as JSON, the embedding-text hash);
-* ``fts``: an FTS5 table over name, triggers, description, instructions, tags and personas
-  (rowid = docs.id), queried with BM25 and per-column weights;
-* ``vectors``: float16 unit vectors and their sign-bit signatures, keyed by the hash of the
-  text embedded (so an unchanged text is never embedded twice, whatever moved);
-* the tokenizer tables of the query encoder (see :mod:`exobrain.search.embedding`).
+* ``search.sqlite``: ``docs`` (one row per artifact: its ref, the stat signature and content
+  hash it was read at, the frontmatter as JSON and, when that could not be read, why),
+  ``fts`` (an FTS5 table over name, triggers, description, instructions, tags and personas;
+  rowid = docs.id) and ``views`` (per artifact and encoder, the texts that encoder embeds and
+  their sha256 keys, see :mod:`exobrain.search.docs`). Cheap to rebuild: about 2 s for 8,000 skills.
+* ``embeddings.sqlite``, attached as ``emb``: the vectors, keyed by model and text hash
+  (:mod:`exobrain.search.vectors`). Expensive to rebuild (MiniLM: minutes for thousands of skills),
+  so it is a file of its own and survives a rebuild of the other.
 
-Updates are incremental (what is read from a file is in :mod:`exobrain.search.docs`). An
-artifact whose file and folder stat signature is unchanged is not read; a changed one is
-re-hashed (the skill folder's dirhash ``h1:``, the file's sha256 for knowledge) and re-parsed
-only when the hash moved. The file is a cache: when it is missing,
-from an older format, or corrupt (SQLite refuses it), it is deleted and built again — a broken
-cache is never an error.
+Updates are incremental. An artifact whose file and folder stat signature is unchanged is not
+read; a changed one is re-hashed (the skill folder's dirhash ``h1:``, the file's sha256 for
+knowledge) and re-parsed only when the hash moved. Every row written gets the next number of a
+counter that never goes back (``seq``), and every write transaction that changes rows a new
+``docs_gen`` token: the vector matrices built from the rows are named by the token and
+patched from the rows written since their ``seq`` (:mod:`exobrain.search.vectors`). A file that is
+missing, from an older format, or corrupt (SQLite refuses it) is deleted and built again — a
+broken cache is never an error. Both live in the repository's cache folder, which must be a real
+folder (:func:`exobrain.paths.cache_folder`); a link among their files is dropped, and a cache
+file that is not a file (a folder, a FIFO) gives a temporary index for the run.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
+import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -33,27 +40,35 @@ from exobrain.errors import ExobrainError
 from exobrain.paths import REPO_CACHE, cache_folder
 from exobrain.search.corpus import Artifact
 from exobrain.search.docs import Doc, artifact_hash, read_doc, stat_signature
-from exobrain.search.embedding import TOKENIZER_SCHEMA
 from exobrain.skillmd import links_of
 
-FORMAT = "1"
+FORMAT = "3"
 INDEX_FILE = "search.sqlite"
+EMBEDDINGS_FILE = "embeddings.sqlite"
+EMBEDDINGS_FORMAT = "1"
 COLUMNS = ("name", "triggers", "description", "instructions", "tags", "personas")
-SCHEMA = (
-    f"""
+SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs (
     id INTEGER PRIMARY KEY, ref TEXT NOT NULL UNIQUE, type TEXT NOT NULL,
-    stat TEXT NOT NULL, hash TEXT NOT NULL, embed_hash TEXT NOT NULL,
-    description TEXT NOT NULL, meta TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS docs_embed ON docs (embed_hash);
+    stat TEXT NOT NULL, hash TEXT NOT NULL, description TEXT NOT NULL, meta TEXT NOT NULL,
+    seq INTEGER NOT NULL, problem TEXT);
+CREATE INDEX IF NOT EXISTS docs_problem ON docs (ref) WHERE problem IS NOT NULL;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5({", ".join(COLUMNS)},
     tokenize = 'porter unicode61 remove_diacritics 2');
-CREATE TABLE IF NOT EXISTS vectors (embed_hash TEXT PRIMARY KEY, vec BLOB NOT NULL,
-                                    sig BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS views (
+    doc INTEGER NOT NULL, role TEXT NOT NULL, pos INTEGER NOT NULL, key BLOB NOT NULL,
+    text TEXT NOT NULL, PRIMARY KEY (doc, role, pos)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS views_key ON views (key);
 """
-    + TOKENIZER_SCHEMA
-)
+EMBEDDINGS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS emb.meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS emb.vectors (
+    model TEXT NOT NULL, key BLOB NOT NULL, vec BLOB NOT NULL,
+    PRIMARY KEY (model, key)) WITHOUT ROWID;
+"""
+#: ``progress(stage, done, total)``: what a long refresh or embedding run reports.
+Progress = Callable[[str, int, int], None]
 
 
 class Row(NamedTuple):
@@ -67,42 +82,59 @@ class Row(NamedTuple):
 
 @dataclass
 class Update:
-    """What one refresh did (for the benchmark, the tests and ``--verbose`` output)."""
+    """What one refresh did (for the benchmark, the tests and ``--json`` output)."""
 
     checked: int = 0
     rehashed: list[str] = field(default_factory=list)
     reindexed: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
-    embedded: int = 0
-    rebuilt: str | None = None  # why the file was rebuilt from scratch, if it was
+    embedded: dict[str, int] = field(default_factory=dict)  # encoder role → texts embedded
+    rebuilt: str | None = None  # why a cache file was rebuilt from scratch, if one was
+    unreadable: dict[str, str] = field(default_factory=dict)  # file → why it was skipped
+
+
+def text_key(text: str) -> bytes:
+    """The cache key of an embedded text: the sha256 of its UTF-8 bytes."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
 class Index:
-    """An open index file. Every method may raise ``sqlite3.DatabaseError`` on a corrupt file;
-    :func:`with_index` turns that into a rebuild."""
+    """An open index (with the embeddings file attached as ``emb``). Every method may raise
+    ``sqlite3.DatabaseError`` on a corrupt file; :func:`open_index` and the search turn that
+    into a rebuild."""
 
     def __init__(self, db: sqlite3.Connection, path: Path | None) -> None:
         self.db = db
         self.path = path
-        self._pending: dict[str, str] = {}  # texts written by this process, by embed hash
+        self._seq = 0  # the last row number given out, inside a refresh
 
-    def meta(self, key: str) -> str | None:
-        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    @property
+    def folder(self) -> Path | None:
+        """The cache folder (None: an in-memory index, for a read-only checkout)."""
+        return self.path.parent if self.path is not None else None
+
+    def meta(self, key: str, schema: str = "main") -> str | None:
+        row = self.db.execute(f"SELECT value FROM {schema}.meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
-    def set_meta(self, key: str, value: str) -> None:
-        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+    def set_meta(self, key: str, value: str, schema: str = "main") -> None:
+        self.db.execute(f"INSERT OR REPLACE INTO {schema}.meta VALUES (?, ?)", (key, value))
+
+    def new_generation(self, key: str, schema: str = "main") -> None:
+        """Give ``key`` a fresh random token (inside the write that changed what it names), so
+        files derived from the old state are never mistaken for the new one, even after the
+        index was deleted and rebuilt."""
+        self.set_meta(key, uuid.uuid4().hex[:12], schema)
 
     def refresh(
         self,
         artifacts: Iterable[Artifact],
         *,
         prune: bool = False,
-        embedder: Callable[[list[str]], list[tuple[bytes, bytes]]] | None = None,
         update: Update | None = None,
+        progress: Progress | None = None,
     ) -> Update:
-        """Bring the rows of ``artifacts`` up to date (``prune``: drop every other row), then
-        embed those of their texts that have no vector yet when an ``embedder`` is given.
+        """Bring the rows of ``artifacts`` up to date (``prune``: drop every other row).
 
         A first pass compares stat signatures without any lock; only when something changed
         is a write transaction opened (and the changed rows checked again inside it, so two
@@ -123,19 +155,20 @@ class Index:
         if stale or gone:
             with self.transaction():
                 known = self._known(stale + gone)
-                for ref in stale:
+                self._seq = int(self.meta("seq") or 0)
+                for done, ref in enumerate(stale, 1):
                     self._refresh_one(wanted[ref][0], wanted[ref][1], known.get(ref), update)
+                    if progress is not None and done % 200 == 0:
+                        progress("index", done, len(stale))
                 for ref in gone:
                     if ref in known:
                         self._delete(known[ref][0])
                         update.removed.append(ref)
-        if prune:
-            with self.transaction():
-                self.db.execute(
-                    "DELETE FROM vectors WHERE embed_hash NOT IN (SELECT embed_hash FROM docs)"
-                )
-        if embedder is not None:
-            update.embedded += self.embed_missing(embedder, None if prune else list(wanted))
+                if update.reindexed or update.removed:
+                    self.set_meta("seq", str(self._seq))
+                    self.new_generation("docs_gen")
+            if progress is not None:
+                progress("index", len(stale), len(stale))
         return update
 
     def _known(self, refs: list[str] | None) -> dict[str, tuple[int, str, str]]:
@@ -164,8 +197,12 @@ class Index:
                 self.db.execute("UPDATE docs SET stat = ? WHERE id = ?", (stat, old[0]))
                 return
             self._write(artifact, read_doc(artifact), stat, digest, old[0] if old else None)
-        except (OSError, ExobrainError):
-            return  # unreadable now; skills-validate reports it
+        except ExobrainError as exc:
+            update.unreadable[artifact.file or artifact.ref] = exc.message
+            return  # unreadable now: skipped, reported as a warning (skills-validate: an error)
+        except OSError as exc:
+            update.unreadable[artifact.file or artifact.ref] = exc.strerror or str(exc)
+            return
         update.reindexed.append(artifact.ref)
 
     @contextmanager
@@ -180,89 +217,61 @@ class Index:
             raise
         self.db.execute("COMMIT")
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """A read transaction: every read inside sees one state of both files."""
+        self.db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.db.execute("COMMIT")
+
     def _write(
         self, artifact: Artifact, doc: Doc, stat: str, digest: str, doc_id: int | None
     ) -> None:
+        self._seq += 1
         values = (
             artifact.ref,
             artifact.type,
             stat,
             digest,
-            doc.embed_hash,
             doc.description,
             json.dumps(doc.meta, ensure_ascii=False, sort_keys=True),
+            self._seq,
+            doc.problem,
         )
         if doc_id is None:
             doc_id = self.db.execute(
-                "INSERT INTO docs (ref, type, stat, hash, embed_hash, description, meta) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO docs (ref, type, stat, hash, description, meta, seq, problem) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 values,
             ).lastrowid
         else:
             self.db.execute(
                 "UPDATE docs SET ref = ?, type = ?, stat = ?, hash = ?, "
-                "embed_hash = ?, description = ?, meta = ? WHERE id = ?",
+                "description = ?, meta = ?, seq = ?, problem = ? WHERE id = ?",
                 (*values, doc_id),
             )
             self.db.execute("DELETE FROM fts WHERE rowid = ?", (doc_id,))
+            self.db.execute("DELETE FROM views WHERE doc = ?", (doc_id,))
         self.db.execute(
             f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES "
             f"(?, {', '.join('?' * len(COLUMNS))})",
             (doc_id, *(doc.fields[c] for c in COLUMNS)),
         )
-        self._pending[doc.embed_hash] = doc.embed_text
+        self.db.executemany(
+            "INSERT INTO views VALUES (?, ?, ?, ?, ?)",
+            [
+                (doc_id, role, pos, text_key(text), text)
+                for role, texts in doc.views.items()
+                for pos, text in enumerate(texts)
+            ],
+        )
 
     def _delete(self, doc_id: int) -> None:
         self.db.execute("DELETE FROM docs WHERE id = ?", (doc_id,))
         self.db.execute("DELETE FROM fts WHERE rowid = ?", (doc_id,))
-
-    def embed_missing(
-        self, embedder: Callable[[list[str]], list[tuple[bytes, bytes]]], refs: list[str] | None
-    ) -> int:
-        """Embed the texts of ``refs`` (None: every row) that have no vector yet."""
-        query = (
-            "SELECT DISTINCT d.embed_hash FROM docs d LEFT JOIN vectors v "
-            "ON v.embed_hash = d.embed_hash WHERE v.embed_hash IS NULL"
-        )
-        if refs is None:
-            missing = [h for (h,) in self.db.execute(query)]
-        else:
-            missing = []
-            for start in range(0, len(refs), 900):
-                chunk = refs[start : start + 900]
-                missing += [
-                    h
-                    for (h,) in self.db.execute(
-                        f"{query} AND d.ref IN ({','.join('?' * len(chunk))})", chunk
-                    )
-                ]
-            missing = list(dict.fromkeys(missing))
-        if not missing:
-            return 0
-        texts = {h: self._pending.get(h) for h in missing}
-        unknown = [h for h, t in texts.items() if t is None]
-        if unknown:  # written by an earlier run without the model: rebuild the text
-            for embed_hash, text in self._texts_for(unknown).items():
-                texts[embed_hash] = text
-        hashes = [h for h in missing if texts.get(h) is not None]
-        vectors = embedder([texts[h] for h in hashes])  # type: ignore[misc]
-        with self.transaction():
-            self.db.executemany(
-                "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
-                [(h, vec, sig) for h, (vec, sig) in zip(hashes, vectors, strict=False)],
-            )
-        return len(hashes)
-
-    def _texts_for(self, hashes: list[str]) -> dict[str, str]:
-        found: dict[str, str] = {}
-        marks = ",".join("?" * len(hashes))
-        for embed_hash, *cols in self.db.execute(
-            f"SELECT d.embed_hash, f.name, f.description, f.triggers, f.instructions "
-            f"FROM docs d JOIN fts f ON f.rowid = d.id WHERE d.embed_hash IN ({marks})",
-            hashes,
-        ):
-            found[embed_hash] = "\n".join(cols)
-        return found
+        self.db.execute("DELETE FROM views WHERE doc = ?", (doc_id,))
 
     # --- reading -------------------------------------------------------------------------
 
@@ -275,13 +284,18 @@ class Index:
             )
         }
 
+    def problems(self) -> dict[str, str]:
+        """ref → why its frontmatter could not be read (it is indexed by its raw text), for
+        the rows that have such a problem."""
+        return dict(self.db.execute("SELECT ref, problem FROM docs WHERE problem IS NOT NULL"))
+
     def ids(self, refs: Iterable[str]) -> dict[str, int]:
         """ref → doc id of the indexed ``refs``."""
         return dict(self._select("ref, id", "ref", list(refs)))
 
-    def _select(self, columns: str, key: str, values: list) -> list[tuple]:
+    def _select(self, columns: str, key: str, values: list[Any]) -> list[tuple[Any, ...]]:
         """``SELECT columns FROM docs WHERE key IN values``, in chunks SQLite accepts."""
-        found: list[tuple] = []
+        found: list[tuple[Any, ...]] = []
         values = list(dict.fromkeys(values))
         for start in range(0, len(values), 900):
             chunk = values[start : start + 900]
@@ -300,36 +314,35 @@ class Index:
             if (refs := links_of(json.loads(meta), "supersedes"))
         }
 
-    def lexical(self, match: str, boosts: tuple[float, ...]) -> dict[int, float]:
-        """doc id → BM25 relevance (higher is better) for an FTS5 query expression."""
-        weights = ", ".join(repr(float(b)) for b in boosts)
-        return {
-            doc_id: -score
-            for doc_id, score in self.db.execute(
-                f"SELECT rowid, bm25(fts, {weights}) FROM fts WHERE fts MATCH ?", (match,)
+    def lexical(
+        self, match: str, boosts: tuple[float, ...], limit: int, pool: list[int]
+    ) -> dict[int, float]:
+        """doc id → BM25 relevance (higher is better) of the best ``limit`` rows among the doc
+        ids ``pool`` that match the FTS5 expression ``match``.
+
+        The ranking function is given with the query (``rank MATCH 'bm25(…)'``), so the
+        column boosts of the weights file apply without touching the table, and FTS5 sorts
+        and cuts inside SQLite (``ORDER BY rank LIMIT``). When the pool is not the whole
+        index, it is joined in as a temporary table, so rows nobody here may see never take
+        one of the ``limit`` places."""
+        rank = f"bm25({', '.join(repr(float(b)) for b in boosts)})"
+        total = self.db.execute("SELECT count(*) FROM docs").fetchone()[0]
+        if len(set(pool)) >= total:
+            rows = self.db.execute(
+                "SELECT rowid, rank FROM fts WHERE fts MATCH ? AND rank MATCH ? "
+                "ORDER BY rank LIMIT ?",
+                (match, rank, limit),
             )
-        }
-
-    def signatures(self, doc_ids: list[int]) -> dict[int, bytes]:
-        """doc id → sign-bit signature of its vector (ids without a vector are left out)."""
-        return self._by_ids("v.sig", doc_ids)
-
-    def vectors(self, doc_ids: list[int]) -> dict[int, bytes]:
-        """doc id → float16 unit vector."""
-        return self._by_ids("v.vec", doc_ids)
-
-    def _by_ids(self, column: str, doc_ids: list[int]) -> dict[int, bytes]:
-        found: dict[int, bytes] = {}
-        for start in range(0, len(doc_ids), 900):
-            chunk = doc_ids[start : start + 900]
-            found.update(
-                self.db.execute(
-                    f"SELECT d.id, {column} FROM docs d JOIN vectors v ON v.embed_hash = "
-                    f"d.embed_hash WHERE d.id IN ({','.join('?' * len(chunk))})",
-                    chunk,
-                )
+        else:
+            self.db.execute("CREATE TEMP TABLE IF NOT EXISTS pool (id INTEGER PRIMARY KEY)")
+            self.db.execute("DELETE FROM temp.pool")
+            self.db.executemany("INSERT OR IGNORE INTO temp.pool VALUES (?)", ((i,) for i in pool))
+            rows = self.db.execute(
+                "SELECT f.rowid, f.rank FROM fts f JOIN temp.pool p ON p.id = f.rowid "
+                "WHERE fts MATCH ? AND f.rank MATCH ? ORDER BY f.rank LIMIT ?",
+                (match, rank, limit),
             )
-        return found
+        return {doc_id: -score for doc_id, score in rows}
 
 
 def index_path(root: Path) -> Path:
@@ -337,27 +350,37 @@ def index_path(root: Path) -> Path:
 
 
 def open_index(path: Path | None, *, root: Path) -> tuple[Index, str | None]:
-    """Open (creating) the index at ``path`` in ``root``'s cache folder (a real folder: a
-    committed link there is refused); a file SQLite cannot read or of another format is
-    deleted and started afresh. Returns the index and why it was reset (None when it was fine)."""
+    """Open (creating) the index at ``path`` and its embeddings file in ``root``'s cache folder
+    (a real folder: a committed link there is refused); a file SQLite cannot read or of
+    another format is deleted and started afresh. Returns the index and why a file was reset
+    (None when both were fine)."""
     reason = None
+    odd = [f for f in _files(path) if os.path.lexists(f) and not f.is_file()] if path else []
+    if odd:
+        reason = f"{odd[0]} is not a file: a temporary index is used for this run"
+        path = None
     if path is not None:
         try:
             path = cache_folder(root) / path.name
         except OSError:
             path = None  # a read-only checkout: index in memory for this run
         else:  # the cache folder is ours: a link among SQLite's files is dropped, never followed
-            for suffix in ("", "-journal", "-wal", "-shm"):
-                if os.path.islink(f"{path}{suffix}"):
-                    os.unlink(f"{path}{suffix}")
+            for ours in _files(path):
+                for suffix in ("", "-journal", "-wal", "-shm"):
+                    if os.path.islink(f"{ours}{suffix}"):
+                        os.unlink(f"{ours}{suffix}")
     try:
         index = _connect(path)
-        version = index.meta("format")
-        if version is not None and version != FORMAT:
-            reason = f"index format {version} replaced by {FORMAT}"
-            index.db.close()
-            discard(path)
-            index = _connect(path)
+        for schema, key, wanted, file in (
+            ("main", "format", FORMAT, INDEX_FILE),
+            ("emb", "format", EMBEDDINGS_FORMAT, EMBEDDINGS_FILE),
+        ):
+            version = index.meta(key, schema)
+            if version is not None and version != wanted:
+                reason = f"{file} format {version} replaced by {wanted}"
+                index.db.close()
+                discard(path, (file,))
+                index = _connect(path)
     except sqlite3.DatabaseError as exc:
         if not is_corrupt(exc):
             raise
@@ -365,6 +388,11 @@ def open_index(path: Path | None, *, root: Path) -> tuple[Index, str | None]:
         discard(path)
         index = _connect(path)
     return index, reason
+
+
+def _files(path: Path) -> tuple[Path, Path]:
+    """The index file at ``path`` and the embeddings file beside it."""
+    return path, path.parent / EMBEDDINGS_FILE
 
 
 def is_corrupt(exc: sqlite3.DatabaseError) -> bool:
@@ -388,22 +416,33 @@ def _connect(path: Path | None) -> Index:
         ":memory:" if path is None else os.fspath(path), timeout=30, isolation_level=None
     )  # transactions are explicit (Index.transaction)
     db.execute("PRAGMA busy_timeout = 30000")
-    if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
-        db.execute("PRAGMA journal_mode = WAL")  # readers do not wait for a refresh
-    db.executescript(SCHEMA)
+    embeddings = ":memory:" if path is None else os.fspath(path.parent / EMBEDDINGS_FILE)
+    db.execute("ATTACH DATABASE ? AS emb", (embeddings,))
+    for schema in ("main", "emb"):
+        if db.execute(f"SELECT count(*) FROM {schema}.sqlite_master").fetchone()[0] == 0:
+            db.execute(f"PRAGMA {schema}.journal_mode = WAL")  # readers never wait for writers
+        # a cache: a power cut may cost the last commits, never the file (WAL), and no commit
+        # waits for the disk
+        db.execute(f"PRAGMA {schema}.synchronous = NORMAL")
+    db.executescript(SCHEMA + EMBEDDINGS_SCHEMA)
     index = Index(db, path)
-    if index.meta("format") is None:
+    fresh = [s for s in ("main", "emb") if index.meta("format", s) is None]
+    if fresh:
         with index.transaction():
-            index.set_meta("format", FORMAT)
+            for schema in fresh:
+                index.set_meta("format", FORMAT if schema == "main" else EMBEDDINGS_FORMAT, schema)
+            if "main" in fresh:  # names what is derived from this file, not from an older one
+                index.new_generation("instance")
     return index
 
 
-def discard(path: Path | None) -> None:
-    """Delete an index file and SQLite's side files (they are ours: the cache folder)."""
+def discard(path: Path | None, files: tuple[str, ...] = (INDEX_FILE, EMBEDDINGS_FILE)) -> None:
+    """Delete cache ``files`` in the index's folder and SQLite's side files (they are ours)."""
     if path is None:
         return
-    for suffix in ("", "-journal", "-wal", "-shm"):
-        try:
-            os.unlink(f"{path}{suffix}")
-        except FileNotFoundError:
-            pass
+    for name in files:
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            try:
+                os.unlink(f"{path.parent / name}{suffix}")
+            except FileNotFoundError:
+                pass

@@ -1,18 +1,25 @@
-"""Ranking: relevance (BM25 and cosine, fused) × quality × lifecycle, every weight in a file.
+"""Ranking: relevance (BM25 and cosines, standardised and fused) × quality × lifecycle.
 
 Pure functions over numbers; the weights come from the ``search`` section of the committed
 weights file ``signals/weights.json`` (the copy packaged with the toolkit is used when a
 repository has none). The formula, in words:
 
-* **lexical** — FTS5's BM25 with per-column boosts (name 2.0, triggers 1.5, the rest 1.0),
-  divided by the best BM25 among the visible hits, so it lies in [0, 1];
-* **semantic** — the cosine between the query's and the skill's embeddings, rescaled over the
-  candidates as ``(cos - floor) / (best - floor)`` with ``floor`` the semantic ``floor`` weight
-  (cosines of unrelated texts sit well above 0 with static embeddings);
-* **relevance** — ``fusion: "weighted"``: ``lexical_weight × lexical + semantic_weight ×
-  semantic`` divided by the sum of the weights in use; ``fusion: "rrf"``: reciprocal rank
-  fusion ``Σ weight / (rrf_k + rank)`` scaled so that first in both lists is 1;
-* **score** — ``relevance × (1 - quality_weight + quality_weight × quality) × lifecycle``,
+* **signals** — per visible artifact: ``lexical``, FTS5's BM25 with per-column boosts (name
+  2.0, triggers 1.5, the rest 1.0) for the best ``lexical_limit`` matches and 0 for every
+  other artifact; and one cosine per encoder that is installed and ready (``minilm``,
+  ``wordllama``; see :mod:`exobrain.search.embedding`).
+* **fused** — each signal standardised over the visible artifacts, ``z = (s − mean) / sd``
+  (a signal without spread, such as no lexical match at all, gives 0 everywhere: it does not
+  vote), then the weighted mean of the z-scores with the ``fusion`` weights of the signals
+  present. Standardised sums keep score margins that rank fusion throws away, so an exact
+  keyword match with a large BM25 lead survives a lukewarm cosine, and a missing encoder just
+  drops its term: the remaining ratios are each pair's measured optimum.
+* **hits** — the artifacts that match a word of the query, and (with an encoder) those whose
+  fused value is at least the average's, 0: something unrelated is not listed just because
+  ``-k`` asks for more hits than there are relevant artifacts.
+* **relevance** — ``exp(fused − best fused)`` over the hits: 1 for the best, a fraction for the
+  others, so the factors below scale it the same way whatever the size of the collection.
+* **score** — ``relevance × (1 − quality_weight + quality_weight × quality) × lifecycle``,
   where ``quality`` is the skill's quality score in [0, 1] (``quality_neutral`` when none is
   known) and ``lifecycle`` the factor of its state (deprecated below active).
 
@@ -22,13 +29,14 @@ Ties are broken by reference, so the same query on the same data always lists th
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from exobrain.errors import InputFileError
 from exobrain.paths import packaged
+from exobrain.search.embedding import ROLES
 from exobrain.util.fileio import load_json
 
 WEIGHTS_FILE = "signals/weights.json"
@@ -36,6 +44,8 @@ SECTION = "search"
 PACKAGED = packaged("signal-weights.json")
 COLUMNS = ("name", "triggers", "description", "instructions", "tags", "personas")
 LIFECYCLES = ("draft", "active", "deprecated", "archived")
+LEXICAL = "lexical"
+SIGNALS = (LEXICAL, *ROLES)
 
 
 @dataclass(frozen=True)
@@ -43,16 +53,12 @@ class SearchWeights:
     """The ``search`` section of the weights file, checked."""
 
     boosts: tuple[float, ...]  # BM25 weight per column, in COLUMNS order
-    fusion: str  # "weighted" | "rrf"
-    lexical_weight: float
-    semantic_weight: float
-    semantic_floor: float
-    rrf_k: float
-    candidates: int  # semantic shortlist size (Hamming first cut)
+    lexical_limit: int  # FTS5 rows that count; the rest of the artifacts get 0
+    fusion: dict[str, float]  # signal → weight (lexical and each encoder role)
     quality_weight: float
     quality_neutral: float
     lifecycle: dict[str, float]
-    trigger_min_cosine: float  # discover: a trigger "matches" at this cosine
+    trigger_min_cosine: dict[str, float]  # discover: encoder role → "close in meaning"
     path: Path
 
 
@@ -60,6 +66,10 @@ def load_search_weights(root: Path) -> SearchWeights:
     """The repository's ``signals/weights.json`` ``search`` section, else the packaged one."""
     path = root / WEIGHTS_FILE
     data = load_json(path) if path.is_file() else None
+    if data is not None and not isinstance(data, dict):
+        raise InputFileError(
+            f"{path}: expected a JSON object", hint="see knowledge/exobrain/signals.md"
+        )
     if not isinstance(data, dict) or SECTION not in data:
         path, data = PACKAGED, load_json(PACKAGED)
     return parse_search_weights(data.get(SECTION), path)
@@ -75,8 +85,14 @@ def parse_search_weights(block: Any, path: Path) -> SearchWeights:
     if not isinstance(block, dict):
         raise bad("", "an object")
 
-    def number(key: str, low: float = 0.0, high: float = math.inf, where: Any = None) -> float:
-        value = (block if where is None else where).get(key.rsplit(".", 1)[-1])
+    def section(key: str) -> dict[str, Any]:
+        value = block.get(key)
+        if not isinstance(value, dict):
+            raise bad(key, "an object")
+        return value
+
+    def number(where: dict[str, Any], key: str, low: float = 0.0, high: float = math.inf) -> float:
+        value = where.get(key.rsplit(".", 1)[-1])
         if (
             not isinstance(value, (int, float))
             or isinstance(value, bool)
@@ -86,37 +102,24 @@ def parse_search_weights(block: Any, path: Path) -> SearchWeights:
             raise bad(key, f"a number from {low:g} to {high:g}")
         return float(value)
 
-    def section(key: str) -> dict:
-        value = block.get(key)
-        if not isinstance(value, dict):
-            raise bad(key, "an object")
-        return value
-
-    boosts = section("boosts")
-    fusion = section("fusion")
-    method = fusion.get("method")
-    if method not in ("weighted", "rrf"):
-        raise bad("fusion.method", '"weighted" or "rrf"')
-    lexical_w = number("fusion.lexical", where=fusion)
-    semantic_w = number("fusion.semantic", where=fusion)
-    if lexical_w + semantic_w <= 0:
-        raise bad("fusion", "lexical and semantic weights that are not both 0")
-    semantic = section("semantic")
-    quality = section("quality")
-    lifecycle = section("lifecycle")
-    discover = section("discover")
+    boosts, fusion, quality = section("boosts"), section("fusion"), section("quality")
+    lifecycle, discover = section("lifecycle"), section("discover")
+    weights = {s: number(fusion, f"fusion.{s}") for s in SIGNALS}
+    if weights[LEXICAL] <= 0:
+        raise bad("fusion.lexical", "above 0 (without the semantic extra it is the ranking)")
+    triggers = discover.get("trigger_min_cosine")
+    if not isinstance(triggers, dict):
+        raise bad("discover.trigger_min_cosine", "an object with a cosine per encoder")
     return SearchWeights(
-        boosts=tuple(number(f"boosts.{c}", where=boosts) for c in COLUMNS),
-        fusion=method,
-        lexical_weight=lexical_w,
-        semantic_weight=semantic_w,
-        semantic_floor=number("semantic.floor", -1.0, 0.99, where=semantic),
-        rrf_k=number("fusion.rrf_k", 1.0, where=fusion),
-        candidates=int(number("semantic.candidates", 1.0, where=semantic)),
-        quality_weight=number("quality.weight", 0.0, 1.0, where=quality),
-        quality_neutral=number("quality.neutral", 0.0, 1.0, where=quality),
-        lifecycle={s: number(f"lifecycle.{s}", 0.0, 1.0, where=lifecycle) for s in LIFECYCLES},
-        trigger_min_cosine=number("discover.trigger_min_cosine", -1.0, 1.0, where=discover),
+        boosts=tuple(number(boosts, f"boosts.{c}") for c in COLUMNS),
+        lexical_limit=int(number(block, "lexical_limit", 1.0, 100000.0)),
+        fusion=weights,
+        quality_weight=number(quality, "quality.weight", 0.0, 1.0),
+        quality_neutral=number(quality, "quality.neutral", 0.0, 1.0),
+        lifecycle={s: number(lifecycle, f"lifecycle.{s}", 0.0, 1.0) for s in LIFECYCLES},
+        trigger_min_cosine={
+            r: number(triggers, f"discover.trigger_min_cosine.{r}", -1.0, 1.0) for r in ROLES
+        },
         path=path,
     )
 
@@ -125,14 +128,13 @@ def parse_search_weights(block: Any, path: Path) -> SearchWeights:
 class Components:
     """Every number behind one hit's score (shown by ``search --json``)."""
 
-    bm25: float | None  # raw BM25 (higher is better), None: no lexical match
-    lexical: float  # normalised to [0, 1]
-    cosine: float | None  # None: semantic half off or not shortlisted
-    semantic: float  # rescaled to [0, 1]
-    relevance: float
-    quality: float
-    lifecycle: float
-    score: float
+    bm25: float | None  # raw BM25 (higher is better); None: not among the lexical matches
+    cosines: dict[str, float] = field(default_factory=dict)  # encoder role → cosine
+    fused: float = 0.0
+    relevance: float = 0.0
+    quality: float = 0.0
+    lifecycle: float = 1.0
+    score: float = 0.0
 
     def as_json(self) -> dict[str, Any]:
         def r(x: float | None) -> float | None:
@@ -140,9 +142,8 @@ class Components:
 
         return {
             "bm25": r(self.bm25),
-            "lexical": r(self.lexical),
-            "cosine": r(self.cosine),
-            "semantic": r(self.semantic),
+            "cosines": {role: r(c) for role, c in self.cosines.items()},
+            "fused": r(self.fused),
             "relevance": r(self.relevance),
             "quality": r(self.quality),
             "lifecycle": r(self.lifecycle),
@@ -150,44 +151,43 @@ class Components:
         }
 
 
-def relevance(
-    lexical: Mapping[str, float], cosine: Mapping[str, float], w: SearchWeights
-) -> dict[str, tuple[float, float, float]]:
-    """key → (lexical in [0, 1], semantic in [0, 1], fused relevance) for every key in either
-    mapping. ``cosine`` empty means the semantic half is off: relevance is lexical alone."""
-    best_bm25 = max(lexical.values(), default=0.0)
-    best_cos = max(cosine.values(), default=0.0)
-    floor = min(w.semantic_floor, best_cos - 1e-9)
-    lex = {k: (v / best_bm25 if best_bm25 > 0 else 0.0) for k, v in lexical.items()}
-    sem = {k: max(0.0, (v - floor) / (best_cos - floor)) for k, v in cosine.items()}
-    use_sem = bool(cosine) and w.semantic_weight > 0
-    use_lex = w.lexical_weight > 0 or not use_sem
-    lw = (w.lexical_weight or 1.0) if use_lex else 0.0
-    sw = w.semantic_weight if use_sem else 0.0
-    keys = set(lex) | set(sem)
-    if w.fusion == "rrf":
-        lex_rank = _ranks(lexical)
-        sem_rank = _ranks(cosine)
-        top = lw / (w.rrf_k + 1) + sw / (w.rrf_k + 1)
-
-        def fuse(key: str) -> float:
-            total = 0.0
-            if key in lex_rank:
-                total += lw / (w.rrf_k + lex_rank[key])
-            if key in sem_rank:
-                total += sw / (w.rrf_k + sem_rank[key])
-            return total / top
-    else:
-
-        def fuse(key: str) -> float:
-            return (lw * lex.get(key, 0.0) + sw * sem.get(key, 0.0)) / (lw + sw)
-
-    return {k: (lex.get(k, 0.0), sem.get(k, 0.0), fuse(k)) for k in keys}
+#: A spread below this share of the signal's largest value is float noise, not information
+#: (vectors are stored as float16): such a signal does not vote, instead of blowing rounding
+#: differences up to whole z-units. Relative, because BM25 in a small collection is tiny.
+NO_SPREAD = 1e-6
 
 
-def _ranks(scores: Mapping[str, float]) -> dict[str, int]:
-    ordered = sorted(scores, key=lambda k: (-scores[k], k))
-    return {key: position for position, key in enumerate(ordered, 1)}
+def zscores(values: Sequence[float]) -> list[float]:
+    """``values`` standardised; all zeros when they have no spread (the signal does not vote)."""
+    n = len(values)
+    if n == 0:
+        return []
+    mean = math.fsum(values) / n
+    sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / n)
+    if not sd > NO_SPREAD * max(abs(v) for v in values):
+        return [0.0] * n
+    return [(v - mean) / sd for v in values]
+
+
+def fuse(signals: Mapping[str, Sequence[float]], weights: Mapping[str, float]) -> list[float]:
+    """The weighted mean of the standardised ``signals`` (each a value per artifact, same
+    order), over the signals present."""
+    used = {s: weights.get(s, 0.0) for s in signals if weights.get(s, 0.0) > 0}
+    total = math.fsum(used.values())
+    if not used:
+        return [0.0] * len(next(iter(signals.values()), []))
+    fused: list[float] | None = None
+    for name, weight in used.items():
+        part = [weight / total * z for z in zscores(signals[name])]
+        fused = part if fused is None else [a + b for a, b in zip(fused, part, strict=True)]
+    assert fused is not None
+    return fused
+
+
+def relevance(fused: Sequence[float]) -> list[float]:
+    """``exp(fused − best)``: in (0, 1], 1 for the best."""
+    best = max(fused, default=0.0)
+    return [math.exp(f - best) for f in fused]
 
 
 def score(

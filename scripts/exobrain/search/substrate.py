@@ -22,7 +22,7 @@ from exobrain.paths import shown
 from exobrain.refs import parse_ref
 from exobrain.search.corpus import TYPES, Artifact, View
 from exobrain.search.docs import read_doc
-from exobrain.search.engine import Searcher
+from exobrain.search.engine import Searcher, guarded
 from exobrain.skillmd import links_of
 from exobrain.util.jsonlogic import evaluate, sort_rows, truthy, variables
 from exobrain.workspace import Workspace
@@ -64,6 +64,7 @@ def check_field(where: str, path: str) -> None:
 class Substrate:
     """One connection's read-only view with fresh frontmatter rows."""
 
+    @guarded
     def __init__(self, ws: Workspace, quality: QualityFn | None = None) -> None:
         self.ws = ws
         self.searcher = Searcher(ws, semantic=False)
@@ -113,6 +114,7 @@ class Substrate:
 
     # --- verbs ----------------------------------------------------------------------------
 
+    @guarded
     def get(self, text_ref: str) -> dict[str, Any]:
         """One artifact in full: its row, its body and its links both ways."""
         artifact = self.view.find(text_ref)
@@ -132,6 +134,7 @@ class Substrate:
         row["links"] = self.links(artifact.ref)
         return row
 
+    @guarded
     def list(
         self,
         types: tuple[str, ...] = TYPES,
@@ -152,6 +155,7 @@ class Substrate:
         rows = sort_rows(rows, sort or [])
         return rows[:limit] if limit else rows
 
+    @guarded
     def links(self, text_ref: str, predicate: str | None = None) -> dict[str, Any]:
         """Outgoing links of an artifact (as written, resolved when the target is visible) and
         incoming links from the visible artifacts, optionally one predicate only."""

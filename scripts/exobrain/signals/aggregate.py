@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from exobrain.signals.ledger import FUND_UNIT, day_number, ts_ms
+from exobrain.signals.ledger import FUND_UNIT, day_number, ledger_owner, ts_ms
 from exobrain.signals.lines import Record, _row_record, fast_rows, read_ledger_text, read_records
 
 RANK_SCALE = 1 << 20  # rank codes: time in ms * RANK_SCALE + value in millionths
@@ -133,7 +133,7 @@ def effective_records(records: list[Record]) -> list[Record]:
 
 def file_records(text: str, rel: str, problems: list[str], skills: set[str]) -> list[Record]:
     """The effective records of one ledger about ``skills`` only (for replaying history)."""
-    rows = fast_rows(text)
+    rows = fast_rows(text, ledger_owner(rel))
     if rows is not None:
         return [_row_record(row) for row in rows if row[2] in skills]
     return [r for r in effective_records(read_records(text, rel, problems)) if r[1] in skills]
@@ -162,7 +162,7 @@ class Folder:
         self.names: dict[str, str] = {}  # one string object per person: smaller caches
 
     def add_file(self, text: str, rel: str) -> None:
-        rows = fast_rows(text)
+        rows = fast_rows(text, ledger_owner(rel))
         if rows is not None:
             self.add_rows(rows)
             return

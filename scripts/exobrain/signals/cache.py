@@ -20,7 +20,7 @@ from typing import Any
 
 from exobrain.paths import user_cache_dir
 
-FORMAT = (2, marshal.version, sys.version_info[:2])
+FORMAT = (3, marshal.version, sys.version_info[:2])
 MAGIC = b"exobrain-signals\x00"
 
 
@@ -56,9 +56,28 @@ def load(path: Path, key: tuple) -> tuple[Any, ...] | None:
             if size > 1 << 24 or marshal.loads(handle.read(size)) != key:
                 return None
             fields = marshal.loads(handle.read())  # one read: marshal.load(file) is slow
-        return fields if isinstance(fields, tuple) else None
+        return fields if well_formed(fields) else None
     except (OSError, EOFError, ValueError, TypeError):
         return None
+
+
+#: The types of the aggregate's fields, in order (see ``Aggregate.fields``).
+_FIELD_TYPES = (dict, dict, dict, dict, dict, int, list)
+
+
+def well_formed(fields: Any) -> bool:
+    """Whether cached fields have the aggregate's shape down to each skill's table: a cache
+    cut short or written by something else is a miss, not a crash further on."""
+    return (
+        isinstance(fields, tuple)
+        and len(fields) == len(_FIELD_TYPES)
+        and all(type(f) is t for f, t in zip(fields, _FIELD_TYPES, strict=True))
+        and all(
+            all(type(skill) is str for skill in table)
+            and all(type(per) is dict for per in table.values())
+            for table in fields[:5]
+        )
+    )
 
 
 def save(path: Path, key: tuple, fields: tuple[Any, ...]) -> None:

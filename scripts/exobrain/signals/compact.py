@@ -18,7 +18,6 @@ lines are kept as they are. The rewrite happens under the ledger's lock, atomica
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,10 +31,12 @@ from exobrain.signals.ledger import (
     SIGNALS_DIR,
     dump_line,
     format_ts,
+    ledger_owner,
     locked_ledger,
     ts_ms,
 )
 from exobrain.signals.lines import Record, parse_line
+from exobrain.util import boundedjson
 from exobrain.util.fileio import atomic_write_text, read_bytes
 
 SUMMED = ("usage", "calibration", "fund")
@@ -53,21 +54,22 @@ class Compaction:
 
 
 def _notes(line: str) -> list[str]:
-    obj = json.loads(line)
+    obj = boundedjson.loads(line)
     if isinstance(obj.get("notes"), list):
         return [str(n) for n in obj["notes"]]
     return [str(obj["note"])] if obj.get("note") else []
 
 
-def compact_text(text: str, cutoff_day: int, host: str) -> tuple[str, int]:
-    """The compacted text of one ledger and the number of snapshot lines in it."""
+def compact_text(text: str, cutoff_day: int, host: str, owner: str) -> tuple[str, int]:
+    """The compacted text of one ledger of ``owner`` and the number of snapshot lines in it
+    (lines that do not count, a foreign ``by`` among them, are kept as they are)."""
     old_kept: list[tuple[int, str]] = []  # (position, line) kept among the old lines
     new_lines: list[str] = []
     latest: dict[tuple, tuple[int, int, str]] = {}  # vote/rank key → (code, position, line)
     buckets: dict[tuple, dict[str, Any]] = {}
     covered: dict[tuple, tuple[Record, str]] = {}
     for position, line in enumerate(text.split("\n")):
-        record = parse_line(line)
+        record = parse_line(line, owner)
         if record is None:
             continue
         if isinstance(record, str):
@@ -135,7 +137,9 @@ def compact_file(root: Path, path: Path, cutoff_day: int, *, dry_run: bool = Fal
     try:
         data = read_bytes(path, limit=LEDGER_LIMIT, what="a ledger")
         text = data.decode("utf-8", errors="surrogateescape")
-        compacted, snapshots = compact_text(text, cutoff_day, path.name[: -len(LEDGER_SUFFIX)])
+        compacted, snapshots = compact_text(
+            text, cutoff_day, path.name[: -len(LEDGER_SUFFIX)], ledger_owner(rel)
+        )
         before = sum(1 for line in text.split("\n") if line.strip())
         changed = compacted != text
         if changed and not dry_run:

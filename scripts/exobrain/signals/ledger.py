@@ -40,22 +40,26 @@ DEFAULT_CURRENCY = "token"
 UNION_RULE = "signals/**/*.jsonl merge=union"
 #: Fund amounts are summed in millionths so a sum never depends on the order of the lines.
 FUND_UNIT = 1_000_000
+#: The largest amount one fund line may carry, and the largest count of a compaction snapshot
+#: (uses or outcomes of one skill on one day): anything beyond is a hostile line, not a signal.
+MAX_FUND = 1_000_000_000
+MAX_COUNT = 1_000_000_000
 LOCK_TIMEOUT = 10.0
 #: The cap on one ledger file (one person on one host): about 400,000 lines, and compaction
 #: keeps real ones far smaller.
 LEDGER_LIMIT = 64 << 20
 
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-_CURRENCY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$")
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+_CURRENCY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,31}\Z")
 #: A ledger's skill field. The name part is looser than the naming rule (the reader's pattern
 #: is faster without the nested group); only declared names are ever written or scored.
-_CANONICAL_REF = re.compile(r"^skill:[a-z0-9][a-z0-9-]*@[A-Za-z0-9][A-Za-z0-9._/-]*$")
+_CANONICAL_REF = re.compile(r"^skill:[a-z0-9][a-z0-9-]*@[A-Za-z0-9][A-Za-z0-9._/-]*\Z")
 #: The canonical timestamp, as two groups (day, time); shared with the fast reader.
 TS_PATTERN = (
     r"(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))"
     r"T((?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3})Z"
 )
-_TS = re.compile(f"^{TS_PATTERN}$")
+_TS = re.compile(f"^{TS_PATTERN}\\Z")
 _EPOCH = 719163  # date(1970, 1, 1).toordinal(): datetime is imported only where it is needed
 
 
@@ -171,10 +175,10 @@ def fund_value(text: Any, currency: str) -> float:
     value = _number(text, "fund amount")
     if value <= 0:
         raise UsageError(f"fund amount must be greater than 0, not {text}")
+    if value > MAX_FUND:
+        raise UsageError(f"fund amount {text} is too large (at most {MAX_FUND})")
     if round(value * FUND_UNIT) < 1:
         raise UsageError(f"fund amount {text} is below the smallest unit, 0.000001")
-    if value * FUND_UNIT > 2**53:
-        raise UsageError(f"fund amount {text} is too large")
     if not _CURRENCY.match(currency or ""):
         raise UsageError(f"currency {currency!r} must be a short code such as token")
     return value
@@ -280,6 +284,12 @@ def host_id(ws, override: str | None = None) -> str:
 
 def ledger_path(root: Path, person: str, host: str) -> Path:
     return root / SIGNALS_DIR / person / f"{host}{LEDGER_SUFFIX}"
+
+
+def ledger_owner(rel: str) -> str:
+    """The person whose folder holds a ledger (``signals/<person>/<host>.jsonl``): the only
+    ``by`` its lines may carry."""
+    return rel.rsplit("/", 2)[-2]
 
 
 def ledger_files(root: Path) -> list[Path]:

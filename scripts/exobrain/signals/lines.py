@@ -9,7 +9,6 @@ as ``file:line: skipped: reason`` and never fatal.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from pathlib import Path
@@ -24,15 +23,19 @@ from exobrain.signals.ledger import (
     FUND_UNIT,
     KINDS,
     LEDGER_LIMIT,
+    MAX_COUNT,
+    MAX_FUND,
     TS_PATTERN,
     canonical_ts,
+    ledger_owner,
     valid_day,
 )
+from exobrain.util import boundedjson
 from exobrain.util.fileio import read_bytes
 
 Record = tuple[str, str, str, Any, str, Any, bool]  # kind, skill, ts, value, by, key2, snapshot
 
-_REF = _CANONICAL_REF.pattern[1:-1]
+_REF = _CANONICAL_REF.pattern.removeprefix("^").removesuffix(r"\Z")
 _ID_RE = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
 #: A line exactly as ``exobrain signal`` writes it, valid by construction: a match needs no
 #: further checks. Groups: day, time, skill, then one kind's fields, then by.
@@ -84,19 +87,22 @@ def parse_record(obj: Any) -> Record | str:
     elif kind == "usage":
         if (
             not (isinstance(value, int) and not isinstance(value, bool))
-            or value < 1
+            or not 1 <= value <= MAX_COUNT
             or (value != 1 and not snapshot)
         ):
-            return "usage value must be 1 (a snapshot: a count of at least 1)"
+            return f"usage value must be 1 (a snapshot: a count from 1 to {MAX_COUNT})"
     elif kind == "calibration":
         if snapshot:
             total: Any = obj.get("total")
             if (
                 not all(isinstance(v, int) and not isinstance(v, bool) for v in (value, total))
-                or not 0 <= value <= total
+                or not 0 <= value <= total <= MAX_COUNT
                 or total < 1
             ):
-                return "a calibration snapshot needs value (completed) <= total, total >= 1"
+                return (
+                    f"a calibration snapshot needs value (completed) <= total, "
+                    f"1 <= total <= {MAX_COUNT}"
+                )
             value = (value, total)
         elif not isinstance(value, bool):
             return "calibration value must be true (completed) or false"
@@ -109,10 +115,10 @@ def parse_record(obj: Any) -> Record | str:
         if (
             not number
             or not math.isfinite(value)
+            or not 0 < value <= MAX_FUND
             or round(value * FUND_UNIT) < 1
-            or value * FUND_UNIT > 2**53
         ):
-            return "fund value must be a number greater than 0 (at least 0.000001)"
+            return f"fund value must be a number from 0.000001 to {MAX_FUND}"
         value = round(value * FUND_UNIT)
     return (kind, skill, ts, value, by, key2, snapshot)
 
@@ -133,29 +139,34 @@ def _row_record(row: tuple[Any, ...]) -> Record:
     return ("fund", skill, ts, round(float(amount) * FUND_UNIT), by, currency, False)
 
 
-def parse_line(line: str) -> Record | str | None:
-    """One ledger line: a record, why it is unusable, or None for a blank line."""
+def parse_line(line: str, owner: str | None = None) -> Record | str | None:
+    """One ledger line: a record, why it is unusable, or None for a blank line. With ``owner``
+    (the person whose folder holds the ledger) a line written in someone else's name is
+    unusable: nobody can vote for others by writing their names into their own file."""
     found = _FAST_LINE.fullmatch(line)
     if found is not None and valid_day(found.group(1)):
-        return _row_record(found.groups())
-    if not line.strip():
+        result: Record | str | None = _row_record(found.groups())
+    elif not line.strip():
         return None
-    try:
-        line.encode("utf-8")
-        return parse_record(json.loads(line))
-    except UnicodeEncodeError:
-        return "not UTF-8"
-    except ValueError as exc:
-        return f"invalid JSON ({str(exc).split(':')[0]})"
-    except RecursionError:
-        return "invalid JSON (nested too deeply)"
+    else:
+        try:
+            line.encode("utf-8")
+            result = parse_record(boundedjson.loads(line))
+        except UnicodeEncodeError:
+            return "not UTF-8"
+        except ValueError as exc:
+            return f"invalid JSON ({str(exc).split(':')[0]})"
+    if owner is not None and isinstance(result, tuple) and result[4] != owner:
+        return f"by {result[4]!r} in {owner}'s ledger (a line counts only in its author's own)"
+    return result
 
 
 def read_records(text: str, rel: str, problems: list[str]) -> list[Record]:
     """Every usable record of one ledger's text, in file order; problems are appended."""
     records: list[Record] = []
+    owner = ledger_owner(rel)
     for lineno, line in enumerate(text.split("\n"), 1):
-        result = parse_line(line)
+        result = parse_line(line, owner)
         if isinstance(result, str):
             problems.append(f"{rel}:{lineno}: skipped: {result}")
         elif result is not None:
@@ -163,13 +174,18 @@ def read_records(text: str, rel: str, problems: list[str]) -> list[Record]:
     return records
 
 
-def fast_rows(text: str) -> list[tuple[str, ...]] | None:
-    """All rows of a ledger whose every line is in the exact written format (and that holds no
-    snapshot), from one ``findall``; None when the file needs the line-by-line path."""
+def fast_rows(text: str, owner: str) -> list[tuple[str, ...]] | None:
+    """All rows of a ledger whose every line is in the exact written format, by ``owner``
+    (and that holds no snapshot), from one ``findall``; None when the file needs the
+    line-by-line path (which reports the lines that do not count)."""
     if '"snapshot"' in text or not text.endswith("\n"):
         return None
     rows = _FAST_ALL.findall(text)
-    if len(rows) != text.count("\n") or not all(map(valid_day, {row[0] for row in rows})):
+    if (
+        len(rows) != text.count("\n")
+        or not all(map(valid_day, {row[0] for row in rows}))
+        or {row[-1] for row in rows} - {owner}
+    ):
         return None
     return rows
 

@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from exobrain.util import boundedjson
+
 HOOK_MODULE = "exobrain.signals.usage_hook"
 EVENT = "PostToolUse"
 MATCHER = "Skill"
@@ -120,7 +122,7 @@ def cached_resolution(root: str, agent: str) -> dict[str, Any] | None:
     """The cached names, person and host, when no file they were computed from changed."""
     try:
         with open(_cache_path(root, agent), encoding="utf-8") as handle:
-            data = json.load(handle)
+            data = boundedjson.loads(handle.read())
         if data["environment"] != _environment():
             return None
         for path, stamp in data["files"].items():
@@ -197,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         repo = Path(args[args.index("--repo") + 1]) if "--repo" in args else None
         text = sys.stdin.read()
-        record_usage(json.loads(text) if text.strip() else {}, repo)
+        record_usage(boundedjson.loads(text) if text.strip() else {}, repo)
     except Exception as exc:
         log(f"error: {type(exc).__name__}: {exc}")
     return 0

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from exobrain.signals.aggregate import Aggregate
-from exobrain.signals.ledger import FUND_UNIT, day_label, ledger_files
+from exobrain.signals.ledger import FUND_UNIT, day_label, ledger_files, ledger_owner
 from exobrain.signals.lines import parse_line, read_ledger_text
+from exobrain.util import boundedjson
 
 
 def skill_lines(root: Path, ref: str) -> tuple[list[dict[str, Any]], list[str]]:
@@ -25,14 +25,15 @@ def skill_lines(root: Path, ref: str) -> tuple[list[dict[str, Any]], list[str]]:
         text = read_ledger_text(path, rel, problems)
         if text is None or needle not in text:
             continue
+        owner = ledger_owner(rel)
         for lineno, line in enumerate(text.split("\n"), 1):
             if needle not in line:
                 continue
-            record = parse_line(line)
+            record = parse_line(line, owner)
             if isinstance(record, str):
                 problems.append(f"{rel}:{lineno}: skipped: {record}")
             elif record is not None and record[1] == ref:
-                obj = json.loads(line)
+                obj = boundedjson.loads(line)
                 obj["ts"], obj["file"], obj["line"] = record[2], rel, lineno
                 found.append(obj)
     found.sort(key=lambda o: (o["ts"], o["file"], o["line"]))

@@ -23,7 +23,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from exobrain.errors import InputFileError
+from exobrain.errors import InputFileError, OperationFailed
+from exobrain.util import boundedjson
 from exobrain.util.confine import UnsafePath, resolve_inside, special_kind
 
 #: The cap on a JSON document we read (registries, locks, crons.json, scopes.json, the
@@ -117,15 +118,18 @@ def read_text(path: Path, *, limit: int = JSON_LIMIT, what: str = "this file") -
 
 
 def parse_json(text: str, path: Path) -> Any:
-    """Parse JSON text, turning a syntax error into a message with line and column."""
+    """Parse JSON text (within :mod:`~exobrain.util.boundedjson`'s limits), turning a syntax
+    error into a message with line and column."""
     if not text.strip():
         raise InputFileError(
             f"{path}: empty file, expected a JSON object", hint='write at least {"skills": []}'
         )
     try:
-        return json.loads(text)
+        return boundedjson.loads(text)
     except json.JSONDecodeError as exc:
         raise InputFileError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from exc
+    except boundedjson.JsonLimitError as exc:
+        raise InputFileError(f"{path}: refused: {exc}") from exc
 
 
 def load_json(path: Path) -> Any:
@@ -140,14 +144,21 @@ def atomic_write_text(path: Path, text: str | bytes, *, root: Path, durable: boo
     Missing folders are created. ``path`` being a link that stays inside ``root`` is written
     through (the link is kept); a link on the way that leaves ``root`` is refused
     (:class:`~exobrain.util.confine.UnsafePath`, nothing written). The file keeps its
-    permission bits when it already exists; a new one follows the umask. ``durable`` flushes
-    the data to disk before the rename (what a user wrote must survive a power cut); files the
-    toolkit can regenerate (locks, indexes) skip it, since an fsync per file dominates bulk
-    rewrites.
+    permission bits when it already exists (a new one follows the umask); one this process may
+    not write (made read-only) is refused rather than replaced by the rename. ``durable``
+    flushes the data to disk before the rename (what a user wrote must survive a power cut);
+    files the toolkit can regenerate (locks, indexes) skip it, since an fsync per file
+    dominates bulk rewrites.
     """
     import tempfile  # not needed by read-only commands, so not imported at start-up
 
     target = resolve_inside(root, path)
+    if target.exists() and not os.access(target, os.W_OK):
+        # a rename would replace it anyway: a file made read-only is not ours to replace
+        raise OperationFailed(
+            f"{path}: is read-only; nothing was written",
+            hint=f"make it writable (chmod u+w {path}) if it should change, then rerun",
+        )
     make_folders(root, target.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:

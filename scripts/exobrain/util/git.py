@@ -209,16 +209,45 @@ class Repository:
     like any other because git itself finds its repository.
     """
 
-    def __init__(self, root: Path, *, own_env: bool = False) -> None:
+    def __init__(self, root: Path, *, own_env: bool = False, foreign: bool = False) -> None:
+        """``foreign``: a repository the toolkit did not create and whose own configuration is
+        not the user's (an instance being harvested): its filter drivers are switched off too."""
         self.root = root
         self.git = Git(own_env=own_env, timeout=None)
+        self.config: tuple[str, ...] = SAFE_CONFIG
         self.run("rev-parse", "--git-dir")  # fails early, clearly, outside a repository
+        if foreign:
+            self.config = SAFE_CONFIG + self._without_own_filters()
+
+    def _without_own_filters(self) -> tuple[str, ...]:
+        """Config that switches off the filter drivers the repository's own configuration
+        (its ``.git/config`` and what that includes) defines: ``filter.<name>.clean`` runs on
+        ``git status`` for any file git must re-read, and an empty command is no filter. The
+        user's global and system filters (git-lfs) stay. Reading the configuration runs
+        nothing."""
+        out = self.run_bytes(
+            "config", "--includes", "--show-scope", "-z", "--get-regexp", r"^filter\.", check=False
+        )
+        fields = out.split(b"\0")
+        names: set[str] = set()
+        for scope, record in zip(fields[0::2], fields[1::2], strict=False):
+            if scope in (b"local", b"worktree"):
+                key = record.split(b"\n", 1)[0].decode("utf-8", "surrogateescape")
+                names.add(key[len("filter.") :].rsplit(".", 1)[0])
+        if any("=" in name or "\n" in name for name in names):
+            raise GitFailed(
+                f"{self.root}: its git configuration defines a filter driver whose name cannot "
+                "be switched off; not read"
+            )
+        return tuple(
+            f"filter.{n}.{k}=" for n in sorted(names) for k in ("clean", "smudge", "process")
+        )
 
     def run(self, *args: str, stdin: bytes | None = None, check: bool = True) -> str:
         return self.run_bytes(*args, stdin=stdin, check=check).decode("utf-8", "surrogateescape")
 
     def run_bytes(self, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
-        done = self.git.run(list(args), cwd=self.root, stdin=stdin, check=False)
+        done = self.git.run(list(args), cwd=self.root, stdin=stdin, check=False, config=self.config)
         if check and done.returncode != 0:
             message = done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
             if "not a git repository" in message:
@@ -257,23 +286,28 @@ class Repository:
 
     def files(self, rev: str | None) -> dict[str, str]:
         """Tracked files at ``rev`` (INDEX: the staging area) → blob id, relative to the root."""
-        found: dict[str, str] = {}
+        return {path: oid for path, (_mode, oid) in self.tree(rev).items()}
+
+    def tree(self, rev: str | None) -> dict[str, tuple[str, str]]:
+        """Tracked files at ``rev`` (INDEX: the staging area) → (mode, blob id): the mode says
+        which are executable (``100755``) or links (``120000``)."""
+        found: dict[str, tuple[str, str]] = {}
         if rev is INDEX:
             for record in filter(None, self.run("ls-files", "-z", "--stage").split("\0")):
                 info, path = record.split("\t", 1)
-                _, oid, stage = info.split()
+                mode, oid, stage = info.split()
                 if stage != "0":
                     raise UsageError(
                         f"{path} has unresolved merge conflicts",
                         hint="resolve them and git add the file, then run again",
                     )
-                found[path] = oid
+                found[path] = (mode, oid)
             return found
         for record in filter(None, self.run("ls-tree", "-r", "-z", rev).split("\0")):
             info, path = record.split("\t", 1)
-            _, kind, oid = info.split()
+            mode, kind, oid = info.split()
             if kind == "blob":
-                found[path] = oid
+                found[path] = (mode, oid)
         return found
 
     def read(self, blobs: dict[str, str]) -> dict[str, bytes]:

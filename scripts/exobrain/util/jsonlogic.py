@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from exobrain.errors import UsageError
+from exobrain.util import boundedjson
 from exobrain.util.versions import sort_key
 
 _BINARY = ("==", "!=", "<", ">", "<=", ">=", "in")
@@ -28,11 +29,13 @@ _HINT = (
 def parse_rule(text: str) -> Any:
     """Parse and check a rule given on the command line."""
     try:
-        rule = json.loads(text)
+        rule = boundedjson.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(
             f"--filter is not JSON: {exc.msg} at column {exc.colno}", hint=_HINT
         ) from exc
+    except boundedjson.JsonLimitError as exc:
+        raise UsageError(f"--filter refused: {exc}", hint=_HINT) from exc
     check(rule)
     return rule
 
@@ -61,6 +64,8 @@ def check(rule: Any, where: str = "filter") -> None:
     values = args if isinstance(args, list) else [args]
     if operator in _BINARY and len(values) != 2:
         raise UsageError(f"{where}: {operator} takes two arguments, got {len(values)}", hint=_HINT)
+    if operator == "!" and len(values) != 1:
+        raise UsageError(f"{where}: ! takes one argument, got {len(values)}", hint=_HINT)
     if operator in _VARIADIC and not values:
         raise UsageError(f"{where}: {operator} needs at least one argument", hint=_HINT)
     for index, item in enumerate(values):

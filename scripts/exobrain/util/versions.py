@@ -16,7 +16,7 @@ import semver
 from exobrain.errors import UsageError
 
 BUMPS = ("major", "minor", "patch")
-_LOOSE = re.compile(r"^[vV]?(\d+)(?:\.(\d+))?(?:\.(\d+))?$")
+_LOOSE = re.compile(r"^[vV]?(\d+)(?:\.(\d+))?(?:\.(\d+))?\Z")
 
 
 @lru_cache(maxsize=4096)

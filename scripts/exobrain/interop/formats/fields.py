@@ -21,6 +21,7 @@ from typing import Any
 from exobrain.artifacts.checks import NATIVE_FIELDS, STANDARD_FIELDS
 from exobrain.errors import InputFileError
 from exobrain.skillmd import COMPATIBILITY_MAX, DESCRIPTION_MAX, NAME_MAX, parse, split_frontmatter
+from exobrain.util import boundedjson
 from exobrain.util.versions import normalise as normalise_version
 
 #: Claude Code's own SKILL.md fields (besides the standard ones); kept as they are by the
@@ -45,7 +46,7 @@ PROVENANCE = ("source", "source_format", "source_url")
 SOURCE_KINDS = ("native", "imported", "composed")
 LIST_FIELDS = ("tags", "triggers", "personas")
 FIRST_VERSION = "0.1.0"
-SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 _HEAD = ("name", "description", "version")
 
 
@@ -54,7 +55,7 @@ def encode(value: Any) -> str:
     back as JSON (``"true"``, ``"[1]"``), everything else is JSON."""
     if isinstance(value, str):
         try:
-            json.loads(value)
+            boundedjson.loads(value)
         except ValueError:
             return value
     return json.dumps(value, ensure_ascii=False, default=str)
@@ -63,7 +64,7 @@ def encode(value: Any) -> str:
 def decode(text: str) -> Any:
     """The inverse of :func:`encode`."""
     try:
-        return json.loads(text)
+        return boundedjson.loads(text)
     except ValueError:
         return text
 

@@ -1,0 +1,60 @@
+"""SKILL.md frontmatter: parsed within bounds, and the powers a skill would give an agent."""
+
+import re
+
+import pytest
+
+from exobrain.errors import InputFileError
+from exobrain.model import AGENT_HOOKS, TOOL_WILDCARDS
+from exobrain.skillmd import parse, powers, wildcard_grants
+
+
+def meta(*lines: str) -> dict:
+    return parse("---\n" + "\n".join(lines) + "\n---\nbody\n", "SKILL.md").meta
+
+
+def test_anchors_without_aliases_and_ordinary_values_are_fine():
+    assert meta("name: a", "description: &d text", "n: 12", "f: 1.5e+3") == {
+        "name": "a",
+        "description": "text",
+        "n": 12,
+        "f": 1500.0,
+    }
+
+
+@pytest.mark.parametrize(
+    "lines, words",
+    [
+        (["a: &x [1, 2]", "b: [*x, *x]"], "SKILL.md:2: frontmatter refused: YAML aliases"),
+        (["a: &x {k: 1}", "b: {<<: *x}"], "YAML aliases"),
+        (["a: &x [*x]"], "YAML aliases"),  # a recursive alias
+        (["a: " + "[" * 65 + "]" * 65], "nested deeper than 64 levels"),
+        (["a: " + "9" * 5000], "a number of 5000 characters (at most 64)"),
+        (["a: -" + "1" * 70 + ".5"], "a number of 73 characters"),
+    ],
+)
+def test_hostile_frontmatter_is_refused_before_it_is_built(lines, words):
+    with pytest.raises(InputFileError, match=re.escape(words)):
+        meta(*lines)
+
+
+@pytest.mark.parametrize(
+    "value, grants",
+    [
+        ("*", ["*"]),
+        ("Bash(*) Read", ["Bash(*)"]),
+        (["Bash(*:*)", "Edit(*)"], ["Bash(*:*)", "Edit(*)"]),
+        ("Read, Bash", ["Bash"]),
+        ("Bash(git status:*) Read Write", []),
+        ("mcp__server__*", []),
+        (None, []),
+    ],
+)
+def test_wildcard_grants(value, grants):
+    assert wildcard_grants(value) == grants
+
+
+def test_powers_name_their_policy_rule():
+    found = powers({"hooks": {"PreToolUse": [{"command": "x"}]}, "allowed-tools": "*"})
+    assert [rule for rule, _ in found] == [AGENT_HOOKS, TOOL_WILDCARDS]
+    assert powers({"hooks": {}, "allowed-tools": "Read"}) == []
