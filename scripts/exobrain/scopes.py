@@ -264,7 +264,8 @@ class Chain:
 
 
 def build_chain(root: Path, leaves: list[str], config: ScopeConfig) -> Chain:
-    """Global, seed (when present), then each connected leaf and its scope ancestors."""
+    """Global, seed (when present), then each connected leaf and its scope ancestors. A leaf
+    that no longer exists is skipped with a warning; its ancestors that exist stay."""
     scopes = [Scope(GLOBAL, GLOBAL)]
     seed = scope_at(root, SEED, config)
     if seed:
@@ -277,13 +278,15 @@ def build_chain(root: Path, leaves: list[str], config: ScopeConfig) -> Chain:
             warnings.append(f"{CONNECTION_FILE}: connected scope skipped: {exc.message}")
             continue
         scope = scope_at(root, path, config)
+        ancestors = [s for s in (scope_at(root, a, config) for a in ancestor_paths(path)) if s]
+        scopes.extend(ancestors)  # a removed host drops itself, never its person scope
         if scope is None:
+            kept = f"; still connected: {', '.join(a.path for a in ancestors)}" if ancestors else ""
             warnings.append(
                 f"{CONNECTION_FILE}: connected scope {leaf!r} does not exist "
-                f"(no {path}/{SCOPE_FLAG}); skipped"
+                f"(no {path}/{SCOPE_FLAG}); skipped{kept}"
             )
             continue
-        scopes.extend(s for s in (scope_at(root, a, config) for a in ancestor_paths(path)) if s)
         scopes.append(scope)
     return Chain(order_chain(scopes, config), warnings)
 

@@ -165,8 +165,10 @@ def open_workspace(repo: Path | None = None) -> Workspace:
 def workspace_for(root: Path, config: ScopeConfig, connection: Connection) -> Workspace:
     """The exobrain at ``root`` seen through ``connection`` (which need not be stored yet)."""
     chain = build_chain(root, connection.connected_scopes, config)
+    # a connected scope that is gone is a warning, not bad input: the rest of the chain is
+    # whole, so commands carry on (and connect-agent prunes what that scope had linked)
     findings = [
-        Finding(WARNING, "connection-scope", CONNECTION_FILE, w.split(": ", 1)[-1], bad_input=True)
+        Finding(WARNING, "connection-scope", CONNECTION_FILE, w.split(": ", 1)[-1])
         for w in chain.warnings
     ]
     return Workspace(root, config, connection, chain, findings=findings)

@@ -215,4 +215,4 @@ def test_show_reports_declarations_overrides_and_resolution(tmp_path):
     assert facts["resolved"] == {"tier": "unlisted", "decided_by": "people/al", "note": ""}
     assert [o["registry"] for o in facts["overrides"]] == ["people/al/skills.json"]
     code, out = run(root, "show", "tool")
-    assert "for you:   unlisted, decided by people/al" in out
+    assert "for you:     unlisted, decided by people/al" in out

@@ -64,6 +64,17 @@ def test_missing_connected_scope_is_warned_and_skipped(tmp_path):
     assert any("people/ghost" in w for w in chain.warnings)
 
 
+def test_a_removed_host_drops_only_itself(tmp_path):
+    """Issue 17: the host folder is gone; the person scope above it stays connected."""
+    flag(tmp_path, "groups/acme", "people/alice")
+    chain = build_chain(tmp_path, ["groups/acme", "people/alice/hosts/laptop"], ScopeConfig())
+    assert chain.paths == ["global", "groups/acme", "people/alice"]
+    assert chain.warnings == [
+        ".exobrain.json: connected scope 'people/alice/hosts/laptop' does not exist (no "
+        "people/alice/hosts/laptop/AGENTS.md); skipped; still connected: people/alice"
+    ]
+
+
 def test_no_seed_without_agents_md(tmp_path):
     (tmp_path / "seed").mkdir()
     assert build_chain(tmp_path, [], ScopeConfig()).paths == ["global"]

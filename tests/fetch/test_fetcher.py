@@ -427,3 +427,34 @@ def test_pinning_the_installed_commit_only_rewrites_the_record(tmp_path, up, git
     assert gitlog.lines() == []
     record = read_record(root / ".claude/skills/pdf.anthropic")
     assert (record.ref, record.ref_kind) == (up.head(), "commit")
+
+
+@pytest.mark.parametrize(
+    "umask, folder, plain, runnable",
+    [(0o002, 0o775, 0o664, 0o775), (0o022, 0o755, 0o644, 0o755), (0o077, 0o700, 0o600, 0o700)],
+)
+def test_installs_follow_the_umask_like_a_git_checkout(tmp_path, umask, folder, plain, runnable):
+    """Issue 17: a fetched skill is readable by whom the user's umask lets read, as a git
+    checkout would be (it was installed 0700 before)."""
+    up = Upstream(tmp_path, {"skills/pdf/SKILL.md": skill_md("pdf"), "skills/pdf/run.sh": "x"})
+    os.chmod(up.work / "skills/pdf/run.sh", 0o755)
+    up.commit({"skills/pdf/notes/a.md": "a\n"})
+    root = brain(tmp_path, [external("pdf", up.url)])
+    previous = os.umask(umask)
+    try:
+        assert actions(sync(root)) == {"pdf.anthropic": "fetched"}
+    finally:
+        os.umask(previous)
+    install = root / ".claude/skills/pdf.anthropic"
+    modes = {
+        p.relative_to(install).as_posix(): p.stat().st_mode & 0o777
+        for p in [install, *install.rglob("*")]
+    }
+    assert modes == {
+        ".": folder,
+        "notes": folder,
+        "SKILL.md": plain,
+        "notes/a.md": plain,
+        ".exobrain-source.json": plain,
+        "run.sh": runnable,
+    }

@@ -19,6 +19,7 @@ from exobrain.artifacts.lockfile import (
     read_lock,
     recorded_powers,
 )
+from exobrain.artifacts.register import rewrite_skill
 from exobrain.catalog import skill_dir
 from exobrain.errors import UsageError
 from exobrain.model import transition_problem
@@ -44,7 +45,6 @@ from exobrain.skillmd import (
 )
 from exobrain.supersession import supersedes_edges
 from exobrain.util.confine import check_tree
-from exobrain.util.fileio import atomic_write_text
 from exobrain.util.graphs import find_cycles
 from exobrain.util.staging import staged_folder
 from exobrain.util.treecopy import copy_tree
@@ -116,9 +116,16 @@ def supersede(ws: Workspace, new_ref: str, old_ref: str, *, dry_run: bool = Fals
             f"{canonical(new)} superseding {target} would make a cycle",
             hint=f"exobrain show {target} lists what it supersedes",
         )
-    if not dry_run:
-        atomic_write_text(path, add_link(text, "supersedes", target), root=ws.root)
-    return Outcome(f"{canonical(new)} now supersedes {target}", [shown(path, ws.root)])
+    version = rewrite_skill(
+        ws, new.scope, new.name, add_link(text, "supersedes", target), dry_run=dry_run
+    )
+    before = doc.meta.get("version")
+    bumped = f" (version {before} → {version})" if version and version != str(before) else ""
+    files = [shown(path, ws.root)]
+    if version:
+        files.append(shown(lock_path(ws.root, new.scope), ws.root))
+    verb = "would supersede" if dry_run else "now supersedes"
+    return Outcome(f"{canonical(new)} {verb} {target}{bumped}", files)
 
 
 def fork(

@@ -30,6 +30,7 @@ from typing import Any
 
 from exobrain.errors import InputFileError
 from exobrain.model import GLOBAL
+from exobrain.registry_edit import update_json_file
 from exobrain.skillmd import powers
 from exobrain.util.dirhash import file_digests, hash_digests
 from exobrain.util.fileio import load_json
@@ -76,6 +77,30 @@ def read_lock(root: Path, scope: str) -> dict[str, Any]:
     data = load_json(path)
     check_lock_data(data, path)
     return data
+
+
+def update_lock(root: Path, scope: str, changes: dict[str, dict[str, Any] | None]) -> bool:
+    """Set (an entry) or drop (None) the named lock entries of ``scope`` under the lock file's
+    lock, keeping the other keys of an entry that is set (an imported skill's ``upstream``);
+    the file is written sorted, only when it changed, and not created just to drop entries.
+    Returns True when it was written."""
+    path = lock_path(root, scope)
+    if not path.exists() and all(entry is None for entry in changes.values()):
+        return False
+    with update_json_file(
+        path, root=root, default=empty_lock, check=check_lock_data, durable=False
+    ) as update:
+        skills = update.data["skills"]
+        for name, entry in changes.items():
+            if entry is None:
+                skills.pop(name, None)
+            else:
+                skills[name] = {
+                    **entry,
+                    **{k: v for k, v in skills.get(name, {}).items() if k not in entry},
+                }
+        update.data["skills"] = dict(sorted(skills.items()))
+    return update.written
 
 
 def lock_entry(folder: Path, version: str) -> dict[str, Any]:

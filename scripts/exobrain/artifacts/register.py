@@ -25,6 +25,7 @@ from exobrain.artifacts.lockfile import (
     powers_of,
     read_lock,
     renewed,
+    update_lock,
     version_problem,
     with_powers,
 )
@@ -197,29 +198,55 @@ def _declare(
         return edit.changed
 
 
+def rewrite_skill(ws: Workspace, scope: str, name: str, text: str, *, dry_run: bool = False) -> str:
+    """Write a toolkit edit of a skill's SKILL.md and leave its lock fresh: a versioned skill
+    still at its locked version gets a patch bump (its content changed), and its lock entry
+    is rewritten. Returns the version the skill has now ("" when it has none: unversioned
+    skills are not locked)."""
+    path = skill_dir(ws.root, scope, name) / SKILL_FILE
+    version = parse(text, path).meta.get("version")
+    if not is_version(version):
+        if not dry_run:
+            atomic_write_text(path, text, root=ws.root)
+        return ""
+    locked = read_lock(ws.root, scope)["skills"].get(name)
+    if locked is not None and not newer(str(version), locked["version"]):
+        version = bump_version(locked["version"], "patch")
+        text = set_scalar(text, "version", version)
+    if not dry_run:
+        atomic_write_text(path, text, root=ws.root)
+        update_lock(ws.root, scope, {name: lock_entry(path.parent, str(version))})
+    return str(version)
+
+
 @dataclass
 class LockReport:
     written: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
 
 
 def lock_all(ws: Workspace, *, check: bool = False) -> LockReport:
     """Bring every lock up to date (or, with ``check``, only report what is out of date).
 
     Unlocked skills with a version are locked; content that changed while the version stayed
-    is refused (bump it with register --bump) and reported as stale.
+    is refused (bump it with register --bump) and reported as stale. Entries of skills that are
+    no longer declared in-tree in that scope, or whose folder is gone, are dropped (stale).
     """
     report = LockReport()
-    for registry in ws.all_registries(include_seed=True):
-        updates: dict[str, dict] = {}
+    for scope in ws.scan().scopes:
+        registry = ws.registry(scope.path)
+        updates: dict[str, dict[str, Any] | None] = {}
         lock = read_lock(ws.root, registry.scope)["skills"]
+        kept: set[str] = set()
         for entry in registry.entries:
             if entry.is_override or entry.source:
                 continue
             path = skill_dir(ws.root, registry.scope, entry.name) / SKILL_FILE
             if not path.is_file():
                 continue
+            kept.add(entry.name)
             version = quick_meta(path, ("version",)).get("version")
             if not is_version(version):
                 continue
@@ -242,16 +269,18 @@ def lock_all(ws: Workspace, *, check: bool = False) -> LockReport:
             elif version != locked["version"] or folder_drift.any:
                 report.stale.append(f"{ref}: locked {locked['version']}, now {version}")
                 updates[entry.name] = lock_entry(path.parent, version)
+        if registry.findings:  # a broken registry: what it declares is unknown, drop nothing
+            kept |= set(lock)
+        for name in sorted(set(lock) - kept):
+            report.stale.append(
+                f"skill:{name}@{registry.scope}: locked, but no longer declared here "
+                "(or its folder is gone)"
+            )
+            updates[name] = None
+            report.dropped.append(f"skill:{name}@{registry.scope}")
         if updates and not check:
-            with update_json_file(
-                lock_path(ws.root, registry.scope),
-                root=ws.root,
-                default=empty_lock,
-                check=check_lock_data,
-                durable=False,
-            ) as update:
-                for name, item in updates.items():
-                    update.data["skills"][name] = {**update.data["skills"].get(name, {}), **item}
-                update.data["skills"] = dict(sorted(update.data["skills"].items()))
-            report.written += [f"skill:{n}@{registry.scope}" for n in updates]
+            update_lock(ws.root, registry.scope, updates)
+            report.written += [
+                f"skill:{n}@{registry.scope}" for n, item in updates.items() if item is not None
+            ]
     return report

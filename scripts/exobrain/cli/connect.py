@@ -7,7 +7,16 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option, report_findings
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    json_option,
+    repo_option,
+    report_findings,
+    version_option,
+)
 from exobrain.paths import shown
 
 SYMBOLS = {"keep": "✓", "create": "+", "replace": "~", "remove": "-", "skip": "!"}
@@ -67,8 +76,14 @@ VERBS = {
 }
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("agent")
+@click.command(
+    context_settings=HELP,
+    epilog=exit_codes(
+        ok="connected (a fetch failure is only a warning)",
+        failed="something in the way was skipped, a scope hook failed, or an operation failed",
+    ),
+)
+@click.argument("agent", metavar="AGENT")
 @click.option(
     "--relink",
     is_flag=True,
@@ -87,15 +102,17 @@ VERBS = {
     help="Connect as this person (people/ID, plus people/ID/hosts/HOST if it exists).",
 )
 @click.option(
-    "--host", metavar="NAME", help="Host scope under the person (default: short hostname)."
+    "--host", metavar="HOST", help="Host scope under the person (default: short hostname)."
 )
-@click.option("--group", "groups", multiple=True, metavar="NAME", help="Also connect groups/NAME.")
+@click.option(
+    "--group", "groups", multiple=True, metavar="GROUP", help="Also connect groups/GROUP."
+)
 @click.option(
     "--scope",
     "scopes",
     multiple=True,
-    metavar="PATH",
-    help="Also connect this scope path (repeatable).",
+    metavar="SCOPE",
+    help="Also connect this scope (repeatable).",
 )
 @click.option("--guest", is_flag=True, help="Connect no scope: global skills only.")
 @click.option(
@@ -106,7 +123,7 @@ VERBS = {
 )
 @click.option(
     "--persona",
-    metavar="P",
+    metavar="PERSONA",
     help="Also link every skill you can see whose personas or tags include P "
     "(remembered for AGENT; --persona '' forgets it).",
 )
@@ -119,6 +136,11 @@ VERBS = {
 )
 @click.option("-q", "--quiet", is_flag=True, help="Do not list what was kept as it was.")
 @click.option(
+    "--force",
+    is_flag=True,
+    help="Connect even though this repository is not an exobrain (no skills.json at its root).",
+)
+@click.option(
     "--hook-timeout",
     type=click.FloatRange(min=0.1),
     default=60.0,
@@ -126,6 +148,7 @@ VERBS = {
     metavar="SECONDS",
     help="Time limit for each scope hook.",
 )
+@version_option
 @json_option
 @repo_option
 @command_edge
@@ -143,6 +166,7 @@ def main(
     persona: str | None,
     discover: str | None,
     quiet: bool,
+    force: bool,
     hook_timeout: float,
     as_json: bool,
     repo: Path | None,
@@ -151,8 +175,10 @@ def main(
     of optional skills where AGENT reads it, and install git hooks that relink after a pull.
 
     The connection comes from the flags, else from .exobrain.json, else (on a terminal) from a
-    few questions, else guest. Only links into this repository and files connect-agent
-    generated are ever changed; anything else in the way is reported and kept.
+    few questions, else guest. A scope the flags name that does not exist is offered for
+    creation on a terminal (else: exobrain scope new SCOPE). Only links into this repository
+    and files connect-agent generated are ever changed; anything else in the way is reported
+    and kept. Outside an exobrain (no skills.json at the root) it refuses unless --force.
 
     AGENT is one of: claude, codex, openclaw, gemini, opencode, copilot, cursor, agents.
     """
@@ -175,9 +201,11 @@ def main(
         persona=persona,
         discover=discover,
         preloads=search_preloads,
+        force=force,
     )
     if not as_json and sys.stdin.isatty() and sys.stdout.isatty():
         request.wizard = _terminal_wizard
+        request.confirm = _confirm
     report = connect(request)
     usage = _track_usage(report, user) if track_usage and not dry_run else None
     if as_json:
@@ -204,6 +232,10 @@ def _track_usage(report, user: bool) -> dict:
     return {"settings": str(settings), "changed": changed}
 
 
+def _confirm(text: str, default: bool) -> bool:
+    return click.confirm(text, default=default)
+
+
 def _terminal_wizard(ws):
     import getpass
 
@@ -212,14 +244,11 @@ def _terminal_wizard(ws):
     def prompt(text: str, default: str) -> str:
         return click.prompt(text, default=default, show_default=bool(default))
 
-    def confirm(text: str, default: bool) -> bool:
-        return click.confirm(text, default=default)
-
     return wizard(
         ws.root,
         ws.config,
         prompt=prompt,
-        confirm=confirm,
+        confirm=_confirm,
         echo=click.echo,
         login=getpass.getuser(),
         hostname=short_hostname(),
@@ -254,6 +283,8 @@ def _render(report, quiet: bool) -> None:
     for note in report.notes:
         click.echo(f"  note: {note}")
     for event in report.external.events if report.external is not None else []:
+        if event.action == "modified":  # said once, as the problem it is (connector)
+            continue
         if not (quiet and event.action == "unchanged"):
             click.echo(
                 f"{_EXTERNAL.get(event.action, '…')} external      {event.link_name}: "
@@ -300,15 +331,18 @@ def _render_hook(result, root: Path) -> None:
 
 
 def _summary(report) -> str:
+    """The closing line; each count is the number of lines above it with that mark (a
+    ``! skipped`` file or hook counts as skipped like a link)."""
     links = [a for a in report.actions if a.kind == "link"]
     counts = {op: sum(1 for a in links if a.op == op) for op in SYMBOLS}
+    skipped = sum(1 for a in report.actions if a.op == "skip")
     files = sum(1 for a in report.actions if a.kind != "link" and a.changes)
     parts = [
         f"{counts['create']} linked",
         f"{counts['keep']} kept",
         f"{counts['replace']} replaced",
         f"{counts['remove']} removed",
-        f"{counts['skip']} skipped",
+        f"{skipped} skipped",
         f"{files} file(s) changed",
     ]
     if report.hooks_run:

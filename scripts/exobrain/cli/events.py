@@ -6,10 +6,19 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, finish_read, json_option, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    finish_read,
+    json_option,
+    repo_option,
+    version_option,
+)
 
 
-@click.command("events", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command("events", context_settings=HELP, epilog=exit_codes())
 @click.option(
     "--since",
     "cursor",
@@ -17,6 +26,7 @@ from exobrain.cli.edge import command_edge, emit_json, finish_read, json_option,
     metavar="CURSOR",
     help='A commit (the "head" of the previous answer, an id, a tag, HEAD~5).',
 )
+@version_option
 @json_option
 @repo_option
 @command_edge

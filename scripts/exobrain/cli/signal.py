@@ -7,9 +7,19 @@ from typing import Any
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, plain_table, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    json_option,
+    plain_table,
+    repo_option,
+    version_option,
+)
 
-CONTEXT = {"help_option_names": ["-h", "--help"]}
+CONTEXT = HELP
+RECORDED = exit_codes(ok="recorded", bad="bad usage: an unknown skill or a value out of range")
 #: Lets a value such as -1 or -5 through as an argument, to be refused with a clear message.
 NUMBERS = {**CONTEXT, "ignore_unknown_options": True}
 
@@ -22,7 +32,7 @@ def _common(func):
         help="File it under this host (default: $EXOBRAIN_HOST, the connected "
         "host scope, else this machine's short hostname).",
     )(func)
-    return repo_option(json_option(func))
+    return version_option(repo_option(json_option(func)))
 
 
 def _record(kind: str, ref_text: str, value: Any, options: dict[str, Any], **extra: Any) -> None:
@@ -58,7 +68,8 @@ def _record(kind: str, ref_text: str, value: Any, options: dict[str, Any], **ext
     )
 
 
-@click.group(context_settings=CONTEXT)
+@click.group(context_settings=CONTEXT, epilog=RECORDED)
+@version_option
 def signal() -> None:
     """Record a signal about a skill in your ledger (signals/<person>/<host>.jsonl).
 
@@ -67,8 +78,8 @@ def signal() -> None:
     """
 
 
-@signal.command(context_settings=NUMBERS)
-@click.argument("ref")
+@signal.command(context_settings=NUMBERS, epilog=RECORDED)
+@click.argument("ref", metavar="REF")
 @click.argument("value", metavar="up|down")
 @_common
 @command_edge
@@ -77,8 +88,8 @@ def vote(ref: str, value: str, **options: Any) -> None:
     _record("vote", ref, value, options)
 
 
-@signal.command(context_settings=NUMBERS)
-@click.argument("ref")
+@signal.command(context_settings=NUMBERS, epilog=RECORDED)
+@click.argument("ref", metavar="REF")
 @click.argument("dimension", metavar="clarity|accuracy|scope|novelty")
 @click.argument("value", metavar="0..1")
 @_common
@@ -88,8 +99,8 @@ def rank(ref: str, dimension: str, value: str, **options: Any) -> None:
     _record("rank", ref, value, options, dimension=dimension)
 
 
-@signal.command(context_settings=CONTEXT)
-@click.argument("ref")
+@signal.command(context_settings=CONTEXT, epilog=RECORDED)
+@click.argument("ref", metavar="REF")
 @click.option("--auto", is_flag=True, help="Written by a hook or another program, not by hand.")
 @_common
 @command_edge
@@ -98,10 +109,10 @@ def usage(ref: str, auto: bool, **options: Any) -> None:
     _record("usage", ref, 1, options, auto=auto)
 
 
-@signal.command(context_settings=CONTEXT)
-@click.argument("ref")
+@signal.command(context_settings=CONTEXT, epilog=RECORDED)
+@click.argument("ref", metavar="REF")
 @click.argument("outcome", metavar="completed|failed")
-@click.option("--note", help="What happened, in a few words.")
+@click.option("--note", metavar="TEXT", help="What happened, in a few words.")
 @_common
 @command_edge
 def calibration(ref: str, outcome: str, note: str | None, **options: Any) -> None:
@@ -109,10 +120,16 @@ def calibration(ref: str, outcome: str, note: str | None, **options: Any) -> Non
     _record("calibration", ref, outcome, options, note=note)
 
 
-@signal.command(context_settings=NUMBERS)
-@click.argument("ref")
-@click.argument("amount")
-@click.option("--currency", default="token", show_default=True, help="What AMOUNT is counted in.")
+@signal.command(context_settings=NUMBERS, epilog=RECORDED)
+@click.argument("ref", metavar="REF")
+@click.argument("amount", metavar="AMOUNT")
+@click.option(
+    "--currency",
+    default="token",
+    show_default=True,
+    metavar="UNIT",
+    help="What AMOUNT is counted in.",
+)
 @_common
 @command_edge
 def fund(ref: str, amount: str, currency: str, **options: Any) -> None:
@@ -120,14 +137,14 @@ def fund(ref: str, amount: str, currency: str, **options: Any) -> None:
     _record("fund", ref, amount, options, currency=currency)
 
 
-@click.command(context_settings=CONTEXT)
-@click.argument("ref", required=False)
+@click.command(context_settings=CONTEXT, epilog=exit_codes())
+@click.argument("ref", metavar="REF", required=False)
 @click.option(
     "--compact",
     is_flag=True,
     help="Fold a person's old lines into snapshot lines (no number changes).",
 )
-@click.option("--person", metavar="P", help="With --compact: whose ledgers (default: yours).")
+@click.option("--person", metavar="ID", help="With --compact: whose ledgers (default: yours).")
 @click.option(
     "--older-than",
     type=click.IntRange(min=0),
@@ -135,6 +152,7 @@ def fund(ref: str, amount: str, currency: str, **options: Any) -> None:
     help="With --compact: lines older than DAYS (default: signals/weights.json).",
 )
 @click.option("--dry-run", is_flag=True, help="With --compact: show what would change.")
+@version_option
 @json_option
 @repo_option
 @command_edge

@@ -2,20 +2,36 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, finish_read, json_option, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    finish_read,
+    json_option,
+    repo_option,
+    version_option,
+)
 
 
-@click.command("site", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(
+    "site",
+    context_settings=HELP,
+    epilog=exit_codes(
+        ok="the site was written",
+        bad="the output folder is not ours to replace, or a file of the repository is broken",
+    ),
+)
 @click.option(
     "-o",
     "--out",
     "out",
     required=True,
+    metavar="DIR",
     type=click.Path(path_type=Path, file_okay=False),
     help="Folder to write (new, empty, or an earlier build, which is replaced).",
 )
@@ -31,6 +47,7 @@ from exobrain.cli.edge import command_edge, emit_json, finish_read, json_option,
     default="",
     help="Where the repository is published, for the import command each skill page shows.",
 )
+@version_option
 @json_option
 @repo_option
 @command_edge
@@ -40,14 +57,15 @@ def command(
     """Write a catalog site: a searchable, filterable table of the skills, a page per skill
     (SKILL.md rendered, files, lock state, declarations, links, signals, commands) and a page
     per scope. No server, no CDN: open DIR/index.html, or publish DIR on any static host."""
+    from exobrain.cli.progress import progress_display
     from exobrain.site.build import build_site
     from exobrain.site.gather import gather
     from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
-    show = _progress if sys.stderr.isatty() and not as_json else None
-    data = gather(ws, everything=all_scopes, import_from=import_from, progress=show)
-    files = build_site(data, out, progress=show)
+    with progress_display() as show:  # on stderr, on a terminal only: --json stays clean
+        data = gather(ws, everything=all_scopes, import_from=import_from, progress=show)
+        files = build_site(data, out, progress=show)
     if as_json:
         emit_json(
             {
@@ -63,8 +81,3 @@ def command(
             f"{len(data['scopes'])} scopes) to {out}; open {out / 'index.html'}"
         )
     finish_read(ws)
-
-
-def _progress(stage: str, done: int, total: int) -> None:
-    """One self-overwriting line on the terminal: what is being done and how far along."""
-    click.echo(f"\r{stage}: {done}/{total}", nl=done >= total, err=True)

@@ -10,6 +10,8 @@ import importlib
 
 import click
 
+from exobrain.cli.edge import HELP, exit_codes, version_option
+
 #: verb → "module:attribute" of a click command, relative to ``exobrain.cli``.
 VERBS: dict[str, str] = {
     "create-instance": "create_instance:command",
@@ -31,6 +33,9 @@ VERBS: dict[str, str] = {
     "list": "list:command",
     "lock": "lock:command",
     "register": "register:command",
+    "remove": "remove:command",
+    "move": "move:command",
+    "scope": "scope:group",
     "selftest": "selftest:command",
     "search": "search:command",
     "show": "show:command",
@@ -54,6 +59,14 @@ class LazyGroup(click.Group):
         return getattr(importlib.import_module(f"exobrain.cli.{module}"), attribute)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    context_settings=HELP,
+    epilog=exit_codes(ok="done (each verb's --help says what its codes mean)"),
+)
+@version_option
 def main() -> None:
-    """exobrain: skills as versioned artifacts in a shared git repository."""
+    """exobrain: skills as versioned artifacts in a shared git repository.
+
+    Every verb takes --help, --version and --repo PATH, and --json where it prints data
+    (knowledge/exobrain/cli.md has the grammar they share)."""

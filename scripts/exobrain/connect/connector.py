@@ -17,6 +17,7 @@ from exobrain.catalog import skill_dir
 from exobrain.connect import githooks, linker, preload, scopehooks, surfaces, trust
 from exobrain.connect.choice import (
     Choice,
+    Confirm,
     Flags,
     create_scopes,
     from_flags,
@@ -26,10 +27,10 @@ from exobrain.connect.choice import (
 from exobrain.errors import InputFileError, UsageError
 from exobrain.fetch.installs import may_hold_installs
 from exobrain.findings import Finding
+from exobrain.registry import REGISTRY_FILE
 from exobrain.resolve import Resolved
 from exobrain.scopes import (
     CONNECTION_FILE,
-    SCOPE_FLAG,
     Connection,
     connection_data,
     read_connection,
@@ -56,6 +57,8 @@ class Request:
     user: bool = False
     flags: Flags = field(default_factory=Flags)
     wizard: Wizard | None = None  # set only when stdin and stdout are terminals
+    confirm: Confirm | None = None  # offers to create a missing scope (terminals only)
+    force: bool = False  # connect a repository that is not an exobrain (no root skills.json)
     hook_timeout: float = scopehooks.DEFAULT_TIMEOUT
     hostname: str | None = None  # default: this machine's short host name
     external_sync: ExternalSync | None = None
@@ -135,6 +138,8 @@ def connect(request: Request) -> Report:
     lock and writes nothing."""
     agent = get_agent(request.agent)
     ws = open_workspace(request.repo)
+    if not request.force:
+        refuse_outside_exobrain(ws)
     user_level = agent.is_user_level(request.user)
     if request.relink:
         if request.flags.given:
@@ -155,8 +160,8 @@ def connect(request: Request) -> Report:
     else:
         choice = _choose(ws, request)
     if choice.create and not request.dry_run:
-        create_scopes(ws.root, choice.create)
-        choice.notes += [f"created {path}/{SCOPE_FLAG}" for path in choice.create]
+        create_scopes(ws.root, ws.config, choice.create)
+        choice.notes += [f"created the scope {path}" for path in choice.create]
     report = _prepare(ws, agent, choice, request, sync=True)
     if request.dry_run:
         return report
@@ -177,6 +182,19 @@ def connect(request: Request) -> Report:
         report.hooks_planned, report.root, agent.name, report.skills_dir, request.hook_timeout
     )
     return report
+
+
+def refuse_outside_exobrain(ws: Workspace) -> None:
+    """An exobrain has its global registry at the root; a repository without one (and never
+    connected before) is some other project, where links, hooks and a connection file would
+    be unwelcome."""
+    if (ws.root / REGISTRY_FILE).is_file() or (ws.root / CONNECTION_FILE).is_file():
+        return
+    raise UsageError(
+        f"{ws.root} is not an exobrain (no {REGISTRY_FILE} at its root): nothing was changed",
+        hint="run connect-agent inside your exobrain, pass --repo PATH, or --force to "
+        "connect this repository anyway",
+    )
 
 
 def _stored_changed(ws: Workspace) -> bool:
@@ -258,7 +276,9 @@ def _choose(ws: Workspace, request: Request) -> Choice:
     """Flags, else the stored file, else the wizard (terminals only), else guest."""
     if request.flags.given:
         hostname = request.hostname if request.hostname is not None else short_hostname()
-        return from_flags(ws.root, ws.config, request.flags, ws.connection, hostname)
+        return from_flags(
+            ws.root, ws.config, request.flags, ws.connection, hostname, request.confirm
+        )
     if (ws.root / CONNECTION_FILE).exists():
         return stored_choice(ws.connection)
     if request.wizard is not None and not request.dry_run:
@@ -352,7 +372,7 @@ def _git_hook_actions(
         [a for a in agent_list(ws.connection, False) if a in known],
         [a for a in agent_list(ws.connection, True) if a in known],
     )
-    return githooks.plan_hooks(folder, githooks.hook_texts(githooks.current_runner(), relinks))
+    return githooks.plan_hooks(folder, githooks.current_runner(), relinks)
 
 
 def _connection_action(
@@ -385,8 +405,9 @@ def _sync_external(
     skills_dir: Path,
     report: Report,
 ) -> None:
-    """Run the fetcher when external skills resolve (or may be installed) here. Its failure,
-    or one skill's, is a warning: the rest of the connect completes."""
+    """Run the fetcher when external skills resolve (or may be installed) here. Its failure is
+    a warning, one skill's failure is that skill's event line: the rest of the connect
+    completes."""
     wanted = [r for r in rows if r.is_external and r.tier != "off"]
     if not wanted and not may_hold_installs(skills_dir):
         return
@@ -404,9 +425,10 @@ def _sync_external(
     except Exception as exc:
         report.warnings.append(f"external skills not updated: {exc}")
         return
+    # a failed skill is one of its events: printed once, from there; a tampered install is a
+    # problem that fails the connect (printed as that problem, not also as an event)
     report.external = result
     for event in getattr(result, "events", []):
-        if event.failed or event.action == "modified":  # a tampered install fails the connect
-            line = f"external skill {event.link_name}: {event.text()}"
-            (report.warnings if event.failed else report.problems).append(line)
+        if event.action == "modified":
+            report.problems.append(f"external skill {event.link_name}: {event.text()}")
     report.warnings += list(getattr(result, "warnings", []))

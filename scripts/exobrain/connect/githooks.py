@@ -5,18 +5,25 @@ We write a hook only where none exists or where the one there carries :data:`HOO
 of the user's is moved aside to ``<hook>.local`` and our hook runs it first, with the same
 arguments and standard input, so nothing the user had stops working. The hooks folder comes
 from ``git rev-parse --git-path hooks``, which honours ``core.hooksPath`` and linked worktrees.
+
+A hook names the console script of the environment that installed it (``connect-agent``
+beside the interpreter that ran connect-agent) and falls back to the one on ``PATH``, so it
+keeps working when that environment is replaced; when neither runs it prints one line with
+the fix and lets git go on. A hook whose named script still runs is kept as it is, even when
+connect-agent now runs from another environment: a new virtual environment does not make
+every clone's hooks "different" (selftest compares them with connect-agent's plan).
 """
 
 from __future__ import annotations
 
 import os
 import shlex
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from exobrain.connect.linker import CREATE, KEEP, REPLACE, SKIP, Action
 from exobrain.errors import InputFileError, OperationFailed
+from exobrain.paths import console_script
 from exobrain.util.fileio import read_text
 from exobrain.util.git import Git
 
@@ -39,33 +46,15 @@ def hooks_dir(root: Path) -> Path | None:
 
 @dataclass(frozen=True)
 class Runner:
-    """How a hook calls one of our console scripts: the interpreter that ran connect-agent and
-    the script installed beside it (or the module, when no script is found)."""
+    """The console scripts a hook names: those installed beside the interpreter that ran
+    connect-agent (else the ones on PATH when it ran)."""
 
-    python: str
-    connect: list[str]
-    validate: list[str]
+    connect: str
+    validate: str
 
 
 def current_runner() -> Runner:
-    python = sys.executable
-    return Runner(
-        python,
-        _script("connect-agent", "exobrain.cli.connect"),
-        _script("skills-validate", "exobrain.cli.validate"),
-    )
-
-
-def _script(name: str, module: str) -> list[str]:
-    beside = Path(sys.executable).parent / name
-    if beside.is_file():
-        return [str(beside)]
-    import shutil  # only when the script is not beside the interpreter
-
-    found = shutil.which(name)
-    if found:
-        return [found]
-    return ["-c", f"import sys; sys.argv[0] = {name!r}; from {module} import main; main()"]
+    return Runner(console_script("connect-agent"), console_script("skills-validate"))
 
 
 def relink_commands(agents: list[str], user_agents: list[str]) -> list[list[str]]:
@@ -75,7 +64,10 @@ def relink_commands(agents: list[str], user_agents: list[str]) -> list[list[str]
     return commands
 
 
-def _preamble(hook: str, python: str) -> list[str]:
+def _preamble(hook: str, script: str) -> list[str]:
+    """The start of every hook: run the user's own hook first, find the repository, then the
+    named script or the one on PATH (or say what to do, once, and let git go on)."""
+    name = Path(script).name
     return [
         "#!/bin/sh",
         HOOK_MARK,
@@ -85,9 +77,16 @@ def _preamble(hook: str, python: str) -> list[str]:
         f'  "$hook_dir/{hook}.local" "$@" || exit $?',
         "fi",
         "top=$(git rev-parse --show-toplevel 2>/dev/null) || exit 0",
-        f"py={shlex.quote(python)}",
-        'if [ ! -x "$py" ]; then',
-        '  echo "exobrain: $py no longer exists; run connect-agent again to refresh this hook" >&2',
+        "# the toolkit that installed this hook, else the one on PATH",
+        f"named={shlex.quote(script)}",
+        'if [ -x "$named" ]; then',
+        "  run=$named",
+        f"elif run=$(command -v {name} 2>/dev/null); then",
+        "  :",
+        "else",
+        f'  echo "exobrain {hook} hook: $named is gone and {name} is not on PATH; fix: '
+        "activate the environment where exobrain-skills is installed (or pip install it) "
+        'and run connect-agent AGENT --relink" >&2',
         "  exit 0",
         "fi",
     ]
@@ -96,18 +95,16 @@ def _preamble(hook: str, python: str) -> list[str]:
 def hook_texts(runner: Runner, relinks: list[list[str]]) -> dict[str, str]:
     """The text of each hook we install."""
     texts = {}
-    connect = " ".join(shlex.quote(p) for p in runner.connect)
     for hook in RELINK_HOOKS:
-        lines = _preamble(hook, runner.python)
+        lines = _preamble(hook, runner.connect)
         lines += [
-            f'"$py" {connect} {" ".join(shlex.quote(a) for a in args)} --repo "$top" </dev/null'
+            f'"$run" {" ".join(shlex.quote(a) for a in args)} --repo "$top" </dev/null'
             for args in relinks
         ]
         texts[hook] = "\n".join([*lines, "exit 0", ""])
-    validate = " ".join(shlex.quote(p) for p in runner.validate)
-    lines = _preamble(VALIDATE_HOOK, runner.python)
+    lines = _preamble(VALIDATE_HOOK, runner.validate)
     lines += [
-        f'"$py" {validate} --repo "$top" </dev/null || {{',
+        '"$run" --repo "$top" </dev/null || {',
         '  echo "exobrain: skills-validate failed: fix the findings above, or push with '
         '--no-verify" >&2',
         "  exit 1",
@@ -124,18 +121,51 @@ def _ours(text: str) -> bool:
     return HOOK_MARK in head or any(line.startswith(BASH_HOOK_MARK) for line in head)
 
 
-def plan_hooks(folder: Path, texts: dict[str, str]) -> list[Action]:
+def named_script(text: str) -> str | None:
+    """The script an installed hook of ours names (None: not one of ours, or unreadable)."""
+    for line in text.split("\n"):
+        if line.startswith("named="):
+            try:
+                words = shlex.split(line[len("named=") :])
+            except ValueError:
+                return None
+            return words[0] if len(words) == 1 else None
+    return None
+
+
+def installed_runner(texts: dict[str, str]) -> Runner | None:
+    """The runner the installed hooks name, when both scripts still run; else None."""
+    connect = next((named_script(t) for h, t in texts.items() if h in RELINK_HOOKS), None)
+    validate = named_script(texts.get(VALIDATE_HOOK, ""))
+    if connect and validate and all(os.access(p, os.X_OK) for p in (connect, validate)):
+        return Runner(connect, validate)
+    return None
+
+
+def _current(path: Path) -> str | None:
+    if path.is_file() and not path.is_symlink():
+        try:
+            return read_text(path)
+        except InputFileError:
+            return None
+    return None
+
+
+def plan_hooks(folder: Path, runner: Runner, relinks: list[list[str]]) -> list[Action]:
     """Write each hook that is absent or ours; chain to a hook of the user's by moving it aside
-    to ``<hook>.local`` (skipped when that name is taken too)."""
+    to ``<hook>.local`` (skipped when that name is taken too). Hooks of ours that name another
+    toolkit install that still runs are compared as if written for it (:func:`installed_runner`)."""
+    current_texts = {h: _current(folder / h) for h in (*RELINK_HOOKS, VALIDATE_HOOK)}
+    installed = installed_runner({h: t for h, t in current_texts.items() if t is not None})
+    texts = hook_texts(runner, relinks)
+    if installed is not None and installed != runner:
+        as_installed = hook_texts(installed, relinks)
+        if all(current_texts[h] == as_installed[h] for h in as_installed):
+            texts = as_installed
     actions = []
     for hook, text in texts.items():
         path = folder / hook
-        current = None
-        if path.is_file() and not path.is_symlink():
-            try:
-                current = read_text(path)
-            except InputFileError:
-                current = None
+        current = current_texts[hook]
         if not path.exists() and not path.is_symlink():
             actions.append(
                 Action("hook", CREATE, path, hook, content=text, executable=True, root=folder)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import shutil
 from collections import defaultdict
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -248,6 +249,14 @@ def _check_references(ws: Workspace, scope: str, plans: list[Plan]) -> None:
             )
 
 
+#: ``tick(done, total, what)``: progress, for a display the command line may show.
+Tick = Callable[[int, int | None, str], None]
+
+
+def _quiet(done: int, total: int | None, what: str) -> None:
+    """No one is watching."""
+
+
 def import_skills(
     ws: Workspace,
     source: str,
@@ -263,8 +272,11 @@ def import_skills(
     ref: str | None = None,
     allow_local: bool | None = None,
     dry_run: bool = False,
+    tick: Tick | None = None,
 ) -> Report:
-    """Import the skills of ``source`` into a scope (see the module docstring)."""
+    """Import the skills of ``source`` into a scope (see the module docstring). ``tick(done,
+    total, what)`` hears of each skill read and copied (a progress display)."""
+    tick = tick or _quiet
     scope = target_scope(ws, into)
     who = who_owns(ws, owner)
     if new_name is not None and not SLUG.match(new_name):
@@ -282,7 +294,8 @@ def import_skills(
                 hint="point SOURCE at a skill folder or a bundle of skill folders",
             )
         readings: dict[str, Reading] = {}
-        for found in bundle.skills:
+        for number, found in enumerate(bundle.skills):
+            tick(number, len(bundle.skills), f"reading {found.rel}")
             try:
                 readings[found.rel] = read_skill_text(found)
             except ExobrainError as exc:
@@ -300,7 +313,7 @@ def import_skills(
         _check_references(ws, scope, plans)
         good = [p for p in plans if not p.item.problem]
         if not dry_run and good:
-            _apply(ws, scope, who, tier, good, src, adapter)
+            _apply(ws, scope, who, tier, good, src, adapter, tick)
         for plan in plans:
             if not plan.item.problem:
                 plan.item.status = "would import" if dry_run else "imported"
@@ -390,13 +403,15 @@ def _apply(
     plans: list[Plan],
     src: Opened,
     adapter: ModuleType,
+    tick: Tick,
 ) -> None:
     """Copy, declare and lock; a skill that fails to copy is reported and left out."""
     created: list[tuple[Plan, Path, dict[str, Any]]] = []
     try:
         with edit_registry(ws.root, scope) as edit:
-            for plan in plans:
+            for number, plan in enumerate(plans):
                 item, target = plan.item, skill_dir(ws.root, scope, plan.item.name)
+                tick(number, len(plans), f"copying {item.name}")
                 if edit.find(name=item.name, **{"from": None}) or target.exists():
                     item.problem = f"{shown(target, ws.root)} appeared meanwhile; not imported"
                     continue

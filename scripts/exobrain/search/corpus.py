@@ -4,10 +4,11 @@ Search and the read-only substrate verbs all start here, so they share one rule:
 
 * by default, what the connected chain holds — every skill declared in a chain scope, every
   skill an override in the chain points at, and the knowledge documents of chain scopes;
-* with ``everywhere`` (``--all-scopes``), the shared scopes too (global, seed, groups, teams
-  and any other non-personal scope);
-* never another person's scope (a ``person`` or ``host`` scope outside the chain), and never a
-  folder named ``local`` except inside a personal scope of the chain: those are private.
+* with ``everywhere`` (``--all-scopes``), every scope of the repository: the same
+  declarations ``skills-status --all`` lists (the repository is readable by all its members,
+  so search and the catalog agree), other people's scopes included;
+* never a folder named ``local`` except inside a personal scope of the chain: the one place
+  meant to be private.
 
 A knowledge document is a markdown file under a scope's ``knowledge/`` folder (frontmatter
 optional); its reference is ``knowledge:<path below knowledge/ without .md>@<scope>``. Symbolic
@@ -175,9 +176,10 @@ class View:
     def knowledge(self) -> list[Artifact]:
         """Every visible knowledge document (sorted by scope order, then path)."""
         found = []
+        chain = set(self.ws.chain.paths)
         for scope in self.scopes:
             base = scope.directory(self.ws.root) / KNOWLEDGE_DIR
-            private_ok = scope.type in PERSONAL
+            private_ok = scope.type in PERSONAL and scope.path in chain
             for rel in _markdown_files(base, private_ok):
                 name = rel[:-3]
                 found.append(
@@ -251,15 +253,9 @@ class View:
 
 
 def open_view(ws: Workspace, *, everywhere: bool = False) -> View:
-    """The connection's view: the chain, or with ``everywhere`` every non-personal scope plus
-    the chain's own personal scopes."""
-    scopes = list(ws.chain.scopes)
-    if everywhere:  # other people's scopes are not even walked
-        chain_paths = {s.path for s in scopes}
-        scopes = scan_scopes(
-            ws.root, ws.config, lambda s: s.path in chain_paths or s.type not in PERSONAL
-        ).scopes
-    return View(ws, scopes, everywhere)
+    """The connection's view: the chain, or with ``everywhere`` every scope of the repository
+    (what the catalog lists)."""
+    return repository_view(ws) if everywhere else View(ws, list(ws.chain.scopes), False)
 
 
 def shared_view(ws: Workspace) -> View:

@@ -23,13 +23,41 @@ from exobrain.search.corpus import TYPES, Artifact, View
 from exobrain.search.docs import read_doc
 from exobrain.search.engine import Searcher, guarded
 from exobrain.skillmd import links_of
-from exobrain.util.jsonlogic import evaluate, sort_rows, truthy
+from exobrain.util.jsonlogic import evaluate, sort_rows, truthy, variables
 from exobrain.workspace import Workspace
 
 #: SPEC-013's link predicates (``links.<predicate>`` in the frontmatter).
 PREDICATES = ("uses_tool", "uses_skill", "derives_from", "documents_artifact", "supersedes")
 SKILL_PREDICATES = ("uses_skill", "derives_from", "supersedes")
 QualityFn = Callable[[list[str]], Mapping[str, float]]
+
+
+#: The fields of a row (``content`` holds the frontmatter: any key may follow it).
+ROW_FIELDS = (
+    "ref",
+    "type",
+    "name",
+    "home",
+    "owner",
+    "lifecycle",
+    "tier",
+    "path",
+    "version",
+    "hash",
+    "quality",
+    "description",
+    "content",
+)
+
+
+def check_field(where: str, path: str) -> None:
+    """Refuse a dotted path that names no field of a row."""
+    top = path.split(".", 1)[0]
+    if top not in ROW_FIELDS or (top != "content" and "." in path):
+        raise UsageError(
+            f"{where}: {path!r} is not a field of a row",
+            hint=f"fields: {', '.join(ROW_FIELDS)} (content.KEY reads the frontmatter)",
+        )
 
 
 class Substrate:
@@ -113,7 +141,13 @@ class Substrate:
         sort: list[tuple[str, bool]] | None = None,
         limit: int | None = None,
     ) -> list[dict[str, Any]]:
-        """Every visible artifact of ``types`` that passes ``rule``, sorted."""
+        """Every visible artifact of ``types`` that passes ``rule``, sorted. A field the rows do
+        not have, in the rule or the sort keys, is a usage error (a typo must not pass as "no
+        match" or "unsorted")."""
+        for where, path in [("--filter", v) for v in variables(rule)] + [
+            ("--sort", key) for key, _ in sort or []
+        ]:
+            check_field(where, path)
         rows = self.rows(self.view.artifacts(types))
         if rule is not None:
             rows = [r for r in rows if truthy(evaluate(rule, r))]
