@@ -30,6 +30,7 @@ VERBS: dict[str, str] = {
     "links": "links:command",
     "list": "list:command",
     "lock": "lock:command",
+    "mcp": "mcp_server:command",
     "register": "register:command",
     "selftest": "selftest:command",
     "search": "search:command",
