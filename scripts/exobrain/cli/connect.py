@@ -98,6 +98,13 @@ VERBS = {
     "usage signal each time a skill is invoked.",
 )
 @click.option(
+    "--mcp",
+    "mcp",
+    is_flag=True,
+    help="Also register the exobrain MCP server (python -m exobrain.mcp) in AGENT's own MCP "
+    "configuration (the project's, or with --user the user's); only its entry is touched.",
+)
+@click.option(
     "--persona",
     metavar="P",
     help="Also link every skill you can see whose personas or tags include P "
@@ -133,6 +140,7 @@ def main(
     scopes: tuple[str, ...],
     guest: bool,
     track_usage: bool,
+    mcp: bool,
     persona: str | None,
     discover: str | None,
     quiet: bool,
@@ -151,11 +159,17 @@ def main(
     """
     from exobrain.connect.choice import Flags
     from exobrain.connect.connector import Request, connect, fetch_external
+    from exobrain.connect.mcpconfig import PLACES
     from exobrain.errors import UsageError
     from exobrain.search import preload as search_preloads
 
     if track_usage and agent != "claude":
         raise UsageError("--track-usage is for claude (its PostToolUse hook on the Skill tool)")
+    if mcp and agent not in PLACES:
+        raise UsageError(
+            f"--mcp: {agent} has no MCP configuration of its own",
+            hint=f"use one of: {', '.join(PLACES)}",
+        )
     request = Request(
         agent,
         repo,
@@ -173,13 +187,21 @@ def main(
         request.wizard = _terminal_wizard
     report = connect(request)
     usage = _track_usage(report, user) if track_usage and not dry_run else None
+    server = _register_mcp(report, user) if mcp and not dry_run else None
     if as_json:
-        emit_json({**_as_json(report), **({"usage_hook": usage} if usage else {})})
+        extra = {"usage_hook": usage} if usage else {}
+        emit_json({**_as_json(report), **extra, **({"mcp": server.as_json()} if server else {})})
     else:
         _render(report, quiet)
         if usage:
             mark = "+ usage hook  " if usage["changed"] else "✓ usage hook  "
             click.echo(f"{mark}{shown(Path(usage['settings']), report.root)}")
+        if server:
+            where = shown(server.path, report.root)
+            if server.skipped:
+                click.echo(f"! mcp server   {where}: skipped: {server.skipped}")
+            else:
+                click.echo(f"{'+' if server.changed else '✓'} mcp server   {where}")
     report_findings(report.findings)
     sys.exit(report.exit_code)
 
@@ -195,6 +217,16 @@ def _track_usage(report, user: bool) -> dict:
     settings = home / "settings.json" if user else report.root / ".claude" / "settings.local.json"
     changed = install_usage_hook(settings, usage_hook_command(report.root), root=place)
     return {"settings": str(settings), "changed": changed}
+
+
+def _register_mcp(report, user: bool):
+    """Register the MCP server for the agent just connected (nothing for a never-connected
+    relink: there is no connection to serve)."""
+    from exobrain.connect.mcpconfig import register
+
+    if report.never_connected:
+        return None
+    return register(report.agent, report.root, user=user)
 
 
 def _terminal_wizard(ws):
