@@ -94,8 +94,9 @@ VERBS = {
 @click.option(
     "--track-usage",
     is_flag=True,
-    help="claude only: install a PostToolUse hook on the Skill tool that records a "
-    "usage signal each time a skill is invoked.",
+    help="claude and gemini: install the agent's hook on its skill tool (Claude's "
+    "PostToolUse on Skill, Gemini's AfterTool on activate_skill) that records a usage "
+    "signal each time a skill is used (other agents: the MCP signal tool, see --mcp).",
 )
 @click.option(
     "--mcp",
@@ -163,8 +164,11 @@ def main(
     from exobrain.errors import UsageError
     from exobrain.search import preload as search_preloads
 
-    if track_usage and agent != "claude":
-        raise UsageError("--track-usage is for claude (its PostToolUse hook on the Skill tool)")
+    if track_usage and agent not in ("claude", "gemini"):
+        raise UsageError(
+            "--track-usage is for claude and gemini (the agents whose hooks see a skill used)",
+            hint=f"{agent} records usage through the MCP signal tool: connect-agent {agent} --mcp",
+        )
     if mcp and agent not in PLACES:
         raise UsageError(
             f"--mcp: {agent} has no MCP configuration of its own",
@@ -207,15 +211,23 @@ def main(
 
 
 def _track_usage(report, user: bool) -> dict:
-    """Install the usage hook into Claude's settings: the project's settings.local.json, or
-    the user-level settings.json with --user."""
+    """Install the usage hook into the agent's settings: Claude's project settings.local.json
+    (with --user its settings.json), Gemini's .gemini/settings.json (with --user
+    ~/.gemini/settings.json)."""
     from exobrain.agents import get_agent
     from exobrain.signals.usage_hook import install_usage_hook, usage_hook_command
 
-    home = get_agent("claude").home()
-    place = home if user else report.root
-    settings = home / "settings.json" if user else report.root / ".claude" / "settings.local.json"
-    changed = install_usage_hook(settings, usage_hook_command(report.root), root=place)
+    if report.agent == "gemini":
+        place = Path.home() if user else report.root
+        settings = place / ".gemini" / "settings.json"
+    else:
+        home = get_agent("claude").home()
+        place = home if user else report.root
+        settings = (
+            home / "settings.json" if user else report.root / ".claude" / "settings.local.json"
+        )
+    command = usage_hook_command(report.root, report.agent)
+    changed = install_usage_hook(settings, command, root=place, agent=report.agent)
     return {"settings": str(settings), "changed": changed}
 
 
