@@ -28,6 +28,7 @@ READ_ONLY = {
     "exobrain get",
     "exobrain links",
     "exobrain list",
+    "exobrain mcp",  # its one writer, the signal tool, appends to a ledger like exobrain signal
     "exobrain quality",
     "exobrain scope list",
     "exobrain search",

@@ -37,35 +37,23 @@ def _common(func):
 
 def _record(kind: str, ref_text: str, value: Any, options: dict[str, Any], **extra: Any) -> None:
     from exobrain.agents import get_agent
-    from exobrain.refs import canonical, parse_ref
-    from exobrain.signals.ledger import author, host_id, make_signal, record_signal
-    from exobrain.workspace import find_declaration, open_workspace
+    from exobrain.signals.record import record
+    from exobrain.workspace import open_workspace
 
     if options["agent"]:
         get_agent(options["agent"])
     ws = open_workspace(options["repo"])
-    ref = canonical(find_declaration(ws, parse_ref(ref_text)))
-    line = make_signal(
-        kind,
-        ref,
-        value,
-        by=author(ws),
-        host=host_id(ws, options["host"]),
-        agent=options["agent"],
-        **extra,
-    )
-    path, warning = record_signal(ws.root, line)
-    if warning:
-        click.echo(f"warning: {warning}", err=True)
+    done = record(ws, kind, ref_text, value, agent=options["agent"], host=options["host"], **extra)
+    line, rel = done.line, done.path.relative_to(ws.root).as_posix()
+    if done.warning:
+        click.echo(f"warning: {done.warning}", err=True)
     if options["as_json"]:
-        emit_json({**line, "file": path.relative_to(ws.root).as_posix()})
+        emit_json({**line, "file": rel})
         return
     from exobrain.signals.view import describe
 
-    click.echo(
-        f"recorded {kind} {describe(line)} on {ref} by {line['by']} "
-        f"({path.relative_to(ws.root).as_posix()})"
-    )
+    via = f" (used as {line['via']}, which it supersedes)" if "via" in line else ""
+    click.echo(f"recorded {kind} {describe(line)} on {line['skill']}{via} by {line['by']} ({rel})")
 
 
 @click.group(context_settings=CONTEXT, epilog=RECORDED)
@@ -187,16 +175,17 @@ def signals(
 
 
 def _list(ws, ref_text: str, as_json: bool) -> None:
-    from exobrain.refs import canonical, parse_ref
-    from exobrain.signals.aggregate import aggregate
-    from exobrain.signals.view import describe, skill_lines, summary
-    from exobrain.workspace import find_declaration
+    from exobrain.signals.view import describe, skill_signals
 
-    ref = canonical(find_declaration(ws, parse_ref(ref_text)))
-    lines, problems = skill_lines(ws.root, ref)
-    totals = summary(aggregate(ws.root), ref)
+    data = skill_signals(ws, ref_text)
+    ref, lines, totals, problems = (
+        data["skill"],
+        data["signals"],
+        data["aggregate"],
+        data["problems"],
+    )
     if as_json:
-        emit_json({"skill": ref, "signals": lines, "aggregate": totals, "problems": problems})
+        emit_json(data)
     else:
         click.echo(f"{ref}: {len(lines)} signal line(s)")
         if lines:

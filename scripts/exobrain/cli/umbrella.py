@@ -32,6 +32,7 @@ VERBS: dict[str, str] = {
     "links": "links:command",
     "list": "list:command",
     "lock": "lock:command",
+    "mcp": "mcp_server:command",
     "register": "register:command",
     "remove": "remove:command",
     "move": "move:command",

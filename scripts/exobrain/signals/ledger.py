@@ -9,10 +9,11 @@ never edit the same bytes and git merges never conflict (``.gitattributes`` mark
 
 with, per kind: ``vote`` value -1|1; ``rank`` value 0..1 and ``dimension``; ``usage`` value 1
 and ``auto`` (true when a hook wrote it); ``calibration`` value true|false (did the declared
-outcome happen) and an optional ``note``; ``fund`` value > 0 and ``currency``. Compaction
-writes ``"snapshot": true`` lines that stand for a whole day of one file (see
-:mod:`exobrain.signals.compact`). Numbers are derived at read time
-(:mod:`exobrain.signals.aggregate`), never stored.
+outcome happen) and an optional ``note``; ``fund`` value > 0 and ``currency``. A use or an
+outcome of a superseded skill is filed against its successor with ``"via"``, the reference that
+was used (:mod:`exobrain.signals.record`). Compaction writes ``"snapshot": true`` lines that
+stand for a whole day of one file (see :mod:`exobrain.signals.compact`). Numbers are derived
+at read time (:mod:`exobrain.signals.aggregate`), never stored.
 
 This module is imported by the Claude usage hook, so it imports only the standard library.
 """
@@ -217,8 +218,12 @@ def make_signal(
     auto: bool = False,
     note: str | None = None,
     currency: str = DEFAULT_CURRENCY,
+    via: str | None = None,
 ) -> dict[str, Any]:
-    """One validated ledger line (as a dict in the house key order); raises UsageError."""
+    """One validated ledger line (as a dict in the house key order); raises UsageError.
+
+    ``via`` keeps the reference the caller named when the line is filed against another skill
+    (a superseded skill's use counts for its successor: :mod:`exobrain.signals.record`)."""
     if kind not in KINDS:
         raise UsageError(f"unknown signal kind {kind!r}", hint=f"use one of {', '.join(KINDS)}")
     if not _CANONICAL_REF.match(skill):
@@ -247,6 +252,10 @@ def make_signal(
     line["by"], line["host"] = check_id(by, "person"), check_id(host, "host")
     if agent:
         line["agent"] = agent
+    if via is not None:
+        if not _CANONICAL_REF.match(via):
+            raise UsageError(f"{via!r} is not a home-qualified skill reference (skill:NAME@HOME)")
+        line["via"] = via
     return line
 
 

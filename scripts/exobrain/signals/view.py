@@ -5,10 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from exobrain.signals.aggregate import Aggregate
+from exobrain.refs import canonical, parse_ref
+from exobrain.signals.aggregate import Aggregate, aggregate
 from exobrain.signals.ledger import FUND_UNIT, day_label, ledger_files, ledger_owner
 from exobrain.signals.lines import parse_line, read_ledger_text
 from exobrain.util import boundedjson
+from exobrain.workspace import Workspace, find_declaration
+
+
+def skill_signals(ws: Workspace, ref_text: str) -> dict[str, Any]:
+    """Everything ``exobrain signals REF`` (and the MCP ``signals`` tool) shows about a
+    declared skill: its lines, their aggregate and the lines that do not count."""
+    ref = canonical(find_declaration(ws, parse_ref(ref_text)))
+    lines, problems = skill_lines(ws.root, ref)
+    totals = summary(aggregate(ws.root), ref)
+    return {"skill": ref, "signals": lines, "aggregate": totals, "problems": problems}
 
 
 def skill_lines(root: Path, ref: str) -> tuple[list[dict[str, Any]], list[str]]:
