@@ -16,12 +16,16 @@ from exobrain.cli.edge import command_edge, emit_json, finish_read, json_option,
 @command_edge
 def command(ref: str, as_json: bool, repo: Path | None) -> None:
     """Show one skill: frontmatter, home, declarations and overrides, how it resolves for you,
-    version and lock state, lifecycle, and links both ways. REF is skill:NAME[@HOME]."""
+    version and lock state, lifecycle, links both ways and the comments, as a thread.
+    REF is skill:NAME[@HOME]."""
     from exobrain.artifacts.show import describe_skill
+    from exobrain.signals.comments import thread
+    from exobrain.signals.view import skill_lines
     from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
     facts = describe_skill(ws, ref)
+    facts["comments"] = thread(skill_lines(ws.root, facts["ref"])[0])
     if as_json:
         emit_json(facts)
         finish_read(ws)
@@ -55,4 +59,10 @@ def command(ref: str, as_json: bool, repo: Path | None) -> None:
     description = facts["frontmatter"].get("description")
     if description:
         click.echo(f"  description: {' '.join(str(description).split())}")
+    if facts["comments"]:
+        click.echo(f"  comments ({len(facts['comments'])}):")
+    for comment in facts["comments"]:
+        indent = "  " * (2 + comment["depth"])
+        text = " ".join(comment["text"].split())
+        click.echo(f"{indent}[{comment['id']}] {comment['by']} {comment['ts'][:10]}: {text}")
     finish_read(ws)

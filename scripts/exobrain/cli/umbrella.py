@@ -17,6 +17,7 @@ VERBS: dict[str, str] = {
     "signals": "signal:signals",
     "quality": "quality:main",
     "sweep": "sweep:main",
+    "comment": "comment:command",
     "crons": "crons:crons",
     "discover": "discover:command",
     "events": "events:command",

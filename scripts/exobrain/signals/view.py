@@ -1,11 +1,13 @@
-"""What ``exobrain signals REF`` shows: the ledger lines about one skill and its aggregate."""
+"""What ``exobrain signals REF`` shows: the ledger lines about one skill, its comments as a
+thread and its aggregate (:func:`report`, which the MCP tools call too)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from exobrain.signals.aggregate import Aggregate
+from exobrain.signals.aggregate import Aggregate, aggregate
+from exobrain.signals.comments import thread
 from exobrain.signals.ledger import FUND_UNIT, day_label, ledger_files, ledger_owner
 from exobrain.signals.lines import parse_line, read_ledger_text
 from exobrain.util import boundedjson
@@ -38,6 +40,24 @@ def skill_lines(root: Path, ref: str) -> tuple[list[dict[str, Any]], list[str]]:
                 found.append(obj)
     found.sort(key=lambda o: (o["ts"], o["file"], o["line"]))
     return found, problems
+
+
+def report(ws, text_ref: str) -> dict[str, Any]:
+    """Everything about one skill's signals, JSON-ready: its canonical ref, every line (time
+    order), the comments as a thread, the aggregate and the ledger problems met. ``text_ref``
+    must name a skill declared in the repository."""
+    from exobrain.refs import canonical, parse_ref
+    from exobrain.workspace import find_declaration
+
+    ref = canonical(find_declaration(ws, parse_ref(text_ref)))
+    lines, problems = skill_lines(ws.root, ref)
+    return {
+        "skill": ref,
+        "signals": lines,
+        "comments": thread(lines),
+        "aggregate": summary(aggregate(ws.root), ref),
+        "problems": problems,
+    }
 
 
 def summary(agg: Aggregate, ref: str) -> dict[str, Any]:
@@ -91,6 +111,9 @@ def describe(line: dict[str, Any]) -> str:
         notes = line.get("notes") or ([line["note"]] if line.get("note") else [])
         if notes:
             text += ": " + "; ".join(str(n) for n in notes)
+    elif kind == "comment":
+        reply = f"re {line['reply_to']}: " if line.get("reply_to") else ""
+        text = f"[{line.get('id')}] {reply}" + " ".join(str(value).split())
     else:
         amount = f"{value:g}" if isinstance(value, (int, float)) else str(value)
         text = f"{amount} {line.get('currency')}" + (" that day" if snapshot else "")
