@@ -76,6 +76,7 @@ def test_kdense_bundle_imports_the_good_skills_and_reports_each_broken_one(tmp_p
         "Bash",
     ]
     assert (rdkit.meta["source"], rdkit.meta["source_format"]) == ("imported", "kdense")
+    assert rdkit.meta["schema_version"] == 1
     assert rdkit.meta["source_url"] == str(bundle / "scientific-skills/rdkit")
     assert rdkit.body == "# RDKit\n\nParse SMILES with `Chem.MolFromSmiles`.\n"
     folder = root / "people/al/skills/rdkit"

@@ -6,6 +6,8 @@
 * ``links_acyclic`` — ``supersedes`` and ``derives_from`` form no cycle;
 * ``agentskills_io_compat_check`` — info when a skill uses fields the open standard lacks
   (they travel in ``metadata`` on export);
+* the content rules (instructions, description length, ``files``) of
+  :mod:`exobrain.artifacts.content`;
 * ``version_bumped`` — a locked skill whose content changed while its version did not, or
   whose version went backwards (names the files that changed).
 
@@ -19,6 +21,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from exobrain.agents import AGENTS
+from exobrain.artifacts.content import content_findings
 from exobrain.artifacts.lockfile import drift, lock_path, read_lock, version_problem
 from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError
@@ -43,6 +46,7 @@ NATIVE_FIELDS = (
     "dependencies",
     "examples",
     "files",
+    "schema_version",
     "requires_substrate_access",
     "links",
     "source",
@@ -50,6 +54,9 @@ NATIVE_FIELDS = (
     "source_url",
     "agentskills_io_compat",
 )
+#: Native fields every artifact carries (written by register, import, fork and compose): like
+#: ``version`` they say what the artifact is, not what it does, so they earn no info line.
+BOOKKEEPING_FIELDS = frozenset({"schema_version", "source", "source_format", "source_url"})
 REF_PREDICATES = ("uses_skill", "derives_from", "supersedes")
 
 
@@ -65,7 +72,8 @@ def artifact_findings(
     for (home, name), doc in sorted(docs.items()):
         rel = shown(skill_dir(root, home, name) / SKILL_FILE, root)
         found.extend(_reference_findings(rel, doc, by_name, graph, Identity(home, name)))
-        native = [k for k in NATIVE_FIELDS if k in doc.meta]
+        found.extend(content_findings(rel, skill_dir(root, home, name), doc))
+        native = [k for k in NATIVE_FIELDS if k in doc.meta and k not in BOOKKEEPING_FIELDS]
         if native:
             found.append(
                 Finding(
