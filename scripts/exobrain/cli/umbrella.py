@@ -18,6 +18,7 @@ VERBS: dict[str, str] = {
     "quality": "quality:main",
     "sweep": "sweep:main",
     "comment": "comment:command",
+    "compose": "compose:command",
     "crons": "crons:crons",
     "discover": "discover:command",
     "events": "events:command",
