@@ -27,6 +27,7 @@ BENCHMARKS = {
     "formats": "formats",
     "instance": "instance",
     "search": "search",
+    "site": "site",
     "eval": "evaluation",
     "security": "security",
     "architecture": "architecture",

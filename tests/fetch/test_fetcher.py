@@ -204,6 +204,35 @@ def test_a_folder_we_did_not_create_is_never_touched(tmp_path, up):
     assert (root / ".claude/skills/notes.bob/SKILL.md").is_file()  # not ours: never pruned
 
 
+def test_an_install_of_the_bash_implementation_is_replaced_once(tmp_path, up):
+    """The bash fetcher left <name>.<owner>/ with a one-line .source-ref and no record: the
+    first fetch of that skill replaces it with a recorded install."""
+    root = brain(tmp_path, [external("pdf", up.url, tier="optional")])
+    old = build_tree(
+        root / ".claude/skills-optional/pdf.anthropic",
+        {"SKILL.md": "old\n", ".source-ref": "main\n"},
+    )
+    assert actions(sync(root, check=True)) == {"pdf.anthropic": "would-fetch"}
+    assert (old / ".source-ref").is_file()
+    report = sync(root)
+    event = report.events[0]
+    assert (event.action, event.message) == (
+        "fetched",
+        "replaces the bash implementation's install (pdf.anthropic)",
+    )
+    assert not (old / ".source-ref").exists() and read_record(old).commit == up.head()
+    assert actions(sync(root)) == {"pdf.anthropic": "unchanged"}
+
+
+def test_a_bash_install_of_a_skill_no_longer_wanted_is_left_alone(tmp_path, up):
+    root = brain(tmp_path, [external("pdf", up.url)])
+    gone = build_tree(
+        root / ".claude/skills-optional/doc.anthropic", {"SKILL.md": "x\n", ".source-ref": "v1\n"}
+    )
+    sync(root)
+    assert (gone / ".source-ref").is_file()
+
+
 def test_shared_folder_keeps_what_another_connected_agent_wants(tmp_path, up):
     codex, agents = get_agent("codex"), get_agent("agents")
     root = brain(

@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from exobrain.artifacts.content import SCHEMA_VERSION
-from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_entry, lock_path
+from exobrain.artifacts.lockfile import (
+    check_lock_data,
+    empty_lock,
+    lock_entry,
+    lock_path,
+    read_lock,
+    recorded_powers,
+)
 from exobrain.catalog import skill_dir
 from exobrain.errors import UsageError
 from exobrain.model import transition_problem
@@ -153,6 +160,9 @@ def fork(
         {"ref": canonical(original), "version": origin_lock["version"], "hash": origin_lock["hash"]}
     ]
     meta["links"] = links
+    # the copy gives an agent the same powers: what was accepted for the origin stays accepted
+    origin_powers = recorded_powers(read_lock(ws.root, original.scope)["skills"].get(original.name))
+    accepted = {"powers": sorted(origin_powers)} if origin_powers else {}
     files = [shown(target_dir / SKILL_FILE, ws.root), shown(ws.root / scope, ws.root)]
     if dry_run:
         return Outcome(f"would fork {canonical(original)} into skill:{new_name}@{scope}", files)
@@ -179,7 +189,7 @@ def fork(
         check=check_lock_data,
         durable=False,
     ) as update:
-        update.data["skills"][new_name] = lock_entry(target_dir, FORK_VERSION)
+        update.data["skills"][new_name] = {**lock_entry(target_dir, FORK_VERSION), **accepted}
         update.data["skills"] = dict(sorted(update.data["skills"].items()))
     return Outcome(
         f"forked {canonical(original)} into skill:{new_name}@{scope} "

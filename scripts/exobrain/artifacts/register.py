@@ -24,8 +24,11 @@ from exobrain.artifacts.lockfile import (
     empty_lock,
     lock_entry,
     lock_path,
+    powers_of,
     read_lock,
+    renewed,
     version_problem,
+    with_powers,
 )
 from exobrain.catalog import skill_dir
 from exobrain.errors import InputFileError, UsageError
@@ -155,7 +158,7 @@ def register(
     declared = _declare(ws, scope, name, tier, owner, dry_run)
     if not dry_run and text != skill_text(path):
         atomic_write_text(path, text, root=ws.root)
-    entry = lock_entry(path.parent, str(version))
+    entry = with_powers(lock_entry(path.parent, str(version)), powers_of(doc.meta))
     if dry_run:
         return Registered(
             f"skill:{name}@{scope}", str(version), entry["hash"], bumped_from, declared, notes
@@ -167,11 +170,7 @@ def register(
         check=check_lock_data,
         durable=False,
     ) as update:
-        previous = update.data["skills"].get(name, {})
-        update.data["skills"][name] = {
-            **entry,
-            **{k: v for k, v in previous.items() if k not in entry},
-        }
+        update.data["skills"][name] = renewed(update.data["skills"].get(name), entry)
         update.data["skills"] = dict(sorted(update.data["skills"].items()))
     return Registered(
         f"skill:{name}@{scope}", str(version), entry["hash"], bumped_from, declared, notes

@@ -49,6 +49,13 @@ VERBS = {
         "remove": "removed block",
         "skip": "skipped",
     },
+    "entry": {
+        "keep": "kept",
+        "create": "wrote",
+        "replace": "updated entry",
+        "remove": "removed",
+        "skip": "skipped",
+    },
     "hook": {
         "keep": "kept",
         "create": "installed",

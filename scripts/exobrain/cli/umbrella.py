@@ -36,6 +36,7 @@ VERBS: dict[str, str] = {
     "selftest": "selftest:command",
     "search": "search:command",
     "show": "show:command",
+    "site": "site:command",
     "supersede": "supersede:command",
     "trust": "trust:command",
 }

@@ -12,14 +12,17 @@ from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--strict", is_flag=True, help="Exit 1 on infos (e.g. undeclared skill folders) too.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the errors and the summary line.")
 @json_option
 @repo_option
 @command_edge
-def main(strict: bool, as_json: bool, repo: Path | None) -> None:
+def main(strict: bool, quiet: bool, as_json: bool, repo: Path | None) -> None:
     """Validate the exobrain's skills.json files and skill folders.
 
     Exit 0 when clean, 1 on errors (or infos with --strict), 2 when a file is unreadable,
-    unparseable or breaks its schema.
+    unparseable or breaks its schema. Infos say what could be done (an undeclared folder, a
+    file in the form of the original bash implementation and how to move it to today's);
+    --quiet leaves them out of the listing (the summary still counts them).
     """
     from exobrain.findings import ERROR
     from exobrain.gate.validate import exit_code, validate
@@ -40,6 +43,7 @@ def main(strict: bool, as_json: bool, repo: Path | None) -> None:
             }
         )
     else:
-        lines = [finding.render() for finding in findings]  # one write: 200,000 lines are fast
+        shown = [f for f in findings if not quiet or f.level == ERROR]
+        lines = [finding.render() for finding in shown]  # one write: 200,000 lines are fast
         click.echo("\n".join([*lines, f"Errors: {errors}  Info: {infos}"]))
     sys.exit(code)

@@ -118,7 +118,11 @@ def updated_connection(
         raw[USER_AGENTS_KEY] = users + ([agent] if agent not in users else [])
     elif agent not in agents:
         agents.append(agent)
-    return Connection(list(choice.connected_scopes), choice.person, agents, raw)
+    people, scopes = (
+        stored.people if choice.person in stored.people else (),
+        choice.connected_scopes,
+    )
+    return Connection(list(scopes), choice.person, agents, raw, people, stored.scopes_key)
 
 
 def connect(request: Request) -> Report:
@@ -229,7 +233,7 @@ def _prepare(
     discovered = None
     if wanted.discover and request.preloads is not None:
         discovered, notes = preload.discovered_index(
-            request.preloads, ws, wanted.discover, agent.context_dir(ws.root, request.user)
+            request.preloads, ws, wanted.discover, agent.files_dir(ws.root, request.user)
         )
         report.notes += (
             notes
@@ -300,13 +304,15 @@ def plan(
             "until they are fixed"
         )
     report.problems += [f"{a.name}: {a.reason}" for a in actions if a.problem]
-    context = agent.context_dir(root, request.user)
+    files = agent.files_dir(root, request.user)
     remarks = surfaces.Remarks(report.problems, report.warnings)
-    listed = surfaces.index_rows(ws, rows, optional, context, skills_dir, remarks)
-    place = agent.write_root(root, context, request.user)
+    listed = surfaces.index_rows(ws, rows, optional, files, skills_dir, remarks)
+    place = agent.write_root(root, files, request.user)
     actions += [
         a
-        for a in surfaces.context_actions(ws, agent, context, listed, remarks, discovered, place)
+        for a in surfaces.context_actions(
+            ws, agent, request.user, listed, remarks, discovered, place
+        )
         if a is not None
     ]
     actions += _git_hook_actions(ws, report, user_level=report.level == "user", agent=agent.name)

@@ -43,6 +43,7 @@ FRAMEWORK_FILES: tuple[str, ...] = (
     ".pre-commit-config.yaml",
     ".pre-commit-hooks.yaml",
     ".github/workflows/skills-review.yml",
+    ".github/workflows/site.yml",
 )
 #: The seed's bootstrap files: they send a fresh agent in a clone of the seed to
 #: create-instance, which an instance has not (it has no ``seed/``), so they are never framework.

@@ -193,6 +193,23 @@ class View:
                 )
         return found
 
+    def link_target(self, target: str) -> Artifact | None:
+        """The visible skill a link in a frontmatter names (``NAME@HOME`` exactly; a bare name:
+        the deepest visible skill of that name), or None when none is visible."""
+        from exobrain.errors import ExobrainError
+        from exobrain.refs import parse_ref
+
+        try:
+            ref = parse_ref(target)
+        except ExobrainError:
+            return None
+        found = [
+            a
+            for a in self.skills()
+            if a.name == ref.name and (ref.home is None or a.home == ref.home)
+        ]
+        return found[-1] if found else None
+
     def artifacts(self, types: tuple[str, ...] = TYPES) -> list[Artifact]:
         return (self.skills() if "skill" in types else []) + (
             self.knowledge() if "knowledge" in types else []
@@ -246,12 +263,24 @@ def open_view(ws: Workspace, *, everywhere: bool = False) -> View:
     return View(ws, scopes, everywhere)
 
 
+def shared_view(ws: Workspace) -> View:
+    """Every shared scope (global, seed, groups, teams: all but person and host scopes),
+    whatever this machine is connected to: what a published catalog shows by default."""
+    return View(ws, scan_scopes(ws.root, ws.config, lambda s: s.type not in PERSONAL).scopes, True)
+
+
+def repository_view(ws: Workspace) -> View:
+    """Every scope of the repository, personal ones included (``skills-status --all``'s
+    reach)."""
+    return View(ws, list(ws.scan().scopes), True)
+
+
 def index_artifacts(ws: Workspace) -> list[Artifact]:
     """Every skill folder and knowledge document of the repository, for building the search
     cache (never shown to anyone: queries filter the cache through :func:`open_view`). Found
     on disk, so a whole-repository update reads no registry."""
     found: list[Artifact] = []
-    view = View(ws, list(ws.scan().scopes), True)
+    view = repository_view(ws)
     for scope in view.scopes:
         base = os.path.join(scope.directory(ws.root), "skills")
         try:

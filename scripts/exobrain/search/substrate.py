@@ -17,9 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from exobrain.errors import ExobrainError, UsageError
+from exobrain.errors import UsageError
 from exobrain.paths import shown
-from exobrain.refs import parse_ref
 from exobrain.search.corpus import TYPES, Artifact, View
 from exobrain.search.docs import read_doc
 from exobrain.search.engine import Searcher, guarded
@@ -159,16 +158,8 @@ class Substrate:
 
     def _resolve(self, target: str) -> str | None:
         """The visible skill a link names (the deepest of that name when no home is given)."""
-        try:
-            ref = parse_ref(target)
-        except ExobrainError:
-            return None
-        found = [
-            a
-            for a in self.view.skills()
-            if a.name == ref.name and (ref.home is None or a.home == ref.home)
-        ]
-        return found[-1].ref if found else None
+        found = self.view.link_target(target)
+        return found.ref if found else None
 
 
 def _targets(meta: dict[str, Any], predicate: str) -> list[str]:
