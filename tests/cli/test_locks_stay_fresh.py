@@ -100,6 +100,17 @@ def test_every_writing_command_leaves_the_locks_fresh(tmp_path):
     (upstream / "helper.py").write_text("print(2)\n")
     step("exobrain import", "--update", "fmt")
     step("exobrain move", "skill:fmt@people/dana", "--to", "groups/acme")
+    step(
+        "exobrain compose",
+        "combo",
+        "--from",
+        "skill:neat@groups/acme",
+        "--from",
+        "skill:fmt@groups/acme",
+        "--into",
+        "groups/acme",
+    )
+    step("exobrain comment", "skill:neat@groups/acme", "Reads well; the second step is unclear.")
     for kind, *value in (
         ("vote", "up"),
         ("rank", "clarity", "0.8"),
@@ -129,6 +140,7 @@ def test_every_writing_command_leaves_the_locks_fresh(tmp_path):
     step("exobrain create-instance", str(created), "--person", "eve")
     lock_check(created)
     assert json.loads((root / "groups/acme/skills.lock.json").read_text())["skills"].keys() == {
+        "combo",
         "fmt",
         "lint",
         "neat",

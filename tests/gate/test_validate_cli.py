@@ -101,8 +101,11 @@ def test_skill_md_rules(tmp_path):
             "global/a": skill_md("other"),
             "global/b": skill_md("b", long),
             "global/c": skill_md("c", compatibility="x" * 501),
-            "global/d": "---\nname: d\ndescription: ok\nmetadata:\n  n: [1]\n---\n",
-            "global/e": "---\nname: e\ndescription: ''\n---\n",
+            "global/d": (
+                "---\nname: d\ndescription: Use d when metadata matters.\n"
+                "metadata:\n  n: [1]\n---\nDo.\n"
+            ),
+            "global/e": "---\nname: e\ndescription: ''\n---\nDo.\n",
         },
     )
     code, data = run(root)

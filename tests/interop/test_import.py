@@ -78,6 +78,7 @@ def test_kdense_bundle_imports_the_good_skills_and_reports_each_broken_one(tmp_p
         "Bash",
     ]
     assert (rdkit.meta["source"], rdkit.meta["source_format"]) == ("imported", "kdense")
+    assert rdkit.meta["schema_version"] == 1
     assert rdkit.meta["source_url"] == str(bundle / "scientific-skills/rdkit")
     assert rdkit.body == "# RDKit\n\nParse SMILES with `Chem.MolFromSmiles`.\n"
     folder = root / "people/al/skills/rdkit"
@@ -364,8 +365,10 @@ def test_a_skill_naming_an_unknown_skill_is_skipped_unless_the_batch_brings_it(t
     bundle = build_tree(
         tmp_path / "bundle",
         {
-            "main/SKILL.md": f"---\nname: main\ndescription: Uses the helper.\n{uses}---\nGo.\n",
-            "helper/SKILL.md": "---\nname: helper\ndescription: Helps.\n---\nHelp.\n",
+            "main/SKILL.md": (
+                f"---\nname: main\ndescription: Uses the helper all day.\n{uses}---\nGo.\n"
+            ),
+            "helper/SKILL.md": "---\nname: helper\ndescription: Helps the main skill\n---\nHelp.\n",
         },
     )
     root = target_repo(tmp_path)

@@ -8,6 +8,8 @@
   otherwise validates: a field it moves into ``metadata`` would overwrite an entry already
   there, or ``metadata.version`` disagrees with ``version`` (native fields as such need nothing
   done: export moves them into ``metadata`` by itself, so they are not reported);
+* the content rules (instructions, description length, ``files``) of
+  :mod:`exobrain.artifacts.content`;
 * ``version_bumped`` — a locked skill whose content changed while its version did not, or
   whose version went backwards (names the files that changed).
 
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.agents import AGENTS
+from exobrain.artifacts.content import content_findings
 from exobrain.artifacts.lockfile import drift, lock_path, read_lock, version_problem
 from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError
@@ -46,6 +49,7 @@ NATIVE_FIELDS = (
     "dependencies",
     "examples",
     "files",
+    "schema_version",
     "requires_substrate_access",
     "links",
     "source",
@@ -110,6 +114,7 @@ def artifact_findings(
     for (home, name), doc in sorted(docs.items()):
         rel = shown(skill_dir(root, home, name) / SKILL_FILE, root)
         found.extend(_reference_findings(rel, doc, by_name, graph, Identity(home, name)))
+        found.extend(content_findings(rel, skill_dir(root, home, name), doc))
         found.extend(
             Finding(INFO, "agentskills_io_compat_check", rel, f"export would refuse it: {why}")
             for why in metadata_conflicts(doc.meta)

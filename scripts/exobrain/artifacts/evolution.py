@@ -11,6 +11,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from exobrain.artifacts.content import SCHEMA_VERSION
 from exobrain.artifacts.lockfile import (
     check_lock_data,
     empty_lock,
@@ -158,6 +159,7 @@ def fork(
     origin_lock = lock_entry(source_dir, str(meta.get("version") or FORK_VERSION))
     meta["name"] = new_name
     meta["version"] = FORK_VERSION
+    meta["schema_version"] = SCHEMA_VERSION
     meta["source"] = "native"
     links = dict(meta.get("links") or {})
     links.pop("supersedes", None)

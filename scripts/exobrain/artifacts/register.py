@@ -1,7 +1,8 @@
 """``exobrain register`` and ``exobrain lock``: make a skill folder a versioned artifact.
 
 Register checks the SKILL.md (Agent Skills rules and the native schema), optionally bumps its
-version (only the ``version:`` line changes), declares it in its scope's registry and writes its
+version (only the ``version:`` line changes; a new or bumped skill also gets ``schema_version``
+and ``source: native`` when it has none), declares it in its scope's registry and writes its
 lock entry. Lock recomputes lock entries repository-wide, refusing content that changed without
 a version bump; ``--check`` only reports. Both refuse a skill folder holding a link that leads
 outside it or a special file (:func:`exobrain.util.confine.unsafe_entries`): a lock must never
@@ -16,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from exobrain.artifacts.content import SCHEMA_VERSION
 from exobrain.artifacts.lockfile import (
     check_lock_data,
     drift,
@@ -139,6 +141,10 @@ def register(
         bumped_from, version = version, bump_version(str(version), bump)
     if bump or version != doc.meta.get("version"):
         text = set_scalar(text, "version", str(version))
+    if locked is None or bump:
+        text = _stamp(text, doc.meta, notes)
+    elif "schema_version" not in doc.meta or "source" not in doc.meta:
+        notes.append("schema_version and source are written with the next --bump")
     if locked is not None:
         folder_drift = drift(path.parent, locked)
         if bump is None:
@@ -170,6 +176,18 @@ def register(
     return Registered(
         f"skill:{name}@{scope}", str(version), entry["hash"], bumped_from, declared, notes
     )
+
+
+def _stamp(text: str, meta: dict[str, Any], notes: list[str]) -> str:
+    """Write the artifact fields a registered skill carries when it has none yet:
+    ``schema_version`` and ``source: native`` (an imported or composed skill keeps its own).
+    Only a new version may change content, so a locked skill gets them with a bump."""
+    stamps = (("schema_version", str(SCHEMA_VERSION)), ("source", "native"))
+    for key, value in reversed(stamps):  # each goes right after the description
+        if key not in meta:
+            text = set_scalar(text, key, value)
+    notes += [f"set {key}: {value}" for key, value in stamps if key not in meta]
+    return text
 
 
 def _declare(

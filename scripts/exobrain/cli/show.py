@@ -32,16 +32,20 @@ INCOMING = {"supersedes": "superseded by", "derives_from": "derived by", "uses_s
 def command(ref: str, as_json: bool, repo: Path | None) -> None:
     """Show one skill: every frontmatter field, home, declarations and overrides, how it
     resolves for you, version and lock state (fresh, stale or missing), quality and its
-    components, lifecycle, and links both ways. REF is skill:NAME[@HOME]."""
+    components, lifecycle, links both ways and the comments, as a thread. REF is
+    skill:NAME[@HOME]."""
     from exobrain.artifacts.show import describe_skill
     from exobrain.signals.aggregate import aggregate
+    from exobrain.signals.comments import thread
     from exobrain.signals.quality import load_weights, quality
+    from exobrain.signals.view import skill_lines
     from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
     facts = describe_skill(ws, ref)
     score = quality(aggregate(ws.root), facts["ref"], load_weights(ws.root), time.time())
     facts["quality"] = {"score": round(score.score, 6), "components": score.as_json()["components"]}
+    facts["comments"] = thread(skill_lines(ws.root, facts["ref"])[0])
     if as_json:
         emit_json(facts)
     else:
@@ -83,3 +87,9 @@ def _render(facts: dict[str, Any]) -> None:
     for key, value in facts["frontmatter"].items():
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         click.echo(f"    {key}: {' '.join(str(text).split())}")
+    if facts["comments"]:
+        click.echo(f"  comments ({len(facts['comments'])}):")
+    for comment in facts["comments"]:
+        indent = "  " * (2 + comment["depth"])
+        text = " ".join(comment["text"].split())
+        click.echo(f"{indent}[{comment['id']}] {comment['by']} {comment['ts'][:10]}: {text}")

@@ -153,7 +153,7 @@ def signals(
     as_json: bool,
     repo: Path | None,
 ) -> None:
-    """List the signals about a skill and their aggregate, or compact ledgers.
+    """List the signals and comments about a skill and their aggregate, or compact ledgers.
 
     The aggregate follows SPEC-013: a voter's latest vote counts, a rater's latest rank per
     dimension counts, uses and funds add up, calibration outcomes give a completion rate.
@@ -177,17 +177,12 @@ def signals(
 def _list(ws, ref_text: str, as_json: bool) -> None:
     from exobrain.signals.view import describe, skill_signals
 
-    data = skill_signals(ws, ref_text)
-    ref, lines, totals, problems = (
-        data["skill"],
-        data["signals"],
-        data["aggregate"],
-        data["problems"],
-    )
+    facts = skill_signals(ws, ref_text)
+    lines, totals = facts["signals"], facts["aggregate"]
     if as_json:
-        emit_json(data)
+        emit_json(facts)
     else:
-        click.echo(f"{ref}: {len(lines)} signal line(s)")
+        click.echo(f"{facts['skill']}: {len(lines)} signal line(s)")
         if lines:
             rows = [
                 [
@@ -201,19 +196,20 @@ def _list(ws, ref_text: str, as_json: bool) -> None:
                 for o in lines
             ]
             click.echo(plain_table(rows, ["TS", "KIND", "VALUE", "BY", "HOST", "AGENT"]))
-        click.echo(_summary_line(totals))
-    for problem in problems:
+        click.echo(_summary_line(totals, len(facts["comments"])))
+    for problem in facts["problems"]:
         click.echo(f"warning: {problem}", err=True)
 
 
-def _summary_line(totals: dict[str, Any]) -> str:
+def _summary_line(totals: dict[str, Any], comments: int) -> str:
     votes, usage, cal = totals["votes"], totals["usage"], totals["calibration"]
     ranks = ", ".join(f"{d} {v['mean']:.2f} ({v['raters']})" for d, v in totals["ranks"].items())
     rate = f"{cal['completed']}/{cal['outcomes']} completed" if cal["outcomes"] else "none"
     funds = ", ".join(f"{a:g} {c}" for c, a in totals["fund"].items()) or "none"
     return (
         f"aggregate: votes +{votes['up']} -{votes['down']} (latest per voter); "
-        f"ranks {ranks or 'none'}; uses {usage['uses']}; calibration {rate}; fund {funds}"
+        f"ranks {ranks or 'none'}; uses {usage['uses']}; calibration {rate}; fund {funds}; "
+        f"comments {comments}"
     )
 
 

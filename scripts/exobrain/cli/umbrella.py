@@ -19,6 +19,8 @@ VERBS: dict[str, str] = {
     "signals": "signal:signals",
     "quality": "quality:main",
     "sweep": "sweep:main",
+    "comment": "comment:command",
+    "compose": "compose:command",
     "crons": "crons:crons",
     "discover": "discover:command",
     "events": "events:command",

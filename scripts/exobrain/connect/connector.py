@@ -237,6 +237,7 @@ def _prepare(
         )
     if wanted.persona and request.preloads is not None:
         rows, raised = request.preloads.persona_rows(ws, rows, wanted.persona)
+        rows = ws.with_dependencies(rows)  # what the preloaded skills need comes with them
         report.notes.append(
             f"persona {wanted.persona}: "
             + (

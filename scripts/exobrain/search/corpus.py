@@ -124,7 +124,8 @@ class View:
             allowed = self.scope_paths
             self._rows = {
                 row.identity: row
-                for row in self.ws.resolve(supersedes=self.supersedes)
+                # ranking, not linking: a dependency keeps its own tier (and no file is read)
+                for row in self.ws.resolve(supersedes=self.supersedes, dependencies=False)
                 if row.declaration is not None
                 and (row.declaration.scope in allowed or row.tier != "off")
             }

@@ -191,8 +191,11 @@ def make_folders(root: Path, folder: Path, *, links: bool = True) -> Path:
     missing = []
     probe = real
     while not probe.is_dir():
-        if probe.exists() or probe.is_symlink():
+        # a folder another process made since the test above is fine; a file or link is not
+        if probe.is_symlink() or (probe.exists() and not probe.is_dir()):
             raise UnsafePath(f"{folder}: {probe} is not a folder")
+        if probe.is_dir():
+            break
         missing.append(probe)
         probe = probe.parent
     for part in reversed(missing):

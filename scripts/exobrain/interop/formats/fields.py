@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.artifacts.checks import MOVED_MARKER, NATIVE_FIELDS, STANDARD_FIELDS
+from exobrain.artifacts.content import SCHEMA_VERSION
 from exobrain.errors import InputFileError
 from exobrain.skillmd import COMPATIBILITY_MAX, DESCRIPTION_MAX, NAME_MAX, parse, split_frontmatter
 from exobrain.util import boundedjson
@@ -360,7 +361,7 @@ def _fit_lengths(meta: dict[str, Any], metadata: dict[str, str], out: Translatio
 
 
 def _ordered(meta: dict[str, Any]) -> dict[str, Any]:
-    tail = ("metadata", *PROVENANCE)
+    tail = ("metadata", "schema_version", *PROVENANCE)
     keys = [k for k in _HEAD if k in meta]
     keys += [k for k in meta if k not in _HEAD and k not in tail]
     keys += [k for k in tail if k in meta]
@@ -406,6 +407,13 @@ def translate(
     _schema_fit(meta, metadata, out)
     if metadata:
         meta["metadata"] = metadata
-    meta.update({"source": "imported", "source_format": source_format, "source_url": source_url})
+    meta.update(
+        {
+            "schema_version": SCHEMA_VERSION,
+            "source": "imported",
+            "source_format": source_format,
+            "source_url": source_url,
+        }
+    )
     out.meta = _ordered(meta)
     return out
