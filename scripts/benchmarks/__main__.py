@@ -13,7 +13,11 @@ import sys
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a folder: python scripts/benchmarks NAME
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    # import the modules here as benchmarks.NAME only: as top-level modules, benchmarks/mcp.py
+    # would shadow the mcp package
+    here = Path(__file__).resolve().parent
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]
+    sys.path.insert(0, str(here.parent))
 
 #: benchmark name → module in this package (each has add_arguments(parser) and run(args)).
 BENCHMARKS = {
@@ -27,6 +31,8 @@ BENCHMARKS = {
     "formats": "formats",
     "instance": "instance",
     "search": "search",
+    "site": "site",
+    "mcp": "mcp",
     "eval": "evaluation",
     "security": "security",
     "scale": "scale",

@@ -1,10 +1,14 @@
-"""Benchmark of issue 9: importing a 150-skill bundle and exporting 150 skills.
+"""Benchmark of issues 9 and 16: importing a whole bundle and exporting it again.
 
 Generates a K-Dense-style bundle (a ``.claude-plugin/marketplace.json``, skills under
-``scientific-skills/``, about 1,250 files and 19 MB of incompressible text), then times the
-installed ``exobrain`` console script: ``import BUNDLE --all`` into a fresh exobrain each run
-(target ≤ 2 s), and ``export --all SCOPE`` as ``agentskills-io`` folders, as one ``--zip`` and
-as a ``claude-plugin`` (target ≤ 2 s). A plain ``cp -r`` of the bundle is timed first, as the
+``scientific-skills/``, about 1,250 files and 19 MB of incompressible text) — or, with
+``--bundle PATH``, takes a real one from a local folder (the whole 134-skill K-Dense bundle,
+say: ``git archive`` of a clone, extracted), whose skills need real repairs (an over-long
+description cut, keys moved into metadata). Then times the installed ``exobrain`` console
+script: ``import BUNDLE --all`` into a fresh exobrain each run, translation, repairs, hashing
+and locking included (target ≤ 2 s), a no-op ``import --update`` of one skill, and
+``export --all SCOPE`` as ``agentskills-io`` folders, as one ``--zip`` and as a
+``claude-plugin`` (target ≤ 2 s). A plain ``cp -r`` of the bundle is timed first, as the
 floor the file system sets on this machine. Wall time and the child's CPU time are
 reported (user and system CPU separately): on a shared, loaded machine the CPU time says what
 the command itself costs, and system time is mostly the file system creating ~1,250 files.
@@ -105,30 +109,63 @@ def line(label: str, samples: list[tuple[float, float, float]], target: float) -
     )
 
 
+def measure(folder: Path) -> dict:
+    """The shape of a bundle given on the command line: its skills, files and bytes."""
+    files = [p for p in folder.rglob("*") if p.is_file() and ".git" not in p.parts]
+    skills = sum(1 for p in files if p.name == "SKILL.md")
+    return {"skills": skills, "files": len(files), "bytes": sum(p.stat().st_size for p in files)}
+
+
+def repairs(exobrain: str, root: Path, bundle: Path) -> str:
+    """What an import of ``bundle`` into ``root`` repaired and skipped, in one line."""
+    done = subprocess.run(
+        [exobrain, "import", str(bundle), "--all", "--dry-run", "--json"],
+        cwd=root,
+        env=bench_env(),
+        capture_output=True,
+        text=True,
+    )
+    skills = json.loads(done.stdout)["skills"]
+    repaired = [s["name"] for s in skills if s["repairs"]]
+    skipped = [s["name"] for s in skills if s["status"] == "skipped"]
+    return (
+        f"repairs: {sum(len(s['repairs']) for s in skills)} in {len(repaired)} skills "
+        f"({', '.join(repaired)}); skipped: {len(skipped)}"
+    )
+
+
 def run(args) -> None:
     exobrain = console_script("exobrain")
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        shape = generate_bundle(
-            base / "bundle", skills=args.skills, total_mb=args.megabytes, files=args.files
-        )
+        if args.bundle:
+            bundle = args.bundle.resolve()
+            shape = measure(bundle)
+        else:
+            bundle = base / "bundle"
+            shape = generate_bundle(
+                bundle, skills=args.skills, total_mb=args.megabytes, files=args.files
+            )
         print(
             f"bundle: {shape['skills']} skills, {shape['files']} files, "
             f"{shape['bytes'] / 1e6:.1f} MB"
         )
+        print(repairs(exobrain, fresh_exobrain(base / "dry"), bundle))
         copies = [
-            timed(["cp", "-r", str(base / "bundle"), str(base / f"cp-{k}")], base)
-            for k in range(args.runs)
+            timed(["cp", "-r", str(bundle), str(base / f"cp-{k}")], base) for k in range(args.runs)
         ]
         print(line("reference: cp -r BUNDLE (copy only)", copies, 2.0))
         imports = []
         for k in range(args.runs + 1):  # the first run warms the caches and is not counted
             root = fresh_exobrain(base / f"import-{k}")
-            sample = timed([exobrain, "import", str(base / "bundle"), "--all"], root)
+            sample = timed([exobrain, "import", str(bundle), "--all"], root)
             if k:
                 imports.append(sample)
         print(line(f"exobrain import BUNDLE --all ({shape['skills']} skills)", imports, 2.0))
         root = base / "import-0"
+        first = sorted(p.parent.name for p in (root / SCOPE / "skills").glob("*/SKILL.md"))[0]
+        updates = [timed([exobrain, "import", "--update", first], root) for _ in range(args.runs)]
+        print(line(f"exobrain import --update {first} (no-op)", updates, 2.0))
         for label, extra in (
             ("agentskills-io -o DIR", ["--format", "agentskills-io", "-o"]),
             ("agentskills-io --zip FILE", ["--format", "agentskills-io", "--zip"]),
@@ -144,6 +181,11 @@ def run(args) -> None:
 
 
 def add_arguments(parser) -> None:
+    parser.add_argument(
+        "--bundle",
+        type=Path,
+        help="a real bundle folder to import instead of a generated one (never downloaded)",
+    )
     parser.add_argument("--skills", type=int, default=150)
     parser.add_argument("--files", type=int, default=1250, help="files in the bundle")
     parser.add_argument("--megabytes", type=float, default=19.0)

@@ -15,31 +15,42 @@ from exobrain.errors import UsageError
 from exobrain.util.confine import resolve_inside
 
 #: How an agent learns about the optional-skills index and the connected scopes.
-CONTEXT_CLAUDE = "claude-md"  # .claude/CLAUDE.md importing generated files
-CONTEXT_CODEX = "agents-override"  # AGENTS.override.md at the project root
+CONTEXT_CLAUDE = "claude-md"  # a block in .claude/CLAUDE.md importing generated files
+CONTEXT_CODEX = "agents-override"  # AGENTS.override.md at the project root, all inline
 CONTEXT_OPENCLAW = "user-md-block"  # a marked block in the workspace's USER.md
-CONTEXT_INDEX = "index-file"  # the index file beside the skills folder
+CONTEXT_GEMINI = "gemini-md"  # a block in GEMINI.md importing the generated index
+CONTEXT_RULE = "rule-file"  # one generated instructions/rule file holding the index
+CONTEXT_OPENCODE = "opencode-json"  # the index, listed in opencode.json's "instructions"
+CONTEXT_INDEX = "index-file"  # the index file beside the skills folder, nothing more
 
 
-#: The file each context surface writes or edits, in the agent's context folder (None: the
-#: index file itself is the surface).
-CONTEXT_FILES = {
-    CONTEXT_CLAUDE: "CLAUDE.md",
-    CONTEXT_CODEX: "AGENTS.override.md",
-    CONTEXT_OPENCLAW: "USER.md",
-    CONTEXT_INDEX: None,
-}
+@dataclass(frozen=True)
+class Budget:
+    """How much of what connect-agent writes the agent may be given each session: at most
+    ``size`` bytes of UTF-8 (which is never fewer characters, so a character limit is kept
+    too) and, where the agent's guidance counts lines, ``lines``. ``why`` says where the
+    figure comes from (the citations are in the table below and in knowledge/exobrain/agents.md)."""
+
+    size: int
+    why: str
+    lines: int | None = None
 
 
 @dataclass(frozen=True)
 class Agent:
     """One agent: its project skills folder (relative to the repo, None when it has only a
     user-level one), its home (an environment variable, else a folder under ``~``), the
-    skills folder inside that home, and its context surface.
+    skills folder inside that home, its context surface and its context budget.
 
-    The context folder (where the index files and the surface file live) is the skills
-    folder's parent, except for agents whose project-level context file sits at the repository
-    root (``context_at_root``: Codex reads ``AGENTS.override.md`` there).
+    The generated files (the index, its overflow, Claude's connected scopes) go in the skills
+    folder's parent, or in ``project_files`` at project level (Codex: ``.codex``, since the
+    parent ``.agents`` is shared with ``agents``). ``surface_file`` is the file the agent reads
+    that carries or imports them, relative to that folder, or to the repository root (the
+    agent's home at user level) when ``surface_at_root`` (Codex's ``AGENTS.override.md``,
+    Gemini's ``GEMINI.md``); None where the index file itself is the surface, or where the
+    agent reads no file at that level (Cursor's user rules live in its settings). ``sidecar``
+    is the per-scope file of that agent the bash implementation kept beside ``AGENTS.md``;
+    ``front`` the frontmatter lines a generated rule file needs to be read in every session.
     """
 
     name: str
@@ -47,8 +58,14 @@ class Agent:
     home_env: str | None
     home_default: str
     context: str
+    budget: Budget
     home_skills: str = "skills"
-    context_at_root: bool = False
+    surface_at_root: bool = False
+    surface_file: str | None = None
+    user_surface_file: str | None = None
+    project_files: str | None = None
+    sidecar: str | None = None
+    front: tuple[str, ...] = ()
 
     def home(self) -> Path:
         value = os.environ.get(self.home_env) if self.home_env else None
@@ -89,29 +106,151 @@ class Agent:
         if not self.in_repository(user):
             return
         skills = self.skills_dir(root)
-        for folder in (skills, optional_dir(skills), self.context_dir(root)):
+        surface = self.surface_path(root)
+        folders = {skills, optional_dir(skills), self.files_dir(root)}
+        if surface is not None:
+            folders.add(surface.parent)
+        for folder in folders:
             resolve_inside(root, folder, links=False)
 
-    def context_dir(self, root: Path, user: bool = False) -> Path:
-        """The folder holding the agent's generated index files and its context file."""
-        if self.context_at_root and self.project_skills and not user:
-            return root
+    def files_dir(self, root: Path, user: bool = False) -> Path:
+        """The folder holding the agent's generated files (index, overflow, scopes)."""
+        if self.project_files and self.in_repository(user):
+            return root / self.project_files
         return self.skills_dir(root, user).parent
 
-    @property
-    def context_file(self) -> str | None:
-        return CONTEXT_FILES[self.context]
+    def surface_path(self, root: Path, user: bool = False) -> Path | None:
+        """The file the agent reads that carries or imports the generated files; None when
+        the index file is read (or offered) as it is."""
+        name = self.user_surface_file if self.is_user_level(user) else self.surface_file
+        if name is None:
+            return None
+        if self.surface_at_root:
+            return (root if self.in_repository(user) else self.home()) / name
+        return self.skills_dir(root, user).parent / name
 
 
+#: Budgets and surfaces, with their sources (knowledge/exobrain/agents.md, "Context budgets").
 AGENTS: tuple[Agent, ...] = (
-    Agent("claude", ".claude/skills", "CLAUDE_CONFIG_DIR", ".claude", CONTEXT_CLAUDE),
-    Agent("codex", ".agents/skills", "CODEX_HOME", ".codex", CONTEXT_CODEX, context_at_root=True),
-    Agent("openclaw", None, "OPENCLAW_WORKSPACE", ".openclaw/workspace", CONTEXT_OPENCLAW),
-    Agent("gemini", ".gemini/skills", None, ".gemini", CONTEXT_INDEX),
-    Agent("opencode", ".opencode/skills", None, ".config/opencode", CONTEXT_INDEX),
-    Agent("copilot", ".github/skills", None, ".copilot", CONTEXT_INDEX),
-    Agent("cursor", ".cursor/skills", None, ".cursor", CONTEXT_INDEX),
-    Agent("agents", ".agents/skills", None, ".agents", CONTEXT_INDEX),
+    # Claude Code loads a CLAUDE.md of up to 4 MiB but advises "under 200 lines per CLAUDE.md";
+    # its own skill listing gets 1% of the context window, 8,000 characters at 200K
+    # (https://code.claude.com/docs/en/memory, https://code.claude.com/docs/en/skills).
+    Agent(
+        "claude",
+        ".claude/skills",
+        "CLAUDE_CONFIG_DIR",
+        ".claude",
+        CONTEXT_CLAUDE,
+        Budget(8000, "Claude Code's skill-listing budget (1% of a 200K context), 200 lines", 200),
+        surface_file="CLAUDE.md",
+        user_surface_file="CLAUDE.md",
+        sidecar="CLAUDE.md",
+    ),
+    # Codex concatenates AGENTS files from the project root down to the working folder and
+    # stops at project_doc_max_bytes, 32 KiB by default, cutting the rest silently
+    # (https://developers.openai.com/codex/guides/agents-md; codex-rs/core/src/agents_md.rs).
+    # The budget leaves 4 KiB of it for the AGENTS.md of a folder Codex is started in; a
+    # project_doc_max_bytes set in $CODEX_HOME/config.toml is honoured (connect/budgets.py).
+    Agent(
+        "codex",
+        ".agents/skills",
+        "CODEX_HOME",
+        ".codex",
+        CONTEXT_CODEX,
+        Budget(
+            28 * 1024, "Codex's project_doc_max_bytes (32 KiB) less 4 KiB for a folder's AGENTS.md"
+        ),
+        surface_at_root=True,
+        surface_file="AGENTS.override.md",
+        user_surface_file="AGENTS.override.md",
+        project_files=".codex",
+        sidecar="CODEX.md",
+    ),
+    # OpenClaw cuts each workspace bootstrap file (USER.md) at agents.defaults.bootstrapMaxChars:
+    # 20,000 today, 12,000 in earlier releases (openclaw docs/gateway/config-agents.md); the
+    # budget is the lower figure for the whole USER.md, the user's own text included.
+    Agent(
+        "openclaw",
+        None,
+        "OPENCLAW_WORKSPACE",
+        ".openclaw/workspace",
+        CONTEXT_OPENCLAW,
+        Budget(12000, "OpenClaw's bootstrapMaxChars for USER.md (12,000 in older releases)"),
+        surface_file="USER.md",
+        user_surface_file="USER.md",
+        sidecar="OPENCLAW.md",
+    ),
+    # Gemini CLI reads GEMINI.md from the workspace and its parents up to the git root, and
+    # ~/.gemini/GEMINI.md, with @./file imports (gemini-cli docs/cli/gemini-md.md,
+    # docs/reference/memport.md); it documents no size limit: 8,000 as for Claude and Codex's
+    # skill listings.
+    Agent(
+        "gemini",
+        ".gemini/skills",
+        None,
+        ".gemini",
+        CONTEXT_GEMINI,
+        Budget(8000, "none documented; the skill-listing budget of Claude Code and Codex"),
+        surface_at_root=True,
+        surface_file="GEMINI.md",
+        user_surface_file="GEMINI.md",
+    ),
+    # OpenCode reads AGENTS.md and the files opencode.json lists under "instructions"
+    # (https://opencode.ai/docs/rules, https://opencode.ai/docs/config: .opencode/opencode.json
+    # is a project config); no size limit is documented.
+    Agent(
+        "opencode",
+        ".opencode/skills",
+        None,
+        ".config/opencode",
+        CONTEXT_OPENCODE,
+        Budget(8000, "none documented; the skill-listing budget of Claude Code and Codex"),
+        surface_file="opencode.json",
+        user_surface_file="opencode.json",
+    ),
+    # Copilot reads .github/instructions/*.instructions.md (applyTo) and, in the CLI,
+    # ~/.copilot/instructions/*.instructions.md; code review reads only the first 4,000
+    # characters of an instruction file (docs.github.com: copilot/concepts/prompting/
+    # response-customization; copilot-cli/customize-copilot/add-custom-instructions).
+    Agent(
+        "copilot",
+        ".github/skills",
+        None,
+        ".copilot",
+        CONTEXT_RULE,
+        Budget(4000, "Copilot code review reads the first 4,000 characters of an instruction file"),
+        surface_file="instructions/exobrain-skills.instructions.md",
+        user_surface_file="instructions/exobrain-skills.instructions.md",
+        front=('applyTo: "**"',),
+    ),
+    # Cursor reads project rules from .cursor/rules/*.mdc (alwaysApply) and advises keeping a
+    # rule under 500 lines (https://cursor.com/docs/rules); a third-party report of rules cut
+    # near 6,000 characters sets the size. User rules live in Cursor's settings, not a file.
+    Agent(
+        "cursor",
+        ".cursor/skills",
+        None,
+        ".cursor",
+        CONTEXT_RULE,
+        Budget(
+            6000, "Cursor's rule guidance (under 500 lines; reported cut near 6,000 chars)", 500
+        ),
+        surface_file="rules/exobrain-skills.mdc",
+        front=(
+            "description: Optional skills of this exobrain, read on demand",
+            "alwaysApply: true",
+        ),
+    ),
+    # agents: the shared .agents/skills folder, not one agent; nothing reads its index by
+    # itself (a scope's AGENTS.md may point at it). 8,000 as for the others.
+    Agent(
+        "agents",
+        ".agents/skills",
+        None,
+        ".agents",
+        CONTEXT_INDEX,
+        Budget(8000, "none documented; the skill-listing budget of Claude Code and Codex"),
+    ),
 )
 
 

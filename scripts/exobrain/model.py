@@ -135,6 +135,7 @@ class Reason(Enum):
     SUPERSEDED = "superseded"  # off: its successor takes its place
     NO_DECLARATION = "declaration not found"
     PERSONA = "persona"  # on: linked for a persona (connect-agent --persona)
+    DEPENDENCY = "dependency of"  # on: a linked skill depends on it (dependencies.skills)
 
     @property
     def unavailable(self) -> bool:

@@ -65,6 +65,32 @@ def owned_records() -> Path:
     return user_state_dir() / "owned"
 
 
+#: The console scripts this toolkit installs (pyproject.toml's [project.scripts]).
+CONSOLE_SCRIPTS = (
+    "skills-status",
+    "skills-validate",
+    "skills-promote",
+    "fetch-external-skills",
+    "connect-agent",
+    "exobrain",
+    "authoring-review",
+)
+
+
+def console_script(name: str) -> str:
+    """The absolute path of one of the toolkit's console scripts as this process would run
+    it: the one installed beside the running interpreter, else the one on PATH, else (neither
+    found) where it would be beside the interpreter. Hooks and crontab lines name it, since
+    neither runs with the PATH of the shell that installed them."""
+    import shutil
+    import sys
+
+    beside = Path(sys.executable).parent / name
+    if beside.is_file():
+        return str(beside)
+    return shutil.which(name) or str(beside)
+
+
 def user_config_dir() -> Path:
     """This machine's per-user settings, outside every repository: ``$XDG_CONFIG_HOME/exobrain``,
     else ``~/.config/exobrain`` (what no repository may decide, such as which scripts to

@@ -32,7 +32,7 @@ class Resolved:
     declaration: Entry | None  # None when only overrides mention the skill
     decided_by: Entry | None  # the winning contribution, None when nothing contributed
     reason: Reason | None = None  # why the skill is off, or flagged while on
-    detail: str = ""  # the agent (NOT_FOR_AGENT) or persona (PERSONA) of the reason
+    detail: str = ""  # the agent (NOT_FOR_AGENT), persona (PERSONA) or needing skill (DEPENDENCY)
     superseded_by: Identity | None = None  # the successor this skill redirects to
 
     @cached_property
@@ -64,7 +64,7 @@ class Resolved:
         if self.reason is None:
             return ""
         words = self.reason.value  # read before narrowing, which loses its type (mypy#14092)
-        if self.reason in (Reason.NOT_FOR_AGENT, Reason.PERSONA):
+        if self.reason in (Reason.NOT_FOR_AGENT, Reason.PERSONA, Reason.DEPENDENCY):
             return f"{words} {self.detail}"
         if self.reason is Reason.SUPERSEDED and self.superseded_by is not None:
             return f"superseded: {self.name} → {self.superseded_by.name}"

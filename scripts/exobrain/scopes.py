@@ -5,6 +5,10 @@ folder holding an ``AGENTS.md`` directly inside a *collection* folder (``groups`
 ``people``, ``hosts`` by default, configurable in ``scopes.json``). Collections nest, so
 ``people/alice/hosts/laptop`` is a host scope whose ancestor is the person scope
 ``people/alice``. Scope paths are POSIX paths relative to the root; the root is ``global``.
+
+Exobrains made with the original bash implementation are read as they are: its
+``scopes.json`` form, its private ``local/`` scope (a host scope here) and the older shapes of
+``.exobrain.json`` mean what they meant there, and a rewrite keeps the file's forms.
 """
 
 from __future__ import annotations
@@ -22,6 +26,12 @@ from exobrain.util.fileio import atomic_write_text, dump_json, load_json
 SEED = "seed"
 SCOPE_FLAG = "AGENTS.md"
 CONNECTION_FILE = ".exobrain.json"
+#: The private scope of the original bash implementation: ``local/`` at the root, outside any
+#: collection and gitignored there. Read as a host scope (this machine's own).
+LOCAL = "local"
+LOCAL_TYPE = "host"
+#: The key the bash implementation used for the connected scopes before it was renamed.
+BASH_CONNECTED_KEY = "connected"
 DEFAULT_COLLECTIONS: tuple[tuple[str, str], ...] = (
     ("groups", "group"),
     ("teams", "team"),
@@ -44,9 +54,11 @@ def find_root(start: Path | None = None) -> Path:
 
 @dataclass(frozen=True)
 class ScopeConfig:
-    """Collection folder → scope type, in precedence order (earlier = shallower)."""
+    """Collection folder → scope type, in precedence order (earlier = shallower).
+    ``bash_era``: read from the original bash implementation's ``scopes.json`` form."""
 
     collections: tuple[tuple[str, str], ...] = DEFAULT_COLLECTIONS
+    bash_era: bool = False
 
     def type_of(self, folder: str) -> str | None:
         for name, kind in self.collections:
@@ -72,25 +84,52 @@ def load_scope_config(root: Path) -> ScopeConfig:
 
 
 def parse_scope_config(data: Any, path: Path) -> ScopeConfig:
-    """Check parsed ``scopes.json`` data (read from disk or from git) and build the config."""
+    """Check parsed ``scopes.json`` data (read from disk or from git) and build the config.
+
+    Two forms mean the same: today's ``{"collections": [{"folder", "type"}, …]}`` and the
+    original bash implementation's ``{"scopes": [{"type", "collection"}, …]}``, where the
+    collections it does not list keep their default types (as the bash fallbacks did)."""
+    if isinstance(data, dict) and "collections" not in data and "scopes" in data:
+        return _bash_scope_config(data["scopes"], path)
     items = data.get("collections") if isinstance(data, dict) else None
     if not isinstance(items, list) or not items:
         raise InputFileError(
             f'{path}: expected {{"collections": [{{"folder", "type"}}, …]}}',
             hint="list at least one collection, or delete the file for defaults",
         )
-    pairs = []
-    for index, item in enumerate(items):
-        ok = isinstance(item, dict) and all(
-            isinstance(item.get(k), str) and item.get(k) for k in ("folder", "type")
+    return ScopeConfig(
+        tuple(_collection(item, index, path, "folder") for index, item in enumerate(items))
+    )
+
+
+def _collection(item: Any, index: int, path: Path, folder_key: str) -> tuple[str, str]:
+    key = "collections" if folder_key == "folder" else "scopes"
+    ok = isinstance(item, dict) and all(
+        isinstance(item.get(k), str) and item.get(k) for k in (folder_key, "type")
+    )
+    if not ok or "/" in item[folder_key] or item[folder_key] in (".", ".."):
+        raise InputFileError(
+            f'{path}: {key}[{index}]: needs a plain "{folder_key}" name and a "type"',
+            hint=f'e.g. {{"{folder_key}": "groups", "type": "group"}}',
         )
-        if not ok or "/" in item["folder"] or item["folder"] in (".", ".."):
-            raise InputFileError(
-                f'{path}: collections[{index}]: needs a plain "folder" name and a "type"',
-                hint='e.g. {"folder": "groups", "type": "group"}',
-            )
-        pairs.append((item["folder"], item["type"]))
-    return ScopeConfig(tuple(pairs))
+    return item[folder_key], item["type"]
+
+
+def _bash_scope_config(items: Any, path: Path) -> ScopeConfig:
+    if not isinstance(items, list):
+        raise InputFileError(
+            f'{path}: "scopes" must be a list of {{"type", "collection"}}',
+            hint='or write today\'s form: {"collections": [{"folder", "type"}, …]}',
+        )
+    pairs = [_collection(item, index, path, "collection") for index, item in enumerate(items)]
+    listed = {folder for folder, _ in pairs}
+    pairs += [pair for pair in DEFAULT_COLLECTIONS if pair[0] not in listed]
+    return ScopeConfig(tuple(pairs), bash_era=True)
+
+
+def today_form(config: ScopeConfig) -> dict[str, Any]:
+    """The ``scopes.json`` content that says the same as ``config`` in today's form."""
+    return {"collections": [{"folder": f, "type": t} for f, t in config.collections]}
 
 
 @dataclass(frozen=True)
@@ -133,6 +172,8 @@ def scope_at(root: Path, path: str, config: ScopeConfig) -> Scope | None:
         return Scope(GLOBAL, GLOBAL)
     if path == SEED:
         return Scope(SEED, SEED) if (root / SEED / SCOPE_FLAG).is_file() else None
+    if path == LOCAL:
+        return Scope(LOCAL, LOCAL_TYPE) if (root / LOCAL / SCOPE_FLAG).is_file() else None
     parts = path.split("/")
     if len(parts) % 2 or any(not p or p.startswith(".") for p in parts):
         return None
@@ -184,6 +225,9 @@ def scan_scopes(
     problems: list[tuple[str, str]] = []
     if (root / SEED / SCOPE_FLAG).is_file():
         found.append(Scope(SEED, SEED))
+    local = scope_at(root, LOCAL, config)
+    if local is not None and (keep is None or keep(local)):
+        found.append(local)
 
     def visit(base: Path, prefix: str) -> None:
         for folder, kind in config.collections:
@@ -244,7 +288,8 @@ def build_chain(
     config: ScopeConfig,
     lookup: Callable[[str], Scope | None] | None = None,
 ) -> Chain:
-    """Global, seed (when present), then each connected leaf and its scope ancestors.
+    """Global, seed (when present), then each connected leaf and its scope ancestors. A leaf
+    that no longer exists is skipped with a warning; its ancestors that exist stay.
     ``lookup`` finds a scope by path (default: on disk; a sparse checkout's workspace also
     asks git for the folders it leaves out)."""
     if lookup is None:
@@ -261,25 +306,34 @@ def build_chain(
             warnings.append(f"{CONNECTION_FILE}: connected scope skipped: {exc.message}")
             continue
         scope = lookup(path)
+        ancestors = [s for s in (lookup(a) for a in ancestor_paths(path)) if s]
+        scopes.extend(ancestors)  # a removed host drops itself, never its person scope
         if scope is None:
+            kept = f"; still connected: {', '.join(a.path for a in ancestors)}" if ancestors else ""
             warnings.append(
                 f"{CONNECTION_FILE}: connected scope {leaf!r} does not exist "
-                f"(no {path}/{SCOPE_FLAG}); skipped"
+                f"(no {path}/{SCOPE_FLAG}); skipped{kept}"
             )
             continue
-        scopes.extend(s for s in (lookup(a) for a in ancestor_paths(path)) if s)
         scopes.append(scope)
     return Chain(order_chain(scopes, config), warnings)
 
 
 @dataclass
 class Connection:
-    """The per-machine ``.exobrain.json``; ``raw`` keeps unknown keys and their order."""
+    """The per-machine ``.exobrain.json``; ``raw`` keeps unknown keys and their order.
+
+    ``people`` are all the ids ``person`` names (the bash implementation allowed a list;
+    ``person`` is the first); ``scopes_key`` is the key the file keeps the connected scopes
+    under (``connected`` in files of the bash implementation before its rename), which a
+    rewrite keeps."""
 
     connected_scopes: list[str] = field(default_factory=list)
     person: str | None = None
     agents: list[str] = field(default_factory=list)
     raw: dict[str, Any] = field(default_factory=dict)
+    people: tuple[str, ...] = ()
+    scopes_key: str = "connected_scopes"
 
     @property
     def is_guest(self) -> bool:
@@ -297,25 +351,35 @@ def read_connection(root: Path) -> Connection:
             f"{path}: expected a JSON object",
             hint='e.g. {"connected_scopes": ["people/alice"], "person": "alice"}',
         )
-    scopes, person, agents = (
-        data.get("connected_scopes", []),
-        data.get("person"),
-        data.get("agents", []),
+    key = (
+        BASH_CONNECTED_KEY
+        if "connected_scopes" not in data and BASH_CONNECTED_KEY in data
+        else "connected_scopes"
     )
+    scopes, person, agents = data.get(key, []), data.get("person"), data.get("agents", [])
     if not isinstance(scopes, list) or not all(isinstance(s, str) for s in scopes):
-        raise InputFileError(f"{path}: connected_scopes must be a list of scope paths")
-    if person is not None and not isinstance(person, str):
-        raise InputFileError(f"{path}: person must be a string")
+        raise InputFileError(f"{path}: {key} must be a list of scope paths")
+    people = person if isinstance(person, list) else [person] if person else []
+    if not all(isinstance(p, str) and p for p in people):
+        raise InputFileError(
+            f"{path}: person must be an id or a list of ids", hint='e.g. "person": "alice"'
+        )
     if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents):
         raise InputFileError(f"{path}: agents must be a list of agent names")
-    return Connection(list(scopes), person or None, list(agents), dict(data))
+    first = people[0] if people else None
+    return Connection(list(scopes), first, list(agents), dict(data), tuple(people), key)
 
 
 def connection_data(connection: Connection) -> dict[str, Any]:
-    """The JSON object the connection file holds, keeping keys we do not know about."""
+    """The JSON object the connection file holds, keeping keys we do not know about, and the
+    file's own forms (a list of ids in ``person`` that still holds the person, the
+    ``connected`` key of the bash implementation)."""
     data = dict(connection.raw)
-    data["connected_scopes"] = list(connection.connected_scopes)
-    if connection.person:
+    data[connection.scopes_key] = list(connection.connected_scopes)
+    kept = data.get("person")
+    if isinstance(kept, list) and connection.person in kept:
+        pass  # the same people: the list stays as the user wrote it
+    elif connection.person:
         data["person"] = connection.person
     else:
         data.pop("person", None)
@@ -331,7 +395,8 @@ def write_connection(root: Path, connection: Connection) -> None:
 
 
 def self_ids(connection: Connection, chain: Chain) -> frozenset[str]:
-    """Who "I" am: the stored ``person`` when set, else the names of person scopes in the chain."""
+    """Who "I" am: the stored ``person`` (every id it lists) when set, else the names of
+    person scopes in the chain."""
     if connection.person:
-        return frozenset({connection.person})
+        return frozenset(connection.people or (connection.person,))
     return frozenset(s.name for s in chain.scopes if s.type == "person")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from exobrain.dependencies import Edges, dependency_cycles, dependency_edges, pull_dependencies
 from exobrain.errors import UsageError
 from exobrain.findings import ERROR, WARNING, Finding
 from exobrain.model import EXTERNAL, GLOBAL, Identity
@@ -64,6 +65,7 @@ class Workspace:
     _checkout: Checkout | None = field(default=None, repr=False)
     _tree: CommittedTree | None = field(default=None, repr=False)
     _outside: set[str] = field(default_factory=set, repr=False)  # scopes read from git
+    _depends: Edges | None = field(default=None, repr=False)
 
     @property
     def my_ids(self) -> frozenset[str]:
@@ -222,13 +224,37 @@ class Workspace:
         )
 
     def resolve(
-        self, agent: str | None = None, *, supersedes: LinksReader | None = None
+        self,
+        agent: str | None = None,
+        *,
+        supersedes: LinksReader | None = None,
+        dependencies: bool = True,
     ) -> list[Resolved]:
         """Resolve the chain for ``agent`` (None: no agent filtering), supersession applied
-        (``supersedes`` reads the links instead of the SKILL.md files, see supersession)."""
+        (``supersedes`` reads the links instead of the SKILL.md files, see supersession), then
+        the dependencies of what is linked (``dependencies=False``: left out, for a caller
+        that ranks skills rather than links them)."""
         entries = self.chain_entries()
         rows = resolve(entries, self.my_ids, agent, self._outside_declarations(entries))
-        return redirect(rows, supersedes_edges(self.root, entries, supersedes))
+        rows = redirect(rows, supersedes_edges(self.root, entries, supersedes))
+        return self.with_dependencies(rows) if dependencies else rows
+
+    def with_dependencies(self, rows: list[Resolved]) -> list[Resolved]:
+        """``rows`` with what their ``always`` skills depend on raised to ``always`` (also for
+        rows a caller raised itself, e.g. connect-agent's persona preload)."""
+        if self._depends is None:
+            self._depends = dependency_edges(self.root, self.chain_entries())
+            for file, cycle in dependency_cycles(self._depends):
+                self.findings.append(
+                    Finding(
+                        WARNING,
+                        "dependency-cycle",
+                        file,
+                        f"dependencies.skills: skills depend on each other in a circle: "
+                        f"{cycle}; all of them are linked, remove one dependency to break it",
+                    )
+                )
+        return pull_dependencies(rows, self._depends)
 
     def _outside_declarations(self, entries: list[Entry]) -> dict[Identity, Entry]:
         known = {e.identity for e in entries if not e.is_override}
@@ -365,8 +391,10 @@ def workspace_for(root: Path, config: ScopeConfig, connection: Connection) -> Wo
     """The exobrain at ``root`` seen through ``connection`` (which need not be stored yet)."""
     ws = Workspace(root, config, connection, Chain([]))
     ws.chain = build_chain(root, connection.connected_scopes, config, ws.scope_at)
+    # a connected scope that is gone is a warning, not bad input: the rest of the chain is
+    # whole, so commands carry on (and connect-agent prunes what that scope had linked)
     ws.findings = [
-        Finding(WARNING, "connection-scope", CONNECTION_FILE, w.split(": ", 1)[-1], bad_input=True)
+        Finding(WARNING, "connection-scope", CONNECTION_FILE, w.split(": ", 1)[-1])
         for w in ws.chain.warnings
     ] + ws.findings
     return ws

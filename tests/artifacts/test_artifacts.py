@@ -71,7 +71,9 @@ def test_unbumped_helper_edit_fails_validate_and_bump_fixes_it(tmp_path):
     assert code == 2 and "bump it" in out
     code, out = run(root, "register", str(root / "skills/tool"), "--bump", "patch")
     assert code == 0 and "1.0.1 (bumped from 1.0.0)" in out
-    assert (root / "skills/tool/SKILL.md").read_text() == SKILL.replace("1.0.0", "1.0.1")
+    assert (root / "skills/tool/SKILL.md").read_text() == SKILL.replace("1.0.0", "1.0.1").replace(
+        "tooling.\n", "tooling.\nschema_version: 1\nsource: native\n"
+    )
     assert CliRunner().invoke(validate, ["--repo", str(root)]).exit_code == 0
     assert run(root, "lock", "--check")[0] == 0
 
@@ -215,4 +217,4 @@ def test_show_reports_declarations_overrides_and_resolution(tmp_path):
     assert facts["resolved"] == {"tier": "unlisted", "decided_by": "people/al", "note": ""}
     assert [o["registry"] for o in facts["overrides"]] == ["people/al/skills.json"]
     code, out = run(root, "show", "tool")
-    assert "for you:   unlisted, decided by people/al" in out
+    assert "for you:     unlisted, decided by people/al" in out

@@ -78,7 +78,7 @@ def test_dependencies_and_links_must_resolve_tools_are_info(tmp_path):
     assert any(lvl == "info" and "alphafold" in m for c, lvl, m in found)
 
 
-def test_derives_from_cycle_is_an_error_and_native_fields_are_info(tmp_path):
+def test_derives_from_cycle_is_an_error_and_native_fields_need_nothing(tmp_path):
     root = exobrain(
         tmp_path / "x",
         registries={
@@ -98,7 +98,24 @@ def test_derives_from_cycle_is_an_error_and_native_fields_are_info(tmp_path):
         "supersedes/derives_from links form a cycle: a@global → b@global → a@global; "
         "remove one of the links"
     ]
-    assert any(
-        c == "agentskills_io_compat_check" and lvl == "info" and "native fields links " in m
-        for c, lvl, m in found
+    # links are native fields: export moves them into metadata by itself, nothing to say
+    assert not any(c == "agentskills_io_compat_check" for c, _, _ in found)
+
+
+def test_compat_check_speaks_only_when_export_would_refuse(tmp_path):
+    root = exobrain(
+        tmp_path / "x",
+        registries={"global": [{"name": "a", "owner": "o", "tier": "optional"}]},
+        skills={
+            "global/a": md(
+                "a", "version: 1.0.0\ntags: [x]\nmetadata:\n  tags: y\n  version: 0.9.0\n"
+            )
+        },
     )
+    code, found = findings(root)
+    infos = sorted(m for c, lvl, m in found if c == "agentskills_io_compat_check")
+    assert code == 0 and infos == [
+        "export would refuse it: metadata.version '0.9.0' differs from version '1.0.0'; remove one",
+        "export would refuse it: tags would move into metadata, which already has a 'tags' "
+        "entry; rename one (or export with --strip)",
+    ]

@@ -12,13 +12,13 @@ import pytest
 from click.testing import CliRunner
 
 from exobrain.cli.umbrella import main
-from exobrain.gate.review import is_proof_file
+from exobrain.gate.proof import judge
 from exobrain.skillmd import read_skill
 from tests.support import ROOT
 from tests.support.helpers import build_tree, exobrain, git
 
 SKILL = ROOT / "skills" / "recent-quality-skills"
-SCENARIO = json.loads((SKILL / "test_scenario.json").read_text("utf-8"))
+SCENARIO = json.loads((SKILL / "tests" / "scenario.json").read_text("utf-8"))
 
 
 def commands() -> list[str]:
@@ -102,7 +102,8 @@ def test_the_skill_is_a_declared_knowledge_skill_with_proof():
     assert meta["requires_substrate_access"] is True
     declared = json.loads((ROOT / "skills.json").read_text("utf-8"))["skills"]
     assert any(e["name"] == "recent-quality-skills" for e in declared)
-    assert is_proof_file("test_scenario.json")
+    scenario = (SKILL / "tests" / "scenario.json").read_bytes()
+    assert judge("tests/scenario.json", scenario).counts  # its proof for the authoring gate
     verbs = [line.split()[1] for line in commands()]
     assert verbs == ["events", "search", "list", "links"]
 

@@ -104,7 +104,7 @@ def test_search_all_scopes_sees_every_shared_scope(tmp_path):
 
     everywhere = homes("--all-scopes")
     assert "groups/g002" in everywhere and "groups/g000" in everywhere  # outside the cone
-    assert not any(h.startswith("people/") and "p0001" not in h for h in everywhere)
+    assert not any(h.startswith("people/") and "p0001" not in h for h in everywhere), everywhere
     assert "groups/g002" not in homes()  # the default view is the chain
     assert not (root / "groups/g002").exists()
 

@@ -47,7 +47,8 @@ def pull_request_checkout(tmp_path, proof: bool) -> Path:
         },
     )
     if proof:
-        build_tree(work, {"groups/acme/skills/lint/ab-results.json": '{"wins": 9}'})
+        runs = [{"prompt": "lint this diff", "winner": "with"}]
+        build_tree(work, {"groups/acme/skills/lint/ab-results.json": {"runs": runs}})
     git(work, "add", "-A")
     git(work, "commit", "-q", "-m", "add lint")
     git(work, "checkout", "-q", "main")  # meanwhile main moves on
@@ -95,7 +96,7 @@ def test_pull_request_without_proof_fails_the_workflow(tmp_path):
     results = run_steps(pull_request_checkout(tmp_path, proof=False))
     assert [(name, code) for name, code, _ in results] == [
         ("skills-validate", 0),
-        ("authoring-review", 2),
+        ("authoring-review", 1),
     ]
     output = results[1][2]
     assert "lint (groups/acme): declared in groups/acme/skills.json" in output

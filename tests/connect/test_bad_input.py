@@ -103,7 +103,10 @@ def test_stale_connected_scope_is_reported(tmp_path):
     root = sample(tmp_path)
     (root / ".exobrain.json").write_text(json.dumps({"connected_scopes": ["groups/gone"]}))
     result = run(root, "claude")
-    assert result.exit_code == 2 and "groups/gone" in result.stderr
+    assert "WARNING connection-scope: .exobrain.json: connected scope 'groups/gone'" in (
+        result.stderr
+    )
+    assert result.exit_code == 1  # the sample's missing ghost folder, not the warning
     assert (root / ".claude/skills/ok").is_symlink()
 
 

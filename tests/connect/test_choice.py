@@ -60,13 +60,55 @@ class Script:
 
 def test_wizard_existing_person_and_host_with_a_group(tmp_path):
     root = sample(tmp_path)
-    script = Script(None, True, None, "acme, nope")
+    script = Script(None, True, None, "acme, nope", False)  # no, do not create groups/nope
     choice = script.run(root)
     assert script.said[0] == "People here: alice"
     assert "people/alice already exists. Is that you?" in script.asked
     assert choice.connected_scopes == ["groups/acme", "people/alice/hosts/laptop"]
     assert choice.person == "alice" and choice.create == []
     assert choice.notes == ["no group 'nope' here; skipped"]
+    assert "There is no group 'nope' here. Create groups/nope?" in script.asked
+
+
+def test_wizard_offers_to_create_a_missing_group(tmp_path):
+    root = sample(tmp_path)
+    script = Script(None, True, None, "Infra", True)
+    report = connect(Request("claude", root, wizard=lambda ws: script.run(ws.root)))
+    assert "There is no group 'infra' here. Create groups/infra?" in script.asked
+    assert report.connected_scopes == ["groups/infra", "people/alice/hosts/laptop"]
+    assert "created the scope groups/infra" in report.notes
+    assert (root / "groups/infra/AGENTS.md").read_text().startswith("# infra\n")
+    registry = json.loads((root / "groups/infra/skills.json").read_text())
+    assert registry == {"$schema": "../../skills.schema.json", "skills": []}
+
+
+def test_flags_offer_to_create_missing_scopes_on_a_terminal(tmp_path):
+    root = sample(tmp_path)
+    asked = []
+
+    def yes(text, default):
+        asked.append(text)
+        return True
+
+    flags = Flags(person="dana", host="lap1", groups=("team",))
+    report = connect(Request("claude", root, flags=flags, confirm=yes, hostname="other"))
+    assert asked == [
+        "people/dana is not a scope yet. Create this person scope?",
+        "people/dana/hosts/lap1 is not a scope yet. Create this host scope?",
+        "groups/team is not a scope yet. Create this group scope?",
+    ]
+    assert report.connected_scopes == ["groups/team", "people/dana/hosts/lap1"]
+    for scope in ("people/dana", "people/dana/hosts/lap1", "groups/team"):
+        assert (root / scope / "AGENTS.md").is_file() and (root / scope / "skills.json").is_file()
+
+
+def test_flags_without_a_terminal_name_the_command_that_makes_the_scope(tmp_path):
+    root = sample(tmp_path)
+    with pytest.raises(OperationFailed) as failed:
+        connect(Request("claude", root, flags=Flags(person="dana", groups=("team",))))
+    assert "exobrain scope new people/dana" in str(failed.value)
+    assert "exobrain scope new groups/team" in str(failed.value)
+    assert not (root / "people/dana").exists() and not (root / "groups/team").exists()
 
 
 def test_wizard_refuses_generic_login_without_confirmation(tmp_path):
@@ -128,7 +170,8 @@ def test_flags_resolution(tmp_path):
     assert choice.connected_scopes == ["groups/acme", "people/alice"]
     assert choice.notes == [
         "no host scope people/alice/hosts/x; connected people/alice only",
-        "no group scope groups/zzz (groups/zzz/AGENTS.md missing)",
+        "no scope groups/zzz (groups/zzz/AGENTS.md missing; create it: exobrain scope new "
+        "groups/zzz)",
     ]
     with pytest.raises(OperationFailed, match="matched no scope"):
         from_flags(root, config, Flags(scopes=("people/nobody",)), stored, "x")

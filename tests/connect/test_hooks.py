@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from exobrain.cli.connect import main as connect_cmd
-from exobrain.connect.githooks import HOOK_MARK, hooks_dir
+from exobrain.connect.githooks import HOOK_MARK, hooks_dir, named_script
 from exobrain.connect.trust import trust
 from tests.support.helpers import build_tree, exobrain, git, skill_md
 
@@ -45,19 +45,82 @@ def executable(path: Path, text: str, *, trusted: bool = True) -> Path:
     return path
 
 
-def test_hooks_installed_with_this_interpreter(tmp_path):
+def test_hooks_name_the_scripts_of_this_environment(tmp_path):
     root = sample(tmp_path)
     run(root, "claude")
     run(root, "codex", "--user")
     hooks = root / ".git/hooks"
-    for name in ("post-merge", "post-rewrite", "pre-push"):
+    for name, script in (
+        ("post-merge", "connect-agent"),
+        ("post-rewrite", "connect-agent"),
+        ("pre-push", "skills-validate"),
+    ):
         text = (hooks / name).read_text()
         assert HOOK_MARK in text and os.access(hooks / name, os.X_OK)
-        assert f"py={sys.executable}" in text or f"py='{sys.executable}'" in text
+        assert named_script(text) == str(BIN / script)
+        assert f"command -v {script}" in text  # the fallback on PATH
     merge = (hooks / "post-merge").read_text()
-    assert "connect-agent claude --relink --quiet --repo" in merge
-    assert "connect-agent codex --relink --quiet --user --repo" in merge
-    assert "skills-validate --repo" in (hooks / "pre-push").read_text()
+    assert '"$run" claude --relink --quiet --repo' in merge
+    assert '"$run" codex --relink --quiet --user --repo' in merge
+    assert '"$run" --repo "$top"' in (hooks / "pre-push").read_text()
+
+
+def fake_script(folder: Path, name: str) -> Path:
+    """A stand-in console script that records how it was called."""
+    return executable(folder / name, f'#!/bin/sh\necho "{name} $*" >> "{folder}/calls"\n')
+
+
+def run_hook(hook: Path, cwd: Path, path: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(hook), "0"], cwd=cwd, capture_output=True, text=True, env={**os.environ, "PATH": path}
+    )
+
+
+def test_a_hook_falls_back_to_path_then_says_what_to_do(tmp_path):
+    root = sample(tmp_path)
+    run(root, "claude")
+    hook = root / ".git/hooks/post-merge"
+    text = hook.read_text().replace(
+        f"named={BIN}/connect-agent", "named=/gone/venv/bin/connect-agent"
+    )
+    hook.write_text(text)
+    other = tmp_path / "new-venv-bin"
+    fake_script(other, "connect-agent")
+    system = "/usr/bin:/bin"
+    done = run_hook(hook, root, f"{other}:{system}")
+    assert done.returncode == 0 and done.stderr == ""
+    assert (other / "calls").read_text() == f"connect-agent claude --relink --quiet --repo {root}\n"
+    done = run_hook(hook, root, system)  # neither the named script nor one on PATH
+    assert done.returncode == 0
+    assert done.stderr.splitlines() == [
+        "exobrain post-merge hook: /gone/venv/bin/connect-agent is gone and connect-agent is not "
+        "on PATH; fix: activate the environment where exobrain-skills is installed (or pip "
+        "install it) and run connect-agent AGENT --relink"
+    ]
+
+
+def test_hooks_of_another_environment_that_still_runs_are_kept(tmp_path, monkeypatch):
+    from exobrain.connect import githooks
+
+    root = sample(tmp_path)
+    run(root, "claude")
+    installed = {h: (root / ".git/hooks" / h).read_text() for h in ("post-merge", "pre-push")}
+    newer = tmp_path / "new-venv" / "bin"
+    runner = githooks.Runner(
+        str(fake_script(newer, "connect-agent")), str(fake_script(newer, "skills-validate"))
+    )
+    monkeypatch.setattr(githooks, "current_runner", lambda: runner)
+    result = run(root, "claude", "--relink")  # the first environment still exists: kept
+    changed = [line for line in result.output.splitlines() if not line.startswith("✓")]
+    assert not any("hook" in line for line in changed), result.output
+    assert {h: (root / ".git/hooks" / h).read_text() for h in installed} == installed
+    text = installed["post-merge"].replace(f"named={BIN}/", f"named={tmp_path}/gone/")
+    (root / ".git/hooks/post-merge").write_text(text)
+    (root / ".git/hooks/post-rewrite").write_text(text.replace("post-merge", "post-rewrite"))
+    result = run(root, "claude", "--relink")  # the first one is gone: this one takes over
+    assert "~ updated       .git/hooks/post-merge" in result.output
+    assert named_script((root / ".git/hooks/post-merge").read_text()) == runner.connect
+    assert named_script((root / ".git/hooks/pre-push").read_text()) == runner.validate
 
 
 def test_users_hook_is_chained_not_overwritten(tmp_path):

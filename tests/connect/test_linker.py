@@ -4,15 +4,13 @@ import os
 
 import pytest
 
+from exobrain.connect.blocks import BEGIN, END, splice_block
 from exobrain.connect.indexes import (
-    BEGIN,
-    END,
     GENERATED_MARK,
     IndexRow,
     index_row,
     index_table,
     optional_index,
-    splice_block,
 )
 from exobrain.connect.linker import (
     CREATE,

@@ -31,3 +31,39 @@ def test_folders_honour_agent_variables(tmp_path, monkeypatch, isolated_home):
 def test_codex_and_agents_share_a_project_folder(tmp_path):
     assert get_agent("codex").skills_dir(tmp_path) == get_agent("agents").skills_dir(tmp_path)
     assert len({a.name for a in AGENTS}) == len(AGENTS) == 8
+
+
+def test_every_agent_carries_a_budget_and_a_file_it_reads(tmp_path, isolated_home):
+    budgets = {a.name: (a.budget.size, a.budget.lines) for a in AGENTS}
+    assert budgets == {
+        "claude": (8000, 200),
+        "codex": (28 * 1024, None),  # 32 KiB project_doc_max_bytes less 4 KiB
+        "openclaw": (12000, None),
+        "gemini": (8000, None),
+        "opencode": (8000, None),
+        "copilot": (4000, None),
+        "cursor": (6000, 500),
+        "agents": (8000, None),
+    }
+    assert all(a.budget.why for a in AGENTS)
+    repo = tmp_path / "repo"
+    surfaces = {a.name: a.surface_path(repo) for a in AGENTS}
+    assert surfaces == {
+        "claude": repo / ".claude/CLAUDE.md",
+        "codex": repo / "AGENTS.override.md",
+        "openclaw": isolated_home / ".openclaw/workspace/USER.md",
+        "gemini": repo / "GEMINI.md",
+        "opencode": repo / ".opencode/opencode.json",
+        "copilot": repo / ".github/instructions/exobrain-skills.instructions.md",
+        "cursor": repo / ".cursor/rules/exobrain-skills.mdc",
+        "agents": None,
+    }
+    home = isolated_home
+    assert get_agent("gemini").surface_path(repo, user=True) == home / ".gemini/GEMINI.md"
+    assert get_agent("copilot").surface_path(repo, user=True) == (
+        home / ".copilot/instructions/exobrain-skills.instructions.md"
+    )
+    assert get_agent("cursor").surface_path(repo, user=True) is None  # rules live in settings
+    # codex's generated files stay out of .agents, which it shares with `agents`
+    assert get_agent("codex").files_dir(repo) == repo / ".codex"
+    assert get_agent("agents").files_dir(repo) == repo / ".agents"

@@ -38,6 +38,7 @@ def repo(tmp_path, registries=None):
 )
 def test_new_file_gets_house_style_and_relative_schema(tmp_path, scope, schema):
     root = repo(tmp_path)
+    (root / "skills.json").unlink()  # no registry anywhere yet
     with edit_registry(root, scope) as edit:
         assert edit.entries == [] and edit.original is None
         edit.upsert(

@@ -1,3 +1,4 @@
+import json
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from exobrain.scopes import (
     read_connection,
     scan_scopes,
     self_ids,
+    today_form,
     write_connection,
 )
 from tests.support.helpers import build_tree
@@ -60,6 +62,17 @@ def test_missing_connected_scope_is_warned_and_skipped(tmp_path):
     chain = build_chain(tmp_path, ["people/alice", "people/ghost"], ScopeConfig())
     assert chain.paths == ["global", "people/alice"]
     assert any("people/ghost" in w for w in chain.warnings)
+
+
+def test_a_removed_host_drops_only_itself(tmp_path):
+    """Issue 17: the host folder is gone; the person scope above it stays connected."""
+    flag(tmp_path, "groups/acme", "people/alice")
+    chain = build_chain(tmp_path, ["groups/acme", "people/alice/hosts/laptop"], ScopeConfig())
+    assert chain.paths == ["global", "groups/acme", "people/alice"]
+    assert chain.warnings == [
+        ".exobrain.json: connected scope 'people/alice/hosts/laptop' does not exist (no "
+        "people/alice/hosts/laptop/AGENTS.md); skipped; still connected: people/alice"
+    ]
 
 
 def test_no_seed_without_agents_md(tmp_path):
@@ -114,7 +127,7 @@ def test_connection_round_trip_keeps_unknown_keys(tmp_path):
     conn.agents.append("codex")
     write_connection(tmp_path, conn)
     text = (tmp_path / ".exobrain.json").read_text()
-    assert list(__import__("json").loads(text)) == ["zz", "connected_scopes", "agents", "instances"]
+    assert list(json.loads(text)) == ["zz", "connected_scopes", "agents", "instances"]
     assert read_connection(tmp_path).agents == ["claude", "codex"]
 
 
@@ -133,3 +146,69 @@ def test_self_ids_person_wins_over_folder_names(tmp_path):
 def test_scope_paths_that_could_escape_are_refused(bad):
     with pytest.raises(UsageError):
         check_scope_path(bad)
+
+
+def test_the_bash_scopes_json_form_means_the_same_as_today(tmp_path):
+    """{"scopes": [{"type", "collection"}]}: listed collections first, the defaults it leaves
+    out keep their types (the bash fallbacks)."""
+    today = load_scope_config(tmp_path)
+    build_tree(
+        tmp_path,
+        {
+            "scopes.json": {
+                "scopes": [
+                    {"type": "group", "collection": "groups"},
+                    {"type": "team", "collection": "teams"},
+                    {"type": "person", "collection": "people"},
+                    {"type": "host", "collection": "hosts"},
+                ]
+            }
+        },
+    )
+    bash = load_scope_config(tmp_path)
+    assert bash.collections == today.collections and bash.bash_era
+    assert today_form(bash) == {
+        "collections": [
+            {"folder": "groups", "type": "group"},
+            {"folder": "teams", "type": "team"},
+            {"folder": "people", "type": "person"},
+            {"folder": "hosts", "type": "host"},
+        ]
+    }
+    build_tree(tmp_path, {"scopes.json": {"scopes": [{"type": "lab", "collection": "labs"}]}})
+    assert load_scope_config(tmp_path).collections == (("labs", "lab"), *today.collections)
+    build_tree(tmp_path, {"scopes.json": {"scopes": [{"type": "lab"}]}})
+    with pytest.raises(InputFileError, match=r'scopes\[0\]: needs a plain "collection"'):
+        load_scope_config(tmp_path)
+
+
+def test_local_is_the_bash_private_scope_read_as_a_host_scope(tmp_path):
+    flag(tmp_path, "local", "people/alex")
+    config = ScopeConfig()
+    assert [(s.path, s.type) for s in scan_scopes(tmp_path, config).scopes] == [
+        ("global", "global"),
+        ("people/alex", "person"),
+        ("local", "host"),
+    ]
+    chain = build_chain(tmp_path, ["local", "people/alex"], config)
+    assert chain.paths == ["global", "people/alex", "local"] and not chain.warnings
+
+
+def test_bash_connection_forms_are_read_and_kept_on_rewrite(tmp_path):
+    build_tree(
+        tmp_path,
+        {".exobrain.json": {"connected": ["people/a"], "person": ["a", "a-work"], "agents": []}},
+    )
+    conn = read_connection(tmp_path)
+    assert (conn.connected_scopes, conn.person, conn.people) == (["people/a"], "a", ("a", "a-work"))
+    assert self_ids(conn, build_chain(tmp_path, [], ScopeConfig())) == {"a", "a-work"}
+    conn.agents.append("claude")
+    write_connection(tmp_path, conn)
+    assert json.loads((tmp_path / ".exobrain.json").read_text()) == {
+        "connected": ["people/a"],
+        "person": ["a", "a-work"],
+        "agents": ["claude"],
+    }
+    build_tree(tmp_path, {".exobrain.json": {"person": ["a", 3]}})
+    with pytest.raises(InputFileError, match="person must be an id or a list of ids"):
+        read_connection(tmp_path)

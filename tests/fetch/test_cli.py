@@ -174,28 +174,3 @@ def test_console_script_runs(tmp_path, up):
     )
     assert done.returncode == 0, done.stderr
     assert "↓ fetched" in done.stdout and done.stderr == ""
-
-
-def test_terminal_progress_uses_rich_on_stderr(monkeypatch):
-    import io
-
-    from exobrain.cli import fetch as module
-    from exobrain.fetch.report import SkillEvent
-
-    class Terminal(io.StringIO):
-        def isatty(self):
-            return True
-
-    err, out = Terminal(), Terminal()
-    monkeypatch.setattr(sys, "stderr", err)
-    monkeypatch.setattr(sys, "stdout", out)
-    view = module._View(as_json=False)
-    event = SkillEvent("claude", "pdf", "anthropic", "pdf.anthropic", ".claude/skills")
-    view.event(event)
-    assert view.tasks  # a live spinner row while the skill is being fetched
-    event.action, event.to_commit = "fetched", "a" * 40
-    view.event(event)
-    view.close()
-    assert (
-        not view.tasks and "pdf.anthropic  ↓ fetched aaaaaaa into .claude/skills" in err.getvalue()
-    )

@@ -204,6 +204,35 @@ def test_a_folder_we_did_not_create_is_never_touched(tmp_path, up):
     assert (root / ".claude/skills/notes.bob/SKILL.md").is_file()  # not ours: never pruned
 
 
+def test_an_install_of_the_bash_implementation_is_replaced_once(tmp_path, up):
+    """The bash fetcher left <name>.<owner>/ with a one-line .source-ref and no record: the
+    first fetch of that skill replaces it with a recorded install."""
+    root = brain(tmp_path, [external("pdf", up.url, tier="optional")])
+    old = build_tree(
+        root / ".claude/skills-optional/pdf.anthropic",
+        {"SKILL.md": "old\n", ".source-ref": "main\n"},
+    )
+    assert actions(sync(root, check=True)) == {"pdf.anthropic": "would-fetch"}
+    assert (old / ".source-ref").is_file()
+    report = sync(root)
+    event = report.events[0]
+    assert (event.action, event.message) == (
+        "fetched",
+        "replaces the bash implementation's install (pdf.anthropic)",
+    )
+    assert not (old / ".source-ref").exists() and read_record(old).commit == up.head()
+    assert actions(sync(root)) == {"pdf.anthropic": "unchanged"}
+
+
+def test_a_bash_install_of_a_skill_no_longer_wanted_is_left_alone(tmp_path, up):
+    root = brain(tmp_path, [external("pdf", up.url)])
+    gone = build_tree(
+        root / ".claude/skills-optional/doc.anthropic", {"SKILL.md": "x\n", ".source-ref": "v1\n"}
+    )
+    sync(root)
+    assert (gone / ".source-ref").is_file()
+
+
 def test_shared_folder_keeps_what_another_connected_agent_wants(tmp_path, up):
     codex, agents = get_agent("codex"), get_agent("agents")
     root = brain(
@@ -398,3 +427,34 @@ def test_pinning_the_installed_commit_only_rewrites_the_record(tmp_path, up, git
     assert gitlog.lines() == []
     record = read_record(root / ".claude/skills/pdf.anthropic")
     assert (record.ref, record.ref_kind) == (up.head(), "commit")
+
+
+@pytest.mark.parametrize(
+    "umask, folder, plain, runnable",
+    [(0o002, 0o775, 0o664, 0o775), (0o022, 0o755, 0o644, 0o755), (0o077, 0o700, 0o600, 0o700)],
+)
+def test_installs_follow_the_umask_like_a_git_checkout(tmp_path, umask, folder, plain, runnable):
+    """Issue 17: a fetched skill is readable by whom the user's umask lets read, as a git
+    checkout would be (it was installed 0700 before)."""
+    up = Upstream(tmp_path, {"skills/pdf/SKILL.md": skill_md("pdf"), "skills/pdf/run.sh": "x"})
+    os.chmod(up.work / "skills/pdf/run.sh", 0o755)
+    up.commit({"skills/pdf/notes/a.md": "a\n"})
+    root = brain(tmp_path, [external("pdf", up.url)])
+    previous = os.umask(umask)
+    try:
+        assert actions(sync(root)) == {"pdf.anthropic": "fetched"}
+    finally:
+        os.umask(previous)
+    install = root / ".claude/skills/pdf.anthropic"
+    modes = {
+        p.relative_to(install).as_posix(): p.stat().st_mode & 0o777
+        for p in [install, *install.rglob("*")]
+    }
+    assert modes == {
+        ".": folder,
+        "notes": folder,
+        "SKILL.md": plain,
+        "notes/a.md": plain,
+        ".exobrain-source.json": plain,
+        "run.sh": runnable,
+    }

@@ -1,8 +1,11 @@
 """crons.json: cron expressions, the schema, skills-validate findings and `exobrain crons`."""
 
 import json
+import os
 import shlex
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -192,11 +195,36 @@ def test_crontab_lines_run_from_the_repo_and_escape_percent(tmp_path):
     lines = result.stdout.splitlines()
     assert lines[0] == f"# exobrain jobs from {root / 'crons.json'}"
     assert lines[2] == "# stamp"
-    assert lines[3] == f"*/5 * * * * cd {shlex.quote(str(root))} && date +\\%F > stamp.txt"
+    path = shlex.quote(str(Path(sys.executable).parent))
+    assert lines[3] == (
+        f'*/5 * * * * cd {shlex.quote(str(root))} && export PATH={path}:"$PATH" '
+        "&& date +\\%F > stamp.txt"
+    )
     # the line really works: run its command the way cron would (after undoing the escape)
     command = lines[3].split(" ", 5)[5].replace("\\%", "%")
     subprocess.run(["sh", "-c", command], check=True)
     assert (root / "stamp.txt").read_text().strip()
+
+
+def test_crontab_lines_run_with_the_bare_path_cron_gives(tmp_path):
+    """cron runs a line with PATH=/usr/bin:/bin, where a pip-installed script is not found:
+    the toolkit's own scripts are named by their absolute path, and their folder leads PATH."""
+    root = crons_repo(
+        tmp_path / "exo",
+        [{"name": "list", "schedule": "0 * * * *", "command": "exobrain crons --json > jobs.json"}],
+    )
+    line = invoke(root, "--crontab").stdout.splitlines()[3]
+    command = line.split(" ", 5)[5].replace("\\%", "%")
+    script = shlex.quote(str(Path(sys.executable).parent / "exobrain"))
+    assert command.endswith(f"&& {script} crons --json > jobs.json")
+    done = subprocess.run(
+        ["/bin/sh", "-c", command],
+        env={"PATH": "/usr/bin:/bin", "HOME": os.environ["HOME"]},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads((root / "jobs.json").read_text())["jobs"][0]["name"] == "list"
 
 
 def test_crons_without_file_and_with_problems(tmp_path):

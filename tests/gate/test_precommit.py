@@ -40,7 +40,7 @@ def feature_exobrain(tmp_path, proof=True):
         },
     )
     if proof:
-        build_tree(root, {"skills/tidy/test_tidy.sh": "#!/bin/sh\n"})
+        build_tree(root, {"skills/tidy/tests/test_tidy.sh": "#!/bin/sh\ntidy --check\n"})
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "add tidy")
     return root
@@ -85,7 +85,7 @@ def test_published_hooks_install_and_run_with_try_repo(tmp_path):
     )
     output = done.stdout + done.stderr
     assert done.returncode == 1 and "Failed" in output
-    assert "lint (groups/acme)" in output and "exit code: 2" in output
+    assert "lint (groups/acme)" in output and "exit code: 1" in output
 
 
 def test_repository_config_runs_the_hooks_and_guards_commits(tmp_path):
@@ -105,7 +105,7 @@ def test_repository_config_runs_the_hooks_and_guards_commits(tmp_path):
     }
     build_tree(root, {"skills/fmt/SKILL.md": skill_md("fmt")})
     git(root, "add", "skills/fmt/SKILL.md")
-    build_tree(root, {"skills/fmt/fmt.eval.json": "{}"})  # on disk only
+    build_tree(root, {"skills/fmt/fmt.eval.json": '{"prompt": "format", "expect": ["ok"]}'})
     refused = subprocess.run(
         ["git", "commit", "-m", "fmt"], cwd=root, env=env, capture_output=True, text=True
     )

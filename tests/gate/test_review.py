@@ -13,6 +13,14 @@ from exobrain.cli.review import main as review_cli
 from tests.support.helpers import build_tree, exobrain, git, skill_md
 
 FORCED = {"owner": "ann", "tier": "always", "force": True}
+EVAL = '{"prompt": "tidy this file", "expect": ["imports sorted"]}'
+AB_RESULTS = json.dumps(
+    {
+        "skill": "tidy",
+        "runs": [{"prompt": "tidy this", "winner": "with", "note": "sorted imports"}],
+        "summary": {"runs": 1, "with": 1, "without": 0, "tie": 0},
+    }
+)
 
 
 def base_repo(tmp_path, registries=None, skills=None, scopes=("groups/acme", "people/ann")):
@@ -66,65 +74,105 @@ def new_forced_global(tmp_path):
     return root
 
 
-def test_new_forced_global_skill_without_proof_exits_2_naming_it(tmp_path):
+def test_new_forced_global_skill_without_proof_exits_1_naming_it(tmp_path):
     root = new_forced_global(tmp_path)
     result = run(root)
-    assert result.exit_code == 2
+    assert result.exit_code == 1
     assert "tidy (global): declared in skills.json, not at the base" in result.stdout
     assert "skills/tidy/" in result.stdout and "EXOBRAIN_SKIP_AUTHORING_REVIEW=1" in result.stdout
     code, data = run_json(root)
-    assert code == 2 and new_names(data) == [("global", "tidy", False)]
+    assert code == 1 and new_names(data) == [("global", "tidy", False)]
     assert data["base"]["ref"] == "main" and data["base"]["merge_base"] is True
     assert "skills/tidy/" in data["new_shared_skills"][0]["needs"]
 
 
 def test_committed_test_file_is_proof(tmp_path):
     root = new_forced_global(tmp_path)
-    build_tree(root, {"skills/tidy/test_tidy.sh": "#!/bin/sh\n"})
+    build_tree(root, {"skills/tidy/tests/test_tidy.sh": "#!/bin/sh\ntidy --check\n"})
     commit(root, "prove tidy")
     result = run(root)
     assert result.exit_code == 0
     assert result.stdout.splitlines() == [result.stdout.strip()]  # one line
     assert result.stdout.startswith("authoring-review: ok — 1 new shared skill, all proven")
     _code, data = run_json(root)
-    assert data["new_shared_skills"][0]["proof"] == ["skills/tidy/test_tidy.sh"]
+    assert data["new_shared_skills"][0]["proof"] == ["skills/tidy/tests/test_tidy.sh"]
 
 
 def test_staged_proof_counts_untracked_proof_does_not(tmp_path):
     root = new_forced_global(tmp_path)
-    build_tree(root, {"skills/tidy/evals/basic.json": "{}"})
+    build_tree(root, {"skills/tidy/evals/basic.json": EVAL})
     result = run(root)
-    assert result.exit_code == 2
+    assert result.exit_code == 1
     assert "skills/tidy/evals/basic.json is on disk but not tracked by git" in result.stdout
     git(root, "add", "skills/tidy/evals/basic.json")  # staged, not committed: what a commit holds
     assert run(root).exit_code == 0
 
 
 @pytest.mark.parametrize(
-    "proof",
+    "proof, content",
     [
-        "tests/cases.yaml",
-        "evals/one.json",
-        "smoke.eval.json",
-        "ab-results.json",
-        "scripts/selftest.py",
+        ("tests/cases.yaml", "- input: a\n  expect: b\n"),
+        ("test_tidy.py", "def test_it():\n    assert tidy('a') == 'a'\n"),
+        ("scripts/tidy_test.sh", "tidy --check\n"),
+        ("web/tidy.test.js", "expect(tidy('a')).toBe('a')\n"),
+        ("evals/one.json", EVAL),
+        ("smoke.eval.json", EVAL),
+        ("ab-results.json", AB_RESULTS),
     ],
 )
-def test_each_kind_of_proof(tmp_path, proof):
+def test_each_kind_of_proof(tmp_path, proof, content):
     root = new_forced_global(tmp_path)
-    build_tree(root, {f"skills/tidy/{proof}": "{}"})
+    build_tree(root, {f"skills/tidy/{proof}": content})
     commit(root)
     assert run(root).exit_code == 0
 
 
+@pytest.mark.parametrize(
+    "found, content, why",
+    [
+        ("latest.txt", "notes\n", "latest.txt: the name is not a test, eval or A/B result"),
+        ("scripts/selftest.py", "print(1)\n", "the name is not a test, eval or A/B result"),
+        ("test_tidy.py", " \n", "test_tidy.py: an empty test proves nothing"),
+        ("tests/run.sh", "", "tests/run.sh: an empty test proves nothing"),
+        ("evals/one.json", "{not json", "evals/one.json: does not parse as JSON"),
+        ("smoke.eval.json", "{}", "smoke.eval.json: an empty eval proves nothing"),
+        ("ab-results.json", '{"wins": 9}', "ab-results.json: not the documented shape"),
+        ("ab-results.json", '{"runs": []}', "ab-results.json: no runs recorded yet"),
+        (
+            "ab-results.json",
+            '{"runs": [{"prompt": "p", "winner": "maybe"}]}',
+            'runs[0] needs a "prompt" and a "winner"',
+        ),
+        (
+            "ab-results.json",
+            '{"runs": [{"prompt": "p", "winner": "with"}], "summary": {"runs": 3}}',
+            "summary does not agree with the runs",
+        ),
+    ],
+)
+def test_what_only_looks_like_proof_is_named_with_the_reason(tmp_path, found, content, why):
+    root = new_forced_global(tmp_path)
+    build_tree(root, {f"skills/tidy/{found}": content})
+    commit(root)
+    result = run(root)
+    assert result.exit_code == 1
+    assert f"    not proof: skills/tidy/{found}: " in result.stdout
+    assert why in result.stdout
+    _code, data = run_json(root)
+    assert data["new_shared_skills"][0]["proof"] == []
+    assert any(why in line for line in data["new_shared_skills"][0]["not_proof"])
+
+
 def test_proof_must_be_inside_the_skills_own_folder(tmp_path):
     root = new_forced_global(tmp_path)
-    add_skill(root, "global", "other", **{"test_other.py": ""})
-    build_tree(root, {"tests/test_tidy.py": "", "skills/tidy/notes.md": "evals soon"})
+    add_skill(root, "global", "other", **{"test_other.py": "assert other()\n"})
+    build_tree(
+        root, {"tests/test_tidy.py": "assert tidy()\n", "skills/tidy/notes.md": "evals soon"}
+    )
     set_registry(root, "global", [{"name": "tidy", **FORCED}, {"name": "other", **FORCED}])
     commit(root)
     code, data = run_json(root)
-    assert code == 2 and new_names(data) == [("global", "other", True), ("global", "tidy", False)]
+    assert code == 1 and new_names(data) == [("global", "other", True), ("global", "tidy", False)]
 
 
 def test_new_person_scope_skill_passes(tmp_path):
@@ -172,7 +220,7 @@ def test_rename_keeping_the_old_name_declared_is_new(tmp_path):
     set_registry(root, "global", [{"name": "tidy", **FORCED}, {"name": "tidy-two", **FORCED}])
     commit(root)
     code, data = run_json(root)
-    assert code == 2 and new_names(data) == [("global", "tidy-two", False)]
+    assert code == 1 and new_names(data) == [("global", "tidy-two", False)]
 
 
 def test_move_from_person_scope_into_group_is_new(tmp_path):
@@ -190,7 +238,7 @@ def test_move_from_person_scope_into_group_is_new(tmp_path):
     set_registry(root, "groups/acme", [{"name": "lint", "owner": "ann", "tier": "optional"}])
     commit(root, "share lint")
     result = run(root)
-    assert result.exit_code == 2
+    assert result.exit_code == 1
     assert (
         "lint (groups/acme): moved from people/ann/skills/lint (person scope): a widening of reach"
     ) in result.stdout
@@ -238,7 +286,7 @@ def test_crons_job_with_bad_schedule_or_other_home_is_no_proof(tmp_path):
         },
     )
     commit(root)
-    assert run(root).exit_code == 2
+    assert run(root).exit_code == 1
     build_tree(
         root,
         {
@@ -284,7 +332,7 @@ def test_archived_to_active_is_reported(tmp_path):
     )
     commit(root)
     result = run(root)
-    assert result.exit_code == 2
+    assert result.exit_code == 1
     assert "old (global): archived → active is not allowed: archived is final" in result.stdout
     assert (
         "mine (people/ann): deprecated → draft is not allowed: from deprecated a skill may "
@@ -312,7 +360,7 @@ def test_lifecycle_is_followed_across_a_rename(tmp_path):
     set_registry(root, "global", [{"name": "revived", **FORCED}])
     commit(root)
     code, data = run_json(root)
-    assert code == 2 and data["new_shared_skills"] == []
+    assert code == 1 and data["new_shared_skills"] == []
     assert data["lifecycle_problems"][0]["name"] == "revived"
 
 
@@ -353,7 +401,7 @@ def test_skill_md_added_without_declaration_is_new_in_every_shared_scope(tmp_pat
         add_skill(root, home, "s-" + home.rsplit("/", 1)[-1])
     commit(root)
     code, data = run_json(root)
-    assert code == 2
+    assert code == 1
     assert new_names(data) == [
         ("groups/acme", "s-acme", False),
         ("seed", "s-seed", False),
@@ -370,7 +418,7 @@ def test_declaring_an_existing_folder_is_new(tmp_path):
     set_registry(root, "global", [{"name": "dormant", "owner": "ann", "tier": "optional"}])
     commit(root)
     code, data = run_json(root)
-    assert code == 2 and new_names(data) == [("global", "dormant", False)]
+    assert code == 1 and new_names(data) == [("global", "dormant", False)]
 
 
 def test_person_scope_turned_shared_by_scopes_json_is_new(tmp_path):
@@ -392,7 +440,7 @@ def test_person_scope_turned_shared_by_scopes_json_is_new(tmp_path):
     )
     commit(root)
     result = run(root)
-    assert result.exit_code == 2
+    assert result.exit_code == 1
     assert (
         "mine (people/ann): people/ann was a person scope at the base and is shared now"
         in result.stdout
@@ -407,7 +455,7 @@ def test_default_base_order_and_explicit_base(tmp_path):
     code, data = run_json(root)  # origin/main wins over master; it already holds tidy
     assert code == 0 and data["base"]["ref"] == "origin/main"
     code, data = run_json(root, "--base", "master")
-    assert code == 2 and data["base"]["ref"] == "master"
+    assert code == 1 and data["base"]["ref"] == "master"
 
 
 def test_base_is_the_merge_base(tmp_path):
@@ -417,7 +465,7 @@ def test_base_is_the_merge_base(tmp_path):
     commit(root)
     git(root, "checkout", "-q", "feature")
     code, data = run_json(root)
-    assert code == 2 and new_names(data) == [("global", "tidy", False)]
+    assert code == 1 and new_names(data) == [("global", "tidy", False)]
     assert data["base"]["commit"] != git(root, "rev-parse", "main").strip()
 
 
@@ -445,7 +493,7 @@ def test_skip_variable_is_printed(tmp_path):
     assert result.stdout.strip() == (
         "authoring-review: skipped because EXOBRAIN_SKIP_AUTHORING_REVIEW=1; nothing was checked"
     )
-    assert run(root, env={"EXOBRAIN_SKIP_AUTHORING_REVIEW": "0"}).exit_code == 2
+    assert run(root, env={"EXOBRAIN_SKIP_AUTHORING_REVIEW": "0"}).exit_code == 1
     data = json.loads(run(root, "--json", env={"EXOBRAIN_SKIP_AUTHORING_REVIEW": "yes"}).stdout)
     assert data["skipped"] is True
 
@@ -464,7 +512,7 @@ def test_broken_base_registry_is_read_as_empty_with_a_warning(tmp_path):
     (root / "skills.json").write_text("{broken")
     commit(root)
     git(root, "branch", "-f", "main")
-    add_skill(root, "global", "tidy", **{"test_it.sh": ""})
+    add_skill(root, "global", "tidy", **{"tests/test_it.sh": "tidy --check\n"})
     set_registry(root, "global", [{"name": "tidy", **FORCED}])
     commit(root)
     result = run(root)
@@ -500,8 +548,8 @@ def test_exobrain_in_a_subfolder_of_a_git_repository(tmp_path):
     set_registry(brain, "global", [{"name": "tidy", **FORCED}])
     commit(outer)
     code, data = run_json(brain)
-    assert code == 2 and new_names(data) == [("global", "tidy", False)]
-    build_tree(brain, {"skills/tidy/test_tidy.py": ""})
+    assert code == 1 and new_names(data) == [("global", "tidy", False)]
+    build_tree(brain, {"skills/tidy/test_tidy.py": "assert tidy()\n"})
     commit(outer)
     assert run(brain).exit_code == 0
 
@@ -514,8 +562,8 @@ def test_console_script_from_a_subfolder(tmp_path):
     root = new_forced_global(tmp_path)
     sub = root / "skills" / "tidy"
     done = subprocess.run([console("authoring-review")], cwd=sub, capture_output=True, text=True)
-    assert done.returncode == 2 and "tidy (global)" in done.stdout
-    build_tree(root, {"skills/tidy/test_tidy.py": ""})
+    assert done.returncode == 1 and "tidy (global)" in done.stdout
+    build_tree(root, {"skills/tidy/test_tidy.py": "assert tidy()\n"})
     commit(root)
     done = subprocess.run([console("authoring-review")], cwd=sub, capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.startswith("authoring-review: ok"), done.stderr
@@ -528,8 +576,8 @@ def test_linked_worktree(tmp_path):
     git(root, "worktree", "add", "-q", str(linked), "feature")
     assert (linked / ".git").is_file()
     code, data = run_json(linked)
-    assert code == 2 and new_names(data) == [("global", "tidy", False)]
-    build_tree(linked, {"skills/tidy/evals/case.json": "{}"})
+    assert code == 1 and new_names(data) == [("global", "tidy", False)]
+    build_tree(linked, {"skills/tidy/evals/case.json": EVAL})
     git(linked, "add", "-A")
     done = subprocess.run(
         [console("authoring-review"), "--json"],
@@ -561,7 +609,7 @@ def test_import_stays_lazy():
 
 
 def test_pure_helpers():
-    from exobrain.gate.review import is_proof_file
+    from exobrain.gate.proof import kind_of
     from exobrain.gate.snapshot import scopes_from_files, skill_location
     from exobrain.scopes import ScopeConfig
 
@@ -595,18 +643,37 @@ def test_pure_helpers():
     assert skill_location("myskills/y/SKILL.md", scopes) is None
     assert skill_location("skills/loose-file", scopes) is None
     assert [
-        is_proof_file(p)
+        kind_of(p)
         for p in (
             "test_a.py",
             "tests/run.sh",
+            "a_test.go",
+            "a.test.ts",
             "evals/x.json",
             "a.eval.json",
             "ab-results.json",
             "SKILL.md",
             "notes/evals.md",
             "eval.json",
+            "latest.txt",
+            "test_cases.yaml",
+            "evals/notes.md",
         )
-    ] == [True, True, True, True, True, False, False, False]
+    ] == [
+        "test",
+        "test",
+        "test",
+        "test",
+        "eval",
+        "eval",
+        "A/B result",
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+    ]
 
 
 def test_move_between_shared_scopes_is_new_too(tmp_path):
@@ -622,7 +689,7 @@ def test_move_between_shared_scopes_is_new_too(tmp_path):
     set_registry(root, "groups/acme", [{"name": "tidy", **FORCED}])
     commit(root)
     code, data = run_json(root)
-    assert code == 2
+    assert code == 1
     assert (
         data["new_shared_skills"][0]["reason"]
         == "moved from skills/tidy (global scope): new in this registry"

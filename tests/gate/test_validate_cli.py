@@ -3,6 +3,7 @@ import json
 from click.testing import CliRunner
 
 from exobrain.cli.validate import main as validate
+from tests.support import ROOT
 from tests.support.helpers import exobrain, skill_md
 
 
@@ -68,6 +69,25 @@ def test_info_only_passes_unless_strict(tmp_path):
     assert run(root)[0] == 0 and run(root, "--strict")[0] == 1
 
 
+def test_quiet_prints_only_errors_and_the_summary(tmp_path):
+    root = exobrain(
+        tmp_path / "x",
+        registries={"global": [{"name": "gone", "owner": "o", "tier": "always"}]},
+        skills={"global/orphan": None},
+    )
+    result = CliRunner().invoke(validate, ["--repo", str(root), "--quiet"])
+    lines = result.stdout.splitlines()
+    assert result.exit_code == 1 and len(lines) == 2
+    assert lines[0].startswith("ERROR") and "missing-skill" in lines[0]
+    assert lines[1] == "Errors: 1  Info: 1"
+
+
+def test_this_repository_validates_strictly():
+    """The shipped skills need nothing done: no finding about fields the toolkit wrote."""
+    result = CliRunner().invoke(validate, ["--repo", str(ROOT), "--strict"])
+    assert (result.exit_code, result.stdout) == (0, "Errors: 0  Info: 0\n")
+
+
 def test_skill_md_rules(tmp_path):
     long = "d" * 1025
     root = exobrain(
@@ -81,8 +101,11 @@ def test_skill_md_rules(tmp_path):
             "global/a": skill_md("other"),
             "global/b": skill_md("b", long),
             "global/c": skill_md("c", compatibility="x" * 501),
-            "global/d": "---\nname: d\ndescription: ok\nmetadata:\n  n: [1]\n---\n",
-            "global/e": "---\nname: e\ndescription: ''\n---\n",
+            "global/d": (
+                "---\nname: d\ndescription: Use d when metadata matters.\n"
+                "metadata:\n  n: [1]\n---\nDo.\n"
+            ),
+            "global/e": "---\nname: e\ndescription: ''\n---\nDo.\n",
         },
     )
     code, data = run(root)

@@ -41,6 +41,7 @@ links:
   derives_from: [{ref: "skill:helper@global", version: 1.0.0, hash: "h1:abc"}]
   uses_skill: ["skill:helper@global"]
 metadata: {owner-team: research, note: "true"}
+schema_version: 1
 source: native
 ---
 # Survey
@@ -103,7 +104,7 @@ def test_export_is_a_standard_bundle_that_passes_the_reference_validator(tmp_pat
     assert all(isinstance(v, str) for v in meta["metadata"].values())
     assert meta["metadata"]["version"] == "1.3.0" and meta["metadata"]["owner-team"] == "research"
     assert json.loads(meta["metadata"]["tags"]) == ["research", "literature"]
-    assert meta["metadata"]["model"] == "opus"
+    assert meta["metadata"]["model"] == "opus" and meta["metadata"]["schema_version"] == "1"
     files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if not p.is_dir())
     assert files == ["SKILL.md", "latest.md", "references/guide.md", "scripts/search.py"]
     assert os.readlink(folder / "latest.md") == "references/guide.md"

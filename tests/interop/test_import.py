@@ -65,10 +65,12 @@ def test_kdense_bundle_imports_the_good_skills_and_reports_each_broken_one(tmp_p
         "weird-name",
     ]
     assert all(e["owner"] == "al" and e["tier"] == "optional" for e in entries)
-    # translation: metadata.version → version, authors and tags kept, junk not copied
+    # translation: the plugin's version wins over the skill's own (kept in metadata), authors
+    # and tags kept, junk not copied
     rdkit = read_skill(root / "people/al/skills/rdkit/SKILL.md")
-    assert rdkit.meta["version"] == "1.4.0" and rdkit.meta["metadata"] == {
-        "skill-author": "K-Dense Inc."
+    assert rdkit.meta["version"] == "2.0.0" and rdkit.meta["metadata"] == {
+        "skill-author": "K-Dense Inc.",
+        "upstream-version": "1.4",
     }
     assert rdkit.meta["tags"] == ["science"] and rdkit.meta["allowed-tools"] == [
         "Read",
@@ -76,6 +78,7 @@ def test_kdense_bundle_imports_the_good_skills_and_reports_each_broken_one(tmp_p
         "Bash",
     ]
     assert (rdkit.meta["source"], rdkit.meta["source_format"]) == ("imported", "kdense")
+    assert rdkit.meta["schema_version"] == 1
     assert rdkit.meta["source_url"] == str(bundle / "scientific-skills/rdkit")
     assert rdkit.body == "# RDKit\n\nParse SMILES with `Chem.MolFromSmiles`.\n"
     folder = root / "people/al/skills/rdkit"
@@ -101,9 +104,13 @@ def test_kdense_bundle_imports_the_good_skills_and_reports_each_broken_one(tmp_p
     assert read_skill(root / "people/al/skills/weird-name/SKILL.md").meta["metadata"] == {
         "original-name": "Weird Name!"
     }
-    assert any(
-        f"{len(LONG_DESCRIPTION.strip())} characters" in f for f in by_name["long-desc"]["flags"]
-    )
+    long_meta = read_skill(root / "people/al/skills/long-desc/SKILL.md").meta
+    assert by_name["long-desc"]["repairs"] == [
+        f"description was {len(LONG_DESCRIPTION.strip())} characters (the standard allows "
+        f"1024): cut at a sentence boundary to {len(long_meta['description'])}; the full "
+        f"text is kept in metadata.full-description"
+    ]
+    assert long_meta["metadata"]["full-description"] == LONG_DESCRIPTION.strip()
     # the lock records the upstream of each skill
     lock = lock_of(root, "people/al")
     upstream = lock["rdkit"]["upstream"]
@@ -112,10 +119,10 @@ def test_kdense_bundle_imports_the_good_skills_and_reports_each_broken_one(tmp_p
     assert upstream["hash"] == content_hash(bundle / "scientific-skills/rdkit")
     assert upstream["imported"] == lock["rdkit"]["hash"] == content_hash(folder)
     assert set(lock["rdkit"]["files"]) == {"SKILL.md", "references/api.md", "scripts/run.py"}
-    # everything imported validates, except the flagged over-long description
-    result = CliRunner().invoke(validate, ["--repo", str(root), "--json"])
-    errors = [f for f in json.loads(result.stdout)["findings"] if f["level"] == "error"]
-    assert [(f["code"], "long-desc" in f["file"]) for f in errors] == [("skill-description", True)]
+    assert lock["long-desc"]["upstream"]["repairs"] == by_name["long-desc"]["repairs"]
+    # everything imported validates, strictly
+    result = CliRunner().invoke(validate, ["--repo", str(root), "--strict"])
+    assert result.exit_code == 0, result.output
 
 
 def test_text_output_lists_repairs_and_problems(tmp_path):
@@ -351,3 +358,60 @@ def test_update_when_the_upstream_is_gone_keeps_the_local_copy(tmp_path):
     code, out = run(root, "import", "--update", "tidy")
     assert code == 1 and "does not exist on this machine" in out and "local copy is kept" in out
     assert snapshot(root) == before
+
+
+def test_a_skill_naming_an_unknown_skill_is_skipped_unless_the_batch_brings_it(tmp_path):
+    uses = "links:\n  uses_skill: [skill:helper]\n"
+    bundle = build_tree(
+        tmp_path / "bundle",
+        {
+            "main/SKILL.md": (
+                f"---\nname: main\ndescription: Uses the helper all day.\n{uses}---\nGo.\n"
+            ),
+            "helper/SKILL.md": "---\nname: helper\ndescription: Helps the main skill\n---\nHelp.\n",
+        },
+    )
+    root = target_repo(tmp_path)
+    code, data = run_json(root, "import", str(bundle), "--skill", "main")
+    assert code == 1 and data["skills"][0]["problem"] == (
+        "links.uses_skill: skill:helper names no skill declared here (skills-validate would "
+        "fail); import that skill first, or with this one"
+    )
+    assert not (root / "people/al/skills/main").exists()
+    assert run_json(root, "import", str(bundle), "--all")[0] == 0
+    assert CliRunner().invoke(validate, ["--repo", str(root), "--strict"]).exit_code == 0
+
+
+def test_the_version_comes_from_the_marketplace_then_the_plugin_then_the_skill(tmp_path):
+    root = target_repo(tmp_path)
+
+    def bundle(name, release=None, plugin_version=None):
+        plugin = {"name": "p", "source": "./", "skills": [f"./skills/{name}"]}
+        if plugin_version:
+            plugin["version"] = plugin_version
+        market = {"name": "m", "owner": {"name": "o"}, "plugins": [plugin]}
+        if release:
+            market["metadata"] = {"version": release}
+        skill = f"---\nname: {name}\ndescription: Use {name}.\nversion: 1.0.0\n---\nBody.\n"
+        return build_tree(
+            tmp_path / name,
+            {
+                ".claude-plugin/marketplace.json": json.dumps(market),
+                f"skills/{name}/SKILL.md": skill,
+            },
+        )
+
+    cases = {"all-three": ("3.0.0", "2.0.0"), "plugin-and-skill": (None, "2.0.0")}
+    cases["skill-only"] = (None, None)
+    for name, (release, plugin_version) in cases.items():
+        code, out = run(root, "import", str(bundle(name, release, plugin_version)))
+        assert code == 0, out
+    versions = {name: read_skill(root / f"people/al/skills/{name}/SKILL.md").meta for name in cases}
+    assert {n: m["version"] for n, m in versions.items()} == {
+        "all-three": "3.0.0",
+        "plugin-and-skill": "2.0.0",
+        "skill-only": "1.0.0",
+    }
+    # the skill's own version, when it loses, is kept
+    assert versions["all-three"]["metadata"]["upstream-version"] == "1.0.0"
+    assert "upstream-version" not in versions["skill-only"].get("metadata", {})

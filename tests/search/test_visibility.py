@@ -1,5 +1,6 @@
-"""What search and the substrate verbs show: the chain by default, the shared scopes with
---all-scopes, never another person's scope or private local/ folder (tested by trying)."""
+"""What search and the substrate verbs show: the chain by default, with --all-scopes every
+declaration the catalog (skills-status --all) lists, never a private local/ folder of someone
+else (tested by trying)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from click.testing import CliRunner
 
 from exobrain.cli.umbrella import main
 from tests.support.helpers import build_tree, git
-from tests.support.visibility_repo import PRIVATE_MARKERS, build, zebra
+from tests.support.visibility_repo import LOCAL_MARKERS, PRIVATE_MARKERS, build, zebra
 
 
 @pytest.fixture
@@ -39,15 +40,33 @@ def test_default_search_sees_the_chain_only(root):
     }  # opted in by alice
 
 
-def test_all_scopes_adds_shared_scopes_but_never_other_people(root):
+def test_all_scopes_sees_what_the_catalog_sees_but_never_a_local_folder(root):
+    from exobrain.cli.status import main as status
+
     refs = search_refs(root, "--all-scopes")
-    assert "skill:other-deploy@groups/other" in refs
-    assert "skill:bob-secret@people/bob" not in refs
+    catalog = CliRunner().invoke(status, ["--all", "--json", "--repo", str(root)]).stdout
+    declared = {f"skill:{row['name']}@{row['scope']}" for row in json.loads(catalog)["skills"]}
+    assert refs == declared  # the repository is readable by its members: the same skills
+    assert {"skill:other-deploy@groups/other", "skill:bob-secret@people/bob"} <= refs
     knowledge = search_refs(root, "--all-scopes", "--types", "skill,knowledge")
     assert "knowledge:other-plan@groups/other" in knowledge
     assert "knowledge:guide@global" in knowledge
+    assert "knowledge:bob-plan@people/bob" in knowledge
     assert "knowledge:local/alice-private@people/alice" in knowledge  # her own local/
-    assert not any(m in ref for ref in knowledge for m in PRIVATE_MARKERS)
+    assert not any(m in ref for ref in knowledge for m in LOCAL_MARKERS)
+
+
+def test_quality_follows_the_visibility_of_search(root):
+    def listed(*args):
+        code, out = run(root, "quality", "--json", *args)
+        assert code == 0, out
+        return {row["skill"] for row in json.loads(out)["skills"]}
+
+    assert listed() == search_refs(root)
+    assert listed("--all-scopes") == search_refs(root, "--all-scopes")
+    code, out = run(root, "quality", "skill:other-deploy@groups/other")
+    assert code == 2 and "--all-scopes" in out
+    assert run(root, "quality", "skill:other-deploy@groups/other", "--all-scopes")[0] == 0
 
 
 def test_search_hits_say_how_to_opt_in(root):

@@ -68,4 +68,5 @@ def test_connect_agent_fails_on_a_tampered_install_and_names_the_file(sandbox, i
     assert result.code == 1
     assert "problem: external skill pdf.anthropic:" in result.err
     assert "changed: scripts/fill.py" in result.err
+    assert "pdf.anthropic" not in result.out  # said once, as the problem
     assert "import os; os.system" in (installed / "scripts/fill.py").read_text()  # left alone

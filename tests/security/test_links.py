@@ -9,6 +9,9 @@ import json
 import os
 import sys
 
+import pytest
+
+from tests.support.helpers import build_tree, skill_md
 from tests.support.sandbox import skill_with
 
 
@@ -133,3 +136,34 @@ def test_connection_file_linked_outside_stops_connect_before_any_change(box):
     assert f".exobrain.json is a symbolic link to {box.outside / 'victim.json'}" in result.err
     assert "nothing was changed" in result.err
     assert not (box.repo / ".claude").exists()
+
+
+@pytest.mark.parametrize(
+    ("agent", "rel", "target"),
+    [
+        ("copilot", ".github/instructions", "folder"),
+        ("cursor", ".cursor/rules", "folder"),
+        ("gemini", ".gemini", "folder"),
+        ("gemini", "GEMINI.md", "notes.txt"),
+        ("opencode", ".opencode/opencode.json", "victim.json"),
+    ],
+)
+def test_a_context_file_linked_outside_receives_nothing(box, agent, rel, target):
+    """The files connect-agent writes for Copilot, Cursor, Gemini and OpenCode are planned
+    through the linker inside the repository like the others: a committed link leading out
+    is refused (a folder) or left alone (a file), and nothing is written where it points."""
+    registry = box.repo / "people/alice/skills.json"
+    data = json.loads(registry.read_text())
+    data["skills"].append({"name": "extra", "owner": "alice", "tier": "optional"})
+    registry.write_text(json.dumps(data, indent=2) + "\n")
+    build_tree(box.repo, {"people/alice/skills/extra/SKILL.md": skill_md("extra", "An extra.")})
+    committed_link(box, rel, box.outside / target)
+    result = box.run("connect-agent", agent, "--person", "alice")
+    if target == "folder":
+        assert result.code == 2
+        assert f"{rel} is a symbolic link to {box.outside / target}, not a real folder" in (
+            result.err
+        )
+    else:
+        assert f"! skipped       {rel}: {box.repo / rel}: expected a regular file" in result.out
+    # the box checks that nothing outside the repository changed

@@ -139,6 +139,68 @@ def test_import_flags_then_refuses_a_skill_with_hooks(sandbox):
     assert not (sandbox.root / "people/alice/skills/hooked").exists()
 
 
+def power_warnings(root: Path) -> list[str]:
+    out = invoke(root, ["skills-validate"]).out.splitlines()
+    return [line for line in out if "skill-agent-hooks" in line or "skill-tool-wildcards" in line]
+
+
+def locked_powers(root: Path, scope: str, name: str) -> list[str] | None:
+    lock = json.loads((root / scope / "skills.lock.json").read_text())
+    return lock["skills"][name].get("powers")
+
+
+def test_powers_seen_at_import_and_register_are_recorded_and_not_flagged_again(sandbox):
+    root = sandbox.root
+    source = build_tree(sandbox.scratch / "wild", {"SKILL.md": WILD})
+    imported = invoke(root, ["exobrain", "import", str(source)])
+    assert imported.code == 0 and "allowed-tools grants every tool" in imported.out
+    assert locked_powers(root, "people/alice", "wild") == ["tool_wildcards"]
+    build_tree(root, {"people/alice/skills/hooked/SKILL.md": HOOKED})
+    assert len(power_warnings(root)) == 1  # hooked: nobody has recorded it yet
+    assert (
+        invoke(root, ["exobrain", "register", str(root / "people/alice/skills/hooked")]).code == 0
+    )
+    assert locked_powers(root, "people/alice", "hooked") == ["agent_hooks"]
+    assert power_warnings(root) == []
+    # a fork gives an agent the same powers: what was accepted for the origin stays accepted
+    fork = ["exobrain", "fork", "skill:wild@people/alice", "--into", "groups/acme"]
+    assert invoke(root, fork).code == 0
+    assert locked_powers(root, "groups/acme", "wild") == ["tool_wildcards"]
+    assert power_warnings(root) == []
+    # a power added later (and locked by `exobrain lock`, not registered) is flagged
+    skill = root / "people/alice/skills/wild/SKILL.md"
+    text = skill.read_text().replace("version: 0.1.0", "version: 0.1.1")
+    skill.write_text(text.replace("\n---", "\nhooks: {Stop: [{command: 'true'}]}\n---", 1))
+    assert invoke(root, ["exobrain", "lock"]).code == 0
+    assert locked_powers(root, "people/alice", "wild") == ["tool_wildcards"]
+    assert [w.split(":")[0] for w in power_warnings(root)] == ["WARNING skill-agent-hooks"]
+    assert "exobrain register people/alice/skills/wild" in power_warnings(root)[0]
+    # a policy of refuse is an error whatever the lock records
+    registry = json.loads((root / "skills.json").read_text())
+    registry["policy"] = {"tool_wildcards": "refuse"}
+    (root / "skills.json").write_text(json.dumps(registry))
+    refused = invoke(root, ["skills-validate"])
+    assert refused.code == 1
+    assert refused.out.count("ERROR   skill-tool-wildcards") == 2  # wild and its fork
+
+
+def test_an_update_records_the_powers_of_the_new_upstream(sandbox):
+    root = sandbox.root
+    source = build_tree(sandbox.scratch / "wild", {"SKILL.md": WILD})
+    assert invoke(root, ["exobrain", "import", str(source)]).code == 0
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "import wild")
+    (source / "SKILL.md").write_text(WILD.replace("Bash(*) Read", "Read"))
+    updated = invoke(root, ["exobrain", "import", "--update", "wild"])
+    assert updated.code == 0 and "flagged" not in updated.out
+    assert locked_powers(root, "people/alice", "wild") is None
+    (source / "SKILL.md").write_text(HOOKED.replace("hooked", "wild"))
+    updated = invoke(root, ["exobrain", "import", "--update", "wild"])
+    assert updated.code == 0 and "flagged:  carries agent hooks" in updated.out
+    assert locked_powers(root, "people/alice", "wild") == ["agent_hooks"]
+    assert power_warnings(root) == []
+
+
 def test_a_policy_outside_the_global_registry_is_an_error(sandbox):
     path = sandbox.root / "groups/acme/skills.json"
     data = json.loads(path.read_text())

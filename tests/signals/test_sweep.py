@@ -183,3 +183,35 @@ def test_the_repository_schedules_the_sweep():
     crons = load_crons(root)
     assert any(job.command == "exobrain sweep" for job in crons.jobs)
     assert check_crons(json.loads((root / "crons.json").read_text())) == []
+
+
+def test_a_one_line_registry_gives_each_declaration_its_own_age(tmp_path, monkeypatch):
+    """Issue 17: in a compact skills.json every declaration shares one line, so git blame
+    gives no time per entry; the age comes from the committed versions, parsed."""
+    root = tmp_path / "compact"
+    old = {"name": "old", "owner": "al", "tier": "optional"}
+    young = {"name": "young", "owner": "al", "tier": "optional"}
+    tree = {f"skills/{n}/SKILL.md": skill_md(n) for n in ("old", "young", "later")}
+    build_tree(root, {**tree, "skills.json": json.dumps({"skills": [old]})})
+    set_git_date(monkeypatch, 200)
+    init_repo(root)
+    set_git_date(monkeypatch, 150)  # reformatted onto one line with a second entry
+    (root / "skills.json").write_text(json.dumps({"skills": [old, young]}))
+    git(root, "commit", "-q", "-am", "young")
+    set_git_date(monkeypatch, 30)  # the line changes again: a third entry joins it
+    later = {"name": "later", "owner": "al", "tier": "optional"}
+    (root / "skills.json").write_text(json.dumps({"skills": [old, young, later]}))
+    git(root, "commit", "-q", "-am", "later")
+    assert len((root / "skills.json").read_text().splitlines()) == 1
+    found = decisions(root)
+    assert found["skill:old@global"].declared_since == pytest.approx(NOW - 200 * DAY, abs=1)
+    assert found["skill:young@global"].declared_since == pytest.approx(NOW - 150 * DAY, abs=1)
+    assert found["skill:old@global"].deprecate and found["skill:young@global"].deprecate
+    assert "declared less than 90 days ago (changed" in found["skill:later@global"].reason
+    # an entry edited on disk and not committed yet has no age: kept, and said so
+    edited = {**young, "notes": "being reworked"}
+    (root / "skills.json").write_text(json.dumps({"skills": [old, edited, later]}))
+    found = decisions(root)
+    assert found["skill:young@global"].declared_since is None
+    assert "not committed yet" in found["skill:young@global"].reason
+    assert found["skill:old@global"].deprecate

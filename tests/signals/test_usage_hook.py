@@ -6,7 +6,9 @@ import subprocess
 import sys
 
 import pytest
+from click.testing import CliRunner
 
+from exobrain.cli.umbrella import main as umbrella
 from exobrain.errors import InputFileError
 from exobrain.signals.usage_hook import (
     HOOK_MODULE,
@@ -264,3 +266,54 @@ def test_connect_agent_track_usage_installs_the_hook_once(tmp_path):
     assert _json.loads(settings.read_text()) == data
     wrong = runner.invoke(connect, ["codex", "--track-usage", "--repo", str(root)])
     assert wrong.exit_code == 2 and "--track-usage is for claude" in wrong.stderr
+
+
+def test_gemini_activate_skill_is_recorded_and_answers_json(root):
+    payload = {
+        "hook_event_name": "AfterTool",
+        "tool_name": "activate_skill",
+        "tool_input": {"name": "lint.groups__acme"},
+        "cwd": str(root),
+    }
+    done = hook(root, json.dumps(payload).encode(), "--repo", str(root), "--agent", "gemini")
+    assert done.returncode == 0 and json.loads(done.stdout) == {}
+    [line] = ledger_lines(root)
+    assert (line["skill"], line["agent"]) == ("skill:lint@groups/acme", "gemini")
+    # Claude's payload is another tool to Gemini's hook, and the reverse
+    assert invoked_skill(payload, "claude") is None
+    assert invoked_skill(payload_for(root, "tidy"), "gemini") is None
+
+
+def test_a_superseded_skills_old_name_counts_for_its_successor(root):
+    (root / "skills/tidy/SKILL.md").write_text(
+        "---\nname: tidy\ndescription: Use tidy when the user asks for tidy.\n"
+        "links:\n  supersedes: ['skill:old@global']\n---\nInstructions.\n"
+    )
+    done = hook(root, json.dumps(payload_for(root, "old")).encode(), "--repo", str(root))
+    assert done.returncode == 0
+    [line] = ledger_lines(root)
+    assert (line["skill"], line["via"]) == ("skill:tidy@global", "skill:old@global")
+
+
+def test_installer_writes_geminis_after_tool_hook(tmp_path):
+    settings = tmp_path / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"theme": "dark"}\n')
+    command = usage_hook_command(tmp_path, "gemini")
+    assert install_usage_hook(settings, command, root=tmp_path, agent="gemini")
+    data = json.loads(settings.read_text())
+    assert data["theme"] == "dark"
+    [group] = data["hooks"]["AfterTool"]
+    assert group["matcher"] == "activate_skill"
+    assert group["hooks"] == [{"type": "command", "command": shlex.join(command), "timeout": 10000}]
+    assert command[-2:] == ["--agent", "gemini"]
+    assert not install_usage_hook(settings, command, root=tmp_path, agent="gemini")
+
+
+def test_a_new_supersedes_link_refreshes_the_cached_resolution(root):
+    hook(root, json.dumps(payload_for(root, "old")).encode(), "--repo", str(root))
+    CliRunner().invoke(umbrella, ["supersede", "skill:tidy", "skill:old", "--repo", str(root)])
+    hook(root, json.dumps(payload_for(root, "old")).encode(), "--repo", str(root))
+    first, second = ledger_lines(root)
+    assert first["skill"] == "skill:old@global" and "via" not in first
+    assert (second["skill"], second["via"]) == ("skill:tidy@global", "skill:old@global")

@@ -57,13 +57,15 @@ def exobrain(
     connection: dict | None = None,
     commit: bool = True,
 ) -> Path:
-    """A real exobrain: ``registries`` maps scope path ("global" for the root) to entries,
+    """A real exobrain: ``registries`` maps scope path ("global" for the root) to entries
+    (the global registry is empty when not given: it is what makes the folder an exobrain),
     ``scopes`` lists scope folders to flag with AGENTS.md, ``skills`` maps
     "<home>/<name>" (home "global" for the root) to SKILL.md text (None for a default one)."""
     root.mkdir(parents=True, exist_ok=True)
+    registries = {"global": [], **(registries or {})}
     for scope in scopes:
         build_tree(root, {f"{scope}/AGENTS.md": f"# {scope}\n"})
-    for scope, entries in (registries or {}).items():
+    for scope, entries in registries.items():
         folder = root if scope == "global" else root / scope
         build_tree(folder, {"skills.json": {"skills": entries}})
     for key, text in (skills or {}).items():

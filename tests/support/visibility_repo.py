@@ -79,5 +79,7 @@ def build(root: Path) -> Path:
     return root
 
 
-#: What alice must never see (bob-shared is bob's too, but alice opted into it).
+#: What alice does not see through her chain (bob-shared is bob's too, but she opted into it).
 PRIVATE_MARKERS = ("bob-secret", "bob-private", "bob-plan", "bob-diary", "bob-new")
+#: What nobody but bob ever sees, --all-scopes included: his local/ folder.
+LOCAL_MARKERS = ("bob-private", "bob-diary")

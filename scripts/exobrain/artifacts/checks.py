@@ -4,8 +4,12 @@
 * ``skill_dependencies_resolve`` — every skill ref in ``dependencies.skills`` and ``links.*``
   names a declared skill; tools and MCP servers are listed as info (they live outside);
 * ``links_acyclic`` — ``supersedes`` and ``derives_from`` form no cycle;
-* ``agentskills_io_compat_check`` — info when a skill uses fields the open standard lacks
-  (they travel in ``metadata`` on export);
+* ``agentskills_io_compat_check`` — info when ``exobrain export`` would refuse a skill that
+  otherwise validates: a field it moves into ``metadata`` would overwrite an entry already
+  there, or ``metadata.version`` disagrees with ``version`` (native fields as such need nothing
+  done: export moves them into ``metadata`` by itself, so they are not reported);
+* the content rules (instructions, description length, ``files``) of
+  :mod:`exobrain.artifacts.content`;
 * ``version_bumped`` — a locked skill whose content changed while its version did not, or
   whose version went backwards (names the files that changed).
 
@@ -17,8 +21,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 from exobrain.agents import AGENTS
+from exobrain.artifacts.content import content_findings
 from exobrain.artifacts.lockfile import drift, lock_path, read_lock, version_problem
 from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError
@@ -43,6 +49,7 @@ NATIVE_FIELDS = (
     "dependencies",
     "examples",
     "files",
+    "schema_version",
     "requires_substrate_access",
     "links",
     "source",
@@ -51,6 +58,48 @@ NATIVE_FIELDS = (
     "agentskills_io_compat",
 )
 REF_PREDICATES = ("uses_skill", "derives_from", "supersedes")
+#: The metadata entry naming the fields an export moved into metadata.
+MOVED_MARKER = "exobrain-fields"
+
+
+def fields_to_move(meta: dict[str, Any], keep: frozenset[str], tools_as_text: bool) -> list[str]:
+    """The top-level keys an export that keeps only ``keep`` moves into metadata
+    (``allowed-tools`` too when it is a list and the target wants text)."""
+    moved = [k for k in meta if k not in keep and k not in ("metadata", "version")]
+    if tools_as_text and isinstance(meta.get("allowed-tools"), list):
+        moved.append("allowed-tools")
+    return moved
+
+
+def metadata_conflicts(
+    meta: dict[str, Any],
+    *,
+    keep: frozenset[str] = frozenset(STANDARD_FIELDS),
+    tools_as_text: bool = True,
+    strip: bool = False,
+) -> list[str]:
+    """Why an export would refuse the skill's ``metadata``: the reserved entry is taken, its
+    ``version`` disagrees with the skill's, or a moved field would overwrite an entry
+    (``strip``: moved fields are dropped instead, so they overwrite nothing)."""
+    metadata = meta.get("metadata")
+    if not isinstance(metadata, dict):
+        return []
+    problems = []
+    if MOVED_MARKER in metadata:
+        problems.append(f"metadata.{MOVED_MARKER} is reserved for the fields an export moves there")
+    version = meta.get("version")
+    if "version" in metadata and metadata["version"] != version:
+        problems.append(
+            f"metadata.version {metadata['version']!r} differs from version {version!r}; remove one"
+        )
+    if not strip:
+        problems += [
+            f"{key} would move into metadata, which already has a {key!r} entry; rename "
+            f"one (or export with --strip)"
+            for key in fields_to_move(meta, keep, tools_as_text)
+            if key in metadata
+        ]
+    return problems
 
 
 def artifact_findings(
@@ -65,17 +114,11 @@ def artifact_findings(
     for (home, name), doc in sorted(docs.items()):
         rel = shown(skill_dir(root, home, name) / SKILL_FILE, root)
         found.extend(_reference_findings(rel, doc, by_name, graph, Identity(home, name)))
-        native = [k for k in NATIVE_FIELDS if k in doc.meta]
-        if native:
-            found.append(
-                Finding(
-                    INFO,
-                    "agentskills_io_compat_check",
-                    rel,
-                    f"native fields {', '.join(native)} are not in the Agent Skills "
-                    f"standard; export moves them into metadata",
-                )
-            )
+        found.extend(content_findings(rel, skill_dir(root, home, name), doc))
+        found.extend(
+            Finding(INFO, "agentskills_io_compat_check", rel, f"export would refuse it: {why}")
+            for why in metadata_conflicts(doc.meta)
+        )
     found.extend(_lock_findings(root, registries, docs))
     for cycle in find_cycles(graph):
         path = " → ".join(f"{n[1]}@{n[0]}" for n in cycle + cycle[:1])
@@ -102,10 +145,8 @@ def _reference_findings(
     deps = doc.meta.get("dependencies")
     if not isinstance(deps, dict):
         deps = {}
-    refs = [("dependencies.skills", r) for r in as_list(deps.get("skills")) if isinstance(r, str)]
-    refs += [(f"links.{p}", r) for p in REF_PREDICATES for r in links_of(doc.meta, p)]
-    for where, text in refs:
-        target = _resolve(text, by_name)
+    for where, text in skill_refs(doc.meta):
+        target = resolve_ref(text, by_name)
         if target is None:
             found.append(
                 Finding(
@@ -133,7 +174,16 @@ def _reference_findings(
     return found
 
 
-def _resolve(text: str, by_name: dict[str, set[Identity]]) -> Identity | None:
+def skill_refs(meta: dict[str, Any]) -> list[tuple[str, str]]:
+    """(field, ref) of every skill ref a frontmatter makes: ``dependencies.skills`` and the
+    ``links`` that name skills."""
+    deps = meta.get("dependencies")
+    listed = as_list(deps.get("skills")) if isinstance(deps, dict) else []
+    refs = [("dependencies.skills", r) for r in listed if isinstance(r, str)]
+    return refs + [(f"links.{p}", r) for p in REF_PREDICATES for r in links_of(meta, p)]
+
+
+def resolve_ref(text: str, by_name: dict[str, set[Identity]]) -> Identity | None:
     """A reference's target identity when some declaration matches (any home when none is
     given: nearest-in-chain depends on the reader's connection, existence does not)."""
     try:

@@ -11,7 +11,16 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_entry, lock_path
+from exobrain.artifacts.content import SCHEMA_VERSION
+from exobrain.artifacts.lockfile import (
+    check_lock_data,
+    empty_lock,
+    lock_entry,
+    lock_path,
+    read_lock,
+    recorded_powers,
+)
+from exobrain.artifacts.register import rewrite_skill
 from exobrain.catalog import skill_dir
 from exobrain.errors import UsageError
 from exobrain.model import transition_problem
@@ -37,7 +46,6 @@ from exobrain.skillmd import (
 )
 from exobrain.supersession import supersedes_edges
 from exobrain.util.confine import check_tree
-from exobrain.util.fileio import atomic_write_text
 from exobrain.util.graphs import find_cycles
 from exobrain.util.staging import staged_folder
 from exobrain.util.treecopy import copy_tree
@@ -109,9 +117,16 @@ def supersede(ws: Workspace, new_ref: str, old_ref: str, *, dry_run: bool = Fals
             f"{canonical(new)} superseding {target} would make a cycle",
             hint=f"exobrain show {target} lists what it supersedes",
         )
-    if not dry_run:
-        atomic_write_text(path, add_link(text, "supersedes", target), root=ws.root)
-    return Outcome(f"{canonical(new)} now supersedes {target}", [shown(path, ws.root)])
+    version = rewrite_skill(
+        ws, new.scope, new.name, add_link(text, "supersedes", target), dry_run=dry_run
+    )
+    before = doc.meta.get("version")
+    bumped = f" (version {before} → {version})" if version and version != str(before) else ""
+    files = [shown(path, ws.root)]
+    if version:
+        files.append(shown(lock_path(ws.root, new.scope), ws.root))
+    verb = "would supersede" if dry_run else "now supersedes"
+    return Outcome(f"{canonical(new)} {verb} {target}{bumped}", files)
 
 
 def fork(
@@ -144,6 +159,7 @@ def fork(
     origin_lock = lock_entry(source_dir, str(meta.get("version") or FORK_VERSION))
     meta["name"] = new_name
     meta["version"] = FORK_VERSION
+    meta["schema_version"] = SCHEMA_VERSION
     meta["source"] = "native"
     links = dict(meta.get("links") or {})
     links.pop("supersedes", None)
@@ -151,6 +167,9 @@ def fork(
         {"ref": canonical(original), "version": origin_lock["version"], "hash": origin_lock["hash"]}
     ]
     meta["links"] = links
+    # the copy gives an agent the same powers: what was accepted for the origin stays accepted
+    origin_powers = recorded_powers(read_lock(ws.root, original.scope)["skills"].get(original.name))
+    accepted = {"powers": sorted(origin_powers)} if origin_powers else {}
     files = [shown(target_dir / SKILL_FILE, ws.root), shown(ws.root / scope, ws.root)]
     if dry_run:
         return Outcome(f"would fork {canonical(original)} into skill:{new_name}@{scope}", files)
@@ -177,7 +196,7 @@ def fork(
         check=check_lock_data,
         durable=False,
     ) as update:
-        update.data["skills"][new_name] = lock_entry(target_dir, FORK_VERSION)
+        update.data["skills"][new_name] = {**lock_entry(target_dir, FORK_VERSION), **accepted}
         update.data["skills"] = dict(sorted(update.data["skills"].items()))
     return Outcome(
         f"forked {canonical(original)} into skill:{new_name}@{scope} "

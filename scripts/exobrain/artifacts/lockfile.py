@@ -10,17 +10,28 @@ Format (keys sorted, one file per registry)::
     {"lock_version": 1,
      "skills": {"<name>": {"version": "1.2.0", "hash": "h1:…",
                            "files": {"SKILL.md": "<sha256>", …},
+                           "powers": ["tool_wildcards"],   # optional, see below
                            "upstream": {…}}}}      # optional, for imported skills
+
+``powers`` records the powers a skill gives an agent (hooks, wildcard tool permissions; see
+:func:`exobrain.skillmd.powers`) that someone saw and accepted: ``exobrain import`` reports them
+and records them, ``import --update`` and ``register`` record what the new content has, a fork
+keeps what its origin recorded. skills-validate then warns only about a power nobody recorded
+(a policy of ``refuse`` is an error either way). The record is a line in a reviewed commit, like
+the rest of the lock.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from exobrain.errors import InputFileError
 from exobrain.model import GLOBAL
+from exobrain.registry_edit import update_json_file
+from exobrain.skillmd import powers
 from exobrain.util.dirhash import file_digests, hash_digests
 from exobrain.util.fileio import load_json
 from exobrain.util.versions import parse as parse_version
@@ -68,6 +79,30 @@ def read_lock(root: Path, scope: str) -> dict[str, Any]:
     return data
 
 
+def update_lock(root: Path, scope: str, changes: dict[str, dict[str, Any] | None]) -> bool:
+    """Set (an entry) or drop (None) the named lock entries of ``scope`` under the lock file's
+    lock, keeping the other keys of an entry that is set (an imported skill's ``upstream``);
+    the file is written sorted, only when it changed, and not created just to drop entries.
+    Returns True when it was written."""
+    path = lock_path(root, scope)
+    if not path.exists() and all(entry is None for entry in changes.values()):
+        return False
+    with update_json_file(
+        path, root=root, default=empty_lock, check=check_lock_data, durable=False
+    ) as update:
+        skills = update.data["skills"]
+        for name, entry in changes.items():
+            if entry is None:
+                skills.pop(name, None)
+            else:
+                skills[name] = {
+                    **entry,
+                    **{k: v for k, v in skills.get(name, {}).items() if k not in entry},
+                }
+        update.data["skills"] = dict(sorted(skills.items()))
+    return update.written
+
+
 def lock_entry(folder: Path, version: str) -> dict[str, Any]:
     """A fresh lock entry for the skill folder at ``version``."""
     digests = file_digests(folder)
@@ -76,6 +111,30 @@ def lock_entry(folder: Path, version: str) -> dict[str, Any]:
         "hash": hash_digests(digests),
         "files": dict(sorted(digests.items())),
     }
+
+
+def with_powers(entry: dict[str, Any], rules: Iterable[str]) -> dict[str, Any]:
+    """``entry`` recording the powers (policy rules) someone saw and accepted (none: no key)."""
+    seen = sorted(set(rules))
+    return {**entry, "powers": seen} if seen else entry
+
+
+def powers_of(meta: dict[str, Any]) -> list[str]:
+    """The policy rules of the powers a skill's frontmatter gives an agent."""
+    return [rule for rule, _ in powers(meta)]
+
+
+def recorded_powers(locked: dict[str, Any] | None) -> set[str]:
+    """The powers a lock entry records as seen and accepted (nothing for a malformed value)."""
+    value = (locked or {}).get("powers")
+    return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
+
+
+def renewed(previous: dict[str, Any] | None, entry: dict[str, Any]) -> dict[str, Any]:
+    """A rewritten lock entry: ``entry``, plus what the previous one held that ``entry`` does
+    not speak about — except ``powers``, which always describes the new content."""
+    kept = {k: v for k, v in (previous or {}).items() if k not in entry and k != "powers"}
+    return {**entry, **kept}
 
 
 @dataclass(frozen=True)
@@ -102,7 +161,12 @@ class Drift:
 
 def drift(folder: Path, locked: dict[str, Any]) -> Drift:
     """Compare a folder's files with a lock entry."""
-    digests = file_digests(folder)
+    return drift_of(file_digests(folder), locked)
+
+
+def drift_of(digests: dict[str, str], locked: dict[str, Any]) -> Drift:
+    """Compare a folder's file digests (:func:`~exobrain.util.dirhash.file_digests`) with a
+    lock entry."""
     old: dict[str, str] = locked.get("files", {})
     return Drift(
         changed=sorted(p for p in digests if p in old and old[p] != digests[p]),
@@ -131,3 +195,18 @@ def version_problem(current: str | None, locked: dict[str, Any], folder_drift: D
             f"bump it: exobrain register PATH --bump patch"
         )
     return None
+
+
+def lock_state(digests: dict[str, str], version: str | None, locked: Any) -> dict[str, Any]:
+    """A skill's standing against its lock entry, for people to read: ``state`` is
+    ``locked`` (content and version as locked), ``drifted`` (files changed since; the files
+    are named), ``version differs`` (same files, another version) or ``not locked``."""
+    if not isinstance(locked, dict) or "hash" not in locked:
+        return {"state": "not locked"}
+    found = drift_of(digests, locked)
+    facts: dict[str, Any] = {"locked version": locked.get("version"), "hash": locked["hash"]}
+    if found.any:
+        return {"state": "drifted", **facts, "changes": found.describe()}
+    if version != locked.get("version"):
+        return {"state": "version differs", **facts, "version": version}
+    return {"state": "locked", **facts}

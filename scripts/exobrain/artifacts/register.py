@@ -1,7 +1,8 @@
 """``exobrain register`` and ``exobrain lock``: make a skill folder a versioned artifact.
 
 Register checks the SKILL.md (Agent Skills rules and the native schema), optionally bumps its
-version (only the ``version:`` line changes), declares it in its scope's registry and writes its
+version (only the ``version:`` line changes; a new or bumped skill also gets ``schema_version``
+and ``source: native`` when it has none), declares it in its scope's registry and writes its
 lock entry. Lock recomputes lock entries repository-wide, refusing content that changed without
 a version bump; ``--check`` only reports. Both refuse a skill folder holding a link that leads
 outside it or a special file (:func:`exobrain.util.confine.unsafe_entries`): a lock must never
@@ -16,14 +17,19 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from exobrain.artifacts.content import SCHEMA_VERSION
 from exobrain.artifacts.lockfile import (
     check_lock_data,
     drift,
     empty_lock,
     lock_entry,
     lock_path,
+    powers_of,
     read_lock,
+    renewed,
+    update_lock,
     version_problem,
+    with_powers,
 )
 from exobrain.catalog import skill_dir
 from exobrain.errors import InputFileError, UsageError
@@ -135,6 +141,10 @@ def register(
         bumped_from, version = version, bump_version(str(version), bump)
     if bump or version != doc.meta.get("version"):
         text = set_scalar(text, "version", str(version))
+    if locked is None or bump:
+        text = _stamp(text, doc.meta, notes)
+    elif "schema_version" not in doc.meta or "source" not in doc.meta:
+        notes.append("schema_version and source are written with the next --bump")
     if locked is not None:
         folder_drift = drift(path.parent, locked)
         if bump is None:
@@ -149,7 +159,7 @@ def register(
     declared = _declare(ws, scope, name, tier, owner, dry_run)
     if not dry_run and text != skill_text(path):
         atomic_write_text(path, text, root=ws.root)
-    entry = lock_entry(path.parent, str(version))
+    entry = with_powers(lock_entry(path.parent, str(version)), powers_of(doc.meta))
     if dry_run:
         return Registered(
             f"skill:{name}@{scope}", str(version), entry["hash"], bumped_from, declared, notes
@@ -161,15 +171,23 @@ def register(
         check=check_lock_data,
         durable=False,
     ) as update:
-        previous = update.data["skills"].get(name, {})
-        update.data["skills"][name] = {
-            **entry,
-            **{k: v for k, v in previous.items() if k not in entry},
-        }
+        update.data["skills"][name] = renewed(update.data["skills"].get(name), entry)
         update.data["skills"] = dict(sorted(update.data["skills"].items()))
     return Registered(
         f"skill:{name}@{scope}", str(version), entry["hash"], bumped_from, declared, notes
     )
+
+
+def _stamp(text: str, meta: dict[str, Any], notes: list[str]) -> str:
+    """Write the artifact fields a registered skill carries when it has none yet:
+    ``schema_version`` and ``source: native`` (an imported or composed skill keeps its own).
+    Only a new version may change content, so a locked skill gets them with a bump."""
+    stamps = (("schema_version", str(SCHEMA_VERSION)), ("source", "native"))
+    for key, value in reversed(stamps):  # each goes right after the description
+        if key not in meta:
+            text = set_scalar(text, key, value)
+    notes += [f"set {key}: {value}" for key, value in stamps if key not in meta]
+    return text
 
 
 def _declare(
@@ -198,29 +216,55 @@ def _declare(
         return edit.changed
 
 
+def rewrite_skill(ws: Workspace, scope: str, name: str, text: str, *, dry_run: bool = False) -> str:
+    """Write a toolkit edit of a skill's SKILL.md and leave its lock fresh: a versioned skill
+    still at its locked version gets a patch bump (its content changed), and its lock entry
+    is rewritten. Returns the version the skill has now ("" when it has none: unversioned
+    skills are not locked)."""
+    path = skill_dir(ws.root, scope, name) / SKILL_FILE
+    version = parse(text, path).meta.get("version")
+    if not is_version(version):
+        if not dry_run:
+            atomic_write_text(path, text, root=ws.root)
+        return ""
+    locked = read_lock(ws.root, scope)["skills"].get(name)
+    if locked is not None and not newer(str(version), locked["version"]):
+        version = bump_version(locked["version"], "patch")
+        text = set_scalar(text, "version", version)
+    if not dry_run:
+        atomic_write_text(path, text, root=ws.root)
+        update_lock(ws.root, scope, {name: lock_entry(path.parent, str(version))})
+    return str(version)
+
+
 @dataclass
 class LockReport:
     written: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
 
 
 def lock_all(ws: Workspace, *, check: bool = False) -> LockReport:
     """Bring every lock up to date (or, with ``check``, only report what is out of date).
 
     Unlocked skills with a version are locked; content that changed while the version stayed
-    is refused (bump it with register --bump) and reported as stale.
+    is refused (bump it with register --bump) and reported as stale. Entries of skills that are
+    no longer declared in-tree in that scope, or whose folder is gone, are dropped (stale).
     """
     report = LockReport()
-    for registry in ws.all_registries(include_seed=True):
-        updates: dict[str, dict] = {}
+    for scope in ws.scan().scopes:
+        registry = ws.registry(scope.path)
+        updates: dict[str, dict[str, Any] | None] = {}
         lock = read_lock(ws.root, registry.scope)["skills"]
+        kept: set[str] = set()
         for entry in registry.entries:
             if entry.is_override or entry.source:
                 continue
             path = skill_dir(ws.root, registry.scope, entry.name) / SKILL_FILE
             if not path.is_file():
                 continue
+            kept.add(entry.name)
             version = quick_meta(path, ("version",)).get("version")
             if not is_version(version):
                 continue
@@ -243,16 +287,18 @@ def lock_all(ws: Workspace, *, check: bool = False) -> LockReport:
             elif version != locked["version"] or folder_drift.any:
                 report.stale.append(f"{ref}: locked {locked['version']}, now {version}")
                 updates[entry.name] = lock_entry(path.parent, version)
+        if registry.findings:  # a broken registry: what it declares is unknown, drop nothing
+            kept |= set(lock)
+        for name in sorted(set(lock) - kept):
+            report.stale.append(
+                f"skill:{name}@{registry.scope}: locked, but no longer declared here "
+                "(or its folder is gone)"
+            )
+            updates[name] = None
+            report.dropped.append(f"skill:{name}@{registry.scope}")
         if updates and not check:
-            with update_json_file(
-                lock_path(ws.root, registry.scope),
-                root=ws.root,
-                default=empty_lock,
-                check=check_lock_data,
-                durable=False,
-            ) as update:
-                for name, item in updates.items():
-                    update.data["skills"][name] = {**update.data["skills"].get(name, {}), **item}
-                update.data["skills"] = dict(sorted(update.data["skills"].items()))
-            report.written += [f"skill:{n}@{registry.scope}" for n in updates]
+            update_lock(ws.root, registry.scope, updates)
+            report.written += [
+                f"skill:{n}@{registry.scope}" for n, item in updates.items() if item is not None
+            ]
     return report

@@ -1,13 +1,15 @@
 """Everything known about one skill, gathered for ``exobrain show``.
 
 Read-only: the declaration(s) and overrides across the repository, the SKILL.md frontmatter,
-how it resolves for this connection, and its links in both directions.
+how it resolves for this connection, the state of its lock entry, and its links in both
+directions. (Its quality comes from the signals family; the command adds it.)
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from exobrain.artifacts.lockfile import drift, read_lock, version_problem
 from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError
 from exobrain.model import EXTERNAL
@@ -33,7 +35,7 @@ def entry_json(entry: Entry, root) -> dict[str, Any]:
         ("from", entry.origin),
         ("force", entry.force),
         ("agent", entry.agent),
-        ("lifecycle", entry.lifecycle),
+        ("lifecycle", None if entry.is_override else entry.lifecycle),
     ):
         if value not in (None, False):
             data[key] = value
@@ -67,6 +69,7 @@ def describe_skill(ws: Workspace, text_ref: str) -> dict[str, Any]:
     if declaration.source:
         facts["source"] = declaration.source
         facts["frontmatter"] = {}
+        facts["lock"] = {"state": "external", "detail": "fetched from its source, not locked"}
         facts["links"] = {}
     else:
         path = skill_dir(ws.root, declaration.scope, declaration.name) / SKILL_FILE
@@ -74,6 +77,7 @@ def describe_skill(ws: Workspace, text_ref: str) -> dict[str, Any]:
         meta = read_skill(path).meta
         facts["frontmatter"] = meta
         facts["version"] = meta.get("version")
+        facts["lock"] = lock_state(ws, declaration, meta.get("version"))
         links = meta.get("links")
         if not isinstance(links, dict):
             links = {}
@@ -84,11 +88,33 @@ def describe_skill(ws: Workspace, text_ref: str) -> dict[str, Any]:
             for p in LINK_PREDICATES
             if links.get(p)
         }
-    facts["linked_from"] = _incoming(ws, declaration)
+    facts["linked_from"] = incoming_links(ws, declaration)
     return facts
 
 
-def _incoming(ws: Workspace, target: Entry) -> dict[str, list[str]]:
+def lock_state(ws: Workspace, entry: Entry, version: Any) -> dict[str, Any]:
+    """The lock entry of an in-tree skill: ``fresh`` (the folder is what the locked version
+    says), ``stale`` (content or version moved on: exobrain lock, or register --bump),
+    ``missing`` (versioned but not locked) or ``unversioned`` (no version: nothing to lock)."""
+    locked = read_lock(ws.root, entry.scope)["skills"].get(entry.name)
+    folder = skill_dir(ws.root, entry.scope, entry.name)
+    if version is None:
+        state = "stale" if locked else "unversioned"
+        detail = "the lock records a version, SKILL.md has none" if locked else "no version"
+        return {"state": state, "detail": detail}
+    if locked is None:
+        return {"state": "missing", "detail": "not locked: run exobrain lock"}
+    found = drift(folder, locked)
+    problem = version_problem(str(version), locked, found)
+    if problem:
+        return {"state": "stale", "locked": locked["version"], "detail": problem}
+    if str(version) != locked["version"] or found.any:
+        detail = f"locked {locked['version']}, now {version}: run exobrain lock"
+        return {"state": "stale", "locked": locked["version"], "detail": detail}
+    return {"state": "fresh", "locked": locked["version"], "hash": locked["hash"], "detail": ""}
+
+
+def incoming_links(ws: Workspace, target: Entry) -> dict[str, list[str]]:
     """Who supersedes, derives from or uses this skill (refs naming it, by home or by name)."""
     found: dict[str, list[str]] = {}
     for registry in ws.all_registries():

@@ -7,7 +7,16 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option, report_findings
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    json_option,
+    repo_option,
+    report_findings,
+    version_option,
+)
 from exobrain.paths import shown
 
 SYMBOLS = {"keep": "✓", "create": "+", "replace": "~", "remove": "-", "skip": "!"}
@@ -49,6 +58,13 @@ VERBS = {
         "remove": "removed block",
         "skip": "skipped",
     },
+    "entry": {
+        "keep": "kept",
+        "create": "wrote",
+        "replace": "updated entry",
+        "remove": "removed",
+        "skip": "skipped",
+    },
     "hook": {
         "keep": "kept",
         "create": "installed",
@@ -60,8 +76,14 @@ VERBS = {
 }
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("agent")
+@click.command(
+    context_settings=HELP,
+    epilog=exit_codes(
+        ok="connected (a fetch failure is only a warning)",
+        failed="something in the way was skipped, a scope hook failed, or an operation failed",
+    ),
+)
+@click.argument("agent", metavar="AGENT")
 @click.option(
     "--relink",
     is_flag=True,
@@ -80,26 +102,36 @@ VERBS = {
     help="Connect as this person (people/ID, plus people/ID/hosts/HOST if it exists).",
 )
 @click.option(
-    "--host", metavar="NAME", help="Host scope under the person (default: short hostname)."
+    "--host", metavar="HOST", help="Host scope under the person (default: short hostname)."
 )
-@click.option("--group", "groups", multiple=True, metavar="NAME", help="Also connect groups/NAME.")
+@click.option(
+    "--group", "groups", multiple=True, metavar="GROUP", help="Also connect groups/GROUP."
+)
 @click.option(
     "--scope",
     "scopes",
     multiple=True,
-    metavar="PATH",
-    help="Also connect this scope path (repeatable).",
+    metavar="SCOPE",
+    help="Also connect this scope (repeatable).",
 )
 @click.option("--guest", is_flag=True, help="Connect no scope: global skills only.")
 @click.option(
     "--track-usage",
     is_flag=True,
-    help="claude only: install a PostToolUse hook on the Skill tool that records a "
-    "usage signal each time a skill is invoked.",
+    help="claude and gemini: install the agent's hook on its skill tool (Claude's "
+    "PostToolUse on Skill, Gemini's AfterTool on activate_skill) that records a usage "
+    "signal each time a skill is used (other agents: the MCP signal tool, see --mcp).",
+)
+@click.option(
+    "--mcp",
+    "mcp",
+    is_flag=True,
+    help="Also register the exobrain MCP server (python -m exobrain.mcp) in AGENT's own MCP "
+    "configuration (the project's, or with --user the user's); only its entry is touched.",
 )
 @click.option(
     "--persona",
-    metavar="P",
+    metavar="PERSONA",
     help="Also link every skill you can see whose personas or tags include P "
     "(remembered for AGENT; --persona '' forgets it).",
 )
@@ -118,6 +150,11 @@ VERBS = {
 )
 @click.option("-q", "--quiet", is_flag=True, help="Do not list what was kept as it was.")
 @click.option(
+    "--force",
+    is_flag=True,
+    help="Connect even though this repository is not an exobrain (no skills.json at its root).",
+)
+@click.option(
     "--hook-timeout",
     type=click.FloatRange(min=0.1),
     default=60.0,
@@ -125,6 +162,7 @@ VERBS = {
     metavar="SECONDS",
     help="Time limit for each scope hook.",
 )
+@version_option
 @json_option
 @repo_option
 @command_edge
@@ -139,10 +177,12 @@ def main(
     scopes: tuple[str, ...],
     guest: bool,
     track_usage: bool,
+    mcp: bool,
     persona: str | None,
     discover: str | None,
     sparse: bool | None,
     quiet: bool,
+    force: bool,
     hook_timeout: float,
     as_json: bool,
     repo: Path | None,
@@ -151,19 +191,30 @@ def main(
     of optional skills where AGENT reads it, and install git hooks that relink after a pull.
 
     The connection comes from the flags, else from .exobrain.json, else (on a terminal) from a
-    few questions, else guest. Only links into this repository and files connect-agent
-    generated are ever changed; anything else in the way is reported and kept.
+    few questions, else guest. A scope the flags name that does not exist is offered for
+    creation on a terminal (else: exobrain scope new SCOPE). Only links into this repository
+    and files connect-agent generated are ever changed; anything else in the way is reported
+    and kept. Outside an exobrain (no skills.json at the root) it refuses unless --force.
 
     AGENT is one of: claude, codex, openclaw, gemini, opencode, copilot, cursor, agents.
     """
     from exobrain.connect.choice import Flags
     from exobrain.connect.connector import Request, connect
     from exobrain.connect.external import fetch_external
+    from exobrain.connect.mcpconfig import PLACES
     from exobrain.errors import UsageError
     from exobrain.search import preload as search_preloads
 
-    if track_usage and agent != "claude":
-        raise UsageError("--track-usage is for claude (its PostToolUse hook on the Skill tool)")
+    if track_usage and agent not in ("claude", "gemini"):
+        raise UsageError(
+            "--track-usage is for claude and gemini (the agents whose hooks see a skill used)",
+            hint=f"{agent} records usage through the MCP signal tool: connect-agent {agent} --mcp",
+        )
+    if mcp and agent not in PLACES:
+        raise UsageError(
+            f"--mcp: {agent} has no MCP configuration of its own",
+            hint=f"use one of: {', '.join(PLACES)}",
+        )
     request = Request(
         agent,
         repo,
@@ -177,33 +228,65 @@ def main(
         discover=discover,
         preloads=search_preloads,
         sparse=sparse,
+        force=force,
     )
     if not as_json and sys.stdin.isatty() and sys.stdout.isatty():
         request.wizard = _terminal_wizard
+        request.confirm = _confirm
     report = connect(request)
     usage = _track_usage(report, user) if track_usage and not dry_run else None
+    server = _register_mcp(report, user) if mcp and not dry_run else None
     if as_json:
-        emit_json({**_as_json(report), **({"usage_hook": usage} if usage else {})})
+        extra = {"usage_hook": usage} if usage else {}
+        emit_json({**_as_json(report), **extra, **({"mcp": server.as_json()} if server else {})})
     else:
         _render(report, quiet)
         if usage:
             mark = "+ usage hook  " if usage["changed"] else "✓ usage hook  "
             click.echo(f"{mark}{shown(Path(usage['settings']), report.root)}")
+        if server:
+            where = shown(server.path, report.root)
+            if server.skipped:
+                click.echo(f"! mcp server   {where}: skipped: {server.skipped}")
+            else:
+                click.echo(f"{'+' if server.changed else '✓'} mcp server   {where}")
     report_findings(report.findings)
     sys.exit(report.exit_code)
 
 
 def _track_usage(report, user: bool) -> dict:
-    """Install the usage hook into Claude's settings: the project's settings.local.json, or
-    the user-level settings.json with --user."""
+    """Install the usage hook into the agent's settings: Claude's project settings.local.json
+    (with --user its settings.json), Gemini's .gemini/settings.json (with --user
+    ~/.gemini/settings.json)."""
     from exobrain.agents import get_agent
     from exobrain.signals.usage_hook import install_usage_hook, usage_hook_command
 
-    home = get_agent("claude").home()
-    place = home if user else report.root
-    settings = home / "settings.json" if user else report.root / ".claude" / "settings.local.json"
-    changed = install_usage_hook(settings, usage_hook_command(report.root), root=place)
+    if report.agent == "gemini":
+        place = Path.home() if user else report.root
+        settings = place / ".gemini" / "settings.json"
+    else:
+        home = get_agent("claude").home()
+        place = home if user else report.root
+        settings = (
+            home / "settings.json" if user else report.root / ".claude" / "settings.local.json"
+        )
+    command = usage_hook_command(report.root, report.agent)
+    changed = install_usage_hook(settings, command, root=place, agent=report.agent)
     return {"settings": str(settings), "changed": changed}
+
+
+def _confirm(text: str, default: bool) -> bool:
+    return click.confirm(text, default=default)
+
+
+def _register_mcp(report, user: bool):
+    """Register the MCP server for the agent just connected (nothing for a never-connected
+    relink: there is no connection to serve)."""
+    from exobrain.connect.mcpconfig import register
+
+    if report.never_connected:
+        return None
+    return register(report.agent, report.root, user=user)
 
 
 def _terminal_wizard(ws):
@@ -214,14 +297,11 @@ def _terminal_wizard(ws):
     def prompt(text: str, default: str) -> str:
         return click.prompt(text, default=default, show_default=bool(default))
 
-    def confirm(text: str, default: bool) -> bool:
-        return click.confirm(text, default=default)
-
     return wizard(
         ws.root,
         ws.config,
         prompt=prompt,
-        confirm=confirm,
+        confirm=_confirm,
         echo=click.echo,
         login=getpass.getuser(),
         hostname=short_hostname(),
@@ -258,6 +338,8 @@ def _render(report, quiet: bool) -> None:
     for note in report.notes:
         click.echo(f"  note: {note}")
     for event in report.external.events if report.external is not None else []:
+        if event.action == "modified":  # said once, as the problem it is (connector)
+            continue
         if not (quiet and event.action == "unchanged"):
             click.echo(
                 f"{_EXTERNAL.get(event.action, '…')} external      {event.link_name}: "
@@ -304,15 +386,18 @@ def _render_hook(result, root: Path) -> None:
 
 
 def _summary(report) -> str:
+    """The closing line; each count is the number of lines above it with that mark (a
+    ``! skipped`` file or hook counts as skipped like a link)."""
     links = [a for a in report.actions if a.kind == "link"]
     counts = {op: sum(1 for a in links if a.op == op) for op in SYMBOLS}
+    skipped = sum(1 for a in report.actions if a.op == "skip")
     files = sum(1 for a in report.actions if a.kind != "link" and a.changes)
     parts = [
         f"{counts['create']} linked",
         f"{counts['keep']} kept",
         f"{counts['replace']} replaced",
         f"{counts['remove']} removed",
-        f"{counts['skip']} skipped",
+        f"{skipped} skipped",
         f"{files} file(s) changed",
     ]
     if report.hooks_run:

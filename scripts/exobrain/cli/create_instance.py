@@ -7,18 +7,33 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    json_option,
+    repo_option,
+    version_option,
+)
 
 
-@click.command("create-instance")
+@click.command(
+    "create-instance",
+    context_settings=HELP,
+    epilog=exit_codes(
+        ok="created (and connected)", failed="created, but connecting the agent reported problems"
+    ),
+)
 @click.argument("target", metavar="DIR", type=click.Path(path_type=Path))
 @click.option("--person", metavar="ID", help="Create the person scope people/ID.")
 @click.option(
-    "--host", metavar="NAME", help="Create the host scope people/ID/hosts/NAME (needs --person)."
+    "--host", metavar="HOST", help="Create the host scope people/ID/hosts/HOST (needs --person)."
 )
 @click.option(
     "--agent", metavar="AGENT", help="Then connect this agent in the new instance (e.g. claude)."
 )
+@version_option
 @json_option
 @repo_option
 @command_edge
@@ -93,10 +108,12 @@ def _connect(root: Path, agent: str, person: str | None, host: str | None) -> di
     links = [a for a in report.actions if a.kind == "link"]
     linked = sum(1 for a in links if a.op in ("create", "replace"))
     files = sum(1 for a in report.actions if a.kind != "link" and a.changes)
+    events = report.external.events if report.external is not None else []
+    failed = [f"external skill {e.link_name}: {e.text()}" for e in events if e.failed]
     return {
         "agent": agent,
         "exit_code": report.exit_code,
         "summary": f"{linked} skill(s) linked, {files} file(s) written",
         "problems": report.problems,
-        "warnings": report.warnings,
+        "warnings": failed + report.warnings,
     }

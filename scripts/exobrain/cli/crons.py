@@ -8,23 +8,34 @@ from pathlib import Path
 import click
 
 from exobrain.cli.edge import (
+    HELP,
     command_edge,
     emit_json,
+    exit_codes,
     json_option,
     plain_table,
     repo_option,
     stdout_is_terminal,
+    version_option,
 )
 
 HEADER = ["NAME", "SCHEDULE", "SKILL", "COMMAND"]
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(
+    context_settings=HELP,
+    epilog=exit_codes(
+        ok="crons.json is fine (or absent)",
+        bad="crons.json breaks its schema or a schedule is not a 5-field cron expression "
+        "(those jobs are left out, and --crontab prints nothing)",
+    ),
+)
 @click.option(
     "--crontab",
     is_flag=True,
     help="Print crontab lines that run each job from the repository root.",
 )
+@version_option
 @json_option
 @repo_option
 @command_edge
@@ -36,9 +47,6 @@ def crons(crontab: bool, as_json: bool, repo: Path | None) -> None:
 
     \b
         (crontab -l 2>/dev/null; exobrain crons --crontab) | crontab -
-
-    Exit 0 when crons.json is fine (or absent), 2 when it breaks its schema or a schedule is
-    not a valid 5-field cron expression (those jobs are left out, and --crontab prints nothing).
     """
     from exobrain.errors import UsageError
     from exobrain.gate.crons import CRONS_FILE, crontab_lines, load_crons

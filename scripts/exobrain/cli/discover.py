@@ -6,14 +6,30 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, finish_read, json_option, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    finish_read,
+    json_option,
+    repo_option,
+    version_option,
+)
 
 
-@click.command("discover", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command("discover", context_settings=HELP, epilog=exit_codes())
 @click.option("--task", required=True, metavar="TEXT", help="What the agent is about to do.")
-@click.option("--persona", metavar="P", help="Keep skills for this persona (or without any).")
+@click.option("--persona", metavar="PERSONA", help="Keep skills for this persona (or without any).")
 @click.option(
-    "-k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="How many skills."
+    "--limit",
+    "-k",
+    "limit",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    metavar="N",
+    help="How many skills.",
 )
 @click.option(
     "--format",
@@ -24,13 +40,14 @@ from exobrain.cli.edge import command_edge, emit_json, finish_read, json_option,
     help="Markdown, JSON (the same as --json), or the <available_skills> block.",
 )
 @click.option("--lexical", is_flag=True, help="Lexical (BM25) ranking only.")
+@version_option
 @json_option
 @repo_option
 @command_edge
 def command(
     task: str,
     persona: str | None,
-    k: int,
+    limit: int,
     fmt: str,
     lexical: bool,
     as_json: bool,
@@ -38,19 +55,22 @@ def command(
 ) -> None:
     """Rank the skills you can see for the task text the way search does, keep those whose
     triggers match it, that fit the persona and whose dependencies resolve, and print the top
-    K. Missing tools are flagged, not filtered."""
+    N. Missing tools are flagged, not filtered."""
     from exobrain.cli.progress import progress_display
     from exobrain.cli.search import quality_of
+    from exobrain.errors import UsageError
     from exobrain.search.discover import discover, render_markdown, render_prompt
     from exobrain.workspace import open_workspace
 
+    if as_json and fmt not in ("md", "json"):
+        raise UsageError(f"choose one of --json and --format {fmt}")
     ws = open_workspace(repo)
     with progress_display() as progress:
         result = discover(
             ws,
             task,
             persona=persona,
-            k=k,
+            k=limit,
             semantic=not lexical,
             quality=quality_of(ws),
             progress=progress,

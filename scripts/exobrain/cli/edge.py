@@ -1,8 +1,12 @@
-"""What every command shares: the one place where domain errors become messages and exit codes.
+"""What every command shares: the one place where domain errors become messages and exit codes,
+and the pieces of the one command-line grammar (knowledge/exobrain/cli.md).
 
 Library code raises :class:`~exobrain.errors.ExobrainError`; :func:`command_edge` prints it as
 ``error: …`` on stderr and exits with its code, so no user ever sees a traceback for a
-problem they can fix.
+problem they can fix. Every command takes ``-h/--help`` (:data:`HELP`), ``--version``
+(:func:`version_option`), ``--repo`` and, when it prints data, ``--json``; its help ends with
+its exit codes (:func:`exit_codes`). tests/cli/test_grammar.py walks every command and holds
+them to it.
 """
 
 from __future__ import annotations
@@ -52,9 +56,29 @@ repo_option = click.option(
     "--repo",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
+    metavar="PATH",
     help="The exobrain to use (default: the git repository around the current folder).",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+
+#: The help options of every command.
+HELP = {"help_option_names": ["-h", "--help"]}
+#: The distribution whose version ``--version`` prints.
+DISTRIBUTION = "exobrain-skills"
+FAILED = "an operation failed (a git call, a lock that timed out)"
+BAD_INPUT = "bad usage or a bad input file (nothing was changed)"
+
+
+def version_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``--version``: the installed toolkit's version, the same on every command."""
+    return click.version_option(
+        package_name=DISTRIBUTION, message="%(prog)s (exobrain-skills) %(version)s"
+    )(func)
+
+
+def exit_codes(ok: str = "done", failed: str = FAILED, bad: str = BAD_INPUT) -> str:
+    """The last paragraph of a command's help: what each exit code means for it."""
+    return f"Exit codes: 0 {ok}; 1 {failed}; 2 {bad}."
 
 
 def emit_json(data: Any) -> None:

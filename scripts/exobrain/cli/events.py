@@ -1,4 +1,5 @@
-"""``exobrain events --since CURSOR``: what changed in your chain since a commit (read-only)."""
+"""``exobrain events --since CURSOR``: what changed in your chain since a commit, or with
+``--follow`` as it happens (read-only)."""
 
 from __future__ import annotations
 
@@ -6,42 +7,101 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, finish_read, json_option, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    finish_read,
+    json_option,
+    repo_option,
+    version_option,
+)
 
 
-@click.command("events", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command("events", context_settings=HELP, epilog=exit_codes())
 @click.option(
     "--since",
     "cursor",
-    required=True,
     metavar="CURSOR",
     help='A commit (the "head" of the previous answer, an id, a tag, HEAD~5).',
 )
+@click.option(
+    "--follow",
+    is_flag=True,
+    help="Keep waiting: print each new event (commits and new ledger lines) as it comes, "
+    "until Ctrl-C; with --json one JSON object per line.",
+)
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=0.05),
+    default=1.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="With --follow: how often to look.",
+)
+@version_option
 @json_option
 @repo_option
 @command_edge
-def command(cursor: str, as_json: bool, repo: Path | None) -> None:
-    """New and removed skills, lifecycle changes, edited skills and knowledge documents, and
-    new signals in your connected chain between CURSOR and HEAD. Pass the printed head as the
-    next --since to follow along."""
+def command(
+    cursor: str | None, follow: bool, interval: float, as_json: bool, repo: Path | None
+) -> None:
+    """New and removed skills, lifecycle changes, edited skills and knowledge documents, skills
+    invoked and new signals in your connected chain between CURSOR and HEAD. Pass the printed
+    head as the next --since to follow along, or --follow to wait for them."""
+    from exobrain.errors import UsageError
     from exobrain.search.events import events_since
     from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
+    if follow:
+        _follow(ws, cursor, interval, as_json)
+    if cursor is None:
+        raise UsageError("name a commit with --since CURSOR, or pass --follow")
     data = events_since(ws, cursor)
     if as_json:
         emit_json(data)
         finish_read(ws)
     for event in data["events"]:
-        extra = ""
-        if event["type"] == "skill.lifecycle":
-            extra = f" {event['from']} → {event['to']}"
-        elif event["type"] == "skill.updated":
-            version = event["version"]
-            if version["from"] != version["to"]:
-                extra = f" {version['from']} → {version['to']}"
-        elif event["type"] == "signal":
-            extra = f" {event['kind']} {event['value']} by {event['by']}"
-        click.echo(f"{event['type']:18} {event['ref']}{extra}")
+        click.echo(_line(event))
     click.echo(f"head: {data['head']}")
     finish_read(ws)
+
+
+def _follow(ws, cursor: str | None, interval: float, as_json: bool) -> None:
+    """Poll until Ctrl-C (or SIGTERM), printing each event as one line; exit 0."""
+    import json
+    import signal
+    import sys
+    import time
+
+    from exobrain.search.follow import Follower
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    follower = Follower(ws, cursor)
+    try:
+        while True:
+            for event in follower.poll():
+                click.echo(json.dumps(event, ensure_ascii=False) if as_json else _line(event))
+            sys.stdout.flush()
+            time.sleep(interval)
+    except KeyboardInterrupt:
+        sys.exit(0)
+
+
+def _line(event: dict) -> str:
+    """One event as a line of text."""
+    kind, extra = event["type"], ""
+    if kind == "skill.lifecycle":
+        extra = f" {event['from']} → {event['to']}"
+    elif kind == "skill.updated":
+        version = event["version"]
+        if version["from"] != version["to"]:
+            extra = f" {version['from']} → {version['to']}"
+    elif kind == "signal":
+        extra = f" {event['kind']} {event['value']} by {event['by']}"
+    elif kind == "skill.invoked":
+        via = f" (as {event['via']})" if event.get("via") else ""
+        extra = f"{via} by {event['by']}" + (f" in {event['agent']}" if event["agent"] else "")
+    return f"{kind:18} {event['ref']}{extra}"

@@ -7,11 +7,23 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    json_option,
+    repo_option,
+    version_option,
+)
 
 
-@click.command("export")
-@click.argument("refs", nargs=-1)
+@click.command(
+    "export",
+    context_settings=HELP,
+    epilog=exit_codes(failed="a skill failed the Agent Skills checks (nothing exported)"),
+)
+@click.argument("refs", metavar="REF...", nargs=-1)
 @click.option(
     "--format",
     "fmt",
@@ -23,12 +35,14 @@ from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
     "-o",
     "--out",
     type=click.Path(path_type=Path),
+    metavar="DIR",
     help="Folder to write into (agentskills-io: DIR/<name>/; claude-plugin: the plugin).",
 )
 @click.option(
     "--zip",
     "zip_file",
     type=click.Path(path_type=Path),
+    metavar="FILE",
     help="Write a .skill/.zip archive whose root holds the skill folder(s).",
 )
 @click.option(
@@ -40,8 +54,14 @@ from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 @click.option(
     "--strip", is_flag=True, help="Drop the native fields instead of keeping them in metadata."
 )
-@click.option("--name", "plugin_name", help="The plugin's name (claude-plugin; default: from -o).")
+@click.option(
+    "--name",
+    "plugin_name",
+    metavar="NAME",
+    help="The plugin's name (claude-plugin; default: from -o).",
+)
 @click.option("--dry-run", is_flag=True, help="Check and list; write nothing.")
+@version_option
 @json_option
 @repo_option
 @command_edge

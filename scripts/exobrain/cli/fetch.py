@@ -4,23 +4,19 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from exobrain.cli.edge import (
+    HELP,
     command_edge,
     emit_json,
+    exit_codes,
     json_option,
     repo_option,
     report_findings,
-    stdout_is_terminal,
+    version_option,
 )
-
-if TYPE_CHECKING:
-    from rich.progress import Progress, TaskID
-
-    from exobrain.fetch.report import SkillEvent
 
 STYLES = {
     "fetched": "green",
@@ -33,7 +29,13 @@ STYLES = {
 }
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(
+    context_settings=HELP,
+    epilog=exit_codes(
+        ok="everything is in place",
+        failed="a skill failed (or, with --check, something would change)",
+    ),
+)
 @click.option(
     "--agent",
     "agent_names",
@@ -54,9 +56,11 @@ STYLES = {
 @click.option(
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
     help="Cache folder (default: $EXOBRAIN_CACHE_DIR or ~/.cache/exobrain).",
 )
 @click.option("--allow-local", is_flag=True, help="Accept file:// URLs and local paths as sources.")
+@version_option
 @repo_option
 @command_edge
 def main(
@@ -74,15 +78,14 @@ def main(
     Each skill is fetched from its git repository through one cached partial clone per
     repository, into the agent's skills folder (always) or the sibling skills-optional/
     (optional, unlisted). Pinned commits and tags are fetched once; branches are re-fetched
-    when they moved. Installs that are off or no longer declared are removed.
-
-    Exit 0 when everything is in place, 1 when a skill failed (or, with --check, when
-    something would change), 2 for bad usage or broken input files.
+    when they moved. Installs that are off or no longer declared are removed. One line per
+    skill; on a terminal, a progress display while it works.
     """
     from exobrain.agents import agent_names as known_agents
     from exobrain.agents import get_agent
     from exobrain.errors import UsageError
     from exobrain.fetch.fetcher import sync_external
+    from exobrain.fetch.report import SkillEvent
     from exobrain.workspace import open_workspace
 
     if check and force:
@@ -95,9 +98,22 @@ def main(
             hint=f"pass --agent NAME (one of: {', '.join(known_agents())})",
         )
     agents = [get_agent(name) for name in names]
-    view = _View(as_json)
+    from exobrain.cli.progress import progress
+
     reports = []
-    try:
+    with progress("fetching external skills", quiet=as_json) as display:
+        finished = 0
+
+        def event(happened: SkillEvent) -> None:
+            nonlocal finished
+            if happened.action == "checking":
+                display.tick(finished, None, f"{happened.agent} {happened.link_name}")
+                return
+            finished += 1
+            display.tick(finished, None, "")
+            if not as_json:
+                display.say(happened.line(), STYLES.get(happened.action, "cyan"))
+
         for agent in agents:
             reports.append(
                 sync_external(
@@ -109,11 +125,9 @@ def main(
                     force=force,
                     check=check,
                     allow_local=True if allow_local else None,
-                    progress=view.event,
+                    progress=event,
                 )
             )
-    finally:
-        view.close()
     code = (
         2
         if ws.has_bad_input
@@ -130,54 +144,9 @@ def main(
         )
     else:
         for report in reports:
-            view.say(report.summary())
+            click.echo(report.summary())
     report_findings(ws.findings)
     for report in reports:
         for warning in report.warnings:
             click.echo(f"warning: {warning}", err=True)
     sys.exit(code)
-
-
-class _View:
-    """Per-skill output: a live spinner on a terminal's stderr, one line per skill otherwise."""
-
-    def __init__(self, as_json: bool) -> None:
-        self.as_json = as_json
-        self.progress: Progress | None = None
-        self.tasks: dict[tuple[str, str], TaskID] = {}
-        if not as_json and sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import Progress, SpinnerColumn, TextColumn
-
-            self.progress = Progress(
-                SpinnerColumn(),
-                TextColumn("{task.description}"),
-                console=Console(stderr=True),
-                transient=True,
-            )
-            self.progress.start()
-        self.rich_lines = self.progress is not None and stdout_is_terminal()
-
-    def event(self, event: SkillEvent) -> None:
-        key = (event.agent, event.link_name)
-        if event.action == "checking":
-            if self.progress is not None:
-                self.tasks[key] = self.progress.add_task(f"{event.agent}  {event.link_name}")
-            return
-        if self.progress is not None and key in self.tasks:
-            self.progress.remove_task(self.tasks.pop(key))
-        self.say(event.line(), STYLES.get(event.action, "cyan"))
-
-    def say(self, text: str, style: str | None = None) -> None:
-        if self.as_json:
-            return
-        if self.rich_lines and self.progress is not None:
-            from rich.text import Text
-
-            self.progress.console.print(Text(text, style=style or ""))
-        else:
-            click.echo(text)
-
-    def close(self) -> None:
-        if self.progress is not None:
-            self.progress.stop()

@@ -6,15 +6,29 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    json_option,
+    repo_option,
+    version_option,
+)
 
 
-@click.command("fork")
-@click.argument("ref")
-@click.option("--into", required=True, help="The scope that gets the copy (e.g. people/alice).")
-@click.option("--name", help="A new name for the copy.")
-@click.option("--owner", help="Owner of the copy (default: the connected person).")
+@click.command("fork", context_settings=HELP, epilog=exit_codes(ok="forked"))
+@click.argument("ref", metavar="REF")
+@click.option(
+    "--into",
+    required=True,
+    metavar="SCOPE",
+    help="The scope that gets the copy (e.g. people/alice).",
+)
+@click.option("--name", metavar="NAME", help="A new name for the copy.")
+@click.option("--owner", metavar="OWNER", help="Owner of the copy (default: the connected person).")
 @click.option("--dry-run", is_flag=True, help="Print what would happen; write nothing.")
+@version_option
 @json_option
 @repo_option
 @command_edge

@@ -6,11 +6,23 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, finish_read, json_option, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    finish_read,
+    json_option,
+    repo_option,
+    version_option,
+)
 
 
-@click.command("get", context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("ref")
+@click.command(
+    "get", context_settings=HELP, epilog=exit_codes(bad="bad usage, or REF is not visible to you")
+)
+@click.argument("ref", metavar="REF")
+@version_option
 @json_option
 @repo_option
 @command_edge

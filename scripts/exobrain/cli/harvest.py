@@ -7,10 +7,22 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    json_option,
+    repo_option,
+    version_option,
+)
 
 
-@click.command("harvest")
+@click.command(
+    "harvest",
+    context_settings=HELP,
+    epilog=exit_codes(failed="an instance could not be read, or an operation failed"),
+)
 @click.argument("instances", nargs=-1, metavar="[INSTANCE]...")
 @click.option(
     "--pick",
@@ -27,9 +39,10 @@ from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
 )
 @click.option(
     "--owner",
-    metavar="ID",
+    metavar="OWNER",
     help="With --pick: owner of the new declaration (default: its owner in the instance).",
 )
+@version_option
 @json_option
 @repo_option
 @command_edge

@@ -8,19 +8,35 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    json_option,
+    repo_option,
+    version_option,
+)
 from exobrain.model import DECLARED_TIERS
 
 FORMATS = ("agentskills", "kdense", "claude")
 
 
-@click.command("import")
-@click.argument("source", required=False)
+@click.command(
+    "import",
+    context_settings=HELP,
+    epilog=exit_codes(failed="some skill could not be imported (the others were)"),
+)
+@click.argument("source", metavar="SOURCE", required=False)
 @click.option(
     "--format", "fmt", type=click.Choice(FORMATS), help="The source's format (default: detected)."
 )
-@click.option("--into", help="The scope that gets the skills (default: your person scope).")
-@click.option("--name", "new_name", help="Import the one chosen skill under this name.")
+@click.option(
+    "--into", metavar="SCOPE", help="The scope that gets the skills (default: your person scope)."
+)
+@click.option(
+    "--name", "new_name", metavar="NAME", help="Import the one chosen skill under this name."
+)
 @click.option("--all", "all_skills", is_flag=True, help="Import every skill of a bundle.")
 @click.option(
     "--skill",
@@ -34,9 +50,13 @@ FORMATS = ("agentskills", "kdense", "claude")
     type=click.Choice(DECLARED_TIERS),
     help="Tier of the new declarations (default: optional).",
 )
-@click.option("--owner", help="Owner of the new declarations (default: the connected person).")
-@click.option("--path", "sub_path", help="Folder inside a git repository.")
-@click.option("--ref", help="Branch, tag or commit of a git repository.")
+@click.option(
+    "--owner",
+    metavar="OWNER",
+    help="Owner of the new declarations (default: the connected person).",
+)
+@click.option("--path", "sub_path", metavar="PATH", help="Folder inside a git repository.")
+@click.option("--ref", "git_ref", metavar="REV", help="Branch, tag or commit of a git repository.")
 @click.option(
     "--allow-local",
     is_flag=True,
@@ -49,6 +69,7 @@ FORMATS = ("agentskills", "kdense", "claude")
     help="Re-import the imported skill NAME from its recorded upstream.",
 )
 @click.option("--dry-run", is_flag=True, help="Show what would happen; write nothing.")
+@version_option
 @json_option
 @repo_option
 @command_edge
@@ -62,7 +83,7 @@ def command(
     tier: str | None,
     owner: str | None,
     sub_path: str | None,
-    ref: str | None,
+    git_ref: str | None,
     allow_local: bool,
     update: str | None,
     dry_run: bool,
@@ -72,7 +93,7 @@ def command(
     """Import skills from SOURCE: a skill folder, a bundle folder, a .skill/.zip archive, a git
     URL (with --path and --ref) or owner/repo[/path][@ref] on GitHub. Each skill is translated
     (repairs are listed), copied into <scope>/skills/<name>/, declared and locked with its
-    upstream commit and hash. Exit 1 when some skill could not be imported."""
+    upstream commit and hash. On a terminal, a progress display while it works."""
     from exobrain.errors import UsageError
     from exobrain.workspace import open_workspace
 
@@ -89,7 +110,7 @@ def command(
                 ("--tier", tier),
                 ("--owner", owner),
                 ("--path", sub_path),
-                ("--ref", ref),
+                ("--ref", git_ref),
             )
             if value
         ]
@@ -107,23 +128,26 @@ def command(
             raise UsageError("give a SOURCE to import, or --update NAME")
         if all_skills and skills:
             raise UsageError("give --all or --skill, not both")
+        from exobrain.cli.progress import progress
         from exobrain.interop.importer import import_skills
 
-        report = import_skills(
-            ws,
-            source,
-            fmt=fmt,
-            into=into,
-            new_name=new_name,
-            skills=skills,
-            all_skills=all_skills,
-            tier=tier,
-            owner=owner,
-            path=sub_path,
-            ref=ref,
-            dry_run=dry_run,
-            allow_local=True if allow_local else None,
-        )
+        with progress(f"importing {source}", quiet=as_json) as display:
+            report = import_skills(
+                ws,
+                source,
+                fmt=fmt,
+                into=into,
+                new_name=new_name,
+                skills=skills,
+                all_skills=all_skills,
+                tier=tier,
+                owner=owner,
+                path=sub_path,
+                ref=git_ref,
+                dry_run=dry_run,
+                allow_local=True if allow_local else None,
+                tick=display.tick,
+            )
     code = 1 if report.skipped else 0
     if as_json:
         emit_json({**report.as_json(), "exit_code": code})

@@ -7,11 +7,29 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, finish_read, json_option, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    finish_read,
+    json_option,
+    repo_option,
+    version_option,
+)
 
 
-@click.command("index", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(
+    "index",
+    context_settings=HELP,
+    epilog=exit_codes(
+        ok="the cache is up to date",
+        failed="the cache could not be written (it is locked or not a folder)",
+        bad="bad usage or a broken registry",
+    ),
+)
 @click.option("--lexical", is_flag=True, help="The lexical index only; embed nothing.")
+@version_option
 @json_option
 @repo_option
 @command_edge

@@ -6,17 +6,31 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, finish_read, json_option, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    finish_read,
+    json_option,
+    repo_option,
+    version_option,
+)
 
 
-@click.command("links", context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("ref")
+@click.command(
+    "links",
+    context_settings=HELP,
+    epilog=exit_codes(bad="bad usage (an unknown predicate), or REF is not visible to you"),
+)
+@click.argument("ref", metavar="REF")
 @click.option(
     "--predicate",
     metavar="P",
     help="Only this predicate: uses_tool, uses_skill, derives_from, "
     "documents_artifact, supersedes.",
 )
+@version_option
 @json_option
 @repo_option
 @command_edge

@@ -7,16 +7,23 @@ from pathlib import Path
 import click
 
 from exobrain.cli.edge import (
+    HELP,
     command_edge,
     emit_json,
+    exit_codes,
     finish_read,
     json_option,
     plain_table,
     repo_option,
+    version_option,
 )
 
 
-@click.command("list", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(
+    "list",
+    context_settings=HELP,
+    epilog=exit_codes(bad="bad usage (an unknown type, field, operator or sort key)"),
+)
 @click.option(
     "--types",
     "types",
@@ -40,6 +47,7 @@ from exobrain.cli.edge import (
     help="Sort by a row field such as content.version:desc or quality:desc.",
 )
 @click.option("--limit", type=click.IntRange(min=1), metavar="N", help="At most N rows.")
+@version_option
 @json_option
 @repo_option
 @command_edge
@@ -53,7 +61,8 @@ def command(
 ) -> None:
     """List the skills and knowledge documents of your connected chain. A row has ref, type,
     name, home, owner, lifecycle, tier, path, version, hash, quality, description and content
-    (the frontmatter); --filter and --sort read any of them by dotted path."""
+    (the frontmatter); --filter and --sort read any of them by dotted path (content.KEY for a
+    frontmatter field); a field a row does not have is refused."""
     from exobrain.cli.search import parse_types, quality_of
     from exobrain.search.substrate import Substrate
     from exobrain.util.jsonlogic import parse_rule, parse_sort

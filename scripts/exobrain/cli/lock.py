@@ -7,17 +7,35 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option, report_findings
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    json_option,
+    repo_option,
+    report_findings,
+    version_option,
+)
 
 
-@click.command("lock")
+@click.command(
+    "lock",
+    context_settings=HELP,
+    epilog=exit_codes(
+        ok="every lock is up to date (now)",
+        failed="content changed without a version bump, or (with --check) a lock is stale",
+    ),
+)
 @click.option("--check", is_flag=True, help="Only report; exit 1 when any lock is out of date.")
+@version_option
 @json_option
 @repo_option
 @command_edge
 def command(check: bool, as_json: bool, repo: Path | None) -> None:
     """Recompute the lock of every versioned skill; content changed without a version bump is
-    refused (exobrain register PATH --bump patch)."""
+    refused (exobrain register PATH --bump patch). Entries of skills that are no longer
+    declared, or whose folder is gone, are dropped."""
     from exobrain.artifacts.register import lock_all
     from exobrain.workspace import open_workspace
 
@@ -29,6 +47,7 @@ def command(check: bool, as_json: bool, repo: Path | None) -> None:
             {
                 "stale": report.stale,
                 "written": report.written,
+                "dropped": report.dropped,
                 "refused": report.refused,
                 "exit_code": code,
             }
@@ -38,6 +57,8 @@ def command(check: bool, as_json: bool, repo: Path | None) -> None:
             click.echo(("stale  " if check else "       ") + line)
         for ref in report.written:
             click.echo(f"locked {ref}")
+        for ref in report.dropped if not check else []:
+            click.echo(f"dropped {ref}")
         if not report.stale and code == 0:
             click.echo("all locks up to date")
     report_findings(ws.findings)

@@ -1,8 +1,11 @@
-"""The progress display of long search-cache work: reading thousands of skills, embedding.
+"""The one progress display: a rich bar on stderr when it is a terminal, nothing otherwise (a
+pipe, a file, a test), so scripts and ``--json`` readers never see it.
 
-On a terminal, a bar per stage on stderr, drawn only for work worth watching (a stage of at
-least :data:`WORTH_A_BAR` items) and gone when done; elsewhere nothing, or (for ``exobrain
-index``, whose whole job is this work) a line per tenth on stderr.
+Anything that may take more than a second uses it — building the search index and embedding
+(:func:`progress_display`, a bar per stage), importing and fetching external skills
+(:func:`progress`, one bar or spinner with the item under way) — so a person at a terminal sees
+that work is going on. The library reports through plain callables and never imports this
+module.
 """
 
 from __future__ import annotations
@@ -10,22 +13,68 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 LABELS = {
     "index": "reading skills",
     "minilm": "embedding (MiniLM)",
     "wordllama": "embedding (WordLlama)",
 }
+#: A search-cache stage of fewer items is over before a bar would be seen.
 WORTH_A_BAR = 50
 Report = Callable[[str, int, int], None]
 
 
+class Display:
+    """One running display: :meth:`tick` moves it on, :meth:`say` prints a line above it
+    (or plainly, without a terminal)."""
+
+    def __init__(self, label: str, live: Progress | None, task: TaskID | None) -> None:
+        self.label = label
+        self.live = live
+        self.task = task
+
+    def tick(self, done: int, total: int | None = None, what: str = "") -> None:
+        """``done`` of ``total`` steps (None: unknown); ``what`` is the one under way."""
+        if self.live is None or self.task is None:
+            return
+        description = f"{self.label}: {what}" if what else self.label
+        self.live.update(self.task, completed=done, total=total, description=description)
+
+    def say(self, text: str, style: str | None = None) -> None:
+        """A line of output that stays (on stdout, or above the display on a terminal)."""
+        if self.live is not None and sys.stdout.isatty():
+            from rich.text import Text
+
+            self.live.console.print(Text(text, style=style or ""))
+        else:
+            click.echo(text)
+
+
+@contextmanager
+def progress(label: str, *, total: int | None = None, quiet: bool = False) -> Iterator[Display]:
+    """Show ``label`` with a bar (``total`` known) or a spinner while the block runs, on a
+    terminal's stderr; the display goes away when the block ends. ``quiet`` (``--json``)
+    shows nothing."""
+    if quiet or not sys.stderr.isatty():
+        yield Display(label, None, None)
+        return
+    with _bar() as live:
+        yield Display(label, live, live.add_task(label, total=total))
+
+
 @contextmanager
 def progress_display(*, plain_lines: bool = False) -> Iterator[Report | None]:
-    """Yield a ``progress(stage, done, total)`` callback for the search family, or None."""
+    """Yield a ``progress(stage, done, total)`` callback for the search family, or None.
+
+    On a terminal, a bar per stage, drawn only for a stage of at least :data:`WORTH_A_BAR`
+    items; elsewhere nothing, or (``plain_lines``, for ``exobrain index``, whose whole job is
+    this work) a line per tenth on stderr."""
     if not sys.stderr.isatty():
         yield _lines() if plain_lines else None
         return
@@ -46,21 +95,23 @@ def progress_display(*, plain_lines: bool = False) -> Iterator[Report | None]:
         yield report
 
 
-def _bar() -> Any:
+def _bar() -> Progress:
     from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
         Progress,
+        SpinnerColumn,
         TextColumn,
-        TimeRemainingColumn,
+        TimeElapsedColumn,
     )
 
     return Progress(
+        SpinnerColumn(),
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TimeRemainingColumn(),
+        TimeElapsedColumn(),
         console=Console(stderr=True),
         transient=True,
     )

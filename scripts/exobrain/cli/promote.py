@@ -8,21 +8,30 @@ from pathlib import Path
 import click
 
 from exobrain.cli.edge import (
+    HELP,
     command_edge,
     emit_json,
+    exit_codes,
     json_option,
     plain_table,
     repo_option,
     report_findings,
     stdout_is_terminal,
+    version_option,
 )
 from exobrain.model import TIERS
 
 LIST_HEADER = ["#", "NAME", "KIND", "FROM", "OWNER", "TIER", "FORCE", "AGENTS"]
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("name", required=False)
+@click.command(
+    context_settings=HELP,
+    epilog=exit_codes(
+        ok="changed (or nothing to change)",
+        bad="bad usage (an unknown skill, scope or tier) or a broken registry; nothing written",
+    ),
+)
+@click.argument("name", metavar="NAME", required=False)
 @click.option(
     "--from",
     "origin",
@@ -57,6 +66,7 @@ LIST_HEADER = ["#", "NAME", "KIND", "FROM", "OWNER", "TIER", "FORCE", "AGENTS"]
 )
 @click.option("--list", "show_list", is_flag=True, help="List the entries of the --into registry.")
 @click.option("--dry-run", is_flag=True, help="Print the change and write nothing.")
+@version_option
 @json_option
 @repo_option
 @command_edge

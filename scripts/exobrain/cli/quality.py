@@ -1,4 +1,5 @@
-"""``exobrain quality [REF]``: the quality score of one skill or of every declared skill."""
+"""``exobrain quality [REF]``: the quality score of one skill or of every skill you can see
+(search's view: your chain, or with ``--all-scopes`` every declaration of the repository)."""
 
 from __future__ import annotations
 
@@ -8,53 +9,68 @@ from pathlib import Path
 import click
 
 from exobrain.cli.edge import (
+    HELP,
     command_edge,
     emit_json,
+    exit_codes,
     finish_read,
     json_option,
     plain_table,
     repo_option,
+    version_option,
 )
 
 SHOWN_PROBLEMS = 10
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("ref", required=False)
+@click.command(context_settings=HELP, epilog=exit_codes())
+@click.argument("ref", metavar="REF", required=False)
 @click.option("--limit", type=click.IntRange(min=1), metavar="N", help="Show the top N only.")
+@click.option(
+    "--all-scopes",
+    "everywhere",
+    is_flag=True,
+    help="Every skill declared in the repository (what skills-status --all lists), not only "
+    "the skills your chain sees.",
+)
+@version_option
 @json_option
 @repo_option
 @command_edge
-def main(ref: str | None, limit: int | None, as_json: bool, repo: Path | None) -> None:
+def main(
+    ref: str | None, limit: int | None, everywhere: bool, as_json: bool, repo: Path | None
+) -> None:
     """Show the quality score (0..1) and its components: votes, ranks, calibration, usage, fund.
 
     Signals lose half their weight every half-life; the formula and its constants are in
-    signals/weights.json and knowledge/exobrain/signals.md. Without REF: every declared skill,
-    best first.
+    signals/weights.json and knowledge/exobrain/signals.md. Without REF: every skill you can
+    see, as exobrain search sees them (--all-scopes: every declared skill), best first.
     """
-    from exobrain.refs import canonical, parse_ref
+    from exobrain.errors import UsageError
+    from exobrain.search.corpus import open_view
     from exobrain.signals.aggregate import aggregate
     from exobrain.signals.quality import load_weights, quality, quality_all
-    from exobrain.workspace import find_declaration, open_workspace
+    from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
+    view = open_view(ws, everywhere=everywhere)
     weights = load_weights(ws.root)
     agg = aggregate(ws.root)
     now = time.time()
     source = _rel(ws.root, weights.path)
     if ref is not None:
-        result = quality(agg, canonical(find_declaration(ws, parse_ref(ref))), weights, now)
+        try:
+            found = view.find(ref if ":" in ref else f"skill:{ref}", ("skill",))
+        except UsageError as exc:
+            hint = None if everywhere else "pass --all-scopes to see every declared skill"
+            raise UsageError(exc.message, hint=hint or exc.hint) from exc
+        result = quality(agg, found.ref, weights, now)
         if as_json:
             emit_json({**result.as_json(), "weights": source})
         else:
             _show_one(result, weights, source)
     else:
-        entries = {
-            canonical(e): e
-            for r in ws.all_registries(include_seed=False)
-            for e in r.entries
-            if not e.is_override
-        }
+        entries = {a.ref: a.declaration for a in view.skills() if a.declaration is not None}
         results = sorted(
             quality_all(agg, list(entries), weights, now), key=lambda q: (-q.score, q.skill)
         )[:limit]

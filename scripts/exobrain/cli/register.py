@@ -6,21 +6,32 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    json_option,
+    repo_option,
+    version_option,
+)
 from exobrain.model import DECLARED_TIERS
 from exobrain.util.versions import BUMPS
 
 
-@click.command("register")
-@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.command("register", context_settings=HELP, epilog=exit_codes(ok="registered"))
+@click.argument("path", metavar="PATH", type=click.Path(exists=True, path_type=Path))
 @click.option("--bump", type=click.Choice(BUMPS), help="Raise the version before locking.")
 @click.option(
     "--tier",
     type=click.Choice(DECLARED_TIERS),
     help="Tier of the declaration (new declarations default to optional).",
 )
-@click.option("--owner", help="Owner of a new declaration (default: the connected person).")
+@click.option(
+    "--owner", metavar="OWNER", help="Owner of a new declaration (default: the connected person)."
+)
 @click.option("--dry-run", is_flag=True, help="Check and print; write nothing.")
+@version_option
 @json_option
 @repo_option
 @command_edge

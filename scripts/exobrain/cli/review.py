@@ -8,16 +8,31 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    json_option,
+    repo_option,
+    version_option,
+)
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(
+    context_settings=HELP,
+    epilog=exit_codes(
+        ok="clean (or skipped, or no base to compare with)",
+        failed="a new shared skill lacks proof, a lifecycle change is not allowed, or git failed",
+    ),
+)
 @click.option(
     "--base",
-    metavar="REF",
+    metavar="REV",
     help="Compare with the merge base of HEAD and REF (default: origin/HEAD, else "
     "origin/main, main, master).",
 )
+@version_option
 @json_option
 @repo_option
 @command_edge
@@ -27,13 +42,11 @@ def main(base: str | None, as_json: bool, repo: Path | None) -> None:
     Shared scopes are global, seed, groups and teams (every scope type but person and host).
     A skill is new when its declaration or SKILL.md appears there and was not there at the
     base; a rename in the same registry keeps its standing, a move from a person scope does
-    not. Proof is tracked by git (staged or committed) inside the skill's folder — a file with
-    'test' in its name, evals/ or *.eval.json, ab-results.json — or a crons.json job naming the
-    skill. Lifecycle changes must go draft→active→deprecated→archived (or straight to
-    archived).
-
-    Exit 0 when clean, 2 when a new shared skill lacks proof or a lifecycle change is not
-    allowed. Set EXOBRAIN_SKIP_AUTHORING_REVIEW=1 to skip the check (it says so).
+    not. Proof is tracked by git (staged or committed) inside the skill's folder — a test
+    (test_*.py, *_test.*, *.test.*, tests/…) that is not empty, an eval (evals/*.json,
+    *.eval.json) that parses, an ab-results.json with recorded runs — or a crons.json job
+    naming the skill. Lifecycle changes must go draft→active→deprecated→archived (or straight
+    to archived). Set EXOBRAIN_SKIP_AUTHORING_REVIEW=1 to skip the check (it says so).
     """
     from exobrain.gate.review import SKIP_VARIABLE, pick_base, review, skip_requested
     from exobrain.util.repository import Repository
@@ -116,7 +129,8 @@ def _executables(executables) -> None:
 
 
 def _render(result) -> None:
-    from exobrain.gate.review import PROOF_RULES, SKIP_VARIABLE
+    from exobrain.gate.proof import PROOF_RULES
+    from exobrain.gate.review import SKIP_VARIABLE
 
     base = result.base
     against = f"{base.ref} at {base.commit[:10]}" + (
@@ -148,6 +162,8 @@ def _render(result) -> None:
         for skill in unproven:
             click.echo(f"  {skill.name} ({skill.scope}): {skill.reason}")
             click.echo(f"    proof: {skill.needs()}")
+            for found in skill.rejected:
+                click.echo(f"    not proof: {found}")
             for path in skill.untracked:
                 click.echo(f"    note: {path} is on disk but not tracked by git: git add it")
     if result.lifecycle:

@@ -7,12 +7,15 @@ from pathlib import Path
 import click
 
 from exobrain.cli.edge import (
+    HELP,
     command_edge,
     emit_json,
+    exit_codes,
     finish_read,
     json_option,
     repo_option,
     stdout_is_terminal,
+    version_option,
 )
 
 
@@ -21,8 +24,12 @@ def split_list(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
 
 
-@click.command("search", context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("query", nargs=-1, required=True)
+@click.command(
+    "search",
+    context_settings=HELP,
+    epilog=exit_codes(bad="bad usage (an unknown type or lifecycle) or a bad input file"),
+)
+@click.argument("query", metavar="QUERY", nargs=-1, required=True)
 @click.option(
     "--types",
     "types",
@@ -31,12 +38,12 @@ def split_list(values: tuple[str, ...]) -> tuple[str, ...]:
     metavar="T[,T]",
     help="Artifact types: skill, knowledge.",
 )
-@click.option("--tag", "tags", multiple=True, metavar="T", help="Keep artifacts with this tag.")
+@click.option("--tag", "tags", multiple=True, metavar="TAG", help="Keep artifacts with this tag.")
 @click.option(
     "--persona",
     "personas",
     multiple=True,
-    metavar="P",
+    metavar="PERSONA",
     help="Keep artifacts with this persona (or tag).",
 )
 @click.option(
@@ -50,12 +57,20 @@ def split_list(values: tuple[str, ...]) -> tuple[str, ...]:
     "--all-scopes",
     "everywhere",
     is_flag=True,
-    help="Search every shared scope too, not only your connected chain.",
+    help="Search every scope (what skills-status --all lists), not only your connected chain.",
 )
 @click.option(
-    "-k", "k", type=click.IntRange(min=1), default=10, show_default=True, help="How many hits."
+    "--limit",
+    "-k",
+    "limit",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    metavar="N",
+    help="How many hits.",
 )
 @click.option("--lexical", is_flag=True, help="Lexical (BM25) ranking only.")
+@version_option
 @json_option
 @repo_option
 @command_edge
@@ -66,7 +81,7 @@ def command(
     personas: tuple[str, ...],
     lifecycles: tuple[str, ...],
     everywhere: bool,
-    k: int,
+    limit: int,
     lexical: bool,
     as_json: bool,
     repo: Path | None,
@@ -74,7 +89,8 @@ def command(
     """Rank the skills your connection can see for QUERY: BM25 and meaning (the encoders of
     the [semantic] extra) fused, times quality, times lifecycle (deprecated lower, archived
     only with --lifecycle archived). Each hit shows its home, its tier for you, the score
-    components and, when it is not on for you, how to opt in."""
+    components and, when it is not on for you, how to opt in. The first search of a
+    repository builds its index (a progress display on a terminal)."""
     from exobrain.cli.progress import progress_display
     from exobrain.search.engine import Filters, hit_json, search
     from exobrain.workspace import open_workspace
@@ -90,7 +106,13 @@ def command(
     text = " ".join(query)
     with progress_display() as progress:
         result = search(
-            ws, text, filters, k=k, semantic=not lexical, quality=quality_of(ws), progress=progress
+            ws,
+            text,
+            filters,
+            k=limit,
+            semantic=not lexical,
+            quality=quality_of(ws),
+            progress=progress,
         )
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
@@ -110,7 +132,7 @@ def command(
     elif not result.hits:
         click.echo(
             f"no match among {result.considered} visible artifacts"
-            + ("" if everywhere else " (--all-scopes searches the shared scopes too)")
+            + ("" if everywhere else " (--all-scopes searches every scope)")
         )
     else:
         _print_hits(result.hits)

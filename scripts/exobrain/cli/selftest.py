@@ -7,13 +7,25 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    json_option,
+    repo_option,
+    version_option,
+)
 
 LABELS = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}
 COLOURS = {"pass": "green", "fail": "red", "skip": "yellow"}
 
 
-@click.command("selftest")
+@click.command(
+    "selftest",
+    context_settings=HELP,
+    epilog=exit_codes(ok="every check passed or was skipped", failed="a check failed"),
+)
 @click.option("--no-suite", is_flag=True, help="Skip the package's own test suite (fast).")
 @click.option(
     "--suite",
@@ -22,6 +34,7 @@ COLOURS = {"pass": "green", "fail": "red", "skip": "yellow"}
     metavar="PATH",
     help="Run only these test paths (repeatable; default: the configured testpaths).",
 )
+@version_option
 @json_option
 @repo_option
 @command_edge

@@ -2,57 +2,94 @@
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
+from typing import Any
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, finish_read, json_option, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    finish_read,
+    json_option,
+    repo_option,
+    version_option,
+)
+
+INCOMING = {"supersedes": "superseded by", "derives_from": "derived by", "uses_skill": "used by"}
 
 
-@click.command("show")
-@click.argument("ref")
+@click.command("show", context_settings=HELP, epilog=exit_codes())
+@click.argument("ref", metavar="REF")
+@version_option
 @json_option
 @repo_option
 @command_edge
 def command(ref: str, as_json: bool, repo: Path | None) -> None:
-    """Show one skill: frontmatter, home, declarations and overrides, how it resolves for you,
-    version and lock state, lifecycle, and links both ways. REF is skill:NAME[@HOME]."""
+    """Show one skill: every frontmatter field, home, declarations and overrides, how it
+    resolves for you, version and lock state (fresh, stale or missing), quality and its
+    components, lifecycle, links both ways and the comments, as a thread. REF is
+    skill:NAME[@HOME]."""
     from exobrain.artifacts.show import describe_skill
+    from exobrain.signals.aggregate import aggregate
+    from exobrain.signals.comments import thread
+    from exobrain.signals.quality import load_weights, quality
+    from exobrain.signals.view import skill_lines
     from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
     facts = describe_skill(ws, ref)
+    score = quality(aggregate(ws.root), facts["ref"], load_weights(ws.root), time.time())
+    facts["quality"] = {"score": round(score.score, 6), "components": score.as_json()["components"]}
+    facts["comments"] = thread(skill_lines(ws.root, facts["ref"])[0])
     if as_json:
         emit_json(facts)
-        finish_read(ws)
+    else:
+        _render(facts)
+    finish_read(ws)
+
+
+def _render(facts: dict[str, Any]) -> None:
     click.echo(f"{facts['ref']}  (owner {facts['owner']}, lifecycle {facts['lifecycle']})")
     if facts.get("path"):
-        click.echo(f"  path:      {facts['path']}")
+        click.echo(f"  path:        {facts['path']}")
     if facts.get("source"):
         source = facts["source"]
-        click.echo(f"  source:    {source['repo']} {source['path']} @ {source['ref']}")
-    click.echo(f"  version:   {facts.get('version') or '-'}")
+        click.echo(f"  source:      {source['repo']} {source['path']} @ {source['ref']}")
+    click.echo(f"  version:     {facts.get('version') or '-'}")
+    lock = facts["lock"]
+    detail = f" ({lock['detail']})" if lock.get("detail") else ""
+    click.echo(f"  lock:        {lock['state']}{detail}")
     resolved = facts["resolved"]
     note = f" ({resolved['note']})" if resolved["note"] else ""
-    click.echo(f"  for you:   {resolved['tier']}{note}, decided by {resolved['decided_by']}")
+    click.echo(f"  for you:     {resolved['tier']}{note}, decided by {resolved['decided_by']}")
+    score = facts["quality"]
+    parts = ", ".join(f"{k} {v:.2f}" for k, v in score["components"].items())
+    click.echo(f"  quality:     {score['score']:.3f} ({parts})")
     for label, key in (("declared", "declarations"), ("override", "overrides")):
         for item in facts[key]:
             extra = "".join(
                 f" {k}={v}" for k, v in item.items() if k not in ("registry", "index", "tier")
             )
             click.echo(
-                f"  {label + ':':10} {item['registry']} #{item['index']} tier={item['tier']}{extra}"
+                f"  {label + ':':12} {item['registry']} #{item['index']} tier={item['tier']}{extra}"
             )
     for predicate, refs in facts["links"].items():
         click.echo(f"  {predicate}: {', '.join(map(str, refs))}")
-    incoming = {
-        "supersedes": "superseded by",
-        "derives_from": "derived by",
-        "uses_skill": "used by",
-    }
     for predicate, refs in facts["linked_from"].items():
-        click.echo(f"  {incoming[predicate]}: {', '.join(refs)}")
-    description = facts["frontmatter"].get("description")
-    if description:
-        click.echo(f"  description: {' '.join(str(description).split())}")
-    finish_read(ws)
+        click.echo(f"  {INCOMING[predicate]}: {', '.join(refs)}")
+    if facts["frontmatter"]:
+        click.echo("  frontmatter:")
+    for key, value in facts["frontmatter"].items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        click.echo(f"    {key}: {' '.join(str(text).split())}")
+    if facts["comments"]:
+        click.echo(f"  comments ({len(facts['comments'])}):")
+    for comment in facts["comments"]:
+        indent = "  " * (2 + comment["depth"])
+        text = " ".join(comment["text"].split())
+        click.echo(f"{indent}[{comment['id']}] {comment['by']} {comment['ts'][:10]}: {text}")

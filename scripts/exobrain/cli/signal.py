@@ -7,9 +7,19 @@ from typing import Any
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, plain_table, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    json_option,
+    plain_table,
+    repo_option,
+    version_option,
+)
 
-CONTEXT = {"help_option_names": ["-h", "--help"]}
+CONTEXT = HELP
+RECORDED = exit_codes(ok="recorded", bad="bad usage: an unknown skill or a value out of range")
 #: Lets a value such as -1 or -5 through as an argument, to be refused with a clear message.
 NUMBERS = {**CONTEXT, "ignore_unknown_options": True}
 
@@ -22,43 +32,32 @@ def _common(func):
         help="File it under this host (default: $EXOBRAIN_HOST, the connected "
         "host scope, else this machine's short hostname).",
     )(func)
-    return repo_option(json_option(func))
+    return version_option(repo_option(json_option(func)))
 
 
 def _record(kind: str, ref_text: str, value: Any, options: dict[str, Any], **extra: Any) -> None:
     from exobrain.agents import get_agent
-    from exobrain.refs import canonical, parse_ref
-    from exobrain.signals.ledger import author, host_id, make_signal, record_signal
-    from exobrain.workspace import find_declaration, open_workspace
+    from exobrain.signals.record import record
+    from exobrain.workspace import open_workspace
 
     if options["agent"]:
         get_agent(options["agent"])
     ws = open_workspace(options["repo"])
-    ref = canonical(find_declaration(ws, parse_ref(ref_text)))
-    line = make_signal(
-        kind,
-        ref,
-        value,
-        by=author(ws),
-        host=host_id(ws, options["host"]),
-        agent=options["agent"],
-        **extra,
-    )
-    path, warning = record_signal(ws.root, line)
-    if warning:
-        click.echo(f"warning: {warning}", err=True)
+    done = record(ws, kind, ref_text, value, agent=options["agent"], host=options["host"], **extra)
+    line, rel = done.line, done.path.relative_to(ws.root).as_posix()
+    if done.warning:
+        click.echo(f"warning: {done.warning}", err=True)
     if options["as_json"]:
-        emit_json({**line, "file": path.relative_to(ws.root).as_posix()})
+        emit_json({**line, "file": rel})
         return
     from exobrain.signals.view import describe
 
-    click.echo(
-        f"recorded {kind} {describe(line)} on {ref} by {line['by']} "
-        f"({path.relative_to(ws.root).as_posix()})"
-    )
+    via = f" (used as {line['via']}, which it supersedes)" if "via" in line else ""
+    click.echo(f"recorded {kind} {describe(line)} on {line['skill']}{via} by {line['by']} ({rel})")
 
 
-@click.group(context_settings=CONTEXT)
+@click.group(context_settings=CONTEXT, epilog=RECORDED)
+@version_option
 def signal() -> None:
     """Record a signal about a skill in your ledger (signals/<person>/<host>.jsonl).
 
@@ -67,8 +66,8 @@ def signal() -> None:
     """
 
 
-@signal.command(context_settings=NUMBERS)
-@click.argument("ref")
+@signal.command(context_settings=NUMBERS, epilog=RECORDED)
+@click.argument("ref", metavar="REF")
 @click.argument("value", metavar="up|down")
 @_common
 @command_edge
@@ -77,8 +76,8 @@ def vote(ref: str, value: str, **options: Any) -> None:
     _record("vote", ref, value, options)
 
 
-@signal.command(context_settings=NUMBERS)
-@click.argument("ref")
+@signal.command(context_settings=NUMBERS, epilog=RECORDED)
+@click.argument("ref", metavar="REF")
 @click.argument("dimension", metavar="clarity|accuracy|scope|novelty")
 @click.argument("value", metavar="0..1")
 @_common
@@ -88,8 +87,8 @@ def rank(ref: str, dimension: str, value: str, **options: Any) -> None:
     _record("rank", ref, value, options, dimension=dimension)
 
 
-@signal.command(context_settings=CONTEXT)
-@click.argument("ref")
+@signal.command(context_settings=CONTEXT, epilog=RECORDED)
+@click.argument("ref", metavar="REF")
 @click.option("--auto", is_flag=True, help="Written by a hook or another program, not by hand.")
 @_common
 @command_edge
@@ -98,10 +97,10 @@ def usage(ref: str, auto: bool, **options: Any) -> None:
     _record("usage", ref, 1, options, auto=auto)
 
 
-@signal.command(context_settings=CONTEXT)
-@click.argument("ref")
+@signal.command(context_settings=CONTEXT, epilog=RECORDED)
+@click.argument("ref", metavar="REF")
 @click.argument("outcome", metavar="completed|failed")
-@click.option("--note", help="What happened, in a few words.")
+@click.option("--note", metavar="TEXT", help="What happened, in a few words.")
 @_common
 @command_edge
 def calibration(ref: str, outcome: str, note: str | None, **options: Any) -> None:
@@ -109,10 +108,16 @@ def calibration(ref: str, outcome: str, note: str | None, **options: Any) -> Non
     _record("calibration", ref, outcome, options, note=note)
 
 
-@signal.command(context_settings=NUMBERS)
-@click.argument("ref")
-@click.argument("amount")
-@click.option("--currency", default="token", show_default=True, help="What AMOUNT is counted in.")
+@signal.command(context_settings=NUMBERS, epilog=RECORDED)
+@click.argument("ref", metavar="REF")
+@click.argument("amount", metavar="AMOUNT")
+@click.option(
+    "--currency",
+    default="token",
+    show_default=True,
+    metavar="UNIT",
+    help="What AMOUNT is counted in.",
+)
 @_common
 @command_edge
 def fund(ref: str, amount: str, currency: str, **options: Any) -> None:
@@ -120,14 +125,14 @@ def fund(ref: str, amount: str, currency: str, **options: Any) -> None:
     _record("fund", ref, amount, options, currency=currency)
 
 
-@click.command(context_settings=CONTEXT)
-@click.argument("ref", required=False)
+@click.command(context_settings=CONTEXT, epilog=exit_codes())
+@click.argument("ref", metavar="REF", required=False)
 @click.option(
     "--compact",
     is_flag=True,
     help="Fold a person's old lines into snapshot lines (no number changes).",
 )
-@click.option("--person", metavar="P", help="With --compact: whose ledgers (default: yours).")
+@click.option("--person", metavar="ID", help="With --compact: whose ledgers (default: yours).")
 @click.option(
     "--older-than",
     type=click.IntRange(min=0),
@@ -135,6 +140,7 @@ def fund(ref: str, amount: str, currency: str, **options: Any) -> None:
     help="With --compact: lines older than DAYS (default: signals/weights.json).",
 )
 @click.option("--dry-run", is_flag=True, help="With --compact: show what would change.")
+@version_option
 @json_option
 @repo_option
 @command_edge
@@ -147,7 +153,7 @@ def signals(
     as_json: bool,
     repo: Path | None,
 ) -> None:
-    """List the signals about a skill and their aggregate, or compact ledgers.
+    """List the signals and comments about a skill and their aggregate, or compact ledgers.
 
     The aggregate follows SPEC-013: a voter's latest vote counts, a rater's latest rank per
     dimension counts, uses and funds add up, calibration outcomes give a completion rate.
@@ -169,18 +175,14 @@ def signals(
 
 
 def _list(ws, ref_text: str, as_json: bool) -> None:
-    from exobrain.refs import canonical, parse_ref
-    from exobrain.signals.aggregate import aggregate
-    from exobrain.signals.view import describe, skill_lines, summary
-    from exobrain.workspace import find_declaration
+    from exobrain.signals.view import describe, skill_signals
 
-    ref = canonical(find_declaration(ws, parse_ref(ref_text)))
-    lines, problems = skill_lines(ws.root, ref)
-    totals = summary(aggregate(ws.root), ref)
+    facts = skill_signals(ws, ref_text)
+    lines, totals = facts["signals"], facts["aggregate"]
     if as_json:
-        emit_json({"skill": ref, "signals": lines, "aggregate": totals, "problems": problems})
+        emit_json(facts)
     else:
-        click.echo(f"{ref}: {len(lines)} signal line(s)")
+        click.echo(f"{facts['skill']}: {len(lines)} signal line(s)")
         if lines:
             rows = [
                 [
@@ -194,19 +196,20 @@ def _list(ws, ref_text: str, as_json: bool) -> None:
                 for o in lines
             ]
             click.echo(plain_table(rows, ["TS", "KIND", "VALUE", "BY", "HOST", "AGENT"]))
-        click.echo(_summary_line(totals))
-    for problem in problems:
+        click.echo(_summary_line(totals, len(facts["comments"])))
+    for problem in facts["problems"]:
         click.echo(f"warning: {problem}", err=True)
 
 
-def _summary_line(totals: dict[str, Any]) -> str:
+def _summary_line(totals: dict[str, Any], comments: int) -> str:
     votes, usage, cal = totals["votes"], totals["usage"], totals["calibration"]
     ranks = ", ".join(f"{d} {v['mean']:.2f} ({v['raters']})" for d, v in totals["ranks"].items())
     rate = f"{cal['completed']}/{cal['outcomes']} completed" if cal["outcomes"] else "none"
     funds = ", ".join(f"{a:g} {c}" for c, a in totals["fund"].items()) or "none"
     return (
         f"aggregate: votes +{votes['up']} -{votes['down']} (latest per voter); "
-        f"ranks {ranks or 'none'}; uses {usage['uses']}; calibration {rate}; fund {funds}"
+        f"ranks {ranks or 'none'}; uses {usage['uses']}; calibration {rate}; fund {funds}; "
+        f"comments {comments}"
     )
 
 

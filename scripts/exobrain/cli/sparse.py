@@ -6,12 +6,28 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    json_option,
+    repo_option,
+    version_option,
+)
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(
+    context_settings=HELP,
+    epilog=exit_codes(
+        ok="shown, or applied",
+        failed="git could not set the sparse checkout",
+        bad="not inside an exobrain, or a broken registry or connection file",
+    ),
+)
 @click.option("--apply", "apply", is_flag=True, help="Make the checkout this cone now.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only what changed.")
+@version_option
 @json_option
 @repo_option
 @command_edge

@@ -8,13 +8,16 @@ from pathlib import Path
 import click
 
 from exobrain.cli.edge import (
+    HELP,
     command_edge,
     emit_json,
+    exit_codes,
     json_option,
     plain_table,
     repo_option,
     report_findings,
     stdout_is_terminal,
+    version_option,
 )
 from exobrain.model import TIERS
 from exobrain.skillmd import one_line
@@ -23,7 +26,12 @@ STATUS_HEADER = ["NAME", "SCOPE", "OWNER", "TIER", "DECLARED-BY", "DESCRIPTION"]
 CATALOG_HEADER = ["NAME", "SCOPE", "OWNER", "TIER", "FORCED", "LIFECYCLE", "DESCRIPTION"]
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(
+    context_settings=HELP,
+    epilog=exit_codes(
+        ok="shown", bad="bad usage, or a skills.json is broken (its rows are left out)"
+    ),
+)
 @click.option(
     "--all",
     "show_all",
@@ -41,6 +49,7 @@ CATALOG_HEADER = ["NAME", "SCOPE", "OWNER", "TIER", "FORCED", "LIFECYCLE", "DESC
     default="table",
     help="'prompt' prints the <available_skills> block for the always skills.",
 )
+@version_option
 @repo_option
 @command_edge
 def main(

@@ -6,13 +6,22 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    json_option,
+    repo_option,
+    version_option,
+)
 
 
-@click.command("supersede")
-@click.argument("new")
-@click.argument("old")
+@click.command("supersede", context_settings=HELP, epilog=exit_codes(ok="recorded"))
+@click.argument("new", metavar="NEW")
+@click.argument("old", metavar="OLD")
 @click.option("--dry-run", is_flag=True, help="Print the change; write nothing.")
+@version_option
 @json_option
 @repo_option
 @command_edge

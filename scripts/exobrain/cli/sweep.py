@@ -7,10 +7,19 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, finish_read, json_option, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    finish_read,
+    json_option,
+    repo_option,
+    version_option,
+)
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(context_settings=HELP, epilog=exit_codes())
 @click.option("--dry-run", is_flag=True, help="Print what would be deprecated; change nothing.")
 @click.option(
     "--window",
@@ -18,6 +27,7 @@ from exobrain.cli.edge import command_edge, emit_json, finish_read, json_option,
     metavar="DAYS",
     help="How long the signals must have stayed low (default: signals/weights.json).",
 )
+@version_option
 @json_option
 @repo_option
 @command_edge

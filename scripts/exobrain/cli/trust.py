@@ -7,13 +7,30 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    json_option,
+    repo_option,
+    version_option,
+)
 
 
-@click.command("trust", context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.command(
+    "trust",
+    context_settings=HELP,
+    epilog=exit_codes(
+        ok="trusted, forgotten or listed (without PATH: no scope hook is waiting for trust)",
+        failed="without PATH: scope hooks of your chain are not trusted here",
+        bad="bad usage (a PATH that is not a file, --list with PATH)",
+    ),
+)
+@click.argument("paths", metavar="[PATH]...", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--list", "show_list", is_flag=True, help="List every file trusted here.")
 @click.option("--remove", is_flag=True, help="Forget the trust of PATH….")
+@version_option
 @json_option
 @repo_option
 @command_edge

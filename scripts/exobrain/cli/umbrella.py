@@ -10,6 +10,8 @@ import importlib
 
 import click
 
+from exobrain.cli.edge import HELP, exit_codes, version_option
+
 #: verb → "module:attribute" of a click command, relative to ``exobrain.cli``.
 VERBS: dict[str, str] = {
     "create-instance": "create_instance:command",
@@ -17,6 +19,8 @@ VERBS: dict[str, str] = {
     "signals": "signal:signals",
     "quality": "quality:main",
     "sweep": "sweep:main",
+    "comment": "comment:command",
+    "compose": "compose:command",
     "crons": "crons:crons",
     "discover": "discover:command",
     "events": "events:command",
@@ -30,11 +34,16 @@ VERBS: dict[str, str] = {
     "links": "links:command",
     "list": "list:command",
     "lock": "lock:command",
+    "mcp": "mcp_server:command",
     "register": "register:command",
+    "remove": "remove:command",
+    "move": "move:command",
+    "scope": "scope:group",
     "selftest": "selftest:command",
     "search": "search:command",
     "show": "show:command",
     "sparse": "sparse:command",
+    "site": "site:command",
     "supersede": "supersede:command",
     "trust": "trust:command",
 }
@@ -54,6 +63,14 @@ class LazyGroup(click.Group):
         return getattr(importlib.import_module(f"exobrain.cli.{module}"), attribute)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    context_settings=HELP,
+    epilog=exit_codes(ok="done (each verb's --help says what its codes mean)"),
+)
+@version_option
 def main() -> None:
-    """exobrain: skills as versioned artifacts in a shared git repository."""
+    """exobrain: skills as versioned artifacts in a shared git repository.
+
+    Every verb takes --help, --version and --repo PATH, and --json where it prints data
+    (knowledge/exobrain/cli.md has the grammar they share)."""

@@ -7,19 +7,38 @@ from pathlib import Path
 
 import click
 
-from exobrain.cli.edge import command_edge, emit_json, json_option, repo_option, report_notes
+from exobrain.cli.edge import (
+    HELP,
+    command_edge,
+    emit_json,
+    exit_codes,
+    json_option,
+    repo_option,
+    report_notes,
+    version_option,
+)
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(
+    context_settings=HELP,
+    epilog=exit_codes(
+        ok="clean",
+        failed="errors found (or infos, with --strict)",
+        bad="a file is unreadable, does not parse or breaks its schema",
+    ),
+)
 @click.option("--strict", is_flag=True, help="Exit 1 on infos (e.g. undeclared skill folders) too.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the errors and the summary line.")
+@version_option
 @json_option
 @repo_option
 @command_edge
-def main(strict: bool, as_json: bool, repo: Path | None) -> None:
+def main(strict: bool, quiet: bool, as_json: bool, repo: Path | None) -> None:
     """Validate the exobrain's skills.json files and skill folders.
 
-    Exit 0 when clean, 1 on errors (or infos with --strict), 2 when a file is unreadable,
-    unparseable or breaks its schema.
+    Infos say what could be done (an undeclared folder, a file in the form of the original
+    bash implementation and how to move it to today's); --quiet leaves them out of the listing
+    (the summary still counts them).
     """
     from exobrain.findings import ERROR
     from exobrain.gate.validate import exit_code, validate
@@ -43,7 +62,8 @@ def main(strict: bool, as_json: bool, repo: Path | None) -> None:
             }
         )
     else:
-        lines = [finding.render() for finding in findings]  # one write: 200,000 lines are fast
+        shown = [f for f in findings if not quiet or f.level == ERROR]
+        lines = [finding.render() for finding in shown]  # one write: 200,000 lines are fast
         click.echo("\n".join([*lines, f"Errors: {errors}  Info: {infos}"]))
         report_notes(ws.notes)
     sys.exit(code)

@@ -1,11 +1,13 @@
 """Which scopes to connect: explicit flags, else the stored ``.exobrain.json``, else a wizard
 (only on a terminal), else guest.
 
-Flags never create anything and name only scopes that exist; a name that matches nothing is
-said out loud, and when nothing at all matches nothing is connected. The wizard is the one
-place that may create scope folders (a person, a host), and only after asking; it talks
-through injected ``prompt``/``confirm``/``echo`` callables so it can be tested without a
-terminal.
+Flags name scopes; one that does not exist is said out loud with the command that makes it
+(``exobrain scope new PATH``), and when nothing at all matches nothing is connected. On a
+terminal, connect-agent offers to create a missing person, host (named with ``--host``) or
+group scope instead, and the wizard offers the same for the person, host and groups it asks
+about; a scope is created only after a yes, when the connect is applied
+(:mod:`exobrain.connect.newscope`). Both talk through injected ``prompt``/``confirm``/``echo``
+callables so they can be tested without a terminal.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from exobrain.connect.newscope import missing_scope_note, new_scope
 from exobrain.errors import OperationFailed, UsageError
 from exobrain.scopes import (
     SCOPE_FLAG,
@@ -25,7 +28,6 @@ from exobrain.scopes import (
     scan_scopes,
     scope_at,
 )
-from exobrain.util.fileio import atomic_write_text
 
 GENERIC_LOGINS = frozenset(
     {
@@ -111,37 +113,59 @@ def on_disk(root: Path, config: ScopeConfig) -> Lookup:
     return lambda path: scope_at(root, path, config)
 
 
+Prompt = Callable[[str, str], str]
+Confirm = Callable[[str, bool], bool]
+Echo = Callable[[str], None]
+
+
 def from_flags(
     root: Path,
     config: ScopeConfig,
     flags: Flags,
     stored: Connection,
     hostname: str,
+    confirm: Confirm | None = None,
     lookup: Lookup | None = None,
 ) -> Choice:
-    """The connection the flags name. Scopes that do not exist are reported and left out."""
-    exists = lookup or on_disk(root, config)
+    """The connection the flags name. A scope that does not exist is offered for creation
+    when ``confirm`` is given (a terminal), else reported and left out. ``lookup`` finds a
+    scope by path (default: on disk)."""
+    find = lookup or on_disk(root, config)
     if flags.guest:
         if flags.person or flags.host or flags.groups or flags.scopes:
             raise UsageError("--guest connects no scope: drop --person/--host/--group/--scope")
         return Choice("flags", [], None, ["guest: global skills only"])
-    leaves, notes, asked = [], [], []
+    leaves: list[str] = []
+    notes: list[str] = []
+    asked: list[str] = []
+    create: list[str] = []
     person_leaf: list[str] = []
+
+    def exists(path: str, kind: str) -> bool:
+        if path in create or find(path) is not None:
+            return True
+        if confirm is not None and confirm(f"{path} is not a scope yet. Create this {kind}?", True):
+            create.append(path)
+            return True
+        return False
+
     person = _plain_id(flags.person, "--person") if flags.person else None
     if flags.host and not person:
         person = stored.person
         if not person:
             raise UsageError("--host needs --person (no person is stored in .exobrain.json)")
     if person:
-        people = folder_for(config, "person")
-        person_path = f"{people}/{person}"
+        person_path = f"{folder_for(config, 'person')}/{person}"
         asked.append(f"--person {person}")
-        if exists(person_path) is None:
-            notes.append(f"no person scope {person_path} ({person_path}/{SCOPE_FLAG} missing)")
+        if not exists(person_path, "person scope"):
+            notes.append(missing_scope_note(person_path))
         else:
             host = _plain_id(flags.host, "--host") if flags.host else hostname
             host_path = f"{person_path}/{folder_for(config, 'host')}/{host}" if host else None
-            if host_path and exists(host_path) is not None:
+            named = bool(flags.host)  # a default host name is connected only when it exists
+            if host_path and (
+                find(host_path) is not None or (named and exists(host_path, "host scope"))
+            ):
                 person_leaf.append(host_path)
             else:
                 person_leaf.append(person_path)
@@ -150,14 +174,14 @@ def from_flags(
     for group in flags.groups:
         path = f"{folder_for(config, 'group')}/{_plain_id(group, '--group')}"
         asked.append(f"--group {group}")
-        if exists(path) is None:
-            notes.append(f"no group scope {path} ({path}/{SCOPE_FLAG} missing)")
-        else:
+        if exists(path, "group scope"):
             leaves.append(path)
+        else:
+            notes.append(missing_scope_note(path))
     for raw in flags.scopes:
         path = check_scope_path(raw)
         asked.append(f"--scope {raw}")
-        if path == "global" or exists(path) is None:
+        if path == "global" or find(path) is None:
             notes.append(f"--scope {raw}: not a scope (no {path}/{SCOPE_FLAG} in a collection)")
         else:
             leaves.append(path)
@@ -165,19 +189,14 @@ def from_flags(
     if not leaves:
         raise OperationFailed(
             f"nothing connected: {', '.join(asked)} matched no scope (" + "; ".join(notes) + ")",
-            hint="check the spelling, run connect-agent on a terminal to create "
-            "your scope, or pass --guest",
+            hint="check the spelling, create the scope with exobrain scope new PATH (or run "
+            "connect-agent on a terminal, which offers to), or pass --guest",
         )
-    return Choice("flags", list(dict.fromkeys(leaves)), person, notes)
+    return Choice("flags", list(dict.fromkeys(leaves)), person, notes, create)
 
 
 def stored_choice(stored: Connection) -> Choice:
     return Choice("stored", list(stored.connected_scopes), stored.person)
-
-
-Prompt = Callable[[str, str], str]
-Confirm = Callable[[str, bool], bool]
-Echo = Callable[[str], None]
 
 
 def wizard(
@@ -235,26 +254,25 @@ def wizard(
             create.append(host_path)
             leaf = host_path
     leaves = []
-    if groups:
-        echo(f"Groups here: {', '.join(groups)}")
-        picked = prompt("Groups to join (comma-separated, empty: none)", "")
-        for name in filter(None, (g.strip() for g in picked.split(","))):
-            if name in groups:
-                leaves.append(f"{folder_for(config, 'group')}/{name}")
-            else:
-                notes.append(f"no group {name!r} here; skipped")
+    echo(f"Groups here: {', '.join(groups) if groups else '(none yet)'}")
+    picked = prompt("Groups to join (comma-separated, empty: none)", "")
+    for name in filter(None, (g.strip().lower() for g in picked.split(","))):
+        path = f"{folder_for(config, 'group')}/{name}"
+        if name in groups:
+            leaves.append(path)
+        elif not _ID.match(name) or "__" in name:
+            notes.append(f"group {name!r} is not a valid scope name; skipped")
+        elif confirm(f"There is no group {name!r} here. Create {path}?", False):
+            create.append(path)
+            leaves.append(path)
+        else:
+            notes.append(f"no group {name!r} here; skipped")
     return Choice("wizard", [*leaves, leaf], answer, notes, create)
 
 
-def create_scopes(root: Path, paths: list[str]) -> None:
-    """Create the folders the wizard was allowed to create, each with a stub AGENTS.md."""
+def create_scopes(root: Path, config: ScopeConfig, paths: list[str]) -> None:
+    """Create the scopes the person said yes to (ancestors first, as they were asked), each
+    with its AGENTS.md and an empty skills.json; one that exists meanwhile is left alone."""
     for path in paths:
-        flag = root / path / SCOPE_FLAG
-        if flag.exists():
-            continue
-        name = path.rsplit("/", 1)[-1]
-        atomic_write_text(
-            flag,
-            f"# {name}\n\nInstructions for agents working in the scope `{path}` go here.\n",
-            root=root,
-        )
+        if scope_at(root, path, config) is None:
+            new_scope(root, config, path)

@@ -17,6 +17,7 @@ from exobrain.catalog import skill_dir
 from exobrain.connect import cone, external, githooks, linker, preload, scopehooks, surfaces, trust
 from exobrain.connect.choice import (
     Choice,
+    Confirm,
     Flags,
     create_scopes,
     from_flags,
@@ -26,10 +27,10 @@ from exobrain.connect.choice import (
 from exobrain.errors import InputFileError, UsageError
 from exobrain.findings import Finding
 from exobrain.paths import shown
+from exobrain.registry import REGISTRY_FILE
 from exobrain.resolve import Resolved
 from exobrain.scopes import (
     CONNECTION_FILE,
-    SCOPE_FLAG,
     Connection,
     connection_data,
     read_connection,
@@ -52,6 +53,8 @@ class Request:
     user: bool = False
     flags: Flags = field(default_factory=Flags)
     wizard: Wizard | None = None  # set only when stdin and stdout are terminals
+    confirm: Confirm | None = None  # offers to create a missing scope (terminals only)
+    force: bool = False  # connect a repository that is not an exobrain (no root skills.json)
     hook_timeout: float = scopehooks.DEFAULT_TIMEOUT
     hostname: str | None = None  # default: this machine's short host name
     external_sync: external.ExternalSync | None = None
@@ -122,7 +125,11 @@ def updated_connection(
         raw[USER_AGENTS_KEY] = users + ([agent] if agent not in users else [])
     elif agent not in agents:
         agents.append(agent)
-    return Connection(list(choice.connected_scopes), choice.person, agents, raw)
+    people, scopes = (
+        stored.people if choice.person in stored.people else (),
+        choice.connected_scopes,
+    )
+    return Connection(list(scopes), choice.person, agents, raw, people, stored.scopes_key)
 
 
 def connect(request: Request) -> Report:
@@ -135,6 +142,8 @@ def connect(request: Request) -> Report:
     lock and writes nothing."""
     agent = get_agent(request.agent)
     ws = open_workspace(request.repo)
+    if not request.force:
+        refuse_outside_exobrain(ws)
     user_level = agent.is_user_level(request.user)
     if request.relink:
         if request.flags.given:
@@ -155,8 +164,8 @@ def connect(request: Request) -> Report:
     else:
         choice = _choose(ws, request)
     if choice.create and not request.dry_run:
-        create_scopes(ws.root, choice.create)
-        choice.notes += [f"created {path}/{SCOPE_FLAG}" for path in choice.create]
+        create_scopes(ws.root, ws.config, choice.create)
+        choice.notes += [f"created the scope {path}" for path in choice.create]
     ws = _follow_cone(ws, agent, choice, request)
     report = _prepare(ws, agent, choice, request, sync=True)
     if request.dry_run:
@@ -188,6 +197,19 @@ def _follow_cone(ws: Workspace, agent: Agent, choice: Choice, request: Request) 
     if connection.raw.get(cone.SPARSE_KEY) is not True:
         return ws
     return cone.follow(ws, connection, dry_run=request.dry_run, notes=choice.notes)
+
+
+def refuse_outside_exobrain(ws: Workspace) -> None:
+    """An exobrain has its global registry at the root; a repository without one (and never
+    connected before) is some other project, where links, hooks and a connection file would
+    be unwelcome."""
+    if (ws.root / REGISTRY_FILE).is_file() or (ws.root / CONNECTION_FILE).is_file():
+        return
+    raise UsageError(
+        f"{ws.root} is not an exobrain (no {REGISTRY_FILE} at its root): nothing was changed",
+        hint="run connect-agent inside your exobrain, pass --repo PATH, or --force to "
+        "connect this repository anyway",
+    )
 
 
 def _stored_changed(ws: Workspace) -> bool:
@@ -230,6 +252,7 @@ def _prepare(
         )
     if wanted.persona and request.preloads is not None:
         rows, raised = request.preloads.persona_rows(ws, rows, wanted.persona)
+        rows = ws.with_dependencies(rows)  # what the preloaded skills need comes with them
         report.notes.append(
             f"persona {wanted.persona}: "
             + (
@@ -251,7 +274,7 @@ def _prepare(
     discovered = None
     if wanted.discover and request.preloads is not None:
         discovered, notes = preload.discovered_index(
-            request.preloads, ws, wanted.discover, agent.context_dir(ws.root, request.user)
+            request.preloads, ws, wanted.discover, agent.files_dir(ws.root, request.user)
         )
         report.notes += (
             notes
@@ -278,7 +301,13 @@ def _choose(ws: Workspace, request: Request) -> Choice:
     if request.flags.given:
         hostname = request.hostname if request.hostname is not None else short_hostname()
         return from_flags(
-            ws.root, ws.config, request.flags, ws.connection, hostname, lookup=ws.scope_at
+            ws.root,
+            ws.config,
+            request.flags,
+            ws.connection,
+            hostname,
+            request.confirm,
+            lookup=ws.scope_at,
         )
     if (ws.root / CONNECTION_FILE).exists():
         return stored_choice(ws.connection)
@@ -330,13 +359,15 @@ def plan(
             "until they are fixed"
         )
     report.problems += [f"{a.name}: {a.reason}" for a in actions if a.problem]
-    context = agent.context_dir(root, request.user)
+    files = agent.files_dir(root, request.user)
     remarks = surfaces.Remarks(report.problems, report.warnings)
-    listed = surfaces.index_rows(ws, rows, optional, context, skills_dir, remarks)
-    place = agent.write_root(root, context, request.user)
+    listed = surfaces.index_rows(ws, rows, optional, files, skills_dir, remarks)
+    place = agent.write_root(root, files, request.user)
     actions += [
         a
-        for a in surfaces.context_actions(ws, agent, context, listed, remarks, discovered, place)
+        for a in surfaces.context_actions(
+            ws, agent, request.user, listed, remarks, discovered, place
+        )
         if a is not None
     ]
     actions += _git_hook_actions(ws, report, user_level=report.level == "user", agent=agent.name)
@@ -377,7 +408,7 @@ def _git_hook_actions(
         [a for a in agent_list(ws.connection, False) if a in known],
         [a for a in agent_list(ws.connection, True) if a in known],
     )
-    return githooks.plan_hooks(folder, githooks.hook_texts(githooks.current_runner(), relinks))
+    return githooks.plan_hooks(folder, githooks.current_runner(), relinks)
 
 
 def _connection_action(

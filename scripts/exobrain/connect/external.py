@@ -37,8 +37,9 @@ def sync(
     rows: list[Resolved],
     report: Any,  # the connector's Report: notes, warnings, skills_dir, external
 ) -> None:
-    """Run the fetcher when external skills resolve (or may be installed) here. Its failure,
-    or one skill's, is a warning: the rest of the connect completes."""
+    """Run the fetcher when external skills resolve (or may be installed) here. Its failure is
+    a warning, one skill's failure is that skill's event line: the rest of the connect
+    completes."""
     wanted = [r for r in rows if r.is_external and r.tier != "off"]
     if not wanted and not may_hold_installs(report.skills_dir):
         return
@@ -54,9 +55,10 @@ def sync(
     except Exception as exc:
         report.warnings.append(f"external skills not updated: {exc}")
         return
+    # a failed skill is one of its events: printed once, from there; a tampered install is a
+    # problem that fails the connect (printed as that problem, not also as an event)
     report.external = result
     for event in getattr(result, "events", []):
-        if event.failed or event.action == "modified":  # a tampered install fails the connect
-            line = f"external skill {event.link_name}: {event.text()}"
-            (report.warnings if event.failed else report.problems).append(line)
+        if event.action == "modified":
+            report.problems.append(f"external skill {event.link_name}: {event.text()}")
     report.warnings += list(getattr(result, "warnings", []))

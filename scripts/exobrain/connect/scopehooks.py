@@ -1,7 +1,8 @@
 """Scope hooks: executables a scope ships to finish connecting an agent its own way.
 
 For each connected scope other than global, shallow to deep, ``<scope>/scripts/connect-agent``
-then ``<scope>/scripts/connect-agent.<agent>`` run (when present) with the arguments
+then ``<scope>/scripts/connect-agent.<agent>`` run (when present; the bash implementation's
+names with ``.sh`` are run when today's is absent) with the arguments
 ``AGENT TARGET_DIR SCOPE_DIR`` from the repository root — but only when this machine trusts
 their exact content (:mod:`exobrain.connect.trust`): a new or changed hook is reported with
 the command that trusts it, and not run. Each runs in its own process group with a time limit;
@@ -80,27 +81,36 @@ def find_hooks(
             continue
         folder = scope.directory(root) / "scripts"
         for path in _candidates(folder, agent):
-            if path.is_file():
-                hooks.append(
-                    ScopeHook(
-                        scope.path,
-                        path,
-                        os.access(path, os.X_OK),
-                        trust_state.state_of(path, store),
-                        trust_state.digest(path) or "",
-                    )
+            hooks.append(
+                ScopeHook(
+                    scope.path,
+                    path,
+                    os.access(path, os.X_OK),
+                    trust_state.state_of(path, store),
+                    trust_state.digest(path) or "",
                 )
+            )
     return hooks
 
 
 def _candidates(folder: Path, agent: str | None) -> list[Path]:
+    """The hook files present: for one agent the generic then the agent's own, each under
+    today's name or else the bash implementation's ``.sh`` one (a scope with both runs
+    today's); for every agent (``None``) each file named like a hook."""
     if agent is not None:
-        return [folder / HOOK_NAME, folder / f"{HOOK_NAME}.{agent}"]
+        found = []
+        for name in (HOOK_NAME, f"{HOOK_NAME}.{agent}"):
+            for path in (folder / name, folder / f"{name}.sh"):
+                if path.is_file():
+                    found.append(path)
+                    break
+        return found
     try:
         names = sorted(n for n in os.listdir(folder) if n.startswith(HOOK_NAME))
     except OSError:
         return []
-    return [folder / n for n in names if n == HOOK_NAME or n.startswith(f"{HOOK_NAME}.")]
+    paths = [folder / n for n in names if n == HOOK_NAME or n.startswith(f"{HOOK_NAME}.")]
+    return [path for path in paths if path.is_file()]
 
 
 def run_hook(

@@ -236,7 +236,10 @@ class _Run:
         record = None
         if target.exists() or target.is_symlink():
             record = installs.read_record(target)
-            if record is None or target.name not in self.ours.get(want.folder, set()):
+            adopted = target.name in self.ours.get(want.folder, set())
+            if record is None and adopted and installs.is_bash_install(target):
+                event.message = f"replaces the bash implementation's install ({target.name})"
+            elif record is None or not adopted:
                 return failed(
                     event,
                     f"{self.place(target)} exists and was not installed by "

@@ -23,6 +23,9 @@ from exobrain.util.dirhash import INSTALL_RECORD
 from exobrain.util.fileio import atomic_write_text, dump_json, load_json
 
 TOOL = "exobrain-skills"
+#: What the original bash implementation left in each install instead of a record: a one-line
+#: file holding the ref it fetched.
+BASH_INSTALL_MARK = ".source-ref"
 
 
 @dataclass(frozen=True)
@@ -99,15 +102,45 @@ def may_hold_installs(skills_dir: Path) -> bool:
         return False
 
 
+def is_bash_install(folder: Path) -> bool:
+    """Whether ``folder`` is an install of the original bash implementation: a real folder
+    with its ``.source-ref`` and a ``SKILL.md``, and no install record of ours."""
+    mark = folder / BASH_INSTALL_MARK
+    return (
+        not folder.is_symlink()
+        and mark.is_file()
+        and not mark.is_symlink()
+        and (folder / "SKILL.md").is_file()
+        and not (folder / INSTALL_RECORD).exists()
+    )
+
+
+def bash_installs(place: Path) -> set[str]:
+    """The names of the bash implementation's installs directly inside ``place``."""
+    try:
+        entries = list(os.scandir(place))
+    except (FileNotFoundError, NotADirectoryError):
+        return set()
+    return {
+        e.name
+        for e in entries
+        if "." in e.name.strip(".")
+        and e.is_dir(follow_symlinks=False)
+        and is_bash_install(Path(e.path))
+    }
+
+
 def ours(place: Path, root: Path) -> set[str]:
     """The installs the exobrain at ``root`` made in ``place``, by its ownership record; with
     no record yet (installs an earlier version made), those it would have made: a real folder
     whose install record names this exobrain and whose name is exactly ``<name>.<owner>`` of
-    that record. A user's copy under another name is never adopted."""
+    that record, and the bash implementation's installs (``<name>.<owner>`` with its
+    ``.source-ref``), which a fetch of that skill replaces. A user's copy under another name
+    is never adopted."""
     mine = ownership.load(owned_records(), place).mine(ownership.INSTALLS, root)
     if mine is not None:
         return set(mine)
-    return {
+    return bash_installs(place) | {
         name
         for name, record in scan(place).items()
         if record.exobrain == str(root) and name == f"{record.name}.{record.owner}"
@@ -116,6 +149,10 @@ def ours(place: Path, root: Path) -> set[str]:
 
 def record_ours(place: Path, root: Path, names: set[str]) -> None:
     """Write down which installs in ``place`` are ours now (those still there, with their
-    install record)."""
-    present = {name for name in names if read_record(place / name) is not None}
+    install record, or still the bash implementation's install that a fetch will replace)."""
+    present = {
+        name
+        for name in names
+        if read_record(place / name) is not None or is_bash_install(place / name)
+    }
     ownership.record(owned_records(), place, ownership.INSTALLS, root, dict.fromkeys(present, ""))

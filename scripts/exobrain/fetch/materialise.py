@@ -18,6 +18,7 @@ from exobrain.errors import OperationFailed
 from exobrain.fetch.repocache import RepoCache, SizeCapExceeded
 from exobrain.util.confine import unsafe_entries
 from exobrain.util.dirhash import INSTALL_RECORD
+from exobrain.util.fileio import default_dir_mode
 
 SYMLINK, EXECUTABLE = "120000", "100755"
 _LINK_MAX = 4096
@@ -55,9 +56,9 @@ def materialise(cache: RepoCache, tree: str, dest: Path, max_bytes: int) -> int:
             target.parent.mkdir(parents=True, exist_ok=True)
             files.setdefault(entry.oid, []).append(target)
     cache.write_blobs(files)
-    for entry in entries:
+    for entry in entries:  # as a git checkout: executable for whom the umask lets read
         if entry.mode == EXECUTABLE:
-            os.chmod(dest / entry.path, 0o755)
+            os.chmod(dest / entry.path, default_dir_mode())
     targets = cache.read_small(sorted({e.oid for e in links})) if links else {}
     for entry in links:
         link = dest / entry.path

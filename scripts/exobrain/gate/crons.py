@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from exobrain.errors import InputFileError, UsageError
 from exobrain.findings import ERROR, Finding, from_error
-from exobrain.paths import packaged
+from exobrain.paths import CONSOLE_SCRIPTS, console_script, packaged
 from exobrain.refs import parse_ref
 from exobrain.util.fileio import parse_json, read_text
 from exobrain.util.jsonstyle import element_lines
@@ -313,16 +313,27 @@ def _skill_exists(text: str, known: set[tuple[str, str]]) -> bool:
 
 
 def crontab_lines(root: Path, jobs: list[CronJob]) -> list[str]:
-    """Crontab lines that run each job from the repository root.
+    """Crontab lines that run each job from the repository root, with absolute paths: cron
+    runs commands with a bare ``PATH`` (``/usr/bin:/bin``), where a ``pip install``-ed
+    console script is not found. A job whose command starts with one of the toolkit's
+    scripts names it by its absolute path, and the folder of those scripts leads ``PATH`` for
+    whatever the command runs next.
 
     ``%`` is special in crontab (it ends the command), so it is escaped as ``\\%``.
     """
+    scripts = Path(console_script("exobrain")).parent
     lines = [
         f"# exobrain jobs from {root / CRONS_FILE}",
         "# install: (crontab -l 2>/dev/null; exobrain crons --crontab) | crontab -",
     ]
     for job in jobs:
         about = f" (skill {job.skill})" if job.skill else ""
-        command = f"cd {shlex.quote(str(root))} && {job.command}".replace("%", "\\%")
+        first, _, rest = job.command.strip().partition(" ")
+        if first in CONSOLE_SCRIPTS:
+            first = shlex.quote(console_script(first))
+        command = (
+            f'cd {shlex.quote(str(root))} && export PATH={shlex.quote(str(scripts))}:"$PATH" '
+            f"&& {' '.join(filter(None, (first, rest)))}"
+        ).replace("%", "\\%")
         lines += [f"# {job.name}{about}", f"{' '.join(job.schedule.split())} {command}"]
     return lines

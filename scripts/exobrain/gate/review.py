@@ -5,6 +5,11 @@ Declaring a skill in a shared scope (global, seed, a group, a team: every scope 
 skill that is *new* there must bring proof: a test, an eval or an A/B result tracked by git
 inside its own folder, or a job in ``crons.json`` that names it.
 
+What counts as proof is :mod:`exobrain.gate.proof`'s to say: a test that is not empty, an eval
+that parses, an ``ab-results.json`` of the documented shape — judged on the blobs git holds —
+or a crons.json job; a file that only looks like proof is reported with the reason it does
+not count.
+
 What is compared. The *current* state is the git index — what the next commit will hold. Under
 pre-commit that is exactly the staged content; in CI, after a checkout, the index equals HEAD;
 run by hand it is what you are about to commit. So proof must be tracked (staged or committed):
@@ -30,22 +35,19 @@ in, new skills and lifecycle problems out; ``pick_base`` and ``review`` ask git 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
-from exobrain.errors import UsageError
-from exobrain.gate.crons import CRONS_FILE
+from exobrain.errors import InputFileError, UsageError
+from exobrain.gate.crons import CRONS_FILE, load_crons
 from exobrain.gate.executables import ChangedExecutable, changed_executables
+from exobrain.gate.proof import MAX_PROOF_BYTES, Verdict, judge, kind_of, looks_like_proof
 from exobrain.gate.snapshot import PERSONAL_TYPES, Snapshot, skill_location, snapshot, wanted_blobs
 from exobrain.model import GLOBAL, Identity, Lifecycle, transition_problem
 from exobrain.registry import REGISTRY_FILE
+from exobrain.util.fileio import read_bytes
 from exobrain.util.repository import INDEX, Rename, Repository
 
-PROOF_RULES = (
-    "a test: a file with 'test' in its name (e.g. test_cases.py, tests/…)",
-    "an eval: a file under evals/ or named <case>.eval.json",
-    "an A/B result: ab-results.json",
-)
 DEFAULT_BASES = ("origin/HEAD", "origin/main", "main", "master")
 SKIP_VARIABLE = "EXOBRAIN_SKIP_AUTHORING_REVIEW"
 SKILL_PATHSPECS = (":(glob)skills/**", ":(glob)**/skills/**")
@@ -68,6 +70,7 @@ class NewSkill:
     reason: str
     proof: tuple[str, ...]
     untracked: tuple[str, ...] = ()  # proof-like files on disk that git does not track
+    rejected: tuple[str, ...] = ()  # tracked files that look like proof and why they are not
 
     @property
     def proven(self) -> bool:
@@ -89,6 +92,7 @@ class NewSkill:
             "proven": self.proven,
             "proof": list(self.proof),
             "untracked_proof": list(self.untracked),
+            "not_proof": list(self.rejected),
             "needs": None if self.proven else self.needs(),
         }
 
@@ -177,27 +181,36 @@ def _reason(
     return f"{skill_folder(scope, key.name)}/SKILL.md added since the base"
 
 
-def proof_of(now: Snapshot, scope: str, name: str) -> tuple[str, ...]:
-    """Tracked proof for a skill: proof files in its folder, or crons.json jobs naming it."""
+def proof_of(
+    now: Snapshot, scope: str, name: str, contents: dict[str, bytes | None]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(proof, rejected) for a skill: its tracked files judged by :func:`judge` (``contents``
+    maps a path inside the folder to its blob, None when too big to read), then the
+    crons.json jobs naming it. Rejected entries say what was found and why it does not
+    count."""
     folder = skill_folder(scope, name)
-    found = [
-        f"{folder}/{inside}"
-        for inside in now.skills.get(Identity(scope, name), ())
-        if is_proof_file(inside)
-    ]
+    verdicts: list[Verdict] = [judge(inside, contents.get(inside)) for inside in sorted(contents)]
+    found = [f"{folder}/{v.path}" for v in verdicts if v.counts]
     found += [f"{CRONS_FILE} job {job.name!r}" for job in now.jobs if job.names_skill(name, scope)]
-    return tuple(found)
+    rejected = [f"{folder}/{v.describe()}" for v in verdicts if not v.counts]
+    return tuple(found), tuple(rejected)
 
 
-def is_proof_file(inside: str) -> bool:
-    """Whether a path inside a skill folder is a test, an eval or an A/B result."""
-    path = PurePosixPath(inside)
-    return (
-        "test" in inside.lower()
-        or "evals" in path.parts[:-1]
-        or path.name.endswith(".eval.json")
-        or path.name == "ab-results.json"
-    )
+def proof_blobs(
+    git: Repository, now: Snapshot, files: dict[str, str], key: Identity
+) -> dict[str, bytes | None]:
+    """The tracked files of a skill folder worth judging (path inside → blob, None when over
+    :data:`~exobrain.gate.proof.MAX_PROOF_BYTES`), read in one git call."""
+    folder = skill_folder(key.home, key.name)
+    wanted = {
+        inside: files[f"{folder}/{inside}"]
+        for inside in now.skills.get(key, ())
+        if looks_like_proof(inside) and f"{folder}/{inside}" in files
+    }
+    sizes = git.sizes(sorted(set(wanted.values())))
+    small = {i: oid for i, oid in wanted.items() if sizes.get(oid, 0) <= MAX_PROOF_BYTES}
+    blobs = git.read(small)
+    return {inside: blobs.get(inside) for inside in wanted}
 
 
 def lifecycle_problems(
@@ -253,7 +266,9 @@ class Review:
 
     @property
     def exit_code(self) -> int:
-        return 2 if self.unproven or self.lifecycle else 0
+        """1 on findings (an unproven skill, a lifecycle change not allowed), like every
+        check; 2 stays for bad usage and broken input files."""
+        return 1 if self.unproven or self.lifecycle else 0
 
     def as_json(self) -> dict[str, Any]:
         base = {
@@ -301,12 +316,15 @@ def review(git: Repository, base: Base, on_disk: Path | None = None) -> Review:
     now_snap = snapshot(list(now_files), git.read(wanted_blobs(now_files)), strict=True)
     renames = git.renames(base.commit, SKILL_PATHSPECS)
     result = Review(base, warnings=[*base_snap.warnings])
-    for (scope, name, _), reason in find_new(base_snap, now_snap, renames):
-        proof = proof_of(now_snap, scope, name)
+    for key, reason in find_new(base_snap, now_snap, renames):
+        scope, name = key.home, key.name
+        proof, rejected = proof_of(
+            now_snap, scope, name, proof_blobs(git, now_snap, now_files, key)
+        )
         untracked = (
             () if proof or on_disk is None else _untracked_proof(on_disk, now_snap, scope, name)
         )
-        result.new.append(NewSkill(scope, name, reason, proof, untracked))
+        result.new.append(NewSkill(scope, name, reason, proof, untracked, rejected))
     result.lifecycle = lifecycle_problems(base_snap, now_snap, renames)
     result.executables = changed_executables(base_tree, now_tree, now_snap.scopes)
     return result
@@ -320,8 +338,47 @@ def _untracked_proof(root: Path, now: Snapshot, scope: str, name: str) -> tuple[
     for path in sorted(folder.rglob("*")):
         inside = path.relative_to(folder).as_posix()
         rel = f"{skill_folder(scope, name)}/{inside}"
-        if path.is_file() and rel not in now.files and is_proof_file(inside):
+        if path.is_file() and rel not in now.files and kind_of(inside) is not None:
             found.append(rel)
             if len(found) == 5:
                 break
     return tuple(found)
+
+
+def after_move(root: Path, moved: tuple[str, str], to: tuple[str, str], name: str) -> list[str]:
+    """What the gate will say about a skill just moved from ``moved`` to ``to`` (each a
+    (scope, type) pair), judged on the files on disk as the next commit would carry them."""
+    (old_scope, old_type), (scope, kind) = moved, to
+    if kind in PERSONAL_TYPES:
+        return [f"authoring-review: {scope} is a {kind} scope: no proof is asked for there"]
+    why = "a widening of reach" if old_type in PERSONAL_TYPES else "new in this registry"
+    head = (
+        f"authoring-review: skill:{name}@{scope} counts as new (moved from a {old_type} "
+        f"scope: {why})"
+    )
+    folder = root / skill_folder(scope, name)
+    contents: dict[str, bytes | None] = {}
+    for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+        inside = path.relative_to(folder).as_posix()
+        if path.is_file() and not path.is_symlink() and looks_like_proof(inside):
+            try:
+                contents[inside] = read_bytes(path, limit=MAX_PROOF_BYTES)
+            except InputFileError:
+                contents[inside] = None
+    verdicts = [judge(inside, content) for inside, content in contents.items()]
+    found = [f"{v.path} ({v.kind})" for v in verdicts if v.counts]
+    crons = load_crons(root)
+    found += [
+        f"{CRONS_FILE} job {job.name!r}"
+        for job in (crons.jobs if crons else [])
+        if job.names_skill(name, scope)
+    ]
+    if found:
+        lines = [f"{head}; proof found: {', '.join(found)} — commit it with the move"]
+    else:
+        lines = [
+            f"{head} and has no proof yet: commit a test, an eval or an A/B result in "
+            f"{skill_folder(scope, name)}/ (or a crons.json job) with the move, or keep it "
+            f"in {old_scope}"
+        ]
+    return lines + [f"  not proof: {v.describe()}" for v in verdicts if not v.counts]

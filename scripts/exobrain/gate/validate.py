@@ -1,7 +1,9 @@
 """skills-validate's checks: registries against the schema, declarations against folders,
 overrides against declarations, and every SKILL.md against the Agent Skills rules.
 
-``seed/`` is left out of the declaration and orphan scans (its ``create-instance`` skill is
+Files still in the shapes of the original bash implementation get an info saying how to move
+them to today's form (:mod:`exobrain.gate.legacy`). ``seed/`` is left out of the declaration
+and orphan scans (its ``create-instance`` skill is
 deliberately undeclared) but its ``skills.json`` is still schema-checked. Every skill folder is
 also walked for what must never be shared: a link that leads outside it (the one escape rule,
 :func:`exobrain.util.confine.leaves`) and FIFOs, devices or sockets (``unsafe-file``).
@@ -13,10 +15,12 @@ import os
 from pathlib import Path
 
 from exobrain.artifacts.checks import artifact_findings
+from exobrain.artifacts.lockfile import read_lock, recorded_powers
 from exobrain.catalog import skill_dir
-from exobrain.errors import InputFileError
+from exobrain.errors import ExobrainError, InputFileError
 from exobrain.findings import ERROR, INFO, WARNING, Finding, from_error
 from exobrain.gate.crons import crons_findings
+from exobrain.gate.legacy import legacy_findings
 from exobrain.model import EXTERNAL, GLOBAL, Identity
 from exobrain.paths import shown
 from exobrain.registry import ALLOW, REFUSE, REGISTRY_FILE, Entry, Policy, Registry
@@ -48,6 +52,7 @@ def validate(ws: Workspace) -> list[Finding]:
     findings.extend(_outside_findings(ws, declarations))
     findings.extend(artifact_findings(ws.root, scanned, docs))
     findings.extend(crons_findings(ws))
+    findings.extend(legacy_findings(ws))
     findings.extend(policy_findings(ws, registries))
     return findings
 
@@ -146,6 +151,10 @@ def _folder_findings(
             continue
         folder = skill_dir(ws.root, scope.path, "x").parent
         try:
+            locked = read_lock(ws.root, scope.path)["skills"]
+        except ExobrainError:
+            locked = {}  # reported as version_bumped against the lock file
+        try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except (FileNotFoundError, NotADirectoryError):
             continue
@@ -203,7 +212,7 @@ def _folder_findings(
                 Finding(ERROR, code, rel, message)
                 for code, message in spec_problems(doc.meta, item.name)
             )
-            found.extend(power_findings(rel, doc, policy))
+            found.extend(power_findings(rel, doc, policy, recorded_powers(locked.get(item.name))))
     return found
 
 
@@ -238,16 +247,20 @@ def _outside_findings(ws: Workspace, declarations: set[Identity]) -> list[Findin
     return found
 
 
-def power_findings(rel: str, doc: SkillDoc, policy: Policy) -> list[Finding]:
-    """A skill that gives an agent powers of its own (hooks, wildcard tool permissions): a
-    warning, or an error where the repository's policy refuses it."""
+def power_findings(rel: str, doc: SkillDoc, policy: Policy, recorded: set[str]) -> list[Finding]:
+    """A skill that gives an agent powers of its own (hooks, wildcard tool permissions): an
+    error where the repository's policy refuses it, else a warning unless its lock entry
+    records the power as seen (import, import --update and register record it)."""
     found = []
     for rule, why in powers(doc.meta):
         action = policy.action(rule)
-        if action == ALLOW:
+        if action == ALLOW or (action != REFUSE and rule in recorded):
             continue
-        level = ERROR if action == REFUSE else WARNING
-        how = "refused by the policy in skills.json" if action == REFUSE else "review it"
+        if action == REFUSE:
+            level, how = ERROR, "refused by the policy in the global skills.json"
+        else:
+            folder = rel.rsplit("/", 1)[0]
+            level, how = WARNING, f"review it, then record it as seen: exobrain register {folder}"
         found.append(Finding(level, f"skill-{rule.replace('_', '-')}", rel, f"{why}; {how}"))
     return found
 

@@ -12,9 +12,9 @@ where:
   fresh global ``skills.json`` and ``skills.lock.json``, ``crons.json`` (the seed's jobs
   that do not name a seed-only skill), ``scopes.json`` and ``signals/weights.json`` (copied),
   the collection folders and the person and host scope flags (:data:`STARTERS`).
-* **never** — neither copied nor compared: ``seed/``, every scope's content (``groups/``,
-  ``teams/``, ``people/``), signal ledgers, the connection file, agent folders, caches and
-  anything else.
+* **never** — neither copied nor compared: ``seed/``, the seed's bootstrap files at the root
+  (:data:`SEED_ONLY`), every scope's content (``groups/``, ``teams/``, ``people/``), signal
+  ledgers, the connection file, agent folders, caches and anything else.
 
 A seed's files are what git would keep: tracked files plus untracked ones its ``.gitignore``
 does not exclude, read from the working tree (so a seed with uncommitted framework edits
@@ -43,7 +43,11 @@ FRAMEWORK_FILES: tuple[str, ...] = (
     ".pre-commit-config.yaml",
     ".pre-commit-hooks.yaml",
     ".github/workflows/skills-review.yml",
+    ".github/workflows/site.yml",
 )
+#: The seed's bootstrap files: they send a fresh agent in a clone of the seed to
+#: create-instance, which an instance has not (it has no ``seed/``), so they are never framework.
+SEED_ONLY: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md")
 #: Framework folders: every file below them (the package, its tests, the agent docs, CI).
 FRAMEWORK_FOLDERS: tuple[str, ...] = ("scripts/", "tests/", "knowledge/exobrain/", ".ci/")
 #: Written at creation, then owned by the instance (harvest never compares them).
@@ -78,6 +82,8 @@ class Framework:
 
 def is_framework(path: str, shipped: tuple[str, ...] | frozenset[str]) -> bool:
     """Whether ``path`` (POSIX, relative to the root) belongs to the framework."""
+    if path in SEED_ONLY:
+        return False
     if path in FRAMEWORK_FILES or path.startswith(FRAMEWORK_FOLDERS):
         return True
     parts = path.split("/")

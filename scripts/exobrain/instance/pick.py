@@ -18,7 +18,8 @@ from pathlib import Path, PurePosixPath
 from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_entry, lock_path
 from exobrain.catalog import skill_dir
 from exobrain.errors import UsageError
-from exobrain.gate.review import is_proof_file, skill_folder
+from exobrain.gate.proof import kind_of
+from exobrain.gate.review import skill_folder
 from exobrain.gate.snapshot import PERSONAL_TYPES
 from exobrain.instance.harvest import InstanceReport, harvest
 from exobrain.model import Identity
@@ -148,7 +149,7 @@ def pick(
         who,
         [f"{rel}/{f}" for f in files],
         version if is_version(version) else None,
-        [f"{rel}/{f}" for f in files if is_proof_file(f)],
+        [f"{rel}/{f}" for f in files if kind_of(f) is not None],
     )
 
 

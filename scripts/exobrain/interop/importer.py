@@ -13,13 +13,16 @@ written. Everything is checked before anything is written, and ``dry_run`` write
 from __future__ import annotations
 
 import shutil
+from collections import defaultdict
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_path
+from exobrain.artifacts.checks import resolve_ref, skill_refs
+from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_path, with_powers
 from exobrain.artifacts.promote import target_scope
 from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError, UsageError
@@ -27,16 +30,15 @@ from exobrain.interop.formats import detect, importer
 from exobrain.interop.formats.bundle import Bundle, FoundSkill, discover
 from exobrain.interop.formats.fields import SLUG, dump, read_lenient, translate
 from exobrain.interop.inputs import Opened, classify, is_shorthand, open_source
-from exobrain.model import GLOBAL
+from exobrain.model import GLOBAL, Identity
 from exobrain.paths import shown
 from exobrain.registry import FLAG, REFUSE, Policy
 from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
-from exobrain.skillmd import SKILL_FILE, powers, skill_text
+from exobrain.skillmd import SKILL_FILE, powers, skill_text, spec_problems
 from exobrain.util.confine import unsafe_entries
 from exobrain.util.dirhash import hash_digests
 from exobrain.util.staging import staged_folder
 from exobrain.util.treecopy import copy_tree
-from exobrain.util.versions import normalise as normalise_version
 from exobrain.workspace import Workspace
 
 
@@ -95,6 +97,7 @@ class Plan:
     body: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
     upstream_version: str | None = None
+    powers: list[str] = field(default_factory=list)  # policy rules, upstream's or the copy's
 
 
 def who_owns(ws: Workspace, owner: str | None) -> str:
@@ -135,7 +138,7 @@ def plan_skill(
         return plan
     raw, body, repairs = reading
     raw = dict(raw)
-    default, notes = adapter.prepare(raw, found)
+    notes = adapter.prepare(raw, found)
     result = translate(
         raw,
         found.folder_name,
@@ -143,17 +146,21 @@ def plan_skill(
         source_format=adapter.SOURCE_FORMAT,
         source_url=src.display(found.rel),
         new_name=new_name,
-        default_version=normalise_version(default) if default else None,
+        bundle_versions=found.bundle_versions(),
     )
     item.name, item.version = result.name, result.meta.get("version")
-    item.repairs, item.flags, item.notes = repairs + result.repairs, result.flags, notes
+    item.repairs, item.notes = repairs + result.repairs, notes
     problems = result.problems + [f"{rel}: {why}" for rel, why in unsafe_entries(found.folder)]
-    for rule, why in dict(powers(raw) + powers(result.meta)).items():
+    if not result.problems:  # what the translation could not repair would fail skills-validate
+        problems += [why for _, why in spec_problems(result.meta, result.name)]
+    granted = dict(powers(raw) + powers(result.meta))
+    plan.powers = sorted(granted)
+    for rule, why in granted.items():
         action = (policy or Policy()).action(rule)
         if action == REFUSE:
             problems.append(f"{why}; refused by the policy in the global skills.json")
         elif action == FLAG:
-            item.flags.append(f"{why}; review it before anyone opts in")
+            item.flags.append(f"{why}; review it before anyone opts in (the lock records it)")
     if problems:
         item.problem = "; ".join(problems)
     plan.text, plan.body, plan.meta = dump(result.meta, body), body, result.meta
@@ -218,6 +225,38 @@ def _check_targets(ws: Workspace, scope: str, plans: list[Plan]) -> None:
         seen.add(item.name)
 
 
+def _check_references(ws: Workspace, scope: str, plans: list[Plan]) -> None:
+    """Skip a skill whose ``dependencies.skills`` or ``links`` name a skill this repository
+    (with the rest of the batch) does not declare: skills-validate would fail on it."""
+    by_name: dict[str, set[Identity]] = defaultdict(set)
+    for registry in ws.all_registries(include_seed=False):
+        for entry in registry.entries:
+            if not entry.is_override:
+                by_name[entry.name].add(entry.identity)
+    for plan in plans:
+        if not plan.item.problem:
+            by_name[plan.item.name].add(Identity(scope, plan.item.name))
+    for plan in plans:
+        missing = [
+            f"{where}: {text}"
+            for where, text in skill_refs(plan.meta)
+            if resolve_ref(text, by_name) is None
+        ]
+        if missing and not plan.item.problem:
+            plan.item.problem = (
+                f"{'; '.join(missing)} names no skill declared here (skills-validate would "
+                f"fail); import that skill first, or with this one"
+            )
+
+
+#: ``tick(done, total, what)``: progress, for a display the command line may show.
+Tick = Callable[[int, int | None, str], None]
+
+
+def _quiet(done: int, total: int | None, what: str) -> None:
+    """No one is watching."""
+
+
 def import_skills(
     ws: Workspace,
     source: str,
@@ -233,8 +272,11 @@ def import_skills(
     ref: str | None = None,
     allow_local: bool | None = None,
     dry_run: bool = False,
+    tick: Tick | None = None,
 ) -> Report:
-    """Import the skills of ``source`` into a scope (see the module docstring)."""
+    """Import the skills of ``source`` into a scope (see the module docstring). ``tick(done,
+    total, what)`` hears of each skill read and copied (a progress display)."""
+    tick = tick or _quiet
     scope = target_scope(ws, into)
     who = who_owns(ws, owner)
     if new_name is not None and not SLUG.match(new_name):
@@ -252,7 +294,8 @@ def import_skills(
                 hint="point SOURCE at a skill folder or a bundle of skill folders",
             )
         readings: dict[str, Reading] = {}
-        for found in bundle.skills:
+        for number, found in enumerate(bundle.skills):
+            tick(number, len(bundle.skills), f"reading {found.rel}")
             try:
                 readings[found.rel] = read_skill_text(found)
             except ExobrainError as exc:
@@ -267,9 +310,10 @@ def import_skills(
         policy = ws.registry(GLOBAL).policy
         plans = [plan_skill(adapter, src, f, readings[f.rel], new_name, policy) for f in chosen]
         _check_targets(ws, scope, plans)
+        _check_references(ws, scope, plans)
         good = [p for p in plans if not p.item.problem]
         if not dry_run and good:
-            _apply(ws, scope, who, tier, good, src, adapter)
+            _apply(ws, scope, who, tier, good, src, adapter, tick)
         for plan in plans:
             if not plan.item.problem:
                 plan.item.status = "would import" if dry_run else "imported"
@@ -317,9 +361,11 @@ def upstream_record(
     adapter: ModuleType,
     upstream: dict[str, str],
     local: dict[str, str],
+    repairs: list[str],
 ) -> dict[str, Any]:
-    """What the lock remembers about where an imported skill came from."""
-    return {
+    """What the lock remembers about where an imported skill came from, and the repairs its
+    translation made (the same translation is applied again by ``import --update``)."""
+    record: dict[str, Any] = {
         "kind": src.kind,
         "url": src.url,
         "base": src.path,
@@ -330,15 +376,23 @@ def upstream_record(
         "format": adapter.NAME,
         "imported": hash_digests(local),
     }
+    if repairs:
+        record["repairs"] = list(repairs)
+    return record
 
 
-def lock_entry_for(version: str, local: dict[str, str], record: dict[str, Any]) -> dict[str, Any]:
-    return {
+def lock_entry_for(
+    version: str, local: dict[str, str], record: dict[str, Any], rules: list[str]
+) -> dict[str, Any]:
+    """The lock entry of an imported copy: its digests, where it came from, and the powers it
+    gives an agent (reported by the import, so recorded as seen)."""
+    entry = {
         "version": version,
         "hash": hash_digests(local),
         "files": dict(sorted(local.items())),
         "upstream": record,
     }
+    return with_powers(entry, rules)
 
 
 def _apply(
@@ -349,13 +403,15 @@ def _apply(
     plans: list[Plan],
     src: Opened,
     adapter: ModuleType,
+    tick: Tick,
 ) -> None:
     """Copy, declare and lock; a skill that fails to copy is reported and left out."""
     created: list[tuple[Plan, Path, dict[str, Any]]] = []
     try:
         with edit_registry(ws.root, scope) as edit:
-            for plan in plans:
+            for number, plan in enumerate(plans):
                 item, target = plan.item, skill_dir(ws.root, scope, plan.item.name)
+                tick(number, len(plans), f"copying {item.name}")
                 if edit.find(name=item.name, **{"from": None}) or target.exists():
                     item.problem = f"{shown(target, ws.root)} appeared meanwhile; not imported"
                     continue
@@ -364,8 +420,9 @@ def _apply(
                 except (OSError, ExobrainError) as exc:
                     item.problem = getattr(exc, "message", None) or f"copy failed: {exc}"
                     continue
-                record = upstream_record(src, plan.found, adapter, upstream, local)
-                created.append((plan, target, lock_entry_for(item.version or "", local, record)))
+                record = upstream_record(src, plan.found, adapter, upstream, local, item.repairs)
+                entry = lock_entry_for(item.version or "", local, record, plan.powers)
+                created.append((plan, target, entry))
                 edit.upsert(
                     ordered_entry({"name": item.name, "owner": who, "tier": tier or "optional"}),
                     name=item.name,

@@ -3,7 +3,8 @@
 The lock's ``upstream`` record says where the skill came from, the upstream content hash at the
 last import (``hash``) and the local content hash right after it (``imported``). Three cases:
 
-* upstream unchanged → nothing is written;
+* upstream unchanged → nothing is written (unless the copy, untouched since it was imported,
+  was translated before a repair existed: then it is translated anew, as an update);
 * upstream changed, local copy untouched → the new content replaces it (staged, then swapped
   in with renames) and the version goes up: to the upstream's version when that is higher,
   else one patch level;
@@ -15,7 +16,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_path, read_lock
+from exobrain.artifacts.lockfile import (
+    check_lock_data,
+    empty_lock,
+    lock_path,
+    read_lock,
+    renewed,
+)
 from exobrain.artifacts.promote import real_scope
 from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError, OperationFailed, UsageError
@@ -37,7 +44,7 @@ from exobrain.model import GLOBAL
 from exobrain.paths import shown
 from exobrain.refs import SkillRef, canonical, parse_ref
 from exobrain.registry_edit import update_json_file
-from exobrain.skillmd import SKILL_FILE
+from exobrain.skillmd import SKILL_FILE, read_skill
 from exobrain.util.dirhash import file_digests, hash_digests
 from exobrain.util.staging import staged_folder
 from exobrain.util.treecopy import copy_tree
@@ -59,6 +66,22 @@ def _find_upstream(src: Opened, path: str) -> FoundSkill:
             hint="the skill moved or was removed upstream; the local copy is kept as it is",
         )
     return FoundSkill(folder, rel, None)
+
+
+def _translated_anew(adapter, src: Opened, found: FoundSkill, local_dir: Path) -> bool:
+    """Whether today's translation of the (unchanged) upstream SKILL.md differs from the
+    imported copy's, version aside: a copy imported before a repair existed (an over-long
+    description kept as it was) is then brought in again, repaired."""
+    try:
+        plan = plan_skill(adapter, src, found, read_skill_text(found), local_dir.name)
+        local = read_skill(local_dir / SKILL_FILE)
+    except ExobrainError:
+        return False
+    if plan.item.problem:
+        return False
+    return {**plan.meta, "version": None} != {**local.meta, "version": None} or (
+        plan.body != local.body
+    )
 
 
 def _next_version(current: str, upstream: str | None) -> str:
@@ -108,11 +131,12 @@ def update_skill(
         found = _find_upstream(src, record["path"])
         item = Item(name, record["path"], ref=canonical(entry), version=locked["version"])
         report.items.append(item)
-        if hash_digests(file_digests(found.folder)) == record["hash"]:
+        same_upstream = hash_digests(file_digests(found.folder)) == record["hash"]
+        untouched = hash_digests(file_digests(local_dir)) == record.get("imported", locked["hash"])
+        if same_upstream and not (untouched and _translated_anew(adapter, src, found, local_dir)):
             item.status = "up to date"
             return report
-        local_hash = hash_digests(file_digests(local_dir))
-        if local_hash != record.get("imported", locked["hash"]):
+        if not untouched:
             raise OperationFailed(
                 f"{canonical(entry)}: upstream changed and so did the local copy; refusing to "
                 f"overwrite the local edits",
@@ -137,6 +161,8 @@ def update_skill(
         plan.text = dump(plan.meta, plan.body)
         item.previous, item.version = locked["version"], version
         item.repairs, item.flags, item.notes = plan.item.repairs, plan.item.flags, plan.item.notes
+        if same_upstream:
+            item.notes.append("upstream unchanged: the copy is translated and repaired anew")
         item.status = "would update" if dry_run else "updated"
         if not dry_run:
             _swap(ws, scope, name, local_dir, plan, src, adapter)
@@ -149,7 +175,7 @@ def _swap(
     """Stage the new copy, swap it in, then rewrite the lock entry."""
     with staged_folder(local_dir, root=ws.root, replace=True) as staging:
         upstream, local = copy_tree(plan.found.folder, staging, replace={SKILL_FILE: plan.text})
-    record = upstream_record(src, plan.found, adapter, upstream, local)
+    record = upstream_record(src, plan.found, adapter, upstream, local, plan.item.repairs)
     with update_json_file(
         lock_path(ws.root, scope),
         root=ws.root,
@@ -157,9 +183,5 @@ def _swap(
         check=check_lock_data,
         durable=False,
     ) as update:
-        previous = update.data["skills"].get(name, {})
-        entry = lock_entry_for(str(plan.meta["version"]), local, record)
-        update.data["skills"][name] = {
-            **entry,
-            **{k: v for k, v in previous.items() if k not in entry},
-        }
+        entry = lock_entry_for(str(plan.meta["version"]), local, record, plan.powers)
+        update.data["skills"][name] = renewed(update.data["skills"].get(name), entry)

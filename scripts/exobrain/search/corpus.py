@@ -4,10 +4,11 @@ Search and the read-only substrate verbs all start here, so they share one rule:
 
 * by default, what the connected chain holds — every skill declared in a chain scope, every
   skill an override in the chain points at, and the knowledge documents of chain scopes;
-* with ``everywhere`` (``--all-scopes``), the shared scopes too (global, seed, groups, teams
-  and any other non-personal scope);
-* never another person's scope (a ``person`` or ``host`` scope outside the chain), and never a
-  folder named ``local`` except inside a personal scope of the chain: those are private.
+* with ``everywhere`` (``--all-scopes``), every scope of the repository: the same
+  declarations ``skills-status --all`` lists (the repository is readable by all its members,
+  so search and the catalog agree), other people's scopes included;
+* never a folder named ``local`` except inside a personal scope of the chain: the one place
+  meant to be private.
 
 A knowledge document is a markdown file under a scope's ``knowledge/`` folder (frontmatter
 optional); its reference is ``knowledge:<path below knowledge/ without .md>@<scope>``. Symbolic
@@ -27,7 +28,7 @@ from exobrain.fetch import installs
 from exobrain.model import EXTERNAL, GLOBAL
 from exobrain.registry import Entry
 from exobrain.resolve import Resolved
-from exobrain.scopes import Scope, scan_scopes
+from exobrain.scopes import Scope
 from exobrain.skillmd import SKILL_FILE
 from exobrain.supersession import LinksReader
 from exobrain.workspace import Workspace
@@ -127,7 +128,8 @@ class View:
             allowed = self.scope_paths
             self._rows = {
                 row.identity: row
-                for row in self.ws.resolve(supersedes=self.supersedes)
+                # ranking, not linking: a dependency keeps its own tier (and no file is read)
+                for row in self.ws.resolve(supersedes=self.supersedes, dependencies=False)
                 if row.declaration is not None
                 and (row.declaration.scope in allowed or row.tier != "off")
             }
@@ -181,12 +183,19 @@ class View:
     def knowledge(self) -> list[Artifact]:
         """Every visible knowledge document (sorted by scope order, then path)."""
         found = []
+        chain = set(self.ws.chain.paths)
         for scope in self.scopes:
             base = scope.directory(self.ws.root) / KNOWLEDGE_DIR
-            private_ok = scope.type in PERSONAL
+            private_ok = scope.type in PERSONAL and scope.path in chain
             files = {rel: base / rel for rel in _markdown_files(base, private_ok)}
-            if self.ws.is_outside(scope.path):  # read from git: copies, never private ones
-                copies = self.ws.knowledge_copies(scope.path, KNOWLEDGE_DIR)
+            if self.ws.is_outside(scope.path):
+                # read from git: a shared scope's copies, never private ones; people's scopes
+                # outside the cone are left out (in a big exobrain they are most of it)
+                copies = (
+                    {}
+                    if scope.type in PERSONAL
+                    else self.ws.knowledge_copies(scope.path, KNOWLEDGE_DIR)
+                )
                 files = {
                     rel: path
                     for rel, path in copies.items()
@@ -205,6 +214,23 @@ class View:
                     )
                 )
         return found
+
+    def link_target(self, target: str) -> Artifact | None:
+        """The visible skill a link in a frontmatter names (``NAME@HOME`` exactly; a bare name:
+        the deepest visible skill of that name), or None when none is visible."""
+        from exobrain.errors import ExobrainError
+        from exobrain.refs import parse_ref
+
+        try:
+            ref = parse_ref(target)
+        except ExobrainError:
+            return None
+        found = [
+            a
+            for a in self.skills()
+            if a.name == ref.name and (ref.home is None or a.home == ref.home)
+        ]
+        return found[-1] if found else None
 
     def artifacts(self, types: tuple[str, ...] = TYPES) -> list[Artifact]:
         return (self.skills() if "skill" in types else []) + (
@@ -248,20 +274,28 @@ class View:
 
 
 def open_view(ws: Workspace, *, everywhere: bool = False) -> View:
-    """The connection's view: the chain, or with ``everywhere`` every non-personal scope plus
-    the chain's own personal scopes."""
-    scopes = list(ws.chain.scopes)
-    if everywhere:  # other people's scopes are not even walked
-        chain_paths = {s.path for s in scopes}
+    """The connection's view: the chain, or with ``everywhere`` every scope of the repository
+    (what the catalog lists)."""
+    return repository_view(ws) if everywhere else View(ws, list(ws.chain.scopes), False)
 
-        def visible(scope: Scope) -> bool:
-            return scope.path in chain_paths or scope.type not in PERSONAL
 
-        if ws.checkout().sparse:  # the scopes it leaves out come from git
-            scopes = [s for s in ws.scan().scopes if visible(s)]
-        else:
-            scopes = scan_scopes(ws.root, ws.config, visible).scopes
-    return View(ws, scopes, everywhere)
+def shared_view(ws: Workspace) -> View:
+    """Every shared scope (global, seed, groups, teams: all but person and host scopes),
+    whatever this machine is connected to: what a published catalog shows by default (in a
+    sparse checkout, the scopes it leaves out too: the scan lists them from git)."""
+    return View(ws, [s for s in ws.scan().scopes if s.type not in PERSONAL], True)
+
+
+def repository_view(ws: Workspace) -> View:
+    """Every scope of the repository, personal ones included (``skills-status --all``'s
+    reach) — except, in a sparse checkout, people's scopes it leaves out: in an
+    organisation's exobrain they are most of the repository, and reading them all from git
+    would undo the point of the cone."""
+    return View(
+        ws,
+        [s for s in ws.scan().scopes if s.type not in PERSONAL or not ws.is_outside(s.path)],
+        True,
+    )
 
 
 def index_artifacts(ws: Workspace) -> list[Artifact]:
@@ -269,7 +303,7 @@ def index_artifacts(ws: Workspace) -> list[Artifact]:
     cache (never shown to anyone: queries filter the cache through :func:`open_view`). Found
     on disk, so a whole-repository update reads no registry."""
     found: list[Artifact] = []
-    view = View(ws, list(ws.scan().scopes), True)
+    view = repository_view(ws)
     outside = [s for s in view.scopes if ws.is_outside(s.path) and s.type not in PERSONAL]
     copies = ws.skill_copies([(s.path, n) for s in outside for n in ws.committed_skills(s.path)])
     for (home, name), copy in sorted(copies.items()):  # shared scopes outside a sparse checkout

@@ -7,7 +7,12 @@ For agents that subscribe: they keep the ``head`` of one answer and pass it as t
 * ``skill.lifecycle`` — a declaration's lifecycle moved (``from`` → ``to``);
 * ``skill.updated`` — a visible skill's ``SKILL.md`` changed (with its version before/after);
 * ``knowledge.added`` / ``knowledge.updated`` / ``knowledge.removed`` — a visible document;
-* ``signal`` — a ledger line under ``signals/`` added about a visible skill.
+* ``skill.invoked`` — a usage line under ``signals/`` about a visible skill (an agent used
+  it: ``agent``, ``by``, ``ts``, and ``via`` when it was used as a skill it supersedes);
+* ``signal`` — any other ledger line added about a visible skill.
+
+``exobrain events --follow`` (:mod:`exobrain.search.follow`) waits for new commits and new
+ledger lines and prints each event as it comes.
 
 Visibility is today's view (:mod:`exobrain.search.corpus`): another person's scope or private
 ``local/`` folder never produces an event.
@@ -217,15 +222,24 @@ def _signal_events(git: Repository, view: View, base: str, head: str) -> list[di
             or record.get("by") != owner
         ):
             continue
-        events.append(
-            {
-                "type": "signal",
-                "ref": record["skill"],
-                "kind": record.get("kind"),
-                "value": record.get("value"),
-                "by": record.get("by"),
-                "ts": record.get("ts"),
-            }
-        )
+        events.append(signal_event(record))
     events.sort(key=lambda e: (str(e.get("ts")), e["ref"]))
     return events
+
+
+def signal_event(record: dict[str, Any]) -> dict[str, Any]:
+    """The event of one ledger line: ``skill.invoked`` for a use (with the agent and, for a
+    superseded skill's use, the ``via`` reference), ``signal`` for anything else."""
+    if record.get("kind") == "usage" and record.get("snapshot") is not True:
+        event = {"type": "skill.invoked", "ref": record["skill"], "agent": record.get("agent")}
+        if record.get("via"):
+            event["via"] = record["via"]
+        return {**event, "by": record.get("by"), "ts": record.get("ts")}
+    return {
+        "type": "signal",
+        "ref": record["skill"],
+        "kind": record.get("kind"),
+        "value": record.get("value"),
+        "by": record.get("by"),
+        "ts": record.get("ts"),
+    }

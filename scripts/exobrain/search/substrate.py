@@ -17,20 +17,47 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from exobrain.errors import ExobrainError, UsageError
+from exobrain.errors import UsageError
 from exobrain.paths import shown
-from exobrain.refs import parse_ref
 from exobrain.search.corpus import TYPES, Artifact, View
 from exobrain.search.docs import read_doc
 from exobrain.search.engine import Searcher, guarded
 from exobrain.skillmd import links_of
-from exobrain.util.jsonlogic import evaluate, sort_rows, truthy
+from exobrain.util.jsonlogic import evaluate, sort_rows, truthy, variables
 from exobrain.workspace import Workspace
 
 #: SPEC-013's link predicates (``links.<predicate>`` in the frontmatter).
 PREDICATES = ("uses_tool", "uses_skill", "derives_from", "documents_artifact", "supersedes")
 SKILL_PREDICATES = ("uses_skill", "derives_from", "supersedes")
 QualityFn = Callable[[list[str]], Mapping[str, float]]
+
+
+#: The fields of a row (``content`` holds the frontmatter: any key may follow it).
+ROW_FIELDS = (
+    "ref",
+    "type",
+    "name",
+    "home",
+    "owner",
+    "lifecycle",
+    "tier",
+    "path",
+    "version",
+    "hash",
+    "quality",
+    "description",
+    "content",
+)
+
+
+def check_field(where: str, path: str) -> None:
+    """Refuse a dotted path that names no field of a row."""
+    top = path.split(".", 1)[0]
+    if top not in ROW_FIELDS or (top != "content" and "." in path):
+        raise UsageError(
+            f"{where}: {path!r} is not a field of a row",
+            hint=f"fields: {', '.join(ROW_FIELDS)} (content.KEY reads the frontmatter)",
+        )
 
 
 class Substrate:
@@ -114,7 +141,13 @@ class Substrate:
         sort: list[tuple[str, bool]] | None = None,
         limit: int | None = None,
     ) -> list[dict[str, Any]]:
-        """Every visible artifact of ``types`` that passes ``rule``, sorted."""
+        """Every visible artifact of ``types`` that passes ``rule``, sorted. A field the rows do
+        not have, in the rule or the sort keys, is a usage error (a typo must not pass as "no
+        match" or "unsorted")."""
+        for where, path in [("--filter", v) for v in variables(rule)] + [
+            ("--sort", key) for key, _ in sort or []
+        ]:
+            check_field(where, path)
         rows = self.rows(self.view.artifacts(types))
         if rule is not None:
             rows = [r for r in rows if truthy(evaluate(rule, r))]
@@ -159,16 +192,8 @@ class Substrate:
 
     def _resolve(self, target: str) -> str | None:
         """The visible skill a link names (the deepest of that name when no home is given)."""
-        try:
-            ref = parse_ref(target)
-        except ExobrainError:
-            return None
-        found = [
-            a
-            for a in self.view.skills()
-            if a.name == ref.name and (ref.home is None or a.home == ref.home)
-        ]
-        return found[-1].ref if found else None
+        found = self.view.link_target(target)
+        return found.ref if found else None
 
 
 def _targets(meta: dict[str, Any], predicate: str) -> list[str]:

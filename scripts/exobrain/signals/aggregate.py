@@ -176,7 +176,8 @@ class Folder:
         day_ms, minute_ms, day_no = self.day_ms, self.minute_ms, self.day_no
         votes, ranks, calibration, fund = agg.votes, agg.ranks, agg.calibration, agg.fund
         agg.lines += len(rows)
-        for day, clock, skill, usage, vote, rank, dimension, outcome, amount, currency, by in rows:
+        for row in rows:
+            day, clock, skill, usage, vote, rank, dimension, outcome, amount, currency, _c, by = row
             if usage:
                 days = uses.get(skill)
                 if days is None:
@@ -205,7 +206,7 @@ class Folder:
                 old = per.get(by)
                 if old is None or code > old:
                     per[by] = code
-            else:
+            elif outcome or amount:
                 number = day_no.get(day)
                 if number is None:
                     number = day_no[day] = day_number(day)
@@ -226,6 +227,8 @@ class Folder:
         kind, skill, ts, value, by, key2, snapshot = record
         self.agg.lines += 1
         by = self.names.setdefault(by, by)
+        if kind == "comment":  # debate, not a number
+            return
         if kind == "usage" and not snapshot:
             self.uses.setdefault(skill, []).append(ts[:10])
         elif kind == "vote":

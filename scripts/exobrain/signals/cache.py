@@ -20,7 +20,7 @@ from typing import Any
 
 from exobrain.paths import user_cache_dir
 
-FORMAT = (3, marshal.version, sys.version_info[:2])
+FORMAT = (4, marshal.version, sys.version_info[:2])
 MAGIC = b"exobrain-signals\x00"
 
 

@@ -5,6 +5,7 @@ Lines dated before a cutoff day (UTC midnight, so a day is never split) are rewr
 * vote and rank lines — only each voter's (each rater and dimension's) latest old line is kept,
   verbatim: under *replace* aggregation the others can never count again, and keeping the
   latest keeps every aggregate, and the score at any time after the cutoff, unchanged;
+* comment lines — kept verbatim: they are words, not numbers;
 * usage, calibration and fund lines — one ``"snapshot": true`` line per (skill, kind, day
   [, currency]) carrying the day's total (calibration: completed ``value`` out of ``total``,
   with the notes kept in ``notes``), dated at the day's midnight. Aggregation and the quality
@@ -76,6 +77,9 @@ def compact_text(text: str, cutoff_day: int, host: str, owner: str) -> tuple[str
             old_kept.append((position, line))
             continue
         kind, skill, ts, value, by, key2, snapshot = record
+        if kind == "comment":  # debate is kept word for word, however old
+            old_kept.append((position, line))
+            continue
         if ts_ms(ts) >= cutoff_day * 86_400_000:
             new_lines.append(line)
             continue

@@ -9,10 +9,13 @@ never edit the same bytes and git merges never conflict (``.gitattributes`` mark
 
 with, per kind: ``vote`` value -1|1; ``rank`` value 0..1 and ``dimension``; ``usage`` value 1
 and ``auto`` (true when a hook wrote it); ``calibration`` value true|false (did the declared
-outcome happen) and an optional ``note``; ``fund`` value > 0 and ``currency``. Compaction
-writes ``"snapshot": true`` lines that stand for a whole day of one file (see
-:mod:`exobrain.signals.compact`). Numbers are derived at read time
-(:mod:`exobrain.signals.aggregate`), never stored.
+outcome happen) and an optional ``note``; ``fund`` value > 0 and ``currency``; ``comment``
+value the text (see :mod:`exobrain.signals.comments`), its ``id`` and an optional ``reply_to``
+(the id of the comment it answers). A use or an outcome of a superseded skill is filed
+against its successor with ``"via"``, the reference that was used
+(:mod:`exobrain.signals.record`). Compaction writes ``"snapshot": true`` lines that stand for
+a whole day of one file (see :mod:`exobrain.signals.compact`). Numbers are derived at read
+time (:mod:`exobrain.signals.aggregate`), never stored.
 
 This module is imported by the Claude usage hook, so it imports only the standard library.
 """
@@ -28,13 +31,14 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.errors import InputFileError, OperationFailed, UsageError
+from exobrain.signals.comments import check_comment_id, comment_id, comment_text
 from exobrain.util.fileio import make_folders
 from exobrain.util.locking import lock_fd
 
 SIGNALS_DIR = "signals"
 LEDGER_SUFFIX = ".jsonl"
 GUEST = "guest"
-KINDS = ("vote", "rank", "usage", "calibration", "fund")
+KINDS = ("vote", "rank", "usage", "calibration", "fund", "comment")
 DIMENSIONS = ("clarity", "accuracy", "scope", "novelty")
 DEFAULT_CURRENCY = "token"
 UNION_RULE = "signals/**/*.jsonl merge=union"
@@ -217,12 +221,18 @@ def make_signal(
     auto: bool = False,
     note: str | None = None,
     currency: str = DEFAULT_CURRENCY,
+    via: str | None = None,
+    reply_to: str | None = None,
 ) -> dict[str, Any]:
-    """One validated ledger line (as a dict in the house key order); raises UsageError."""
+    """One validated ledger line (as a dict in the house key order); raises UsageError.
+
+    ``via`` keeps the reference the caller named when the line is filed against another skill
+    (a superseded skill's use counts for its successor: :mod:`exobrain.signals.record`)."""
     if kind not in KINDS:
         raise UsageError(f"unknown signal kind {kind!r}", hint=f"use one of {', '.join(KINDS)}")
     if not _CANONICAL_REF.match(skill):
         raise UsageError(f"{skill!r} is not a home-qualified skill reference (skill:NAME@HOME)")
+    by, host = check_id(by, "person"), check_id(host, "host")
     line: dict[str, Any] = {
         "ts": format_ts(time.time() if at is None else at),
         "skill": skill,
@@ -241,12 +251,21 @@ def make_signal(
         line["value"] = calibration_value(value)
         if note:
             line["note"] = str(note)
+    elif kind == "comment":
+        line["value"] = text = comment_text(value)
+        line["id"] = comment_id(skill, line["ts"], by, host, text)
+        if reply_to:
+            line["reply_to"] = check_comment_id(reply_to)
     else:
         line["value"] = fund_value(value, currency)
         line["currency"] = currency
-    line["by"], line["host"] = check_id(by, "person"), check_id(host, "host")
+    line["by"], line["host"] = by, host
     if agent:
         line["agent"] = agent
+    if via is not None:
+        if not _CANONICAL_REF.match(via):
+            raise UsageError(f"{via!r} is not a home-qualified skill reference (skill:NAME@HOME)")
+        line["via"] = via
     return line
 
 

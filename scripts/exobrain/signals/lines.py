@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.errors import InputFileError
+from exobrain.signals.comments import COMMENT_ID, MAX_COMMENT, comment_problem
 from exobrain.signals.ledger import (
     _CANONICAL_REF,
     _CURRENCY,
@@ -37,8 +38,15 @@ Record = tuple[str, str, str, Any, str, Any, bool]  # kind, skill, ts, value, by
 
 _REF = _CANONICAL_REF.pattern.removeprefix("^").removesuffix(r"\Z")
 _ID_RE = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+#: A comment's text as written: JSON string units (no control characters but the escaped
+#: newline and tab), at most MAX_COMMENT of them, not starting or ending with a space or an
+#: escape, so a match is always text the full check accepts.
+_PLAIN = r'[^"\\\s\x00-\x1f\x7f-\x9f\ud800-\udfff]'
+_UNIT = r'(?:[^"\\\x00-\x1f\x7f-\x9f\ud800-\udfff]|\\["\\/nt])'
+_TEXT = f"{_PLAIN}(?:{_UNIT}{{0,{MAX_COMMENT - 2}}}{_PLAIN})?"
 #: A line exactly as ``exobrain signal`` writes it, valid by construction: a match needs no
-#: further checks. Groups: day, time, skill, then one kind's fields, then by.
+#: further checks. Groups: day, time, skill, then one kind's fields, then by. A comment's
+#: text is not a group: comments count in no number, and the listing reads the whole line.
 _FAST = (
     r'\{"ts":"' + TS_PATTERN + r'","skill":"(' + _REF + r')","kind":"'
     r'(?:(usage)","value":1,"auto":(?:true|false)'
@@ -46,7 +54,8 @@ _FAST = (
     r'|rank","value":(0(?:\.\d{1,17})?|1(?:\.0{1,17})?),"dimension":"(clarity|accuracy|scope|novelty)"'
     r'|calibration","value":(true|false)'
     r'|fund","value":((?!0(?:\.0*)?,)(?:0|[1-9]\d{0,8})(?:\.\d{1,6})?),'
-    r'"currency":"([A-Za-z0-9][A-Za-z0-9._-]{0,31})")'
+    r'"currency":"([A-Za-z0-9][A-Za-z0-9._-]{0,31})"'
+    r'|comment","value":"' + _TEXT + r'","id":"(c-[0-9a-f]{12})"(?:,"reply_to":"c-[0-9a-f]{12}")?)'
     r',"by":"(' + _ID_RE + r')","host":"' + _ID_RE + r'"(?:,"agent":"[a-z][a-z0-9-]*")?\}'
 )
 _FAST_LINE = re.compile(_FAST)
@@ -69,8 +78,8 @@ def parse_record(obj: Any) -> Record | str:
     if not isinstance(by, str) or not _ID.match(by):
         return "by must be a person id"
     snapshot = obj.get("snapshot") is True
-    if snapshot and kind in ("vote", "rank"):
-        return "votes and ranks are never snapshots (the latest line is kept instead)"
+    if snapshot and kind in ("vote", "rank", "comment"):
+        return f"a {kind} line is never a snapshot"
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
     key2: Any = None
     if kind == "vote":
@@ -108,6 +117,8 @@ def parse_record(obj: Any) -> Record | str:
             return "calibration value must be true (completed) or false"
         else:
             value = (int(value), 1)
+    elif kind == "comment":
+        return _comment_record(obj, skill, ts, by)
     else:
         key2 = obj.get("currency")
         if not isinstance(key2, str) or not _CURRENCY.match(key2):
@@ -123,11 +134,29 @@ def parse_record(obj: Any) -> Record | str:
     return (kind, skill, ts, value, by, key2, snapshot)
 
 
+def _comment_record(obj: dict[str, Any], skill: str, ts: str, by: str) -> Record | str:
+    """A comment's record carries its id; its text stays in the line (it counts in no
+    number, and the listing reads the line itself)."""
+    text, cid, reply_to = obj.get("value"), obj.get("id"), obj.get("reply_to")
+    if not isinstance(text, str) or not 0 < len(text) <= MAX_COMMENT or text != text.strip():
+        return f"comment value must be text of 1 to {MAX_COMMENT} characters, trimmed"
+    problem = comment_problem(text)
+    if problem:
+        return f"comment value: {problem}"
+    if not isinstance(cid, str) or not COMMENT_ID.match(cid):
+        return "comment id must look like c-0123456789ab"
+    if reply_to is not None and (not isinstance(reply_to, str) or not COMMENT_ID.match(reply_to)):
+        return "comment reply_to must be a comment id"
+    return ("comment", skill, ts, None, by, cid, False)
+
+
 def _row_record(row: tuple[Any, ...]) -> Record:
     """A fast-pattern match as a record (used on the line-by-line path). A group that took no
     part is "" in a ``findall`` row and None in ``groups()``: only its truth is read."""
-    day, clock, skill, usage, vote, rank, dimension, outcome, amount, currency, by = row
+    day, clock, skill, usage, vote, rank, dimension, outcome, amount, currency, comment, by = row
     ts = f"{day}T{clock}Z"
+    if comment:
+        return ("comment", skill, ts, None, by, comment, False)
     if usage:
         return ("usage", skill, ts, 1, by, None, False)
     if vote:

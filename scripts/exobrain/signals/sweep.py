@@ -7,8 +7,9 @@ A skill is deprecated when, over the whole window (``--window`` days, default in
    ledgers as they stood at every ``sweep.sample_days`` step of the window (signals after a
    step do not count for it), and the highest must be under the threshold;
 2. it was used fewer than ``sweep.usage_below`` times in the window;
-3. it has been declared, unchanged, for at least the whole window (``git blame`` of its
-   registry lines: a new skill, or one just moved to ``active``, gets a full window first).
+3. it has been declared, unchanged, for at least the whole window (the committed versions of
+   its registry, read as JSON whatever their layout: a new skill, or one just moved to
+   ``active``, gets a full window first).
 
 Only ``active`` declarations are considered (seed/ is left out). The write goes through the
 lifecycle table (:mod:`exobrain.lifecycle`: active → deprecated) and the registry editor
@@ -18,20 +19,22 @@ lifecycle table (:mod:`exobrain.lifecycle`: active → deprecated) and the regis
 
 from __future__ import annotations
 
-import re
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from exobrain.errors import ExobrainError
 from exobrain.paths import shown
 from exobrain.registry import Entry, Registry
 from exobrain.signals.aggregate import Aggregate, Folder, aggregate, file_records
 from exobrain.signals.ledger import day_number, format_ts, ledger_files, ts_ms
 from exobrain.signals.lines import Record, read_ledger_text
 from exobrain.signals.quality import DAY, Decay, Weights, quality
-from exobrain.util.git import Git
+from exobrain.util.repository import Repository
 
-_CLOSING = re.compile(r"^\s*[\]}],?\s*$")
+#: Versions of a registry read per git call while looking for when an entry last changed.
+_BATCH = 32
 
 
 @dataclass
@@ -178,38 +181,80 @@ def peak_quality(
 
 
 def declaration_times(root: Path, registries: list[Registry]) -> dict[tuple[str, int], float]:
-    """(scope, entry index) → when the entry's lines last changed in git (committer time).
+    """(scope, entry index) → when the entry got the content it has now (committer time).
 
-    Lines not committed yet have no time; a registry git does not track gives none.
+    Read from the registry's committed versions, parsed, so the file's layout does not matter
+    (several entries on one line, a reformatted file): walking ``git log`` of the file from
+    the newest commit, the entry's time is that of the oldest commit in the unbroken run of
+    versions where it reads as it does on disk. An entry that differs from the last commit
+    (not committed yet) has no time; a registry git does not track gives none.
     """
+    try:
+        git = Repository(root)
+    except ExobrainError:
+        return {}
     found: dict[tuple[str, int], float] = {}
     for registry in registries:
-        rel = shown(registry.path, root)
-        blame = Git(timeout=None).run(
-            ["blame", "--line-porcelain", "--", rel], cwd=root, check=False
-        )
-        if blame.returncode != 0:
+        skills = registry.data.get("skills") if isinstance(registry.data, dict) else None
+        if not isinstance(skills, list):
             continue
-        times: dict[int, float | None] = {}
-        texts: dict[int, str] = {}
-        line_no, moment, committed = 0, 0.0, True
-        for row in blame.stdout.decode("utf-8", "replace").split("\n"):
-            if row.startswith("\t"):
-                times[line_no], texts[line_no] = (moment if committed else None), row[1:]
-            elif re.match(r"^[0-9a-f]{40} \d+ \d+", row):
-                line_no, committed = int(row.split()[2]), not row.startswith("0" * 40)
-            elif row.startswith("committer-time "):
-                moment = float(row.split()[1])
-        last = max(times, default=0)
-        while last and _CLOSING.match(texts.get(last, "")):
-            last -= 1
-        for entry in registry.entries:
-            first, following = registry.line_of(entry.index), registry.line_of(entry.index + 1)
-            end = following - 1 if following else last
-            span = [times.get(n) for n in range(first or 0, end + 1)]
-            known = [t for t in span if t is not None]  # None: an uncommitted line
-            if first and span and len(known) == len(span):
-                found[(registry.scope, entry.index)] = max(known)
+        rel = shown(registry.path, root)
+        log = git.run("log", "--format=%H %ct", "--", rel, check=False).split()
+        history = list(zip(log[0::2], map(float, log[1::2]), strict=True))
+        now = {i: (_key(raw), raw) for i, raw in enumerate(skills) if _key(raw) is not None}
+        since = _entry_times(git, rel, history, now)
+        found.update({(registry.scope, i): t for i, t in since.items()})
+    return found
+
+
+def _key(raw: Any) -> tuple[str, str] | None:
+    """Which declaration an entry is, across versions of one registry (None: an override)."""
+    if not isinstance(raw, dict) or "from" in raw or not isinstance(raw.get("name"), str):
+        return None
+    return raw["name"], str(raw.get("owner", "")) if "source" in raw else ""
+
+
+def _entry_times(
+    git: Repository,
+    rel: str,
+    history: list[tuple[str, float]],
+    now: dict[int, tuple[tuple[str, str] | None, Any]],
+) -> dict[int, float]:
+    """index → time for the entries of ``now``, walking ``history`` (newest first) a batch of
+    versions at a time until every entry's run of equal versions has ended."""
+    open_entries = dict(now)
+    times: dict[int, float] = {}
+    last: dict[int, float] = {}
+    for start in range(0, len(history), _BATCH):
+        batch = history[start : start + _BATCH]
+        blobs = git.read({commit: f"{commit}:{rel}" for commit, _ in batch})
+        for commit, moment in batch:
+            version = _declarations(blobs.get(commit))
+            for index, (key, raw) in list(open_entries.items()):
+                if version.get(key) == raw:
+                    last[index] = moment
+                    continue
+                if index in last:
+                    times[index] = last[index]
+                del open_entries[index]  # changed here (or never committed as it is now)
+            if not open_entries:
+                return times
+    times.update({i: last[i] for i in open_entries if i in last})
+    return times
+
+
+def _declarations(blob: bytes | None) -> dict[tuple[str, str] | None, Any]:
+    """The declarations of one committed version of a registry, by :func:`_key`."""
+    try:
+        data = json.loads(blob or b"")
+    except ValueError:
+        return {}
+    skills = data.get("skills") if isinstance(data, dict) else None
+    found: dict[tuple[str, str] | None, Any] = {}
+    for raw in skills if isinstance(skills, list) else []:
+        key = _key(raw)
+        if key is not None:
+            found.setdefault(key, raw)
     return found
 
 

@@ -1,12 +1,22 @@
-"""The Claude Code usage hook: one usage line per skill the agent invokes.
+"""The agents' usage hook: one usage line per skill the agent invokes.
 
-Claude Code runs ``python -m exobrain.signals.usage_hook --repo ROOT`` after every call of its
-``Skill`` tool (a ``PostToolUse`` hook with matcher ``Skill``) and passes the hook payload as
-JSON on stdin: ``tool_name``, ``tool_input`` (``{"skill": NAME, "args": …}``),
-``tool_response``, ``cwd``, ``session_id`` …. The hook maps NAME (the link name the agent
-sees, e.g. ``tidy.groups__acme``, or a plain skill name) to the skill this connection
-resolves and appends ``{"kind": "usage", "value": 1, "auto": true, "agent": "claude", …}`` to
-the person's ledger.
+Two agents have a hook that sees a skill being used, and both run
+``python -m exobrain.signals.usage_hook --repo ROOT --agent AGENT`` with the hook payload as
+JSON on stdin (the other agents record usage through the MCP ``signal`` tool):
+
+* **Claude Code**, after every call of its ``Skill`` tool (a ``PostToolUse`` hook with matcher
+  ``Skill``): ``tool_name``, ``tool_input`` (``{"skill": NAME, "args": …}``),
+  ``tool_response``, ``cwd``, ``session_id`` … (https://code.claude.com/docs/en/hooks). The
+  hook checks ``tool_name`` itself: Copilot in VS Code runs Claude's hooks and ignores
+  matchers, so it calls the hook after every tool;
+* **Gemini CLI**, after its ``activate_skill`` tool (an ``AfterTool`` hook with that matcher):
+  ``tool_name``, ``tool_input`` (``{"name": NAME}``), ``cwd`` … (gemini-cli
+  ``docs/hooks/reference.md``, ``docs/tools/activate-skill.md``). Its stdout must be JSON.
+
+The hook maps NAME (the link name the agent sees, e.g. ``tidy.groups__acme``, or a plain skill
+name) to the skill this connection resolves and appends ``{"kind": "usage", "value": 1,
+"auto": true, "agent": AGENT, …}`` to the person's ledger. A name whose skill is superseded
+(an old link, a user-level copy) is filed against the successor, ``via`` the old reference.
 
 It must never get in the agent's way: every error is swallowed, written to
 ``$XDG_STATE_HOME/exobrain/usage-hook.log`` (default ``~/.local/state``) and the exit code is
@@ -32,6 +42,12 @@ EVENT = "PostToolUse"
 MATCHER = "Skill"
 TIMEOUT_SECONDS = 10
 LOG_LIMIT = 256 * 1024
+#: agent → (its hook event, the tool that uses a skill, the tool input key naming it, the
+#: hook's timeout as that agent counts it: seconds for Claude, milliseconds for Gemini)
+HOOKS = {
+    "claude": (EVENT, MATCHER, "skill", TIMEOUT_SECONDS),
+    "gemini": ("AfterTool", "activate_skill", "name", TIMEOUT_SECONDS * 1000),
+}
 
 
 def log_path() -> Path:
@@ -54,9 +70,11 @@ def log(message: str) -> None:
         pass
 
 
-def invoked_skill(payload: Any) -> str | None:
-    """The skill name in a Skill tool payload, or None when the payload is about something else."""
-    if not isinstance(payload, dict) or payload.get("tool_name") != MATCHER:
+def invoked_skill(payload: Any, agent: str = "claude") -> str | None:
+    """The skill name in a skill tool payload of ``agent``, or None when the payload is about
+    something else (another tool: Copilot in VS Code sends Claude's hook every tool call)."""
+    _event, tool, key, _timeout = HOOKS[agent]
+    if not isinstance(payload, dict) or payload.get("tool_name") != tool:
         return None
     tool_input = payload.get("tool_input")
     if not isinstance(tool_input, dict):
@@ -65,7 +83,7 @@ def invoked_skill(payload: Any) -> str | None:
     if not isinstance(response, dict):
         response = {}
     for value in (
-        tool_input.get("skill"),
+        tool_input.get(key),
         tool_input.get("skill_name"),
         tool_input.get("name"),
         response.get("commandName"),
@@ -91,6 +109,16 @@ def skill_names(ws, agent: str) -> dict[str, str]:
         if len(found) == 1 and name not in refs:
             refs[name] = found[0]
     return refs
+
+
+def superseded_names(ws, agent: str) -> dict[str, list[str]]:
+    """The link names of skills resolution replaced by a successor → [the successor's ref, the
+    superseded skill's own ref]: a use through an old link counts for the successor."""
+    return {
+        r.link_name: [r.superseded_by.ref, r.identity.ref]
+        for r in ws.resolve(agent)
+        if r.superseded_by is not None
+    }
 
 
 # --- the resolution cache: a hook call that hits it imports no dataclass-based module -------
@@ -146,6 +174,7 @@ def fresh_resolution(root: str, agent: str) -> dict[str, Any]:
     ws = open_workspace(Path(root))
     data = {
         "names": skill_names(ws, agent),
+        "superseded": superseded_names(ws, agent),
         "person": author(ws),
         "host": host_id(ws),
         "environment": _environment(),
@@ -156,6 +185,12 @@ def fresh_resolution(root: str, agent: str) -> dict[str, Any]:
     files = [ws.root / CONNECTION_FILE, ws.root / "scopes.json"]
     files += [ws.root / scope / SCOPE_FLAG for scope in scopes if scope != "global"]
     files += [registry_path(ws.root, scope) for scope in ws.registries]
+    # supersession lives in the SKILL.md files (exobrain supersede edits only those)
+    files += [
+        ws.root / ("" if e.scope == "global" else e.scope) / "skills" / e.name / "SKILL.md"
+        for e in ws.chain_entries()
+        if not e.is_override and e.source is None
+    ]
     data["files"] = {str(path): _stamp(str(path)) for path in files}
     try:
         atomic_write_text(
@@ -170,7 +205,7 @@ def record_usage(payload: Any, repo: Path | None, agent: str = "claude") -> Path
     """Append the usage line for ``payload``; the ledger written, or None when it was skipped."""
     from exobrain.signals.ledger import make_signal, record_signal
 
-    name = invoked_skill(payload)
+    name = invoked_skill(payload, agent)
     if name is None:
         return None
     if repo is None:
@@ -180,12 +215,22 @@ def record_usage(payload: Any, repo: Path | None, agent: str = "claude") -> Path
         repo = find_root(Path(start))
     root = os.path.realpath(repo)
     resolution = cached_resolution(root, agent) or fresh_resolution(root, agent)
-    ref = resolution["names"].get(name)
+    ref, via = resolution["names"].get(name), None
+    superseded = resolution.get("superseded", {})
+    if ref is None and name in superseded:
+        ref, via = superseded[name]
     if ref is None:
         log(f"skipped {name!r}: no skill of {root} resolves to that name for {agent}")
         return None
     line = make_signal(
-        "usage", ref, 1, by=resolution["person"], host=resolution["host"], agent=agent, auto=True
+        "usage",
+        ref,
+        1,
+        by=resolution["person"],
+        host=resolution["host"],
+        agent=agent,
+        auto=True,
+        via=via,
     )
     path, warning = record_signal(Path(root), line)
     if warning:
@@ -196,21 +241,27 @@ def record_usage(payload: Any, repo: Path | None, agent: str = "claude") -> Path
 def main(argv: list[str] | None = None) -> int:
     """Entry point: read the payload, record, log any error; always exit 0."""
     args = list(sys.argv[1:] if argv is None else argv)
+    agent = args[args.index("--agent") + 1] if "--agent" in args[:-1] else "claude"
     try:
         repo = Path(args[args.index("--repo") + 1]) if "--repo" in args else None
         text = sys.stdin.read()
-        record_usage(boundedjson.loads(text) if text.strip() else {}, repo)
+        if agent not in HOOKS:
+            raise ValueError(f"no usage hook for agent {agent!r}")
+        record_usage(boundedjson.loads(text) if text.strip() else {}, repo, agent)
     except Exception as exc:
         log(f"error: {type(exc).__name__}: {exc}")
+    if agent == "gemini":
+        print("{}")  # Gemini CLI reads the hook's stdout as JSON: nothing to decide
     return 0
 
 
 # --- installing -----------------------------------------------------------------------------
 
 
-def usage_hook_command(root: Path) -> list[str]:
-    """The command Claude Code should run: this Python, this module, this exobrain."""
-    return [sys.executable, "-m", HOOK_MODULE, "--repo", str(root)]
+def usage_hook_command(root: Path, agent: str = "claude") -> list[str]:
+    """The command the agent should run: this Python, this module, this exobrain, the agent."""
+    command = [sys.executable, "-m", HOOK_MODULE, "--repo", str(root)]
+    return command if agent == "claude" else [*command, "--agent", agent]
 
 
 def _hooks_of(group: dict[str, Any]) -> list[Any]:
@@ -219,9 +270,13 @@ def _hooks_of(group: dict[str, Any]) -> list[Any]:
     return hooks if isinstance(hooks, list) else []
 
 
-def install_usage_hook(settings_path: Path, command: list[str], *, root: Path) -> bool:
-    """Merge the hook into a Claude settings file inside ``root`` (the repository, or Claude's
-    home with ``--user``); True when the file changed.
+def install_usage_hook(
+    settings_path: Path, command: list[str], *, root: Path, agent: str = "claude"
+) -> bool:
+    """Merge the hook into an agent's settings file inside ``root`` (the repository, or the
+    agent's home with ``--user``): Claude's ``settings.local.json`` or ``settings.json``,
+    Gemini's ``settings.json`` (the same ``hooks`` → event → matcher groups shape); True when
+    the file changed.
 
     Other settings and hooks are kept as they are (unknown keys included); a hook of ours
     with an outdated command is updated in place; running it twice changes nothing. A file
@@ -234,6 +289,7 @@ def install_usage_hook(settings_path: Path, command: list[str], *, root: Path) -
     from exobrain.errors import InputFileError
     from exobrain.util.fileio import atomic_write_text, dump_json, load_json
 
+    event, matcher, _key, timeout = HOOKS[agent]
     line = shlex.join(command)
     data: Any = load_json(settings_path) if settings_path.exists() else {}
     if not isinstance(data, dict):
@@ -244,10 +300,10 @@ def install_usage_hook(settings_path: Path, command: list[str], *, root: Path) -
             f"{settings_path}: hooks must be an object of events",
             hint="fix the file by hand, then run the command again",
         )
-    groups = hooks.setdefault(EVENT, [])
+    groups = hooks.setdefault(event, [])
     if not isinstance(groups, list):
         raise InputFileError(
-            f"{settings_path}: hooks.{EVENT} must be a list of matcher groups",
+            f"{settings_path}: hooks.{event} must be a list of matcher groups",
             hint="fix the file by hand, then run the command again",
         )
     ours = [
@@ -257,20 +313,20 @@ def install_usage_hook(settings_path: Path, command: list[str], *, root: Path) -
         for hook in _hooks_of(group)
         if isinstance(hook, dict) and HOOK_MODULE in str(hook.get("command", ""))
     ]
-    wanted = {"type": "command", "command": line, "timeout": TIMEOUT_SECONDS}
+    wanted = {"type": "command", "command": line, "timeout": timeout}
     if ours:
         group, hook = ours[0]
-        if group.get("matcher") == MATCHER and all(hook.get(k) == v for k, v in wanted.items()):
+        if group.get("matcher") == matcher and all(hook.get(k) == v for k, v in wanted.items()):
             return False
-        if group.get("matcher") != MATCHER:
+        if group.get("matcher") != matcher:
             group["hooks"].remove(hook)
             if not group["hooks"]:
                 groups.remove(group)
-            groups.append({"matcher": MATCHER, "hooks": [wanted]})
+            groups.append({"matcher": matcher, "hooks": [wanted]})
         else:
             hook.update(wanted)
     else:
-        groups.append({"matcher": MATCHER, "hooks": [wanted]})
+        groups.append({"matcher": matcher, "hooks": [wanted]})
     atomic_write_text(settings_path, dump_json(data), root=root)
     return True
 

@@ -1,14 +1,34 @@
-"""What ``exobrain signals REF`` shows: the ledger lines about one skill and its aggregate."""
+"""What ``exobrain signals REF`` shows: the ledger lines about one skill, its comments as a
+thread and its aggregate (:func:`skill_signals`, which the MCP tools call too)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from exobrain.signals.aggregate import Aggregate
+from exobrain.refs import canonical, parse_ref
+from exobrain.signals.aggregate import Aggregate, aggregate
+from exobrain.signals.comments import thread
 from exobrain.signals.ledger import FUND_UNIT, day_label, ledger_files, ledger_owner
 from exobrain.signals.lines import parse_line, read_ledger_text
 from exobrain.util import boundedjson
+from exobrain.workspace import Workspace, find_declaration
+
+
+def skill_signals(ws: Workspace, ref_text: str) -> dict[str, Any]:
+    """Everything ``exobrain signals REF`` (and the MCP ``signals`` tool) shows about a
+    declared skill, JSON-ready: its lines (time order), the comments as a thread, their
+    aggregate and the lines that do not count."""
+    ref = canonical(find_declaration(ws, parse_ref(ref_text)))
+    lines, problems = skill_lines(ws.root, ref)
+    totals = summary(aggregate(ws.root), ref)
+    return {
+        "skill": ref,
+        "signals": lines,
+        "comments": thread(lines),
+        "aggregate": totals,
+        "problems": problems,
+    }
 
 
 def skill_lines(root: Path, ref: str) -> tuple[list[dict[str, Any]], list[str]]:
@@ -91,6 +111,9 @@ def describe(line: dict[str, Any]) -> str:
         notes = line.get("notes") or ([line["note"]] if line.get("note") else [])
         if notes:
             text += ": " + "; ".join(str(n) for n in notes)
+    elif kind == "comment":
+        reply = f"re {line['reply_to']}: " if line.get("reply_to") else ""
+        text = f"[{line.get('id')}] {reply}" + " ".join(str(value).split())
     else:
         amount = f"{value:g}" if isinstance(value, (int, float)) else str(value)
         text = f"{amount} {line.get('currency')}" + (" that day" if snapshot else "")

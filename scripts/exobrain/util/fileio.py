@@ -144,10 +144,11 @@ def atomic_write_text(path: Path, text: str | bytes, *, root: Path, durable: boo
     Missing folders are created. ``path`` being a link that stays inside ``root`` is written
     through (the link is kept); a link on the way that leaves ``root`` is refused
     (:class:`~exobrain.util.confine.UnsafePath`, nothing written). The file keeps its
-    permission bits when it already exists; one this process may not write (made read-only) is
-    refused rather than replaced by the rename. ``durable`` flushes the data to disk before the
-    rename (what a user wrote must survive a power cut); files the toolkit can regenerate
-    (locks, indexes) skip it, since an fsync per file dominates bulk rewrites.
+    permission bits when it already exists (a new one follows the umask); one this process may
+    not write (made read-only) is refused rather than replaced by the rename. ``durable``
+    flushes the data to disk before the rename (what a user wrote must survive a power cut);
+    files the toolkit can regenerate (locks, indexes) skip it, since an fsync per file
+    dominates bulk rewrites.
     """
     import tempfile  # not needed by read-only commands, so not imported at start-up
 
@@ -168,8 +169,8 @@ def atomic_write_text(path: Path, text: str | bytes, *, root: Path, durable: boo
                 os.fsync(handle.fileno())
         try:
             os.chmod(tmp, target.stat().st_mode & 0o7777)
-        except FileNotFoundError:
-            os.chmod(tmp, 0o644)
+        except FileNotFoundError:  # a new file: what open() would give under the umask
+            os.chmod(tmp, default_dir_mode() & 0o666)
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -190,8 +191,11 @@ def make_folders(root: Path, folder: Path, *, links: bool = True) -> Path:
     missing = []
     probe = real
     while not probe.is_dir():
-        if probe.exists() or probe.is_symlink():
+        # a folder another process made since the test above is fine; a file or link is not
+        if probe.is_symlink() or (probe.exists() and not probe.is_dir()):
             raise UnsafePath(f"{folder}: {probe} is not a folder")
+        if probe.is_dir():
+            break
         missing.append(probe)
         probe = probe.parent
     for part in reversed(missing):

@@ -72,6 +72,19 @@ def check(rule: Any, where: str = "filter") -> None:
         check(item, f"{where}.{operator}[{index}]")
 
 
+def variables(rule: Any) -> list[str]:
+    """Every dotted path a (checked) rule reads with ``var``, in order."""
+    if isinstance(rule, list):
+        return [path for item in rule for path in variables(item)]
+    if not isinstance(rule, dict) or len(rule) != 1:
+        return []
+    operator, args = next(iter(rule.items()))
+    if operator == "var":
+        path = args[0] if isinstance(args, list) and args else args
+        return [path] if isinstance(path, str) else []
+    return variables(args)
+
+
 def lookup(row: Any, path: str) -> Any:
     """The value at a dotted path (list items by number), None when any step is missing."""
     value = row

@@ -192,6 +192,19 @@ class Repository:
             raise GitFailed(f"git {' '.join(args[:2])} failed: {git_message(done.stderr)}")
         return done.stdout
 
+    def tracked(self, path: str) -> bool:
+        """Whether git tracks a file at or under ``path`` (relative to the folder)."""
+        return bool(self.run_bytes("ls-files", "-z", "--", path).strip(b"\0"))
+
+    def move(self, old: str, new: str) -> None:
+        """``git mv``: the folder moves on disk with everything in it (untracked files too) and
+        the index follows; changes not staged stay unstaged."""
+        self.run("mv", "--", old, new)
+
+    def forget(self, path: str) -> None:
+        """Drop ``path`` (a file or a folder) from the index; the work tree is left alone."""
+        self.run("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", path)
+
     def commit_of(self, ref: str) -> str | None:
         """The commit ``ref`` names, or None when it does not resolve."""
         if ref.startswith("-"):
@@ -266,6 +279,18 @@ class Repository:
             for name, base in wanted:
                 if base in entries:
                     found[name] = entries[base]
+        return found
+
+    def sizes(self, oids: list[str]) -> dict[str, int]:
+        """The size in bytes of each object (absent ones left out); one process for all."""
+        if not oids:
+            return {}
+        stdin = "".join(f"{oid}\n" for oid in oids).encode()
+        found: dict[str, int] = {}
+        for line in self.run("cat-file", "--batch-check", stdin=stdin).splitlines():
+            oid, kind, *size = line.split()
+            if kind != "missing" and size:
+                found[oid] = int(size[0])
         return found
 
     def renames(self, base: str, pathspecs: tuple[str, ...]) -> list[Rename]:

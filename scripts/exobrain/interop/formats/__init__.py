@@ -3,8 +3,9 @@ row in the tables below.
 
 An import adapter module provides ``NAME`` (the ``--format`` value), ``SOURCE_FORMAT`` (what
 ``source_format`` records), ``KEEP`` (top-level keys it keeps besides the standard and native
-fields), ``detect(bundle, metas) -> reason | None`` and ``prepare(raw, found) -> (default
-version, notes)``. An export module provides ``export_skill`` (see :mod:`.agentskills`).
+fields), ``detect(bundle, metas) -> reason | None`` and ``prepare(raw, found) -> notes`` (facts
+of the bundle the skill itself does not state, added to ``raw``). An export module provides
+``export_skill`` (see :mod:`.agentskills`).
 The shared machinery is in :mod:`.fields` (translation) and :mod:`.bundle` (finding skills).
 """
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from exobrain.artifacts.checks import STANDARD_FIELDS
+from exobrain.artifacts.checks import STANDARD_FIELDS, fields_to_move, metadata_conflicts
 from exobrain.interop.formats.bundle import Bundle, FoundSkill
 from exobrain.interop.formats.fields import MARKER, dump, encode
 from exobrain.skillmd import spec_problems
@@ -31,16 +31,8 @@ def detect(bundle: Bundle, metas: list[dict[str, Any]]) -> str | None:
     return "plain Agent Skills folders"
 
 
-def prepare(raw: dict[str, Any], found: FoundSkill) -> tuple[str | None, list[str]]:
-    return None, []
-
-
-def fields_to_move(meta: dict[str, Any], keep: frozenset[str], tools_as_text: bool) -> list[str]:
-    """The top-level keys an export moves into metadata."""
-    moved = [k for k in meta if k not in keep and k not in ("metadata", "version")]
-    if tools_as_text and isinstance(meta.get("allowed-tools"), list):
-        moved.append("allowed-tools")
-    return moved
+def prepare(raw: dict[str, Any], found: FoundSkill) -> list[str]:
+    return []
 
 
 def moved_fields(meta: dict[str, Any]) -> list[str]:
@@ -67,23 +59,7 @@ def compat_problems(
         )
     if not body.strip():
         problems.append("no instructions after the frontmatter")
-    metadata = meta.get("metadata")
-    if not isinstance(metadata, dict):
-        metadata = {}
-    if MARKER in metadata:
-        problems.append(f"metadata.{MARKER} is reserved for the fields an export moves there")
-    if "version" in metadata and metadata["version"] != version:
-        problems.append(
-            f"metadata.version {metadata['version']!r} differs from version {version!r}; remove one"
-        )
-    if not strip:
-        for key in fields_to_move(meta, keep, tools_as_text):
-            if key in metadata:
-                problems.append(
-                    f"{key} would move into metadata, which already has a "
-                    f"{key!r} entry; rename one (or export with --strip)"
-                )
-    return problems
+    return problems + metadata_conflicts(meta, keep=keep, tools_as_text=tools_as_text, strip=strip)
 
 
 def export_meta(

@@ -26,15 +26,30 @@ MAX_DEPTH = 6
 
 @dataclass(frozen=True)
 class FoundSkill:
-    """A skill folder inside a source: ``rel`` is its POSIX path from the source root."""
+    """A skill folder inside a source: ``rel`` is its POSIX path from the source root;
+    ``plugin`` the manifest entry that lists it and ``release`` the top-level ``metadata`` of
+    the marketplace file holding that entry (where K-Dense and anthropics/skills keep the
+    bundle's version)."""
 
     folder: Path
     rel: str
     plugin: dict[str, Any] | None = None
+    release: dict[str, Any] | None = None
 
     @property
     def folder_name(self) -> str:
         return PurePosixPath(self.rel).name if self.rel else self.folder.name
+
+    def bundle_versions(self) -> list[tuple[str, Any]]:
+        """(where, value) of the versions the bundle states for this skill, in order of
+        precedence: the marketplace's ``metadata.version``, then the plugin's ``version``."""
+        found = []
+        if self.release and self.release.get("version") is not None:
+            found.append(("the marketplace's metadata.version", self.release["version"]))
+        if self.plugin and self.plugin.get("version") is not None:
+            name = self.plugin.get("name")
+            found.append((f"plugin {name!r} version", self.plugin["version"]))
+        return found
 
 
 @dataclass
@@ -65,10 +80,16 @@ def discover(root: Path) -> Bundle:
         except ExobrainError as exc:
             bundle.notes.append(f"{manifest}: unreadable ({exc}); scanning the folders instead")
             continue
-        plugins = data.get("plugins") if manifest.endswith("marketplace.json") else [data]
+        if not isinstance(data, dict):
+            bundle.notes.append(f"{manifest}: not a JSON object; scanning the folders instead")
+            continue
+        marketplace = manifest.endswith("marketplace.json")
+        plugins = data.get("plugins") if marketplace else [data]
+        release = data.get("metadata") if marketplace else None
+        release = release if isinstance(release, dict) else None
         for plugin in plugins if isinstance(plugins, list) else []:
             if isinstance(plugin, dict):
-                for found in _plugin_skills(root, plugin, manifest, bundle.notes):
+                for found in _plugin_skills(root, plugin, manifest, bundle.notes, release):
                     listed.setdefault(found.rel, found)
     bundle.skills = sorted(listed.values(), key=lambda s: s.rel) or _scan(root)
     return bundle
@@ -83,7 +104,11 @@ def _inside(root: Path, rel: str) -> str | None:
 
 
 def _plugin_skills(
-    root: Path, plugin: dict[str, Any], manifest: str, notes: list[str]
+    root: Path,
+    plugin: dict[str, Any],
+    manifest: str,
+    notes: list[str],
+    release: dict[str, Any] | None,
 ) -> list[FoundSkill]:
     source = plugin.get("source", "./")
     base = _inside(root, source) if isinstance(source, str) else None
@@ -107,7 +132,7 @@ def _plugin_skills(
                 f"not a skill folder inside the source"
             )
             continue
-        found.append(FoundSkill(root / rel, rel, plugin))
+        found.append(FoundSkill(root / rel, rel, plugin, release))
     return found
 
 

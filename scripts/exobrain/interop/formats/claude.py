@@ -14,9 +14,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from exobrain.interop.formats.agentskills import EXPORT_KEEP, export_meta, fields_to_move
+from exobrain.artifacts.checks import fields_to_move
+from exobrain.interop.formats.agentskills import EXPORT_KEEP, export_meta
 from exobrain.interop.formats.agentskills import compat_problems as _compat
-from exobrain.interop.formats.bundle import Bundle, FoundSkill
+from exobrain.interop.formats.bundle import MANIFESTS, Bundle, FoundSkill
 from exobrain.interop.formats.fields import CLAUDE_FIELDS, dump
 
 NAME = "claude"
@@ -38,16 +39,17 @@ def detect(bundle: Bundle, metas: list[dict[str, Any]]) -> str | None:
     fields = sorted({f for m in metas for f in _claude_fields(m)})
     if fields:
         return f"Claude Code fields ({', '.join(fields)})"
-    if PLUGIN_MANIFEST in bundle.manifests:
-        return f"a Claude Code plugin ({PLUGIN_MANIFEST})"
+    for manifest in MANIFESTS:  # a plugin, or a plugin marketplace (anthropics/skills)
+        if manifest in bundle.manifests:
+            return f"a Claude Code plugin manifest ({manifest})"
     in_claude = "/.claude/skills" in bundle.root.as_posix() or any(
         s.rel.startswith(".claude/skills/") for s in bundle.skills
     )
     return "a .claude/skills folder" if in_claude else None
 
 
-def prepare(raw: dict[str, Any], found: FoundSkill) -> tuple[str | None, list[str]]:
-    return None, []
+def prepare(raw: dict[str, Any], found: FoundSkill) -> list[str]:
+    return []
 
 
 def moved_fields(meta: dict[str, Any]) -> list[str]:

@@ -3,7 +3,9 @@ fields that travel in ``metadata``, a frontmatter reader that repairs common YAM
 translation of a foreign frontmatter into the native schema.
 
 Import never drops information: a key the native schema does not know, or a value of the wrong
-shape, is moved under ``metadata`` as a string and the move is reported. Export does the
+shape, is moved under ``metadata`` as a string, and a text over the standard's limit (a
+description over 1,024 characters) is cut at a sentence or word boundary with the full text kept
+in ``metadata.full-<field>``; every repair is reported. Export does the
 reverse for the open standard: fields it lacks go into ``metadata`` (non-strings as JSON) and
 their names are listed under ``metadata.exobrain-fields``, which is how a later import knows
 exactly which entries to lift back out, so a round trip gives back the same frontmatter.
@@ -18,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from exobrain.artifacts.checks import NATIVE_FIELDS, STANDARD_FIELDS
+from exobrain.artifacts.checks import MOVED_MARKER, NATIVE_FIELDS, STANDARD_FIELDS
+from exobrain.artifacts.content import SCHEMA_VERSION
 from exobrain.errors import InputFileError
 from exobrain.skillmd import COMPATIBILITY_MAX, DESCRIPTION_MAX, NAME_MAX, parse, split_frontmatter
 from exobrain.util import boundedjson
@@ -41,7 +44,7 @@ CLAUDE_FIELDS = (
     "shell",
 )
 #: The metadata entry naming the fields an export moved into metadata.
-MARKER = "exobrain-fields"
+MARKER = MOVED_MARKER
 PROVENANCE = ("source", "source_format", "source_url")
 SOURCE_KINDS = ("native", "imported", "composed")
 LIST_FIELDS = ("tags", "triggers", "personas")
@@ -158,13 +161,12 @@ def read_lenient(text: str, path: Path) -> tuple[dict[str, Any], str, list[str]]
 
 @dataclass
 class Translation:
-    """A foreign frontmatter turned native: what was repaired, flagged, or makes it unusable."""
+    """A foreign frontmatter turned native: what was repaired, or what makes it unusable."""
 
     name: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
     upstream_version: str | None = None
     repairs: list[str] = field(default_factory=list)
-    flags: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
 
@@ -221,27 +223,46 @@ def _clean_metadata(raw: Any, meta: dict[str, Any], out: Translation) -> dict[st
 
 
 def _set_aside(metadata: dict[str, str], key: str, value: Any) -> str:
-    """Put ``value`` under metadata (a free key), returning the key used."""
+    """Put ``value`` under metadata (a free key; text as it is, anything else as JSON),
+    returning the key used."""
     target = key if key not in metadata else f"upstream-{key}"
-    metadata[target] = encode(value)
+    metadata[target] = value if isinstance(value, str) else encode(value)
     return target
 
 
-def _version(meta: dict[str, Any], metadata: dict[str, str], out: Translation) -> None:
-    top, nested = meta.pop("version", None), metadata.pop("version", None)
-    for origin, value in (("version", top), ("metadata.version", nested)):
+def _version(
+    meta: dict[str, Any],
+    metadata: dict[str, str],
+    out: Translation,
+    bundle: list[tuple[str, Any]],
+) -> None:
+    """The version, by precedence: what the bundle states (the marketplace's
+    ``metadata.version``, then the plugin's ``version``), then the skill's own ``version`` or
+    ``metadata.version``. A version of the skill's own that loses, or that is not a version,
+    is kept as ``metadata.upstream-version``."""
+    own = [
+        ("version", meta.pop("version", None)),
+        ("metadata.version", metadata.pop("version", None)),
+    ]
+    chosen = ""
+    for origin, value in [*bundle, *own]:
         if value is None:
             continue
         version = normalise_version(value)
-        if version is not None and out.upstream_version is None:
-            out.upstream_version = version
+        if version is not None and not chosen:
+            chosen, out.upstream_version = origin, version
             if str(value) != version:
                 out.repairs.append(f"{origin} {value!r} read as {version}")
-        elif version is None or version != out.upstream_version:
+        elif origin in ("version", "metadata.version") and version != out.upstream_version:
             kept = _set_aside(metadata, "upstream-version", value)
-            out.repairs.append(
-                f"{origin} {value!r} is not a usable version; kept as metadata.{kept}"
+            why = (
+                "is not a usable version"
+                if version is None
+                else f"differs from {chosen} {out.upstream_version}, which takes precedence"
             )
+            out.repairs.append(f"{origin} {value!r} {why}; kept as metadata.{kept}")
+        elif version is None:
+            out.repairs.append(f"{origin} {value!r} is not a version; not used")
 
 
 def _name(meta: dict[str, Any], folder: str, metadata: dict[str, str], out: Translation) -> str:
@@ -293,17 +314,54 @@ def _schema_fit(meta: dict[str, Any], metadata: dict[str, str], out: Translation
     """Move fields that break the native schema (other than name/description) into metadata."""
     from exobrain.artifacts.register import native_errors
 
-    for key, keyword, message in native_errors(meta):
+    for key, _, message in native_errors(meta):
         if key in ("name", "description", "metadata", "") or key not in meta:
-            continue  # name and metadata are already clean; a long description is flagged
-        if key == "compatibility" and keyword == "maxLength":
-            continue  # flagged, kept
+            continue  # name and metadata are already clean, long texts already cut
         used = _set_aside(metadata, key, meta.pop(key))
         out.repairs.append(f"{message}; the field was moved to metadata.{used}")
 
 
+#: Text fields the standard limits, with their limit: an import cuts them to fit and keeps the
+#: full upstream text in ``metadata.full-<field>``.
+LIMITED = (("description", DESCRIPTION_MAX), ("compatibility", COMPATIBILITY_MAX))
+
+
+def shorten(text: str, limit: int) -> tuple[str, str]:
+    """``text`` cut to at most ``limit`` characters, and where it was cut: after the last
+    sentence that ends within the limit when that keeps at least half of it ("sentence"),
+    else at the last word boundary, marked with an ellipsis ("word")."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, limit + 1) if m.end() <= limit]
+    if ends and ends[-1] >= limit // 2:
+        return text[: ends[-1]].rstrip(), "sentence"
+    head = text[: limit - 1]
+    if not text[limit - 1].isspace():  # the cut falls inside a word: leave that word out
+        space = max(head.rfind(c) for c in " \n\t")
+        if space > limit // 2:
+            head = head[:space]
+    return head.rstrip().rstrip(",;:-—") + "…", "word"
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+
+
+def _fit_lengths(meta: dict[str, Any], metadata: dict[str, str], out: Translation) -> None:
+    """Cut over-long limited fields (see :data:`LIMITED`), keeping each full text in
+    metadata, so the skill validates and nothing of the upstream is lost."""
+    for key, limit in LIMITED:
+        text = meta.get(key)
+        if not isinstance(text, str) or len(text) <= limit:
+            continue
+        short, where = shorten(text, limit)
+        kept = _set_aside(metadata, f"full-{key}", text)
+        meta[key] = short
+        out.repairs.append(
+            f"{key} was {len(text)} characters (the standard allows {limit}): cut at a "
+            f"{where} boundary to {len(short)}; the full text is kept in metadata.{kept}"
+        )
+
+
 def _ordered(meta: dict[str, Any]) -> dict[str, Any]:
-    tail = ("metadata", *PROVENANCE)
+    tail = ("metadata", "schema_version", *PROVENANCE)
     keys = [k for k in _HEAD if k in meta]
     keys += [k for k in meta if k not in _HEAD and k not in tail]
     keys += [k for k in tail if k in meta]
@@ -318,14 +376,15 @@ def translate(
     source_format: str,
     source_url: str,
     new_name: str | None = None,
-    default_version: str | None = None,
+    bundle_versions: list[tuple[str, Any]] | None = None,
 ) -> Translation:
-    """Turn a foreign frontmatter into a native one (see the module docstring)."""
+    """Turn a foreign frontmatter into a native one (see the module docstring);
+    ``bundle_versions`` are the versions the bundle states for the skill, by precedence."""
     out = Translation()
     meta = {str(k): v for k, v in raw.items()}
     keep = keep | frozenset(lift_exported(meta))
     metadata = _clean_metadata(meta.pop("metadata", None), meta, out)
-    _version(meta, metadata, out)
+    _version(meta, metadata, out, bundle_versions or [])
     name = _name(meta, folder, metadata, out)
     _move_unknown(meta, keep, metadata, out)
     description = meta.get("description")
@@ -341,19 +400,20 @@ def translate(
         if key in meta and not isinstance(meta[key], str):
             meta[key] = _scalar_text(meta[key])
             out.repairs.append(f"{key} was not text; written as a string")
-    if isinstance(meta.get("description"), str) and len(meta["description"]) > DESCRIPTION_MAX:
-        out.flags.append(
-            f"description is {len(meta['description'])} characters (the standard "
-            f"allows {DESCRIPTION_MAX}); kept as is — shorten it before exporting"
-        )
-    if len(meta.get("compatibility") or "") > COMPATIBILITY_MAX:
-        out.flags.append(f"compatibility is longer than {COMPATIBILITY_MAX} characters; kept")
+    _fit_lengths(meta, metadata, out)
     out.name = new_name or name
     meta["name"] = out.name
-    meta["version"] = out.upstream_version or default_version or FIRST_VERSION
+    meta["version"] = out.upstream_version or FIRST_VERSION
     _schema_fit(meta, metadata, out)
     if metadata:
         meta["metadata"] = metadata
-    meta.update({"source": "imported", "source_format": source_format, "source_url": source_url})
+    meta.update(
+        {
+            "schema_version": SCHEMA_VERSION,
+            "source": "imported",
+            "source_format": source_format,
+            "source_url": source_url,
+        }
+    )
     out.meta = _ordered(meta)
     return out

@@ -2,8 +2,8 @@
 
 Recognised by a ``scientific-skills/`` folder, by ``metadata.skill-author`` in the skills, or by
 a plugin manifest together with ``metadata.version``. The skills are Claude Code skills, so
-Claude Code's fields are kept; the plugin that lists a skill contributes its keywords as tags,
-its author as ``metadata.skill-author`` and its version when the skill has none.
+Claude Code's fields are kept; the plugin that lists a skill contributes its keywords as tags
+and its author as ``metadata.skill-author``.
 """
 
 from __future__ import annotations
@@ -35,8 +35,9 @@ def detect(bundle: Bundle, metas: list[dict[str, Any]]) -> str | None:
     return None
 
 
-def prepare(raw: dict[str, Any], found: FoundSkill) -> tuple[str | None, list[str]]:
-    """Plugin-level facts the skill itself does not state."""
+def prepare(raw: dict[str, Any], found: FoundSkill) -> list[str]:
+    """Plugin-level facts the skill itself does not state (the version is the bundle's, read
+    for every format: :meth:`FoundSkill.bundle_versions`)."""
     plugin = found.plugin or {}
     notes: list[str] = []
     keywords = [k for k in plugin.get("keywords") or plugin.get("tags") or [] if isinstance(k, str)]
@@ -59,5 +60,4 @@ def prepare(raw: dict[str, Any], found: FoundSkill) -> tuple[str | None, list[st
         notes.append(
             f"metadata.skill-author {author_name!r} taken from plugin {plugin.get('name')!r}"
         )
-    version = plugin.get("version")
-    return (version if isinstance(version, str) else None), notes
+    return notes

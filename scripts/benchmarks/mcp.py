@@ -1,0 +1,133 @@
+"""Benchmark of the MCP server: start to first answer, and search calls on a large exobrain.
+
+On a synthetic exobrain whose skills are all in the global scope (default 8,000, so every
+search ranks all of them), with its search index and vectors built first (``exobrain index``,
+the one-time embedding, not timed here: ``python scripts/benchmarks search`` times it):
+
+1. the imports, each in a fresh interpreter: nothing, ``mcp_types``, the ``mcp`` server
+   modules, and ``exobrain.mcp.server`` (all a server imports before its first answer);
+2. start to first answer: spawn ``python -m exobrain.mcp`` over stdio with the ``mcp``
+   package's own client and time until ``initialize`` is answered (target ≤ 0.5 s), then
+   until the first ``search`` call is answered, asked right after ``tools/list`` as agents do
+   (the toolkit, the index and the encoders load; ``tools/list`` starts loading them);
+3. search calls in a started server (target ≤ 100 ms median).
+
+Wall time throughout; the machines these run on are often shared, so quote the load average.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.search import QUERIES
+from benchmarks.synthetic import Shape, generate
+from benchmarks.timing import bench_env, console_script
+
+IMPORTS = (
+    ("interpreter start (pass)", "pass"),
+    ("import mcp_types", "import mcp_types"),
+    ("import the mcp server modules", "import mcp.server.lowlevel, mcp.server.stdio"),
+    ("import exobrain.mcp.server (all of start-up)", "import exobrain.mcp.server"),
+)
+
+
+def _stats(samples: list[float]) -> str:
+    return (
+        f"median {statistics.median(samples) * 1000:7.1f} ms  "
+        f"(min {min(samples) * 1000:.1f}, max {max(samples) * 1000:.1f}, {len(samples)} runs)"
+    )
+
+
+def _verdict(samples: list[float], target: float) -> str:
+    return "  ok" if statistics.median(samples) <= target else f"  OVER {target * 1000:g} ms"
+
+
+def _imports(runs: int) -> None:
+    env = bench_env()
+    for label, statement in IMPORTS:
+        samples = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", statement], env=env, check=True)
+            samples.append(time.perf_counter() - start)
+        print(f"{label:48} {_stats(samples)}")
+
+
+async def _session(root: Path, calls: int) -> tuple[float, float, list[float], str]:
+    """(spawn → initialize answered, spawn → first search answered, later search calls, what
+    the search ranked)."""
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "exobrain.mcp", "--repo", str(root)],
+        env={**bench_env(), "EXOBRAIN_SEARCH_BACKGROUND": "0"},
+        cwd=str(root),
+    )
+    start = time.perf_counter()
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        initialised = time.perf_counter() - start
+        await session.list_tools()  # what agents ask next (it starts the warm-up)
+        first = await session.call_tool("search", {"query": QUERIES[0]})
+        first_answer = time.perf_counter() - start
+        if first.is_error:
+            raise SystemExit(f"search failed: {first.content}")
+        ranked = (
+            f"{first.structured_content['considered']} visible skills, "
+            f"{first.structured_content['mode']}"
+        )
+        later = []
+        for number in range(calls):
+            query = QUERIES[number % len(QUERIES)]
+            begin = time.perf_counter()
+            await session.call_tool("search", {"query": query})
+            later.append(time.perf_counter() - begin)
+    return initialised, first_answer, later, ranked
+
+
+def run(args) -> None:
+    import anyio
+
+    exobrain = console_script("exobrain")
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    _imports(args.runs)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = generate(Path(tmp) / "exobrain", Shape(0, 0, 0, 0, args.skills))
+        (root / ".exobrain.json").unlink(missing_ok=True)  # a guest: it sees every skill
+        print(f"synthetic exobrain: {args.skills} skills, all in global; building the index…")
+        start = time.perf_counter()
+        done = subprocess.run(
+            [exobrain, "index", "--json"],
+            cwd=root,
+            env=bench_env(),
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode:
+            raise SystemExit(f"exobrain index failed: {done.stderr}")
+        embedded = json.loads(done.stdout).get("embedded")
+        print(f"index built in {time.perf_counter() - start:.1f} s (embedded {embedded})")
+        starts, firsts, later = [], [], []
+        for _ in range(args.runs):
+            initialised, first, calls, ranked = anyio.run(_session, root, args.calls)
+            starts.append(initialised)
+            firsts.append(first)
+            later += calls
+        print(f"search ranks {ranked}")
+        print(f"{'start → initialize answered':48} {_stats(starts)}{_verdict(starts, 0.5)}")
+        print(f"{'start → first search answered':48} {_stats(firsts)}")
+        print(f"{'search call in a started server':48} {_stats(later)}{_verdict(later, 0.1)}")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--skills", type=int, default=8000, help="Skills, all in global.")
+    parser.add_argument("--runs", type=int, default=10, help="Server starts (and imports).")
+    parser.add_argument("--calls", type=int, default=14, help="Search calls per server.")

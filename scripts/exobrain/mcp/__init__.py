@@ -1,0 +1,1 @@
+"""The exobrain inside the agent: a Model Context Protocol server over the substrate verbs."""

@@ -1,0 +1,130 @@
+"""connect-agent AGENT --mcp: one entry of ours in each agent's MCP configuration, the user's
+servers and keys kept."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from exobrain.cli.connect import main as connect
+from exobrain.connect.mcpconfig import PLACES, config_file, is_ours, register
+from tests.support.helpers import exobrain
+
+THEIRS = {"command": "npx", "args": ["-y", "@acme/other-server"]}
+
+
+@pytest.fixture
+def root(tmp_path):
+    return exobrain(tmp_path / "repo", scopes=["people/al"])
+
+
+def servers_of(agent: str, data: dict, user: bool) -> dict:
+    if agent == "copilot" and not user:
+        return data["servers"]
+    for key in PLACES[agent].keys:
+        data = data[key]
+    return data
+
+
+def seed_json(agent: str, path: Path, user: bool) -> str:
+    """The user's own file: another server and another setting, in json.dumps style."""
+    data: dict = {"theme": "dark"}
+    node = data
+    keys = ("servers",) if agent == "copilot" and not user else PLACES[agent].keys
+    for key in keys:
+        node = node.setdefault(key, {})
+    node["other"] = THEIRS
+    text = json.dumps(data, indent=2) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return text
+
+
+@pytest.mark.parametrize("user", [False, True], ids=["project", "user"])
+@pytest.mark.parametrize("agent", sorted(a for a in PLACES if a != "codex"))
+def test_each_json_agent_gets_exactly_one_entry_and_keeps_the_rest(root, agent, user):
+    if agent == "openclaw" and not user:
+        pytest.skip("OpenClaw has only its user configuration")
+    path, _ = config_file(agent, root, user)
+    seed_json(agent, path, user)
+    first = register(agent, root, user=user)
+    assert first.changed and first.path == path
+    data = json.loads(path.read_text())
+    servers = servers_of(agent, data, user)
+    assert data["theme"] == "dark" and servers["other"] == THEIRS
+    assert list(servers) == ["other", "exobrain"]
+    ours = servers["exobrain"]
+    assert is_ours(ours)
+    words = ours["command"] if agent == "opencode" else [ours["command"], *ours["args"]]
+    assert words == [sys.executable, "-m", "exobrain.mcp", "--repo", str(root), "--agent", agent]
+    before = path.read_bytes()
+    assert not register(agent, root, user=user).changed
+    assert path.read_bytes() == before
+    # taking our entry out again gives back the user's file byte for byte
+    del servers["exobrain"]
+    assert json.dumps(data, indent=2) + "\n" == seed_json(agent, path, user)
+
+
+def test_codex_toml_keeps_every_other_byte_and_the_users_additions(root):
+    path, _ = config_file("codex", root, False)
+    path.parent.mkdir(parents=True)
+    head = '# my settings\nmodel = "o4"\n\n[mcp_servers.other]\ncommand = "npx"  # theirs\n'
+    tail = '\n[profiles.fast]\nmodel = "mini"\n'
+    path.write_text(head + tail)
+    assert register("codex", root).changed
+    text = path.read_text()
+    assert text.startswith(head + tail)
+    data = tomllib.loads(text)
+    assert data["mcp_servers"]["other"] == {"command": "npx"}
+    assert data["mcp_servers"]["exobrain"]["args"][:2] == ["-m", "exobrain.mcp"]
+    # a setting the user added to our table survives an update of the command
+    path.write_text(
+        text.replace('"--agent", "codex"]', '"--agent", "old"]\nstartup_timeout_sec = 20')
+    )
+    assert register("codex", root).changed
+    again = tomllib.loads(path.read_text())["mcp_servers"]["exobrain"]
+    assert again["startup_timeout_sec"] == 20 and again["args"][-1] == "codex"
+    assert path.read_text().startswith(head + tail)
+    before = path.read_bytes()
+    assert not register("codex", root).changed and path.read_bytes() == before
+
+
+def test_an_entry_we_cannot_edit_safely_is_refused_and_kept(root, tmp_path):
+    from exobrain.errors import InputFileError
+
+    path, _ = config_file("codex", root, False)
+    path.parent.mkdir(parents=True)
+    path.write_text('mcp_servers = { exobrain = { command = "x", args = ["exobrain.mcp"] } }\n')
+    with pytest.raises(InputFileError, match="does not change"):
+        register("codex", root)
+    claw, _ = config_file("openclaw", root, True)
+    claw.parent.mkdir(parents=True)
+    claw.write_text("{ // JSON5\n  mcp: { servers: {} },\n}\n")
+    with pytest.raises(InputFileError) as raised:
+        register("openclaw", root, user=True)
+    assert "openclaw mcp set exobrain" in str(raised.value)
+    assert claw.read_text() == "{ // JSON5\n  mcp: { servers: {} },\n}\n"
+
+
+def test_a_users_own_exobrain_server_is_kept(root):
+    path = root / ".mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"exobrain": THEIRS}}))
+    done = register("claude", root)
+    assert done.skipped and not done.changed
+    assert json.loads(path.read_text()) == {"mcpServers": {"exobrain": THEIRS}}
+
+
+def test_connect_agent_mcp_registers_once(root):
+    runner = CliRunner()
+    first = runner.invoke(connect, ["gemini", "--person", "al", "--mcp", "--repo", str(root)])
+    assert first.exit_code == 0, first.output
+    assert "+ mcp server   .gemini/settings.json" in first.stdout
+    again = runner.invoke(connect, ["gemini", "--relink", "--mcp", "--repo", str(root)])
+    assert "✓ mcp server   .gemini/settings.json" in again.stdout
+    wrong = runner.invoke(connect, ["agents", "--mcp", "--repo", str(root)])
+    assert wrong.exit_code == 2 and "has no MCP configuration" in wrong.stderr

@@ -1,0 +1,67 @@
+"""Issue 17, item 4: create-instance's printed next step works exactly as printed in a new
+virtual environment — the git hooks connect-agent installed name the environment that made the
+instance, which still exists, so selftest's agents and hooks checks pass from the new one."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support import ROOT
+
+BIN = Path(sys.executable).parent
+
+
+@pytest.mark.slow
+def test_the_printed_next_step_passes_in_a_new_virtual_environment(tmp_path):
+    made = subprocess.run(
+        [
+            str(BIN / "exobrain"),
+            "create-instance",
+            str(tmp_path / "mine"),
+            "--person",
+            "p",
+            "--host",
+            "h",
+            "--agent",
+            "claude",
+            "--repo",
+            str(ROOT),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
+    assert made.returncode == 0, made.stdout + made.stderr
+    [next_step] = re.findall(r"^next: (.+)$", made.stdout, re.M)
+    assert next_step == f"cd {tmp_path / 'mine'} && pip install -e '.[test]' && exobrain selftest"
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    env = {
+        **os.environ,
+        "PATH": f"{venv / 'bin'}{os.pathsep}/usr/bin{os.pathsep}/bin",  # as if activated
+        "VIRTUAL_ENV": str(venv),
+        # the instance's own suite is the framework's, run in full elsewhere: one test file
+        # of it here keeps this test to seconds (the command line is the printed one)
+        "PYTEST_ADDOPTS": "-k test_frontmatter",
+    }
+    done = subprocess.run(
+        ["bash", "-c", next_step],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=1200,
+    )
+    if "Successfully installed" not in done.stdout and "pip" in done.stderr.lower():
+        pytest.skip(f"pip could not install the test extra here: {done.stderr[-300:]}")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    for check in ("agents", "git-hooks", "locks", "docs", "skills-validate", "test-suite"):
+        assert re.search(rf"^PASS  {check} ", done.stdout, re.M), (check, done.stdout[-2000:])
+    assert "would replace hook" not in done.stdout
