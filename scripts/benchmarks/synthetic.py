@@ -1,9 +1,11 @@
 """Synthetic exobrains for benchmarks and scale tests.
 
-``generate`` writes a repository with G groups, P people and H hosts per person, a number of
-skills in every scope (each a real folder with a SKILL.md) and overrides that opt people in
-and out, then makes it a git repository with one commit. Deterministic: same arguments, same
-bytes.
+:func:`exobrain_files` is the content: G groups, P people and H hosts per person, a number of
+skills in every scope (each a folder with a SKILL.md), overrides that opt people in and out
+and, with ``ledger_every``, a signal ledger for every n-th person. Two writers share it:
+:func:`generate` writes the files and commits them (a work tree, for the small and mid-sized
+benchmarks), :mod:`benchmarks.bigrepo` streams them into ``git fast-import`` (no work tree,
+for 300,000 scopes). Deterministic: same arguments, same bytes.
 """
 
 from __future__ import annotations
@@ -20,6 +22,18 @@ from pathlib import Path
 from exobrain.paths import packaged
 
 TIERS = ("always", "optional", "unlisted")
+#: The machine's connection in a synthetic exobrain: the first group and person's first host.
+CONNECTED_PERSON = "p0000"
+GITIGNORE = "/.exobrain.json\n/.exobrain-cache/\n/.claude/\n/.agents/\n"
+#: Fixed identity and dates for every commit a benchmark makes (same input, same commit ids).
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.com",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.com",
+    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+    "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
+}
 
 
 @dataclass(frozen=True)
@@ -29,11 +43,15 @@ class Shape:
     hosts: int = 2
     per_scope: int = 5
     global_skills: int = 400
+    ledger_every: int = 0  # a signal ledger for every n-th person (0: none)
+
+    @property
+    def scopes(self) -> int:
+        return 1 + self.groups + self.people * (1 + self.hosts)
 
     @property
     def total_skills(self) -> int:
-        scopes = self.groups + self.people * (1 + self.hosts)
-        return self.global_skills + scopes * self.per_scope
+        return self.global_skills + (self.scopes - 1) * self.per_scope
 
 
 def add_shape_arguments(parser, runs: int) -> None:
@@ -51,6 +69,13 @@ def shape_from(args) -> Shape:
     return Shape(args.groups, args.people, args.hosts, args.per_scope, args.global_skills)
 
 
+def describe(shape: Shape) -> str:
+    return (
+        f"synthetic exobrain: {shape.scopes:,} scopes, {shape.total_skills:,} skills, "
+        f"{shape.groups} groups, {shape.people:,} people x {shape.hosts} hosts"
+    )
+
+
 @contextmanager
 def synthetic_repo(args) -> Iterator[tuple[Path, Shape]]:
     """A synthetic exobrain of the shape the options ask for, in a temporary folder that is
@@ -58,16 +83,8 @@ def synthetic_repo(args) -> Iterator[tuple[Path, Shape]]:
     shape = shape_from(args)
     with tempfile.TemporaryDirectory() as tmp:
         root = generate(Path(tmp) / "exobrain", shape)
-        print(
-            f"synthetic exobrain: {shape.total_skills} skills, {shape.groups} groups, "
-            f"{shape.people} people x {shape.hosts} hosts"
-        )
+        print(describe(shape))
         yield root, shape
-
-
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
 
 
 def _registry(entries: list[dict], depth: int) -> str:
@@ -76,9 +93,9 @@ def _registry(entries: list[dict], depth: int) -> str:
     return f'{{\n  "$schema": "{schema}",\n  "skills": [\n{lines}\n  ]\n}}\n'
 
 
-def _skill(folder: Path, name: str, topic: str) -> None:
-    _write(
-        folder / name / "SKILL.md",
+def _skill(prefix: str, name: str, topic: str) -> tuple[str, str]:
+    return (
+        f"{prefix}skills/{name}/SKILL.md",
         f"---\nname: {name}\ndescription: Use when the user asks about {topic}; "
         f"covers {name.replace('-', ' ')} step by step.\nversion: 1.0.0\n---\n"
         f"# {name}\n\nInstructions for {topic}.\n",
@@ -86,17 +103,17 @@ def _skill(folder: Path, name: str, topic: str) -> None:
 
 
 def _scope(
-    folder: Path,
+    path: str,
     title: str,
-    depth: int,
     skills: list[tuple[str, str, bool]],
     overrides: list[dict] = (),
-) -> None:
+) -> Iterator[tuple[str, str]]:
     """One scope: its AGENTS.md, a SKILL.md per (name, owner, forced) and its registry."""
-    _write(folder / "AGENTS.md", f"# {title}\n")
+    prefix = path + "/"
+    yield prefix + "AGENTS.md", f"# {title}\n"
     entries = []
     for k, (name, owner, forced) in enumerate(skills):
-        _skill(folder / "skills", name, f"{title} topic {k}")
+        yield _skill(prefix, name, f"{title} topic {k}")
         entries.append(
             {
                 "name": name,
@@ -105,18 +122,31 @@ def _scope(
                 **({"force": True} if forced else {}),
             }
         )
-    _write(folder / "skills.json", _registry(entries + list(overrides), depth))
+    yield prefix + "skills.json", _registry(entries + list(overrides), path.count("/") + 1)
 
 
-def generate(root: Path, shape: Shape = Shape(), *, git: bool = True) -> Path:
-    """Write the synthetic exobrain at ``root`` (which must not exist yet)."""
-    root.mkdir(parents=True)
-    schema = packaged("skills.schema.json")
-    _write(root / "skills.schema.json", schema.read_text(encoding="utf-8"))
+def _ledger(person: str, skills: list[str]) -> str:
+    lines = [
+        {
+            "ts": "2026-01-01T00:00:00Z",
+            "skill": f"skill:{name}",
+            "kind": "usage",
+            "value": 1,
+            "by": person,
+        }
+        for name in skills
+    ]
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+def exobrain_files(shape: Shape) -> Iterator[tuple[str, str]]:
+    """Every committed file of the synthetic exobrain as (POSIX path, text), scope by scope."""
+    yield "skills.schema.json", packaged("skills.schema.json").read_text(encoding="utf-8")
+    yield ".gitignore", GITIGNORE
     entries = []
     for i in range(shape.global_skills):
         name = f"global-skill-{i:04d}"
-        _skill(root / "skills", name, f"global topic {i}")
+        yield _skill("", name, f"global topic {i}")
         entries.append(
             {
                 "name": name,
@@ -125,13 +155,12 @@ def generate(root: Path, shape: Shape = Shape(), *, git: bool = True) -> Path:
                 **({"force": True} if i % 4 == 0 else {}),
             }
         )
-    _write(root / "skills.json", _registry(entries, 0))
+    yield "skills.json", _registry(entries, 0)
     for g in range(shape.groups):
         group = f"g{g:03d}"
-        _scope(
-            root / "groups" / group,
+        yield from _scope(
+            f"groups/{group}",
             f"group {group}",
-            2,
             [(f"group-{g:03d}-skill-{k}", group, k % 2 == 0) for k in range(shape.per_scope)],
         )
     for p in range(shape.people):
@@ -144,40 +173,49 @@ def generate(root: Path, shape: Shape = Shape(), *, git: bool = True) -> Path:
             )
         if shape.global_skills:
             overrides.append({"name": "global-skill-0000", "from": "global", "tier": "off"})
-        _scope(
-            root / "people" / person,
-            person,
-            2,
-            [(f"{person}-skill-{k}", person, False) for k in range(shape.per_scope)],
-            overrides,
-        )
+        own = [f"{person}-skill-{k}" for k in range(shape.per_scope)]
+        yield from _scope(f"people/{person}", person, [(n, person, False) for n in own], overrides)
         for h in range(shape.hosts):
-            _scope(
-                root / "people" / person / "hosts" / f"h{h}",
+            yield from _scope(
+                f"people/{person}/hosts/h{h}",
                 f"{person} host h{h}",
-                4,
                 [(f"{person}-h{h}-skill-{k}", person, False) for k in range(shape.per_scope)],
             )
-    connected = ["people/p0000/hosts/h0"] if shape.hosts else ["people/p0000"]
+        if shape.ledger_every and p % shape.ledger_every == 0:
+            yield f"signals/{person}/h0.jsonl", _ledger(person, own)
+
+
+def connection(shape: Shape) -> dict:
+    """The connection file a synthetic exobrain's machine has: the first group and the first
+    person's first host."""
+    connected = (
+        [f"people/{CONNECTED_PERSON}/hosts/h0"] if shape.hosts else [f"people/{CONNECTED_PERSON}"]
+    )
     if shape.groups:
         connected.insert(0, "groups/g000")
-    _write(
-        root / ".exobrain.json",
-        json.dumps({"connected_scopes": connected, "person": "p0000", "agents": []}, indent=2),
-    )
-    _write(root / ".gitignore", "/.exobrain.json\n/.claude/\n/.agents/\n")
+    return {"connected_scopes": connected, "person": CONNECTED_PERSON, "agents": []}
+
+
+def git_env() -> dict[str, str]:
+    return {**os.environ, **GIT_IDENTITY}
+
+
+def generate(root: Path, shape: Shape = Shape(), *, git: bool = True) -> Path:
+    """Write the synthetic exobrain at ``root`` (which must not exist yet)."""
+    root.mkdir(parents=True)
+    made: set[Path] = set()
+    for rel, text in exobrain_files(shape):
+        path = root / rel
+        if path.parent not in made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            made.add(path.parent)
+        path.write_text(text, encoding="utf-8")
+    (root / ".exobrain.json").write_text(json.dumps(connection(shape), indent=2), encoding="utf-8")
     if git:
-        env = {
-            **os.environ,
-            "GIT_AUTHOR_NAME": "bench",
-            "GIT_AUTHOR_EMAIL": "bench@example.com",
-            "GIT_COMMITTER_NAME": "bench",
-            "GIT_COMMITTER_EMAIL": "bench@example.com",
-        }
         for args in (
             ["init", "-q", "-b", "main"],
             ["add", "-A"],
             ["commit", "-q", "-m", "synthetic exobrain"],
         ):
-            subprocess.run(["git", *args], cwd=root, check=True, env=env)
+            subprocess.run(["git", *args], cwd=root, check=True, env=git_env())
     return root

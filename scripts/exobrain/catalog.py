@@ -9,17 +9,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from html import escape
+from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from exobrain.errors import InputFileError
 from exobrain.findings import WARNING, Finding, from_error
 from exobrain.model import EXTERNAL, GLOBAL
 from exobrain.paths import shown
-from exobrain.registry import Entry
+from exobrain.registry import Registry
 from exobrain.resolve import Resolved
 from exobrain.scopes import SEED
 from exobrain.skillmd import SKILL_FILE, quick_meta
+from exobrain.treecache import paused_gc
 from exobrain.workspace import Workspace
 
 
@@ -41,6 +43,25 @@ def description_of(root: Path, home: str, name: str, problems: list[Finding] | N
             problems.append(unreadable_skill(root, path, exc.message))
         return ""
     return value if isinstance(value, str) else ""
+
+
+def descriptions(ws: Workspace, skills: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """(home, name) → description for in-tree skills: from disk, or from git's objects (in
+    one batch) for the ones a sparse checkout leaves out; "" when unreadable."""
+    found: dict[tuple[str, str], str] = {}
+    elsewhere: list[tuple[str, str]] = []
+    for home, name in skills:
+        if home == EXTERNAL:
+            found[(home, name)] = ""
+        elif ws.reads_committed(home, name):
+            elsewhere.append((home, name))
+        else:
+            found[(home, name)] = description_of(ws.root, home, name, ws.findings)
+    if elsewhere:
+        committed = ws.committed_descriptions(elsewhere)
+        for key in elsewhere:
+            found[key] = committed.get(key, "")
+    return found
 
 
 def unreadable_skill(root: Path, path: Path, message: str) -> Finding:
@@ -81,52 +102,94 @@ def is_worth_listing(skill: Resolved) -> bool:
 
 
 def status_rows(
-    skills: list[Resolved],
-    root: Path,
-    tier: str | None = None,
-    *,
-    everything: bool = False,
-    problems: list[Finding] | None = None,
+    skills: list[Resolved], ws: Workspace, tier: str | None = None, *, everything: bool = False
 ) -> list[StatusRow]:
     """Rows with descriptions: ``tier`` picks one tier, else every row (``everything``) or
-    the ones worth listing. A SKILL.md that cannot be read is a warning in ``problems``."""
+    the ones worth listing. A SKILL.md that cannot be read is a warning in ``ws.findings``."""
     chosen = [s for s in skills if (s.tier == tier if tier else everything or is_worth_listing(s))]
-    rows = [StatusRow(s, description_of(root, s.home, s.name, problems)) for s in chosen]
+    text = descriptions(ws, [(s.home, s.name) for s in chosen])
+    rows = [StatusRow(s, text[(s.home, s.name)]) for s in chosen]
     return sorted(rows, key=lambda r: (r.skill.name, r.skill.home))
 
 
-@dataclass(frozen=True)
-class CatalogRow:
-    entry: Entry
-    description: str
+class CatalogRow(NamedTuple):
+    """One declaration as the catalog lists it (a tuple: a catalog holds every declaration
+    of the repository, hundreds of thousands in a big one)."""
+
+    name: str
+    registry: str  # the scope whose skills.json declares it
+    owner: str | None
+    tier: str
+    force: bool
+    lifecycle: str
+    source: Any
+    agent: str | None
+    skip_agents: tuple[str, ...]
+    description: str = ""
+
+    @property
+    def scope(self) -> str:
+        return EXTERNAL if self.source else self.registry
 
     def as_json(self) -> dict[str, Any]:
-        e = self.entry
         return {
-            "name": e.name,
-            "scope": EXTERNAL if e.source else e.scope,
-            "registry": e.scope,
-            "owner": e.owner,
-            "tier": e.tier,
-            "force": e.force,
-            "lifecycle": e.lifecycle,
-            "source": e.source,
-            "agent": e.agent,
-            "skipAgents": list(e.skip_agents),
+            "name": self.name,
+            "scope": self.scope,
+            "registry": self.registry,
+            "owner": self.owner,
+            "tier": self.tier,
+            "force": self.force,
+            "lifecycle": self.lifecycle,
+            "source": self.source,
+            "agent": self.agent,
+            "skipAgents": list(self.skip_agents),
             "description": self.description,
         }
 
 
+def _declared(registry: Registry) -> list[tuple[Any, ...]]:
+    """The registry's declarations as row tuples without a description, straight from its
+    parsed JSON when it is known to be valid (no entry objects made)."""
+    scope = registry.scope
+    raw = registry.valid_raw()
+    if raw is None:
+        return [
+            (e.name, scope, e.owner, e.tier, e.force, e.lifecycle, e.source, e.agent, e.skip_agents)
+            for e in registry.entries
+            if not e.is_override
+        ]
+    return [
+        (
+            d["name"],
+            scope,
+            d.get("owner"),
+            d["tier"],
+            d.get("force") is True,
+            d.get("lifecycle", "active"),
+            d.get("source"),
+            d.get("agent"),
+            tuple(d.get("skipAgents") or ()),
+        )
+        for d in raw
+        if "from" not in d
+    ]
+
+
 def catalog_rows(ws: Workspace) -> list[CatalogRow]:
-    """Every declaration in the repository (seed/ left out), for discovery."""
-    rows = []
-    for registry in ws.all_registries(include_seed=False):
-        for entry in registry.entries:
-            if entry.is_override or registry.scope == SEED:
-                continue
-            home = EXTERNAL if entry.source else entry.scope
-            rows.append(CatalogRow(entry, description_of(ws.root, home, entry.name, ws.findings)))
-    return sorted(rows, key=lambda r: (r.entry.name, r.entry.scope))
+    """Every declaration in the repository (seed/ left out), for discovery, by name."""
+    with paused_gc():
+        declared = [
+            row
+            for registry in ws.all_registries(include_seed=False)
+            if registry.scope != SEED
+            for row in _declared(registry)
+        ]
+        homes = [(EXTERNAL if row[6] else row[1], row[0]) for row in declared]
+        text = descriptions(ws, homes)
+        make = CatalogRow._make
+        rows = [make((*row, text[home])) for row, home in zip(declared, homes, strict=True)]
+        rows.sort(key=itemgetter(0, 1))
+    return rows
 
 
 def prompt_block(ws: Workspace, rows: list[StatusRow]) -> str:

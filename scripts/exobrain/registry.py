@@ -273,18 +273,47 @@ def top_level_problem(data: Any) -> str | None:
 
 @dataclass
 class Registry:
-    """The valid entries of one skills.json plus findings about everything else in it."""
+    """The valid entries of one skills.json plus findings about everything else in it.
+
+    A registry made by :meth:`known_valid` (from a parse cached by blob id: see
+    :mod:`exobrain.committed`) makes its entries only on first use, so a catalog of a million
+    entries need not make a million objects it does not look at."""
 
     scope: str
-    path: Path
-    entries: list[Entry] = field(default_factory=list)
+    root: Path
     findings: list[Finding] = field(default_factory=list)
     data: Any = None
     text: str = ""
     parsed: bool = False  # the file was read and is JSON (``data`` may still be any value)
     bad_entries: dict[int, Finding] = field(default_factory=dict)  # index → the fast check's
     policy: Policy = field(default_factory=Policy)  # only the global registry's counts
+    _entries: list[Entry] | None = field(default_factory=list, repr=False)
     _lines: list[int] | None = field(default=None, repr=False)
+
+    @classmethod
+    def known_valid(cls, scope: str, root: Path, skills: list[dict[str, Any]]) -> Registry:
+        """A registry of nothing but entries all known valid (an earlier parse found nothing
+        and no policy)."""
+        return cls(scope, root, data={"skills": skills}, parsed=True, _entries=None)
+
+    @property
+    def path(self) -> Path:
+        return registry_path(self.root, self.scope)
+
+    @property
+    def entries(self) -> list[Entry]:
+        if self._entries is None:
+            raw = self.data.get("skills", []) if isinstance(self.data, dict) else []
+            self._entries = [make_entry(r, self.scope, i) for i, r in enumerate(raw)]
+        return self._entries
+
+    def valid_raw(self) -> list[dict[str, Any]] | None:
+        """The entries as parsed JSON for a :meth:`known_valid` registry whose entry objects
+        were not made yet, else None: use :attr:`entries`."""
+        if self._entries is not None or not isinstance(self.data, dict):
+            return None
+        raw = self.data.get("skills")
+        return raw if isinstance(raw, list) else None
 
     @property
     def exists(self) -> bool:
@@ -299,8 +328,8 @@ class Registry:
 
 def load_registry(root: Path, scope: str) -> Registry:
     """Load a scope's skills.json (a missing file is an empty registry)."""
-    path = registry_path(root, scope)
-    registry = Registry(scope, path)
+    registry = Registry(scope, root)
+    path = registry.path
     rel = shown(path, root)
     try:
         registry.text = read_text(path)
@@ -314,8 +343,8 @@ def load_registry(root: Path, scope: str) -> Registry:
 
 def registry_from_text(root: Path, scope: str, text: str) -> Registry:
     """A registry as it would load if its skills.json held ``text`` (previews of an edit)."""
-    path = registry_path(root, scope)
-    return _parse_into(Registry(scope, path, text=text), shown(path, root))
+    registry = Registry(scope, root, text=text)
+    return _parse_into(registry, shown(registry.path, root))
 
 
 def _parse_into(registry: Registry, rel: str) -> Registry:

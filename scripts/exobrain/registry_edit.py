@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from exobrain.checkout import refuse_outside
 from exobrain.errors import InputFileError, OperationFailed, UsageError
 from exobrain.findings import Finding
 from exobrain.paths import shown
@@ -112,6 +113,8 @@ def update_json_file(
     ``dry_run`` nothing is locked or written, but ``text`` still shows the result.
     ``durable=False`` skips the fsync, for files that can be regenerated (locks).
     """
+    if not dry_run:
+        refuse_outside(root, path)
     with nullcontext() if dry_run else exclusive(path, timeout, root=root):
         original = _read_existing(path)
         if original is None:
@@ -256,9 +259,8 @@ def registry_problems(
     and only the entries it adds or changes on write: running jsonschema over every entry of a
     large file on every edit would cost far more than the edit. ``skills-validate`` runs it all.
     """
-    path = registry_path(root, scope)
-    registry = Registry(scope, path, data=data, text=text, parsed=True)
-    rel = shown(path, root)
+    registry = Registry(scope, root, data=data, text=text, parsed=True)
+    rel = shown(registry.path, root)
     problem = top_level_problem(data)
     if problem is not None:
         return [Finding("error", "registry-schema", rel, problem, bad_input=True)]
@@ -312,6 +314,8 @@ def edit_registry(
     """
     path = registry_path(root, scope)
     rel = shown(path, root)
+    if not dry_run:
+        refuse_outside(root, path)
     with nullcontext() if dry_run else exclusive(path, timeout, root=root):
         original = _read_existing(path)
         if original is None and not create:

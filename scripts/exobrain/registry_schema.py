@@ -39,7 +39,7 @@ def explained_findings(root: Path, registry: Registry, limit: int = EXPLAINED_MA
     chosen = sorted(registry.bad_entries)[:limit]
     subset = Registry(
         registry.scope,
-        registry.path,
+        registry.root,
         data={**registry.data, "skills": [skills[i] for i in chosen]},
         text=registry.text,
         parsed=True,

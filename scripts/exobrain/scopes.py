@@ -14,7 +14,7 @@ Exobrains made with the original bash implementation are read as they are: its
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -183,6 +183,25 @@ def scope_at(root: Path, path: str, config: ScopeConfig) -> Scope | None:
     return Scope(path, kind) if (root / path / SCOPE_FLAG).is_file() else None
 
 
+def scopes_from_flags(flagged: Iterable[str], config: ScopeConfig) -> dict[str, str]:
+    """Scope path → type for folders known to hold an ``AGENTS.md`` (from git's file lists,
+    where there is no folder to walk): the same rule as :func:`scan_scopes`, ancestors
+    included, global always."""
+    scopes = {GLOBAL: GLOBAL}
+    folders = set(flagged)
+    if SEED in folders:
+        scopes[SEED] = SEED
+    for path in sorted(folders, key=lambda p: p.count("/")):
+        parts = path.split("/")
+        if len(parts) % 2 or any(not p or p.startswith(".") for p in parts):
+            continue
+        kinds = [config.type_of(folder) for folder in parts[0::2]]
+        parent, kind = "/".join(parts[:-2]), kinds[-1]
+        if kind is not None and None not in kinds and (not parent or parent in scopes):
+            scopes[path] = kind
+    return scopes
+
+
 def ancestor_paths(path: str) -> list[str]:
     """Candidate ancestor scope paths of ``path``, shallow first (global excluded)."""
     parts = path.split("/")
@@ -263,11 +282,20 @@ class Chain:
         return [s.path for s in self.scopes]
 
 
-def build_chain(root: Path, leaves: list[str], config: ScopeConfig) -> Chain:
+def build_chain(
+    root: Path,
+    leaves: list[str],
+    config: ScopeConfig,
+    lookup: Callable[[str], Scope | None] | None = None,
+) -> Chain:
     """Global, seed (when present), then each connected leaf and its scope ancestors. A leaf
-    that no longer exists is skipped with a warning; its ancestors that exist stay."""
+    that no longer exists is skipped with a warning; its ancestors that exist stay.
+    ``lookup`` finds a scope by path (default: on disk; a sparse checkout's workspace also
+    asks git for the folders it leaves out)."""
+    if lookup is None:
+        return build_chain(root, leaves, config, lambda path: scope_at(root, path, config))
     scopes = [Scope(GLOBAL, GLOBAL)]
-    seed = scope_at(root, SEED, config)
+    seed = lookup(SEED)
     if seed:
         scopes.append(seed)
     warnings: list[str] = []
@@ -277,8 +305,8 @@ def build_chain(root: Path, leaves: list[str], config: ScopeConfig) -> Chain:
         except UsageError as exc:
             warnings.append(f"{CONNECTION_FILE}: connected scope skipped: {exc.message}")
             continue
-        scope = scope_at(root, path, config)
-        ancestors = [s for s in (scope_at(root, a, config) for a in ancestor_paths(path)) if s]
+        scope = lookup(path)
+        ancestors = [s for s in (lookup(a) for a in ancestor_paths(path)) if s]
         scopes.extend(ancestors)  # a removed host drops itself, never its person scope
         if scope is None:
             kept = f"; still connected: {', '.join(a.path for a in ancestors)}" if ancestors else ""

@@ -164,7 +164,13 @@ def _plain_scalar(raw: str) -> str | None:
 
 def quick_meta(path: Path, keys: tuple[str, ...] = ("name", "description")) -> dict[str, Any]:
     """The requested frontmatter keys, parsed without YAML when the lines are simple."""
-    text = skill_text(path)
+    return quick_meta_of(skill_text(path), path, keys)
+
+
+def quick_meta_of(
+    text: str, path: Path, keys: tuple[str, ...] = ("name", "description")
+) -> dict[str, Any]:
+    """:func:`quick_meta` of a SKILL.md's text (read from disk or from git's objects)."""
     front, _, _ = split_frontmatter(text, path)
     lines = front.split("\n")
     found: dict[str, Any] = {}

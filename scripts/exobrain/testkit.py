@@ -69,7 +69,8 @@ def git(root: Path, *args: str) -> str:
     output (:class:`~exobrain.util.git.GitFailed` on failure). Unlike the toolkit's own calls,
     hooks run and local or file:// remotes work: a test plays the person whose hooks and
     clones it checks."""
-    done = Git(allow_file=True, timeout=None, own_env=True).run(list(args), cwd=root, config=())
+    person = Git(allow_file=True, timeout=None, own_env=True)
+    done = person.run(list(args), cwd=root, config=(), remote=True)
     return done.stdout.decode("utf-8", "surrogateescape")
 
 

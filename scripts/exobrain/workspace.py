@@ -2,35 +2,51 @@
 
 This is the one place that reads those files for the commands, so each command gets the same
 picture and the same findings (broken files, stale connections) to report.
+
+In a sparse checkout a file may be missing from the disk only because the checkout leaves it
+out; then git's objects hold it (:mod:`exobrain.committed`), and the workspace reads it from
+there: a connected scope, an override's home or a whole-repository scan outside the cone is
+still seen, and whatever could not be read is said in one warning line. A file on disk costs
+no git call at all, so a command that needs only the chain pays nothing for this.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from exobrain.dependencies import Edges, dependency_cycles, dependency_edges, pull_dependencies
 from exobrain.errors import UsageError
 from exobrain.findings import ERROR, WARNING, Finding
-from exobrain.model import EXTERNAL, Identity
+from exobrain.model import EXTERNAL, GLOBAL, Identity
 from exobrain.refs import SkillRef, canonical, entry_home
-from exobrain.registry import Entry, Registry, load_registry
+from exobrain.registry import REGISTRY_FILE, Entry, Registry, load_registry
 from exobrain.resolve import Resolved, override_targets, resolve
 from exobrain.scopes import (
     CONNECTION_FILE,
+    SCOPE_FLAG,
     SEED,
     Chain,
     Connection,
+    Scope,
     ScopeConfig,
     ScopeScan,
     build_chain,
     find_root,
     load_scope_config,
+    order_chain,
     read_connection,
     scan_scopes,
     scope_at,
     self_ids,
 )
+from exobrain.skillmd import SKILL_FILE
+
+if TYPE_CHECKING:  # git is imported only by commands that read from it
+    from exobrain.checkout import Checkout
+    from exobrain.committed import CommittedScope, CommittedTree
 from exobrain.supersession import LinksReader, redirect, supersedes_edges
 
 
@@ -44,7 +60,11 @@ class Workspace:
     chain: Chain
     registries: dict[str, Registry] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what an answer covered, said once
     _scan: ScopeScan | None = field(default=None, repr=False)
+    _checkout: Checkout | None = field(default=None, repr=False)
+    _tree: CommittedTree | None = field(default=None, repr=False)
+    _outside: set[str] = field(default_factory=set, repr=False)  # scopes read from git
     _depends: Edges | None = field(default=None, repr=False)
 
     @property
@@ -57,10 +77,151 @@ class Workspace:
     def registry(self, scope: str) -> Registry:
         """A scope's registry, loaded once; its findings are collected on first load."""
         if scope not in self.registries:
-            registry = load_registry(self.root, scope)
+            registry = None
+            if scope in self._outside or self.outside(_in_scope(scope, REGISTRY_FILE)):
+                registry = self._committed_registries([scope]).get(scope)
+            if registry is None:
+                registry = load_registry(self.root, scope)
             self.registries[scope] = registry
             self.findings.extend(registry.findings)
         return self.registries[scope]
+
+    def checkout(self) -> Checkout:
+        """How much of the repository the working tree holds (asked of git once)."""
+        if self._checkout is None:
+            from exobrain.checkout import read_checkout
+
+            self._checkout = read_checkout(self.root)
+        return self._checkout
+
+    def outside(self, rel: str) -> bool:
+        """Whether the file at ``rel`` is off the disk because the sparse checkout leaves it
+        out (git's objects then hold it). Free when the file is on disk."""
+        if os.path.lexists(self.root / rel):
+            return False
+        checkout = self.checkout()
+        return checkout.sparse and not checkout.holds(rel)
+
+    def committed(self) -> CommittedTree:
+        """The repository as committed at HEAD (opened once; see :mod:`exobrain.committed`)."""
+        if self._tree is None:
+            from exobrain.committed import CommittedTree
+
+            self._tree = CommittedTree(self.root, self.config, self.checkout())
+        return self._tree
+
+    def scope_at(self, path: str) -> Scope | None:
+        """The scope at ``path``: on disk, or committed where the checkout leaves it out."""
+        found = scope_at(self.root, path, self.config)
+        if found is not None or path in (GLOBAL, SEED):
+            return found
+        if not self.outside(_in_scope(path, SCOPE_FLAG)):
+            return None
+        committed = self.committed().scope(path)
+        self._note_unread()
+        if committed is None:
+            return None
+        self._outside.add(path)
+        return Scope(committed.path, committed.type)
+
+    def _committed_scope(self, path: str) -> CommittedScope | None:
+        tree = self.committed()
+        return tree.scopes().get(path) if self._scan is not None else tree.scope(path)
+
+    def _committed_registries(self, scopes: list[str]) -> dict[str, Registry]:
+        tree = self.committed()
+        found = [c for c in (self._committed_scope(s) for s in scopes) if c is not None]
+        registries = tree.registries(found)
+        self._note_unread()
+        return registries
+
+    def skill_exists(self, home: str, name: str) -> bool:
+        """Whether ``<home>/skills/<name>/SKILL.md`` exists: on disk, or committed where the
+        checkout leaves it out."""
+        if home not in self._outside:
+            rel = _in_scope(home, f"skills/{name}/{SKILL_FILE}")
+            if os.path.isfile(os.path.join(self.root, rel)):
+                return True
+            if not self.outside(rel):
+                return False
+        committed = self._committed_scope(home)
+        return committed is not None and name in committed.skills
+
+    def is_outside(self, scope: str) -> bool:
+        """Whether the scope's folder is off the disk (read from git's objects)."""
+        return scope in self._outside
+
+    def committed_skills(self, scope: str) -> list[str]:
+        """The skill folders git holds for a scope the checkout leaves out."""
+        committed = self._committed_scope(scope) if scope in self._outside else None
+        return sorted(committed.skills) if committed is not None else []
+
+    def committed_descriptions(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+        """Descriptions of in-tree skills whose SKILL.md the checkout leaves out, by (home,
+        name); the others are read from disk by the caller."""
+        wanted: dict[tuple[str, str], str] = {}
+        scopes: dict[str, CommittedScope | None] = {}
+        for key in keys:
+            home = key[0]
+            if home not in scopes:
+                scopes[home] = self._committed_scope(home)
+            committed = scopes[home]
+            blob = committed.skills.get(key[1]) if committed is not None else None
+            if blob:
+                wanted[key] = blob
+        found = self.committed().descriptions(wanted) if wanted else {}
+        self._note_unread()
+        return found
+
+    def skill_copies(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], Path]:
+        """Readable copies of the SKILL.md of skills whose scope the checkout leaves out (see
+        :meth:`CommittedTree.copies`), by (home, name)."""
+        wanted: dict[str, tuple[str, str]] = {}
+        blobs: dict[str, str] = {}
+        for home, name in keys:
+            committed = self._committed_scope(home) if home in self._outside else None
+            blob = committed.skills.get(name) if committed is not None else None
+            if blob and blob != "link":
+                rel = _in_scope(home, f"skills/{name}/{SKILL_FILE}")
+                wanted[rel], blobs[rel] = (home, name), blob
+        copies = self.committed().copies(blobs) if blobs else {}
+        self._note_unread()
+        return {wanted[rel]: path for rel, path in copies.items()}
+
+    def knowledge_copies(self, scope: str, folder: str) -> dict[str, Path]:
+        """Readable copies of the files below ``<scope>/<folder>`` when the checkout leaves
+        that scope out, by path below the folder."""
+        if scope not in self._outside:
+            return {}
+        base = _in_scope(scope, folder)
+        tree = self.committed()
+        files = tree.files_under(base)
+        copies = tree.copies(files)
+        self._note_unread()
+        return {rel[len(base) + 1 :]: path for rel, path in copies.items()}
+
+    def reads_committed(self, home: str, name: str) -> bool:
+        """Whether a skill's SKILL.md is read from git's objects rather than the disk."""
+        return home in self._outside or self.outside(_in_scope(home, f"skills/{name}/{SKILL_FILE}"))
+
+    def _note_unread(self) -> None:
+        """One warning line for everything outside the checkout git could not give us."""
+        if self._tree is None or not self._tree.unread:
+            return
+        self.findings[:] = [f for f in self.findings if f.code != NOT_READ]
+        unread = self._tree.unread
+        first = next(iter(unread))
+        reasons = sorted(set(unread.values()))
+        self.findings.append(
+            Finding(
+                WARNING,
+                NOT_READ,
+                first,
+                f"{len(unread)} file(s) outside the sparse checkout could not be read from "
+                f"git ({'; '.join(reasons)}), so they are left out of this answer",
+                bad_input=False,
+            )
+        )
 
     def resolve(
         self,
@@ -106,7 +267,7 @@ class Workspace:
                         found[entry.identity] = entry
             return found
         for home, name, _ in missing:
-            if scope_at(self.root, home, self.config) is None:
+            if self.scope_at(home) is None:
                 continue
             for entry in self.registry(home).entries:
                 if not entry.is_override and entry.name == name:
@@ -114,23 +275,61 @@ class Workspace:
         return found
 
     def scan(self) -> ScopeScan:
-        """Every scope in the repository (walked once); unreadable folders become findings."""
+        """Every scope in the repository (walked once); unreadable folders become findings.
+        In a sparse checkout the scopes it leaves out come from git's objects."""
         if self._scan is None:
-            self._scan = scan_scopes(self.root, self.config)
-            for folder, reason in self._scan.problems:
+            scan = scan_scopes(self.root, self.config)
+            for folder, reason in scan.problems:
                 self.findings.append(
                     Finding(ERROR, "scope-unreadable", folder, reason, bad_input=True)
                 )
+            checkout = self.checkout()
+            if checkout.sparse:
+                scan.scopes = order_chain(scan.scopes + self._left_out(scan), self.config)
+            self._scan = scan
         return self._scan
+
+    def _left_out(self, scan: ScopeScan) -> list[Scope]:
+        """The committed scopes the sparse checkout leaves out (whole units at once when no
+        folder of theirs is in the cone); they are read from git from now on."""
+        checkout, tree = self.checkout(), self.committed()
+        committed = tree.scopes()
+        on_disk = {s.path for s in scan.scopes}
+        found: list[Scope] = []
+        for unit, paths in tree.units.items():
+            touched = checkout.touches(unit)
+            for path in paths:
+                if path in on_disk or path == GLOBAL:
+                    continue
+                if touched and checkout.holds(_in_scope(path, SCOPE_FLAG)):
+                    continue  # in the cone but gone from the disk: deleted here
+                found.append(Scope(path, committed[path].type))
+        self._outside.update(s.path for s in found)
+        return found
 
     def all_registries(self, *, include_seed: bool = True) -> list[Registry]:
         """Every scope's registry in the repository (existing files only), in chain order."""
         scopes = [s for s in self.scan().scopes if include_seed or s.path != SEED]
+        fresh = [
+            s.path for s in scopes if s.path in self._outside and s.path not in self.registries
+        ]
+        if fresh:
+            for path, registry in self._committed_registries(fresh).items():
+                self.registries[path] = registry
+                self.findings.extend(registry.findings)
         return [r for r in (self.registry(s.path) for s in scopes) if r.exists or r.findings]
 
     @property
     def has_bad_input(self) -> bool:
         return any(f.bad_input for f in self.findings)
+
+
+NOT_READ = "not-read"
+
+
+def _in_scope(scope: str, rel: str) -> str:
+    """``rel`` inside the scope's folder, relative to the root."""
+    return rel if scope == GLOBAL else f"{scope}/{rel}"
 
 
 def find_declaration(ws: Workspace, ref: SkillRef) -> Entry:
@@ -140,7 +339,7 @@ def find_declaration(ws: Workspace, ref: SkillRef) -> Entry:
     if ref.home is not None:
         # an in-tree home names its scope: read that one registry, not the whole repository
         in_tree = not ref.home.startswith(f"{EXTERNAL}/")
-        if in_tree and scope_at(ws.root, ref.home, ws.config) is None:
+        if in_tree and ws.scope_at(ref.home) is None:
             raise UsageError(
                 f"no skill {ref.name!r} is declared at {ref.home} (not a scope)",
                 hint="skills-status --all lists every declared skill and its scope",
@@ -190,14 +389,15 @@ def open_workspace(repo: Path | None = None) -> Workspace:
 
 def workspace_for(root: Path, config: ScopeConfig, connection: Connection) -> Workspace:
     """The exobrain at ``root`` seen through ``connection`` (which need not be stored yet)."""
-    chain = build_chain(root, connection.connected_scopes, config)
+    ws = Workspace(root, config, connection, Chain([]))
+    ws.chain = build_chain(root, connection.connected_scopes, config, ws.scope_at)
     # a connected scope that is gone is a warning, not bad input: the rest of the chain is
     # whole, so commands carry on (and connect-agent prunes what that scope had linked)
-    findings = [
+    ws.findings = [
         Finding(WARNING, "connection-scope", CONNECTION_FILE, w.split(": ", 1)[-1])
-        for w in chain.warnings
-    ]
-    return Workspace(root, config, connection, chain, findings=findings)
+        for w in ws.chain.warnings
+    ] + ws.findings
+    return ws
 
 
 def exobrain_root(repo: Path | None) -> Path:

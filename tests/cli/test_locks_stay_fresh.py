@@ -35,6 +35,7 @@ READ_ONLY = {
     "exobrain selftest",
     "exobrain show",
     "exobrain site",  # writes only its -o folder, never a file of the exobrain
+    "exobrain sparse",  # --apply changes git's sparse-checkout setting, never a tracked file
 }
 
 

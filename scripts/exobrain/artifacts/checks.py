@@ -217,14 +217,11 @@ def _link_name_collisions(root: Path, declarations: list[Entry]) -> list[Finding
             other, other_identity = names.setdefault(link, (entry, identity))
             if other_identity != identity and (link, identity) not in reported:
                 reported.add((link, identity))
-                rel = shown(
-                    (root if entry.scope == "global" else root / entry.scope) / "skills.json", root
-                )
                 found.append(
                     Finding(
                         ERROR,
                         "skill_name_unique",
-                        rel,
+                        _registry_file(entry.scope),
                         f"link name {link!r} collides with {other.name!r} declared "
                         f"in {other.scope} (agent {agent.name}); rename one",
                         entry=entry.label(),
@@ -233,11 +230,18 @@ def _link_name_collisions(root: Path, declarations: list[Entry]) -> list[Finding
     return found
 
 
+def _registry_file(scope: str) -> str:
+    return "skills.json" if scope == "global" else f"{scope}/skills.json"
+
+
 def _lock_findings(
     root: Path, registries: list[Registry], docs: dict[tuple[str, str], SkillDoc]
 ) -> list[Finding]:
     found: list[Finding] = []
+    with_docs = {scope for scope, _ in docs}  # a lock is checked against skills on disk
     for registry in registries:
+        if registry.scope not in with_docs:
+            continue
         path = lock_path(root, registry.scope)
         if not path.exists():
             continue

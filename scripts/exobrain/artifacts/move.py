@@ -42,7 +42,7 @@ from exobrain.registry_edit import RegistryEdit, edit_registry, ordered_entry
 from exobrain.scopes import check_scope_path, scope_at
 from exobrain.util.confine import resolve_inside
 from exobrain.util.fileio import make_folders
-from exobrain.util.git import Repository
+from exobrain.util.repository import Repository
 from exobrain.util.staging import discard_folder
 from exobrain.workspace import Workspace, find_declaration
 

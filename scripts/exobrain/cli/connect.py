@@ -142,6 +142,12 @@ VERBS = {
     help="Write discovered-skills.md: the top skills for this task (remembered for "
     "AGENT; --discover '' forgets it).",
 )
+@click.option(
+    "--sparse/--no-sparse",
+    default=None,
+    help="Keep a sparse checkout of only what the connection needs, in step after every "
+    "pull (remembered; --no-sparse stops following, git sparse-checkout disable undoes it).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Do not list what was kept as it was.")
 @click.option(
     "--force",
@@ -174,6 +180,7 @@ def main(
     mcp: bool,
     persona: str | None,
     discover: str | None,
+    sparse: bool | None,
     quiet: bool,
     force: bool,
     hook_timeout: float,
@@ -192,7 +199,8 @@ def main(
     AGENT is one of: claude, codex, openclaw, gemini, opencode, copilot, cursor, agents.
     """
     from exobrain.connect.choice import Flags
-    from exobrain.connect.connector import Request, connect, fetch_external
+    from exobrain.connect.connector import Request, connect
+    from exobrain.connect.external import fetch_external
     from exobrain.connect.mcpconfig import PLACES
     from exobrain.errors import UsageError
     from exobrain.search import preload as search_preloads
@@ -219,6 +227,7 @@ def main(
         persona=persona,
         discover=discover,
         preloads=search_preloads,
+        sparse=sparse,
         force=force,
     )
     if not as_json and sys.stdin.isatty() and sys.stdout.isatty():
@@ -296,6 +305,8 @@ def _terminal_wizard(ws):
         echo=click.echo,
         login=getpass.getuser(),
         hostname=short_hostname(),
+        lookup=ws.scope_at,
+        scopes=ws.scan().scopes,
     )
 
 

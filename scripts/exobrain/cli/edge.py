@@ -44,6 +44,10 @@ def command_edge(func: Callable[..., Any]) -> Callable[..., Any]:
         except BrokenPipeError:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(1)
+        finally:
+            committed = sys.modules.get("exobrain.committed")
+            if committed is not None:  # only loaded when git's objects were read
+                committed.close_all()
 
     return wrapper
 
@@ -91,6 +95,12 @@ def report_findings(findings: Iterable[Finding]) -> None:
         click.echo(finding.render(), err=True)
 
 
+def report_notes(notes: Iterable[str]) -> None:
+    """What an answer covered (e.g. the part of a sparse checkout read from git), on stderr."""
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+
+
 def finish_read(ws: Workspace) -> NoReturn:
     """End a read command: the problems met in the files it read go to stderr, and a broken
     input it depended on (a registry of the chain, the connection file) makes it exit 2 —
@@ -102,7 +112,6 @@ def finish_read(ws: Workspace) -> NoReturn:
 def plain_table(rows: list[list[str]], header: list[str]) -> str:
     """Space-aligned columns for non-terminal output (no colour, no box drawing)."""
     table = [header, *rows]
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    return "\n".join(
-        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in table
-    )
+    widths = [max(map(len, column)) for column in zip(*table, strict=True)]
+    line = "  ".join(f"{{:<{width}}}" for width in widths)  # one format per row: fast at scale
+    return "\n".join(line.format(*row).rstrip() for row in table)

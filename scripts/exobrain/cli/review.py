@@ -49,7 +49,7 @@ def main(base: str | None, as_json: bool, repo: Path | None) -> None:
     to archived). Set EXOBRAIN_SKIP_AUTHORING_REVIEW=1 to skip the check (it says so).
     """
     from exobrain.gate.review import SKIP_VARIABLE, pick_base, review, skip_requested
-    from exobrain.util.git import Repository
+    from exobrain.util.repository import Repository
 
     if skip_requested(dict(os.environ)):
         message = (

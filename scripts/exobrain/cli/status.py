@@ -80,7 +80,10 @@ def main(
         get_agent(agent)
     ws = open_workspace(repo)
     if show_all:
-        _show_catalog(ws, tier, as_json, plain)
+        from exobrain.treecache import paused_gc
+
+        with paused_gc():  # every row stays alive until the end: collecting them is waste
+            _show_catalog(ws, tier, as_json, plain)
     else:
         _show_status(ws, agent, tier, as_json, plain, fmt)
     report_findings(ws.findings)
@@ -99,7 +102,7 @@ def _show_status(ws, agent, tier, as_json, plain, fmt) -> None:
     from exobrain.catalog import prompt_block, status_rows
 
     skills = ws.resolve(agent)
-    rows = status_rows(skills, ws.root, tier, everything=as_json, problems=ws.findings)
+    rows = status_rows(skills, ws, tier, everything=as_json)
     if as_json:
         emit_json(
             {
@@ -144,25 +147,24 @@ def _show_status(ws, agent, tier, as_json, plain, fmt) -> None:
 def _show_catalog(ws, tier, as_json, plain) -> None:
     from exobrain.catalog import catalog_rows
 
-    rows = [r for r in catalog_rows(ws) if tier is None or r.entry.tier == tier]
+    rows = [r for r in catalog_rows(ws) if tier is None or r.tier == tier]
     if as_json:
         emit_json({"skills": [r.as_json() for r in rows]})
         return
     cells = [
         [
-            r.entry.name,
-            "external" if r.entry.source else r.entry.scope,
-            r.entry.owner or "-",
-            r.entry.tier,
-            "yes" if r.entry.force else "no",
-            r.entry.lifecycle,
+            r.name,
+            r.scope,
+            r.owner or "-",
+            r.tier,
+            "yes" if r.force else "no",
+            r.lifecycle,
             one_line(r.description, 80),
         ]
         for r in rows
     ]
     if plain:
-        for row in cells:
-            click.echo("\t".join(row))
+        click.echo("\n".join("\t".join(row) for row in cells))
         return
     footer = (
         f"{len(rows)} declared skill(s). Opt in: skills-promote NAME --from SCOPE "

@@ -42,6 +42,7 @@ VERBS: dict[str, str] = {
     "selftest": "selftest:command",
     "search": "search:command",
     "show": "show:command",
+    "sparse": "sparse:command",
     "site": "site:command",
     "supersede": "supersede:command",
     "trust": "trust:command",

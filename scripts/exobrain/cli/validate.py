@@ -14,6 +14,7 @@ from exobrain.cli.edge import (
     exit_codes,
     json_option,
     repo_option,
+    report_notes,
     version_option,
 )
 
@@ -41,10 +42,12 @@ def main(strict: bool, quiet: bool, as_json: bool, repo: Path | None) -> None:
     """
     from exobrain.findings import ERROR
     from exobrain.gate.validate import exit_code, validate
+    from exobrain.treecache import paused_gc
     from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
-    findings = validate(ws)
+    with paused_gc():  # what it reads stays alive until the end: collecting it is waste
+        findings = validate(ws)
     errors = sum(1 for f in findings if f.level == ERROR)
     infos = len(findings) - errors
     code = exit_code(findings, strict)
@@ -55,10 +58,12 @@ def main(strict: bool, quiet: bool, as_json: bool, repo: Path | None) -> None:
                 "info": infos,
                 "exit_code": code,
                 "findings": [f.as_json() for f in findings],
+                "notes": ws.notes,
             }
         )
     else:
         shown = [f for f in findings if not quiet or f.level == ERROR]
         lines = [finding.render() for finding in shown]  # one write: 200,000 lines are fast
         click.echo("\n".join([*lines, f"Errors: {errors}  Info: {infos}"]))
+        report_notes(ws.notes)
     sys.exit(code)

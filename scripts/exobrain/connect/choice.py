@@ -22,6 +22,7 @@ from exobrain.errors import OperationFailed, UsageError
 from exobrain.scopes import (
     SCOPE_FLAG,
     Connection,
+    Scope,
     ScopeConfig,
     check_scope_path,
     scan_scopes,
@@ -103,6 +104,15 @@ def _plain_id(value: str, what: str) -> str:
     return text
 
 
+Lookup = Callable[[str], Scope | None]
+
+
+def on_disk(root: Path, config: ScopeConfig) -> Lookup:
+    """Scopes by path as the disk shows them (a workspace's ``scope_at`` also asks git for the
+    folders a sparse checkout leaves out)."""
+    return lambda path: scope_at(root, path, config)
+
+
 Prompt = Callable[[str, str], str]
 Confirm = Callable[[str, bool], bool]
 Echo = Callable[[str], None]
@@ -115,9 +125,12 @@ def from_flags(
     stored: Connection,
     hostname: str,
     confirm: Confirm | None = None,
+    lookup: Lookup | None = None,
 ) -> Choice:
     """The connection the flags name. A scope that does not exist is offered for creation
-    when ``confirm`` is given (a terminal), else reported and left out."""
+    when ``confirm`` is given (a terminal), else reported and left out. ``lookup`` finds a
+    scope by path (default: on disk)."""
+    find = lookup or on_disk(root, config)
     if flags.guest:
         if flags.person or flags.host or flags.groups or flags.scopes:
             raise UsageError("--guest connects no scope: drop --person/--host/--group/--scope")
@@ -129,7 +142,7 @@ def from_flags(
     person_leaf: list[str] = []
 
     def exists(path: str, kind: str) -> bool:
-        if path in create or scope_at(root, path, config) is not None:
+        if path in create or find(path) is not None:
             return True
         if confirm is not None and confirm(f"{path} is not a scope yet. Create this {kind}?", True):
             create.append(path)
@@ -151,8 +164,7 @@ def from_flags(
             host_path = f"{person_path}/{folder_for(config, 'host')}/{host}" if host else None
             named = bool(flags.host)  # a default host name is connected only when it exists
             if host_path and (
-                scope_at(root, host_path, config) is not None
-                or (named and exists(host_path, "host scope"))
+                find(host_path) is not None or (named and exists(host_path, "host scope"))
             ):
                 person_leaf.append(host_path)
             else:
@@ -169,7 +181,7 @@ def from_flags(
     for raw in flags.scopes:
         path = check_scope_path(raw)
         asked.append(f"--scope {raw}")
-        if path == "global" or scope_at(root, path, config) is None:
+        if path == "global" or find(path) is None:
             notes.append(f"--scope {raw}: not a scope (no {path}/{SCOPE_FLAG} in a collection)")
         else:
             leaves.append(path)
@@ -196,11 +208,15 @@ def wizard(
     echo: Echo,
     login: str,
     hostname: str,
+    lookup: Lookup | None = None,
+    scopes: list[Scope] | None = None,
 ) -> Choice:
     """Ask who this is and which scopes to connect; offer to create a missing person or host
-    scope (a folder with a stub AGENTS.md, written when the connect is applied)."""
+    scope (a folder with a stub AGENTS.md, written when the connect is applied). ``scopes``
+    and ``lookup`` are what the repository holds (default: the disk)."""
     people = folder_for(config, "person")
-    found = scan_scopes(root, config).scopes
+    exists = lookup or on_disk(root, config)
+    found = scopes if scopes is not None else scan_scopes(root, config).scopes
     persons = [s.name for s in found if s.type == "person"]
     groups = [s.name for s in found if s.type == "group" and s.path.count("/") == 1]
     echo(f"People here: {', '.join(persons) if persons else '(none yet)'}")
@@ -217,7 +233,7 @@ def wizard(
         ):
             continue
         person_path = f"{people}/{answer}"
-        if answer in persons:
+        if answer in persons or exists(person_path) is not None:
             if not confirm(f"{person_path} already exists. Is that you?", True):
                 continue
             create = []
@@ -232,7 +248,7 @@ def wizard(
         notes.append(f"host {host!r} is not a valid scope name; skipped")
     elif host:
         host_path = f"{person_path}/{folder_for(config, 'host')}/{host}"
-        if scope_at(root, host_path, config) is not None:
+        if exists(host_path) is not None:
             leaf = host_path
         elif confirm(f"Create {host_path} with a stub {SCOPE_FLAG}?", True):
             create.append(host_path)

@@ -14,7 +14,7 @@ from typing import Any
 
 from exobrain.agents import AGENTS, Agent, get_agent
 from exobrain.catalog import skill_dir
-from exobrain.connect import githooks, linker, preload, scopehooks, surfaces, trust
+from exobrain.connect import cone, external, githooks, linker, preload, scopehooks, surfaces, trust
 from exobrain.connect.choice import (
     Choice,
     Confirm,
@@ -25,8 +25,8 @@ from exobrain.connect.choice import (
     stored_choice,
 )
 from exobrain.errors import InputFileError, UsageError
-from exobrain.fetch.installs import may_hold_installs
 from exobrain.findings import Finding
+from exobrain.paths import shown
 from exobrain.registry import REGISTRY_FILE
 from exobrain.resolve import Resolved
 from exobrain.scopes import (
@@ -40,10 +40,6 @@ from exobrain.workspace import Workspace, open_workspace, workspace_for
 
 USER_AGENTS_KEY = "user_agents"
 Wizard = Callable[[Workspace], Choice]
-#: Installs external skills before links are planned: called with keyword arguments ws,
-#: agent, rows, skills_dir and user (see :func:`fetch_external`); whatever it raises is a
-#: warning.
-ExternalSync = Callable[..., Any]
 
 
 @dataclass
@@ -61,10 +57,11 @@ class Request:
     force: bool = False  # connect a repository that is not an exobrain (no root skills.json)
     hook_timeout: float = scopehooks.DEFAULT_TIMEOUT
     hostname: str | None = None  # default: this machine's short host name
-    external_sync: ExternalSync | None = None
+    external_sync: external.ExternalSync | None = None
     persona: str | None = None  # preload this persona's skills ("" forgets it)
     discover: str | None = None  # write discovered-skills.md for this task ("" forgets)
     preloads: preload.Preloads | None = None  # search's side of --persona and --discover
+    sparse: bool | None = None  # keep a sparse checkout of the connection (None: as stored)
 
 
 @dataclass
@@ -111,10 +108,17 @@ def agent_list(connection: Connection, user_level: bool) -> list[str]:
 
 
 def updated_connection(
-    stored: Connection, choice: Choice, agent: str, user_level: bool
+    stored: Connection,
+    choice: Choice,
+    agent: str,
+    user_level: bool,
+    request: Request | None = None,
 ) -> Connection:
-    """The stored connection with the chosen scopes and ``agent`` recorded at its level."""
+    """The stored connection with the chosen scopes and ``agent`` recorded at its level (and
+    the sparse checkout turned on or off when the request says so)."""
     raw = dict(stored.raw)
+    if request is not None and request.sparse is not None:
+        raw[cone.SPARSE_KEY] = request.sparse
     agents = agent_list(stored, False)
     if user_level:
         users = agent_list(stored, True)
@@ -162,6 +166,7 @@ def connect(request: Request) -> Report:
     if choice.create and not request.dry_run:
         create_scopes(ws.root, ws.config, choice.create)
         choice.notes += [f"created the scope {path}" for path in choice.create]
+    ws = _follow_cone(ws, agent, choice, request)
     report = _prepare(ws, agent, choice, request, sync=True)
     if request.dry_run:
         return report
@@ -182,6 +187,16 @@ def connect(request: Request) -> Report:
         report.hooks_planned, report.root, agent.name, report.skills_dir, request.hook_timeout
     )
     return report
+
+
+def _follow_cone(ws: Workspace, agent: Agent, choice: Choice, request: Request) -> Workspace:
+    """With a sparse checkout wanted (``--sparse``, or stored), bring its cone in line with
+    the connection before anything is planned, so links point at folders on disk."""
+    user_level = agent.is_user_level(request.user)
+    connection = updated_connection(ws.connection, choice, agent.name, user_level, request)
+    if connection.raw.get(cone.SPARSE_KEY) is not True:
+        return ws
+    return cone.follow(ws, connection, dry_run=request.dry_run, notes=choice.notes)
 
 
 def refuse_outside_exobrain(ws: Workspace) -> None:
@@ -220,7 +235,7 @@ def _prepare(
     report = _empty_report(ws, agent, request)
     report.source, report.notes = choice.source, list(choice.notes)
     stored = ws.connection
-    connection = updated_connection(stored, choice, agent.name, report.level == "user")
+    connection = updated_connection(stored, choice, agent.name, report.level == "user", request)
     wanted = preload.merged(
         preload.stored_preload(stored, agent.name), request.persona, request.discover
     )
@@ -247,7 +262,15 @@ def _prepare(
             )
         )
     if sync:
-        _sync_external(request, ws, agent, rows, report.skills_dir, report)
+        external.sync(
+            request.external_sync,
+            dry_run=request.dry_run,
+            user=request.user,
+            ws=ws,
+            agent=agent,
+            rows=rows,
+            report=report,
+        )
     discovered = None
     if wanted.discover and request.preloads is not None:
         discovered, notes = preload.discovered_index(
@@ -278,7 +301,13 @@ def _choose(ws: Workspace, request: Request) -> Choice:
     if request.flags.given:
         hostname = request.hostname if request.hostname is not None else short_hostname()
         return from_flags(
-            ws.root, ws.config, request.flags, ws.connection, hostname, request.confirm
+            ws.root,
+            ws.config,
+            request.flags,
+            ws.connection,
+            hostname,
+            request.confirm,
+            lookup=ws.scope_at,
         )
     if (ws.root / CONNECTION_FILE).exists():
         return stored_choice(ws.connection)
@@ -303,6 +332,12 @@ def plan(
     wanted, optional = {}, []
     for row in rows:
         if row.is_external:
+            continue
+        if row.tier in ("always", "optional") and ws.reads_committed(row.home, row.name):
+            report.problems.append(
+                f"{row.link_name}: {shown(skill_dir(root, row.home, row.name), root)} is outside "
+                f"the sparse checkout; connect-agent {agent.name} --sparse brings it in"
+            )
             continue
         if row.tier == "always":
             wanted[row.link_name] = skill_dir(root, row.home, row.name)
@@ -387,49 +422,3 @@ def _connection_action(
     op = linker.REPLACE if path.exists() else linker.CREATE
     content = dump_json(data)
     return linker.Action("connection", op, path, CONNECTION_FILE, content=content, root=root)
-
-
-def fetch_external(
-    *, ws: Workspace, agent: Agent, rows: list[Resolved], skills_dir: Path, user: bool
-):
-    """The external sync the command uses: the fetcher, for this agent's skills folder."""
-    from exobrain.fetch.fetcher import sync_external
-
-    return sync_external(ws, agent, skills_dir, user=user, rows=rows)
-
-
-def _sync_external(
-    request: Request,
-    ws: Workspace,
-    agent: Agent,
-    rows: list[Resolved],
-    skills_dir: Path,
-    report: Report,
-) -> None:
-    """Run the fetcher when external skills resolve (or may be installed) here. Its failure is
-    a warning, one skill's failure is that skill's event line: the rest of the connect
-    completes."""
-    wanted = [r for r in rows if r.is_external and r.tier != "off"]
-    if not wanted and not may_hold_installs(skills_dir):
-        return
-    if request.external_sync is None or request.dry_run:
-        if wanted:
-            report.notes.append(
-                f"{len(wanted)} external skill(s) resolve here, not fetched "
-                "now: fetch-external-skills [--check] installs them"
-            )
-        return
-    try:
-        result = request.external_sync(
-            ws=ws, agent=agent, rows=rows, skills_dir=skills_dir, user=request.user
-        )
-    except Exception as exc:
-        report.warnings.append(f"external skills not updated: {exc}")
-        return
-    # a failed skill is one of its events: printed once, from there; a tampered install is a
-    # problem that fails the connect (printed as that problem, not also as an event)
-    report.external = result
-    for event in getattr(result, "events", []):
-        if event.action == "modified":
-            report.problems.append(f"external skill {event.link_name}: {event.text()}")
-    report.warnings += list(getattr(result, "warnings", []))

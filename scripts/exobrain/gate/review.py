@@ -46,7 +46,7 @@ from exobrain.gate.snapshot import PERSONAL_TYPES, Snapshot, skill_location, sna
 from exobrain.model import GLOBAL, Identity, Lifecycle, transition_problem
 from exobrain.registry import REGISTRY_FILE
 from exobrain.util.fileio import read_bytes
-from exobrain.util.git import INDEX, Rename, Repository
+from exobrain.util.repository import INDEX, Rename, Repository
 
 DEFAULT_BASES = ("origin/HEAD", "origin/main", "main", "master")
 SKIP_VARIABLE = "EXOBRAIN_SKIP_AUTHORING_REVIEW"

@@ -15,7 +15,7 @@ from exobrain.errors import InputFileError
 from exobrain.gate.crons import CRONS_FILE, CronJob, parse_crons
 from exobrain.model import GLOBAL, Identity
 from exobrain.registry import REGISTRY_FILE
-from exobrain.scopes import SCOPE_FLAG, SEED, ScopeConfig, parse_scope_config
+from exobrain.scopes import SCOPE_FLAG, ScopeConfig, parse_scope_config, scopes_from_flags
 from exobrain.util.fileio import parse_json
 
 #: Scope types that impose on no one: skills there need no proof.
@@ -48,19 +48,9 @@ class Snapshot:
 
 def scopes_from_files(files: frozenset[str], config: ScopeConfig) -> dict[str, str]:
     """Scope path → type for the scopes flagged in ``files`` (ancestors must be scopes too)."""
-    flagged = {p[: -len(SCOPE_FLAG) - 1] for p in files if p.endswith("/" + SCOPE_FLAG)}
-    scopes = {GLOBAL: GLOBAL}
-    if SEED in flagged:
-        scopes[SEED] = SEED
-    for path in sorted(flagged, key=lambda p: p.count("/")):
-        parts = path.split("/")
-        if len(parts) % 2 or any(not p or p.startswith(".") for p in parts):
-            continue
-        kinds = [config.type_of(folder) for folder in parts[0::2]]
-        parent, kind = "/".join(parts[:-2]), kinds[-1]
-        if kind is not None and None not in kinds and (not parent or parent in scopes):
-            scopes[path] = kind
-    return scopes
+    return scopes_from_flags(
+        (p[: -len(SCOPE_FLAG) - 1] for p in files if p.endswith("/" + SCOPE_FLAG)), config
+    )
 
 
 def skill_location(path: str, scopes: dict[str, str]) -> tuple[str, str, str] | None:

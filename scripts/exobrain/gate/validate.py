@@ -23,7 +23,7 @@ from exobrain.gate.crons import crons_findings
 from exobrain.gate.legacy import legacy_findings
 from exobrain.model import EXTERNAL, GLOBAL, Identity
 from exobrain.paths import shown
-from exobrain.registry import ALLOW, REFUSE, Entry, Policy, Registry
+from exobrain.registry import ALLOW, REFUSE, REGISTRY_FILE, Entry, Policy, Registry
 from exobrain.registry_schema import explained_findings, schema_findings, schema_is_packaged
 from exobrain.scopes import SEED
 from exobrain.skillmd import SKILL_FILE, SkillDoc, powers, read_skill, spec_problems
@@ -45,10 +45,11 @@ def validate(ws: Workspace) -> list[Finding]:
     scanned = [r for r in registries if r.scope != SEED]
     declarations = _declarations(registries)
     for registry in scanned:
-        findings.extend(_declaration_findings(ws.root, registry))
+        findings.extend(_declaration_findings(ws, registry))
         findings.extend(_override_findings(ws.root, registry, declarations))
     docs: dict[tuple[str, str], SkillDoc] = {}
     findings.extend(_folder_findings(ws, declarations, docs))
+    findings.extend(_outside_findings(ws, declarations))
     findings.extend(artifact_findings(ws.root, scanned, docs))
     findings.extend(crons_findings(ws))
     findings.extend(legacy_findings(ws))
@@ -60,8 +61,13 @@ def _declarations(registries: list[Registry]) -> set[Identity]:
     return {e.identity for r in registries for e in r.entries if not e.is_override}
 
 
-def _declaration_findings(root: Path, registry: Registry) -> list[Finding]:
-    rel = shown(registry.path, root)
+def _registry_file(scope: str) -> str:
+    return REGISTRY_FILE if scope == GLOBAL else f"{scope}/{REGISTRY_FILE}"
+
+
+def _declaration_findings(ws: Workspace, registry: Registry) -> list[Finding]:
+    root = ws.root
+    rel = _registry_file(registry.scope)
     found: list[Finding] = []
     seen: dict[Identity, Entry] = {}
     # the skills folder of this scope, as text: one stat per declaration, no Path objects
@@ -86,7 +92,11 @@ def _declaration_findings(root: Path, registry: Registry) -> list[Finding]:
             )
             continue
         seen[identity] = entry
-        if entry.source is None and not os.path.isfile(f"{base}{entry.name}/{SKILL_FILE}"):
+        if (
+            entry.source is None
+            and not os.path.isfile(f"{base}{entry.name}/{SKILL_FILE}")
+            and not ws.skill_exists(entry.scope, entry.name)  # outside the cone: git says
+        ):
             missing = f"{shown_base}{entry.name}/{SKILL_FILE}"
             found.append(
                 Finding(
@@ -105,7 +115,7 @@ def _declaration_findings(root: Path, registry: Registry) -> list[Finding]:
 def _override_findings(
     root: Path, registry: Registry, declarations: set[Identity]
 ) -> list[Finding]:
-    rel = shown(registry.path, root)
+    rel = _registry_file(registry.scope)
     found = []
     for entry in registry.entries:
         if entry.is_override and entry.identity not in declarations:
@@ -203,6 +213,37 @@ def _folder_findings(
                 for code, message in spec_problems(doc.meta, item.name)
             )
             found.extend(power_findings(rel, doc, policy, recorded_powers(locked.get(item.name))))
+    return found
+
+
+def _outside_findings(ws: Workspace, declarations: set[Identity]) -> list[Finding]:
+    """Skill folders a sparse checkout leaves out: git's tree says which exist (so nobody's
+    declaration is reported missing and an undeclared folder is still an info), and a note
+    says that their files were not checked."""
+    outside = [s for s in ws.scan().scopes if ws.is_outside(s.path) and s.path != SEED]
+    if not outside:
+        return []
+    found: list[Finding] = []
+    count = 0
+    for scope in outside:
+        for name in ws.committed_skills(scope.path):
+            count += 1
+            if Identity(scope.path, name) not in declarations:
+                rel = shown(skill_dir(ws.root, scope.path, name) / SKILL_FILE, ws.root)
+                found.append(
+                    Finding(
+                        INFO,
+                        "undeclared",
+                        rel,
+                        f"skill folder not declared in any skills.json of "
+                        f"{scope.path}; declare it to make it reachable",
+                    )
+                )
+    ws.notes.append(
+        f"{count} skill folder(s) in {len(outside)} scope(s) lie outside the sparse checkout: "
+        f"their registries and presence were checked from git, their files were not (a full "
+        f"checkout, as in CI, checks them)"
+    )
     return found
 
 

@@ -27,7 +27,7 @@ from exobrain.paths import shown
 from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
 from exobrain.scopes import check_scope_path, scope_at
 from exobrain.skillmd import SKILL_FILE, quick_meta
-from exobrain.util.git import Repository
+from exobrain.util.repository import Repository
 from exobrain.util.staging import staged_folder
 from exobrain.util.versions import is_version
 from exobrain.workspace import Workspace

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from exobrain.agents import AGENTS, optional_dir
@@ -28,7 +28,7 @@ from exobrain.fetch import installs
 from exobrain.model import EXTERNAL, GLOBAL
 from exobrain.registry import Entry
 from exobrain.resolve import Resolved
-from exobrain.scopes import Scope, scan_scopes
+from exobrain.scopes import Scope
 from exobrain.skillmd import SKILL_FILE
 from exobrain.supersession import LinksReader
 from exobrain.workspace import Workspace
@@ -100,6 +100,7 @@ class View:
     _declared: dict[tuple[str, ...], Artifact] | None = None
     _skills: list[Artifact] | None = None
     _installed: dict[tuple[str, str], str] | None = None
+    _copies: dict[tuple[str, str], Path] = field(default_factory=dict)
 
     @property
     def scope_paths(self) -> set[str]:
@@ -108,12 +109,15 @@ class View:
     def declared(self) -> list[Artifact]:
         """The skills declared in the visible scopes, not yet resolved."""
         if self._declared is None:
-            found: dict[tuple[str, ...], Artifact] = {}
+            entries: dict[tuple[str, ...], Entry] = {}
             for scope in self.scopes:
                 for entry in self.ws.registry(scope.path).entries:
-                    if not entry.is_override and entry.identity not in found:
-                        found[entry.identity] = self._artifact(entry, None)
-            self._declared = found
+                    if not entry.is_override and entry.identity not in entries:
+                        entries[entry.identity] = entry
+            self._copies = self.ws.skill_copies(
+                [(e.scope, e.name) for e in entries.values() if not e.source]
+            )
+            self._declared = {key: self._artifact(e, None) for key, e in entries.items()}
         return list(self._declared.values())
 
     def rows(self) -> dict[tuple[str, ...], Resolved]:
@@ -153,6 +157,8 @@ class View:
     def _artifact(self, entry: Entry, row: Resolved | None) -> Artifact:
         if entry.source:
             file = self.installed().get((entry.name, entry.owner or ""))
+        elif (entry.scope, entry.name) in self._copies:  # outside the sparse checkout
+            file = str(self._copies[(entry.scope, entry.name)])
         else:  # a string, not a Path: this runs for every visible skill
             folder = "" if entry.scope == GLOBAL else entry.scope + "/"
             file = f"{self.ws.root}/{folder}skills/{entry.name}/{SKILL_FILE}"
@@ -181,7 +187,21 @@ class View:
         for scope in self.scopes:
             base = scope.directory(self.ws.root) / KNOWLEDGE_DIR
             private_ok = scope.type in PERSONAL and scope.path in chain
-            for rel in _markdown_files(base, private_ok):
+            files = {rel: base / rel for rel in _markdown_files(base, private_ok)}
+            if self.ws.is_outside(scope.path):
+                # read from git: a shared scope's copies, never private ones; people's scopes
+                # outside the cone are left out (in a big exobrain they are most of it)
+                copies = (
+                    {}
+                    if scope.type in PERSONAL
+                    else self.ws.knowledge_copies(scope.path, KNOWLEDGE_DIR)
+                )
+                files = {
+                    rel: path
+                    for rel, path in copies.items()
+                    if rel.endswith(".md") and PRIVATE_DIR not in rel.split("/")[:-1]
+                }
+            for rel, path in sorted(files.items()):
                 name = rel[:-3]
                 found.append(
                     Artifact(
@@ -190,7 +210,7 @@ class View:
                         name,
                         scope.path,
                         scope.path,
-                        str(base / rel),
+                        str(path),
                     )
                 )
         return found
@@ -261,14 +281,21 @@ def open_view(ws: Workspace, *, everywhere: bool = False) -> View:
 
 def shared_view(ws: Workspace) -> View:
     """Every shared scope (global, seed, groups, teams: all but person and host scopes),
-    whatever this machine is connected to: what a published catalog shows by default."""
-    return View(ws, scan_scopes(ws.root, ws.config, lambda s: s.type not in PERSONAL).scopes, True)
+    whatever this machine is connected to: what a published catalog shows by default (in a
+    sparse checkout, the scopes it leaves out too: the scan lists them from git)."""
+    return View(ws, [s for s in ws.scan().scopes if s.type not in PERSONAL], True)
 
 
 def repository_view(ws: Workspace) -> View:
     """Every scope of the repository, personal ones included (``skills-status --all``'s
-    reach)."""
-    return View(ws, list(ws.scan().scopes), True)
+    reach) — except, in a sparse checkout, people's scopes it leaves out: in an
+    organisation's exobrain they are most of the repository, and reading them all from git
+    would undo the point of the cone."""
+    return View(
+        ws,
+        [s for s in ws.scan().scopes if s.type not in PERSONAL or not ws.is_outside(s.path)],
+        True,
+    )
 
 
 def index_artifacts(ws: Workspace) -> list[Artifact]:
@@ -277,6 +304,10 @@ def index_artifacts(ws: Workspace) -> list[Artifact]:
     on disk, so a whole-repository update reads no registry."""
     found: list[Artifact] = []
     view = repository_view(ws)
+    outside = [s for s in view.scopes if ws.is_outside(s.path) and s.type not in PERSONAL]
+    copies = ws.skill_copies([(s.path, n) for s in outside for n in ws.committed_skills(s.path)])
+    for (home, name), copy in sorted(copies.items()):  # shared scopes outside a sparse checkout
+        found.append(Artifact(f"skill:{name}@{home}", "skill", name, home, home, str(copy)))
     for scope in view.scopes:
         base = os.path.join(scope.directory(ws.root), "skills")
         try:

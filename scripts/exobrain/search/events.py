@@ -29,7 +29,7 @@ from exobrain.registry import REGISTRY_FILE, Entry, registry_from_text
 from exobrain.search.corpus import KNOWLEDGE_DIR, PERSONAL, PRIVATE_DIR, View, home_of, open_view
 from exobrain.signals.ledger import ledger_owner
 from exobrain.util import boundedjson
-from exobrain.util.git import Repository
+from exobrain.util.repository import Repository
 from exobrain.workspace import Workspace
 
 SIGNALS_DIR = "signals"

@@ -28,7 +28,7 @@ from exobrain.search.events import events_since, signal_event
 from exobrain.signals.ledger import LEDGER_LIMIT, ledger_files, ledger_owner
 from exobrain.util import boundedjson
 from exobrain.util.fileio import open_regular
-from exobrain.util.git import Repository
+from exobrain.util.repository import Repository
 from exobrain.workspace import Workspace
 
 Key = tuple[Any, ...]

@@ -31,7 +31,7 @@ from exobrain.signals.aggregate import Aggregate, Folder, aggregate, file_record
 from exobrain.signals.ledger import day_number, format_ts, ledger_files, ts_ms
 from exobrain.signals.lines import Record, read_ledger_text
 from exobrain.signals.quality import DAY, Decay, Weights, quality
-from exobrain.util.git import Repository
+from exobrain.util.repository import Repository
 
 #: Versions of a registry read per git call while looking for when an entry last changed.
 _BATCH = 32

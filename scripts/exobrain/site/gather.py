@@ -40,7 +40,7 @@ from exobrain.signals.view import summary
 from exobrain.site.data import LINK_TYPES, USAGE_DAYS, search_settings
 from exobrain.skillmd import as_list, links_of
 from exobrain.util.dirhash import file_digests
-from exobrain.util.git import Repository
+from exobrain.util.repository import Repository
 from exobrain.workspace import Workspace
 
 DAY = 86400

@@ -7,9 +7,9 @@ transports (``file`` when allowed) and, for remote operations, a time limit afte
 whatever it started are killed. So a repository the toolkit did not create — an instance being
 harvested, a cache of someone's skills, a fresh clone — cannot run code through its config.
 
-:class:`Repository` reads what git tracks in an exobrain (file lists and blobs of a commit or of
-the index, merge bases, renames): the authoring gate must judge what a commit will contain, not
-what happens to be on disk.
+:class:`ObjectReader` is the one persistent ``git cat-file --batch`` process a command keeps
+to read trees and blobs, thousands per call; :mod:`exobrain.util.repository` builds on both
+(file lists, blobs, the objects a partial clone lacks).
 
 Why the git binary and not GitPython, which the design card names: every call here needs the
 same hardening (config overrides, a scrubbed environment, a session of its own and a kill after
@@ -21,15 +21,20 @@ which the read-only commands must not pay.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
+import threading
+import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from exobrain.errors import OperationFailed, UsageError
+from exobrain.errors import OperationFailed
 
 TIMEOUT_ENV = "EXOBRAIN_GIT_TIMEOUT"
 DEFAULT_TIMEOUT = 120.0
+
 #: Config every git process gets: nothing configured in a repository may run code or block.
 SAFE_CONFIG = (
     "core.hooksPath=/dev/null",
@@ -51,8 +56,6 @@ _REPOSITORY_ENV = (
     "GIT_ALTERNATE_OBJECT_DIRECTORIES",
     "GIT_NAMESPACE",
 )
-#: ``rev`` value meaning "the index" (the staging area: what the next commit will hold).
-INDEX = None
 
 
 class GitFailed(OperationFailed):
@@ -81,8 +84,6 @@ class Git:
 
     def env(self, *, remote: bool = True) -> dict[str, str]:
         env = dict(os.environ)
-        if not remote:  # reads must not reach the network behind our back (git >= 2.44)
-            env["GIT_NO_LAZY_FETCH"] = "1"
         env.update(
             GIT_TERMINAL_PROMPT="0",
             GIT_ASKPASS="true",
@@ -94,6 +95,11 @@ class Git:
             GIT_PAGER="cat",
             GIT_ALLOW_PROTOCOL="https:ssh" + (":file" if self.allow_file else ""),
         )
+        if not remote:
+            # Reads must not reach the network behind our back: a partial clone would fetch
+            # each missing object on its own (git >= 2.44 obeys the first variable; older
+            # ones start a fetch, which finds no transport allowed and fails at once).
+            env.update(GIT_NO_LAZY_FETCH="1", GIT_ALLOW_PROTOCOL="")
         if not self.own_env:
             for name in _REPOSITORY_ENV:
                 env.pop(name, None)
@@ -192,179 +198,194 @@ def git_message(stderr: bytes) -> str:
     return line.removeprefix("fatal: ").removeprefix("error: ")
 
 
+#: Bytes a pipe takes in one write without blocking (POSIX PIPE_BUF).
+_PIPE_ATOMIC = 4096
+_FOUND = re.compile(rb"^([0-9a-f]{40}|[0-9a-f]{64}) (blob|tree|commit|tag) (\d+)$")
+_OID = re.compile(r"^([0-9a-f]{40}|[0-9a-f]{64})$")
+
+
+def is_oid(name: str) -> bool:
+    return bool(_OID.match(name))
+
+
 @dataclass(frozen=True)
-class Rename:
-    """One file git paired across the diff (``old`` at the base, ``new`` in the index)."""
+class GitObject:
+    """One object as ``cat-file`` gave it; ``data`` is None when it was over the size cap."""
 
-    old: str
-    new: str
+    oid: str
+    kind: str
+    size: int
+    data: bytes | None
 
 
-class Repository:
-    """The git repository around a folder (an exobrain root, an instance, a bare cache),
-    queried with plain git commands.
+@dataclass(frozen=True)
+class TreeEntry:
+    """One entry of a tree object."""
 
-    Paths are relative to the folder, which may be a subfolder of the work tree (git lists and
-    diffs only what is under the folder it runs in, relative to it); a linked worktree works
-    like any other because git itself finds its repository.
+    mode: str  # 40000 folder, 100644/100755 file, 120000 link, 160000 submodule
+    name: str
+    oid: str
+
+    @property
+    def is_tree(self) -> bool:
+        return self.mode == "40000"
+
+    @property
+    def is_file(self) -> bool:
+        return self.mode in ("100644", "100755")
+
+
+def parse_tree(data: bytes, oid_bytes: int = 20) -> list[TreeEntry]:
+    """The entries of a raw tree object (``<mode> <name>\\0<binary id>`` each; ids are 20
+    bytes, 32 in a SHA-256 repository)."""
+    entries: list[TreeEntry] = []
+    pos, size = 0, oid_bytes
+    while pos < len(data):
+        space = data.index(b" ", pos)
+        nul = data.index(b"\0", space)
+        oid = data[nul + 1 : nul + 1 + size].hex()
+        name = data[space + 1 : nul].decode("utf-8", "surrogateescape")
+        entries.append(TreeEntry(data[pos:space].decode(), name, oid))
+        pos = nul + 1 + size
+    return entries
+
+
+class ObjectReader:
+    """One persistent ``git cat-file --batch`` process for a repository: trees and blobs by id
+    or ``rev:path``, many per call.
+
+    Names go in through a writer thread while the answers are read, so a batch of any size
+    never deadlocks on full pipes. The process never reaches the network (a blob a partial
+    clone lacks is simply missing: :meth:`Repository.blobs` fetches those first, in batches),
+    and every call is bounded by the time limit, after which git is killed.
     """
 
-    def __init__(self, root: Path, *, own_env: bool = False, foreign: bool = False) -> None:
-        """``foreign``: a repository the toolkit did not create and whose own configuration is
-        not the user's (an instance being harvested): its filter drivers are switched off too."""
+    def __init__(self, root: Path, git: Git) -> None:
         self.root = root
-        self.git = Git(own_env=own_env, timeout=None)
-        self.config: tuple[str, ...] = SAFE_CONFIG
-        self.run("rev-parse", "--git-dir")  # fails early, clearly, outside a repository
-        if foreign:
-            self.config = SAFE_CONFIG + self._without_own_filters()
+        self.git = git
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._deadline: float | None = None  # when the call under way must end
+        self._stop = threading.Event()
+        self._killed = False
 
-    def _without_own_filters(self) -> tuple[str, ...]:
-        """Config that switches off the filter drivers the repository's own configuration
-        (its ``.git/config`` and what that includes) defines: ``filter.<name>.clean`` runs on
-        ``git status`` for any file git must re-read, and an empty command is no filter. The
-        user's global and system filters (git-lfs) stay. Reading the configuration runs
-        nothing."""
-        out = self.run_bytes(
-            "config", "--includes", "--show-scope", "-z", "--get-regexp", r"^filter\.", check=False
-        )
-        fields = out.split(b"\0")
-        names: set[str] = set()
-        for scope, record in zip(fields[0::2], fields[1::2], strict=False):
-            if scope in (b"local", b"worktree"):
-                key = record.split(b"\n", 1)[0].decode("utf-8", "surrogateescape")
-                names.add(key[len("filter.") :].rsplit(".", 1)[0])
-        if any("=" in name or "\n" in name for name in names):
-            raise GitFailed(
-                f"{self.root}: its git configuration defines a filter driver whose name cannot "
-                "be switched off; not read"
+    def __enter__(self) -> ObjectReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._proc is not None:
+            _kill(self._proc)
+            self._proc = None
+
+    def _process(self) -> subprocess.Popen[bytes]:
+        if self._proc is None or self._proc.poll() is not None:
+            args = ["cat-file", "--batch"]
+            self.git.calls.append(tuple(args))
+            self._proc = subprocess.Popen(
+                self.git.argv(args),
+                cwd=self.root,
+                env=self.git.env(remote=False),
+                start_new_session=True,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
             )
-        return tuple(
-            f"filter.{n}.{k}=" for n in sorted(names) for k in ("clean", "smudge", "process")
-        )
+            self._stop = threading.Event()
+            if self.git.timeout:
+                watch = threading.Thread(target=self._watch, args=(self._proc,), daemon=True)
+                watch.start()
+        return self._proc
 
-    def run(self, *args: str, stdin: bytes | None = None, check: bool = True) -> str:
-        return self.run_bytes(*args, stdin=stdin, check=check).decode("utf-8", "surrogateescape")
+    def _watch(self, proc: subprocess.Popen[bytes]) -> None:
+        """Kill git when a call outlives the time limit (the reader then fails clearly)."""
+        while not self._stop.wait(0.25):
+            deadline = self._deadline
+            if deadline is not None and time.monotonic() > deadline:
+                self._killed = True
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+                return
 
-    def run_bytes(self, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
-        done = self.git.run(list(args), cwd=self.root, stdin=stdin, check=False, config=self.config)
-        if check and done.returncode != 0:
-            message = done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
-            if "not a git repository" in message:
-                raise UsageError(
-                    f"{self.root} is not inside a git repository",
-                    hint="run the command inside your exobrain or pass --repo PATH",
+    def read(self, names: Iterable[str], *, limit: int | None = None) -> dict[str, GitObject]:
+        """Each object git finds, by the name it was asked by (those it cannot find are left
+        out); an object over ``limit`` bytes comes without its data."""
+        wanted = [n for n in dict.fromkeys(names) if n and "\n" not in n]
+        if not wanted:
+            return {}
+        proc = self._process()
+        assert proc.stdin is not None and proc.stdout is not None
+        payload = "".join(n + "\n" for n in wanted).encode("utf-8", "surrogateescape")
+        if self.git.timeout:
+            self._deadline = time.monotonic() + self.git.timeout
+        writer = None
+        if len(payload) <= _PIPE_ATOMIC:  # git is idle between calls: a small write never blocks
+            _feed(proc, payload)
+        else:
+            writer = threading.Thread(target=_feed, args=(proc, payload), daemon=True)
+            writer.start()
+        found: dict[str, GitObject] = {}
+        try:
+            for name in wanted:
+                header = proc.stdout.readline()
+                if not header:
+                    raise self._failure()
+                match = _FOUND.match(header.rstrip(b"\n"))
+                if match is None:
+                    continue  # "<name> missing" / "ambiguous"
+                size = int(match.group(3))
+                data = _take(proc, size, limit)
+                found[name] = GitObject(
+                    match.group(1).decode(), match.group(2).decode(), size, data
                 )
-            raise GitFailed(f"git {' '.join(args[:2])} failed: {git_message(done.stderr)}")
-        return done.stdout
+        except BaseException:
+            self.close()
+            raise
+        finally:
+            self._deadline = None
+            if writer is not None:
+                writer.join()
+        return found
 
-    def tracked(self, path: str) -> bool:
-        """Whether git tracks a file at or under ``path`` (relative to the folder)."""
-        return bool(self.run_bytes("ls-files", "-z", "--", path).strip(b"\0"))
-
-    def move(self, old: str, new: str) -> None:
-        """``git mv``: the folder moves on disk with everything in it (untracked files too) and
-        the index follows; changes not staged stay unstaged."""
-        self.run("mv", "--", old, new)
-
-    def forget(self, path: str) -> None:
-        """Drop ``path`` (a file or a folder) from the index; the work tree is left alone."""
-        self.run("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", path)
-
-    def commit_of(self, ref: str) -> str | None:
-        """The commit ``ref`` names, or None when it does not resolve."""
-        if ref.startswith("-"):
+    def tree(self, name: str) -> list[TreeEntry] | None:
+        """The entries of the tree ``name`` (an id or ``rev:path``); None when it is no tree."""
+        found = self.read([name]).get(name)
+        if found is None or found.kind != "tree" or found.data is None:
             return None
-        out = self.run_bytes(
-            "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}", check=False
-        )
-        return out.decode().strip() or None
+        return parse_tree(found.data, len(found.oid) // 2)
 
-    def merge_base(self, one: str, other: str) -> str | None:
-        out = self.run_bytes("merge-base", one, other, check=False)
-        return out.decode().strip() or None
+    def _failure(self) -> GitFailed:
+        if self._killed:
+            return GitFailed(
+                f"git cat-file timed out after {self.git.timeout or 0:g}s",
+                hint=f"raise {TIMEOUT_ENV}",
+            )
+        return GitFailed(f"git cat-file stopped while reading objects in {self.root}")
 
-    def files(self, rev: str | None) -> dict[str, str]:
-        """Tracked files at ``rev`` (INDEX: the staging area) → blob id, relative to the root."""
-        return {path: oid for path, (_mode, oid) in self.tree(rev).items()}
 
-    def tree(self, rev: str | None) -> dict[str, tuple[str, str]]:
-        """Tracked files at ``rev`` (INDEX: the staging area) → (mode, blob id): the mode says
-        which are executable (``100755``) or links (``120000``)."""
-        found: dict[str, tuple[str, str]] = {}
-        if rev is INDEX:
-            for record in filter(None, self.run("ls-files", "-z", "--stage").split("\0")):
-                info, path = record.split("\t", 1)
-                mode, oid, stage = info.split()
-                if stage != "0":
-                    raise UsageError(
-                        f"{path} has unresolved merge conflicts",
-                        hint="resolve them and git add the file, then run again",
-                    )
-                found[path] = (mode, oid)
-            return found
-        for record in filter(None, self.run("ls-tree", "-r", "-z", rev).split("\0")):
-            info, path = record.split("\t", 1)
-            mode, kind, oid = info.split()
-            if kind == "blob":
-                found[path] = (mode, oid)
-        return found
+def _feed(proc: subprocess.Popen[bytes], payload: bytes) -> None:
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(payload)
+        proc.stdin.flush()
+    except (BrokenPipeError, ValueError, OSError):
+        pass  # git stopped: the reader says why
 
-    def read(self, blobs: dict[str, str]) -> dict[str, bytes]:
-        """The content of each blob, by path (``blobs`` maps path → blob id, as from files());
-        one ``cat-file --batch`` process for all of them."""
-        if not blobs:
-            return {}
-        stdin = "".join(f"{oid}\n" for oid in blobs.values()).encode()
-        out = self.run_bytes("cat-file", "--batch", "--buffer", stdin=stdin)
-        found: dict[str, bytes] = {}
-        pos = 0
-        for path in blobs:
-            end = out.index(b"\n", pos)
-            header = out[pos:end]
-            pos = end + 1
-            if header.endswith(b" missing"):
-                continue
-            size = int(header.rsplit(b" ", 1)[1])
-            found[path] = out[pos : pos + size]
-            pos += size + 1
-        return found
 
-    def sizes(self, oids: list[str]) -> dict[str, int]:
-        """The size in bytes of each object (absent ones left out); one process for all."""
-        if not oids:
-            return {}
-        stdin = "".join(f"{oid}\n" for oid in oids).encode()
-        found: dict[str, int] = {}
-        for line in self.run("cat-file", "--batch-check", stdin=stdin).splitlines():
-            oid, kind, *size = line.split()
-            if kind != "missing" and size:
-                found[oid] = int(size[0])
-        return found
-
-    def renames(self, base: str, pathspecs: tuple[str, ...]) -> list[Rename]:
-        """Files renamed between ``base`` and the index, by git's rename detection."""
-        out = self.run(
-            "diff",
-            "--cached",
-            "-M",
-            "--name-status",
-            "-z",
-            "--relative",
-            "--no-ext-diff",
-            base,
-            "--",
-            *pathspecs,
-        )
-        fields = out.split("\0")
-        found: list[Rename] = []
-        pos = 0
-        while pos < len(fields) and fields[pos]:
-            status = fields[pos]
-            if status[0] in "RC":
-                if status[0] == "R":
-                    found.append(Rename(fields[pos + 1], fields[pos + 2]))
-                pos += 3
-            else:
-                pos += 2
-        return found
+def _take(proc: subprocess.Popen[bytes], size: int, limit: int | None) -> bytes | None:
+    """The next object's content and its trailing newline (skipped when over ``limit``)."""
+    assert proc.stdout is not None
+    keep = limit is None or size <= limit
+    chunks, remaining = [], size + 1
+    while remaining:
+        block = proc.stdout.read(min(remaining, 1 << 20))
+        if not block:
+            raise GitFailed("git cat-file ended in the middle of an object")
+        remaining -= len(block)
+        if keep:
+            chunks.append(block)
+    return b"".join(chunks)[:-1] if keep else None

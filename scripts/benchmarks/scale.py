@@ -1,0 +1,161 @@
+"""Benchmark of issue 19: a big exobrain in a sparse, blob-less clone, at one or more sizes.
+
+For each size (``--people 5000,20000,100000``): the exobrain is written straight into a bare
+repository with ``git fast-import`` (:mod:`benchmarks.bigrepo`), cloned twice from
+``file://`` — a full clone, and ``git clone --filter=blob:none --sparse`` connected as
+p0000 (group g000, host h0) with ``connect-agent claude --sparse`` — and then timed:
+
+* ``skills-status`` and ``connect-agent claude --relink`` in the sparse clone;
+* ``skills-status --all``: the first run in the fresh clone (it fetches the registries and
+  SKILL.md files the clone lacks, once), a first run with the objects present but no cache,
+  and the second run (cached);
+* ``skills-validate`` in the sparse clone (every registry, the chain's skills);
+* ``skills-status --all`` and ``skills-validate`` in the full clone, for comparison;
+* the size of the blob-less sparse clone against the full clone (disk usage, ``du``).
+
+Everything is made under ``--workdir`` (default: a temporary folder) and removed afterwards
+unless ``--keep``. Only one size is on disk at a time.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.bigrepo import import_exobrain
+from benchmarks.synthetic import Shape, describe
+from benchmarks.timing import bench_env, children_cpu, console_script, report, time_command
+
+CONNECT = ["claude", "--person", "p0000", "--group", "g000", "--host", "h0", "--sparse"]
+TARGETS = {
+    "status": 0.15,
+    "relink": 0.3,
+    "all-cached": 2.0,
+    "all-first": 10.0,
+    "validate": 10.0,
+}
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, env=bench_env())
+
+
+def _du(path: Path, *, apparent: bool = False) -> int:
+    """Disk usage of a folder in bytes (``du -s``; ``apparent``: the files' sizes)."""
+    flags = ["-s", "-B1"] + (["--apparent-size"] if apparent else [])
+    out = subprocess.run(["du", *flags, str(path)], capture_output=True, text=True, check=True)
+    return int(out.stdout.split()[0])
+
+
+def _once(argv: list[str], cwd: Path) -> tuple[float, float]:
+    """One run's wall and CPU seconds."""
+    used = children_cpu()
+    start = time.perf_counter()
+    done = subprocess.run(
+        argv, cwd=cwd, env=bench_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    elapsed = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(argv)} exited {done.returncode}: {done.stderr[-500:]!r}")
+    return elapsed, children_cpu() - used
+
+
+def _drop_cache(root: Path) -> None:
+    (root / ".exobrain-cache" / "committed.json").unlink(missing_ok=True)
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1 << 20):,.1f} MB"
+
+
+def measure(work: Path, shape: Shape, runs: int, full: bool) -> None:
+    print(describe(shape))
+    bare = work / "origin.git"
+    seconds = import_exobrain(bare, shape)
+    print(f"git fast-import: {seconds:.1f} s, pack {_mb(_du(bare))}")
+    status, connect = console_script("skills-status"), console_script("connect-agent")
+    validate = console_script("skills-validate")
+    sparse = work / "sparse"
+    start = time.perf_counter()
+    _git(work, "clone", "-q", "--filter=blob:none", "--sparse", f"file://{bare}", str(sparse))
+    print(f"blob-less sparse clone: {time.perf_counter() - start:.1f} s")
+    first, _ = _once([connect, *CONNECT], sparse)
+    print(f"connect-agent claude --sparse (first, sets the cone): {first:.2f} s")
+    sparse_size = _du(sparse)
+    cases = [
+        ("skills-status (sparse)", [status], runs, "status"),
+        ("connect-agent claude --relink (sparse)", [connect, "claude", "--relink"], runs, "relink"),
+    ]
+    for label, argv, count, target in cases:
+        print(report(label, time_command(argv, sparse, count), TARGETS[target]))
+    fetching, fetching_cpu = _once([status, "--all"], sparse)
+    print(
+        f"{'skills-status --all, first (fetches blobs)':42} {fetching * 1000:8.1f} ms"
+        f"  cpu {fetching_cpu * 1000:.1f} ms"
+    )
+    cache = sparse / ".exobrain-cache" / "committed.json"
+    print(f"cache .exobrain-cache/committed.json: {_mb(cache.stat().st_size)}")
+    cold = []
+    for _ in range(max(1, runs // 4)):
+        _drop_cache(sparse)
+        cold.append(_once([status, "--all"], sparse))
+    walls = sorted(wall for wall, _ in cold)
+    stats = {
+        "median": walls[len(walls) // 2],
+        "min": walls[0],
+        "max": walls[-1],
+        "cpu": sorted(cpu for _, cpu in cold)[len(cold) // 2],
+        "runs": len(cold),
+    }
+    print(report("skills-status --all, first (no cache)", stats, TARGETS["all-first"]))
+    cached = time_command([status, "--all"], sparse, max(3, runs // 2))
+    print(report("skills-status --all, second (cached)", cached, TARGETS["all-cached"]))
+    checked = time_command([validate], sparse, max(3, runs // 4), check_codes=(0, 1))
+    print(report("skills-validate (sparse)", checked, TARGETS["validate"]))
+    if full:
+        whole = work / "full"
+        start = time.perf_counter()
+        _git(work, "clone", "-q", f"file://{bare}", str(whole))
+        print(f"full clone: {time.perf_counter() - start:.1f} s")
+        full_size = _du(whole)
+        share = 100 * sparse_size / full_size
+        print(
+            f"size: sparse blob-less {_mb(sparse_size)}, full {_mb(full_size)} "
+            f"({share:.2f} %; apparent {_mb(_du(sparse, apparent=True))} vs "
+            f"{_mb(_du(whole, apparent=True))})"
+        )
+        (whole / ".exobrain.json").write_text((sparse / ".exobrain.json").read_text())
+        print(report("skills-status --all (full)", time_command([status, "--all"], whole, 3)))
+        print(report("skills-validate (full)", time_command([validate], whole, 1)))
+        shutil.rmtree(whole)
+
+
+def run(args) -> None:
+    base = Path(args.workdir) if args.workdir else None
+    for people in (int(p) for p in args.people.split(",")):
+        shape = Shape(args.groups, people, args.hosts, args.per_scope, args.global_skills, 50)
+        work = Path(tempfile.mkdtemp(prefix=f"scale-{people}-", dir=base))
+        try:
+            measure(work, shape, args.runs, not args.no_full)
+        finally:
+            if args.keep:
+                print(f"kept: {work}")
+            else:
+                shutil.rmtree(work, ignore_errors=True)
+        print()
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--people", default="100000", help="comma-separated sizes")
+    parser.add_argument("--groups", type=int, default=20)
+    parser.add_argument("--hosts", type=int, default=2)
+    parser.add_argument("--per-scope", type=int, default=2)
+    parser.add_argument("--global-skills", type=int, default=400)
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--workdir", default=os.environ.get("TMPDIR"))
+    parser.add_argument("--no-full", action="store_true", help="skip the full clone")
+    parser.add_argument("--keep", action="store_true", help="keep the repositories made")

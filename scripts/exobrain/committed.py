@@ -1,0 +1,395 @@
+"""The repository as committed: the scopes, registries and SKILL.md files a sparse checkout
+leaves off the disk, read from git's objects at ``HEAD``.
+
+Commands that need the whole repository (``skills-status --all``, ``skills-validate``,
+search ``--all-scopes``, sweep) take what the working tree holds from the disk and the rest
+from here, so a sparse checkout never shrinks their answer. The repository is split into
+*units*: the global ``skills/``, ``seed/`` and every folder directly inside a collection at
+the root (``groups/acme``, ``people/alice`` with her hosts). A unit's tree id changes whenever
+anything below it does, so what was learnt about a unit — its scopes, their registries' blob
+ids, each skill's SKILL.md blob id — is cached under that id (:mod:`exobrain.treecache`), with
+each registry's parsed entries and each description under the blob's id: a second run lists
+and reads only the units that changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from exobrain.checkout import Checkout
+from exobrain.errors import ExobrainError
+from exobrain.model import GLOBAL
+from exobrain.paths import REPO_CACHE, cache_folder
+from exobrain.registry import (
+    REGISTRY_FILE,
+    Registry,
+    registry_from_text,
+)
+from exobrain.scopes import SCOPE_FLAG, SEED, ScopeConfig, scopes_from_flags
+from exobrain.skillmd import SKILL_FILE, SKILL_LIMIT, quick_meta_of
+from exobrain.treecache import TreeCache, paused_gc
+from exobrain.util.fileio import JSON_LIMIT, atomic_write_text, make_folders
+from exobrain.util.git import GitObject, TreeEntry, parse_tree
+from exobrain.util.repository import Repository
+
+#: ``.exobrain-cache/committed/``: readable copies of files outside the checkout (search).
+COPIES = "committed"
+#: Above this many units to list, one ``ls-tree`` walks whole collections instead.
+PATHSPEC_LIMIT = 500
+LINK = "link"  # a registry or skill folder committed as a symbolic link: not read from git
+_LINK_MODE = "120000"
+
+
+@dataclass(slots=True)
+class CommittedScope:
+    """One scope as committed: its registry's blob id (None: no registry, :data:`LINK`: a
+    link) and each skill folder's SKILL.md blob id (:data:`LINK` for a link)."""
+
+    path: str
+    type: str
+    registry: str | None
+    skills: dict[str, str] = field(default_factory=dict)
+
+    def as_json(self) -> list[Any]:
+        return [self.path, self.type, self.registry, self.skills]
+
+
+def _unit_of(path: str, collections: set[str]) -> str | None:
+    head, _, rest = path.partition("/")
+    if head in (SEED, "skills"):
+        return head
+    if head in collections and rest:
+        return f"{head}/{rest.partition('/')[0]}"
+    return None
+
+
+class CommittedTree:
+    """What ``HEAD`` holds, unit by unit, for the parts of the repository the checkout does
+    not (see the module). ``unread`` names what could not be read and why."""
+
+    def __init__(self, root: Path, config: ScopeConfig, checkout: Checkout) -> None:
+        self.root = root
+        self.config = config
+        self.checkout = checkout
+        self.repo = Repository(root, own_env=True)
+        self.head = self.repo.commit_of("HEAD")
+        self.unread: dict[str, str] = {}
+        self._cache_loaded: TreeCache | None = None
+        self._scopes: dict[str, CommittedScope] | None = None
+        self._single: dict[str, CommittedScope | None] = {}
+        #: unit → the paths of its scopes, once every unit was listed (see :meth:`scopes`)
+        self.units: dict[str, list[str]] = {}
+        _OPEN.append(self)
+
+    @property
+    def _cache(self) -> TreeCache:
+        """The cache file, read on first need (a lookup of one scope never reads it)."""
+        if self._cache_loaded is None:
+            self._cache_loaded = TreeCache(self.root)
+        return self._cache_loaded
+
+    def close(self) -> None:
+        """Stop the reader and write what was learnt to the cache."""
+        self.repo.close()
+        if self._cache_loaded is not None:
+            self._cache_loaded.save(self.root)
+        if self in _OPEN:
+            _OPEN.remove(self)
+
+    # -- every scope ---------------------------------------------------------------------
+
+    def scopes(self) -> dict[str, CommittedScope]:
+        """Every scope committed at HEAD, by path (global first, then unit by unit)."""
+        if self._scopes is None:
+            self._scopes = self._scan() if self.head else {}
+        return self._scopes
+
+    def _scan(self) -> dict[str, CommittedScope]:
+        reader = self.repo.reader()
+        root = reader.tree(f"{self.head}^{{tree}}") or []
+        names = {e.name: e for e in root}
+        if REPO_CACHE in names:  # a committed cache is nobody's cache: never trust it
+            self._cache.drop()
+        collections = {e.name: e.oid for e in root if e.is_tree and self.config.type_of(e.name)}
+        members = reader.read(collections.values())
+        units: dict[str, str] = {}
+        for folder in ("skills", SEED):
+            if folder in names and names[folder].is_tree:
+                units[folder] = names[folder].oid
+        for name, oid in collections.items():
+            listed = members.get(oid)
+            if listed is None or listed.data is None:
+                continue
+            for entry in _tree_entries(listed.data, oid):
+                if entry.is_tree and not entry.name.startswith("."):
+                    units[f"{name}/{entry.name}"] = entry.oid
+        with paused_gc():
+            known = {u: self._cached_unit(u, oid) for u, oid in units.items()}
+            missing = [u for u, scopes in known.items() if scopes is None]
+            if missing:
+                listed_units = self._list(missing, set(collections))
+                for unit in missing:
+                    found = self._summarise(unit, listed_units.get(unit, []))
+                    known[unit] = found
+                    self._cache.put_unit(unit, units[unit], [s.as_json() for s in found])
+        self._cache.retain(set(units))
+        top = names.get(REGISTRY_FILE)
+        found_scopes = {GLOBAL: CommittedScope(GLOBAL, GLOBAL, _registry_id(top))}
+        self.units = {}
+        for unit, scopes in known.items():
+            self.units[unit] = [s.path for s in scopes or []]
+            for scope in scopes or []:
+                if scope.path == GLOBAL:
+                    found_scopes[GLOBAL].skills = scope.skills
+                else:
+                    found_scopes[scope.path] = scope
+        return found_scopes
+
+    def _cached_unit(self, unit: str, tree: str) -> list[CommittedScope] | None:
+        stored = self._cache.unit(unit, tree)
+        if stored is None:
+            return None
+        if not all(type(s) is list and len(s) == 4 and type(s[3]) is dict for s in stored):
+            return None  # of the wrong shape: listed again
+        return [CommittedScope(p, t, r, s) for p, t, r, s in stored]
+
+    def _list(self, units: list[str], collections: set[str]) -> dict[str, list[list[str]]]:
+        """``[mode, blob id, path]`` of every file below ``units``, by unit (one ls-tree)."""
+        if len(units) > PATHSPEC_LIMIT:
+            specs = sorted({u.partition("/")[0] + "/" for u in units})
+        else:
+            specs = [u + "/" for u in units]
+        out = self.repo.run_bytes(
+            "ls-tree", "-r", "-z", "--full-tree", self.head or "", "--", *specs
+        )
+        wanted = set(units)
+        found: dict[str, list[list[str]]] = {}
+        for record in out.split(b"\0"):
+            if not record:
+                continue
+            info, _, raw = record.partition(b"\t")
+            path = raw.decode("utf-8", "surrogateescape")
+            if not path.endswith((SCOPE_FLAG, REGISTRY_FILE, SKILL_FILE)) and not info.startswith(
+                _LINK_MODE.encode()
+            ):
+                continue
+            unit = _unit_of(path, collections)
+            if unit in wanted:
+                mode, _, oid = info.decode().split(" ")
+                found.setdefault(unit, []).append([mode, oid, path])
+        return found
+
+    def _summarise(self, unit: str, files: list[list[str]]) -> list[CommittedScope]:
+        """The scopes of one unit from its file list, each with its registry and skills."""
+        if unit == "skills":
+            scopes = {GLOBAL: CommittedScope(GLOBAL, GLOBAL, None)}
+        else:
+            flagged = [
+                p[: -len(SCOPE_FLAG) - 1] for _, _, p in files if p.endswith("/" + SCOPE_FLAG)
+            ]
+            kinds = scopes_from_flags(flagged, self.config)
+            scopes = {
+                path: CommittedScope(path, kind, None)
+                for path, kind in kinds.items()
+                if path == unit or path.startswith(unit + "/")
+            }
+        for mode, oid, path in files:
+            folder, _, name = path.rpartition("/")
+            if name == REGISTRY_FILE and folder in scopes:
+                scopes[folder].registry = LINK if mode == _LINK_MODE else oid
+                continue
+            home, marker, rest = (f"/{path}" if unit == "skills" else path).rpartition("/skills/")
+            home = home.lstrip("/") or GLOBAL
+            if not marker or home not in scopes:
+                continue
+            skill, _, inside = rest.partition("/")
+            if inside == SKILL_FILE:
+                scopes[home].skills[skill] = LINK if mode == _LINK_MODE else oid
+            elif not inside and mode == _LINK_MODE:
+                scopes[home].skills[skill] = LINK
+        return list(scopes.values())
+
+    # -- one scope -------------------------------------------------------------------------
+
+    def scope(self, path: str) -> CommittedScope | None:
+        """The committed scope at ``path`` (None when HEAD has none there): a few tree reads,
+        or the full scan when it was made already."""
+        if self._scopes is not None or not self.head:
+            return self.scopes().get(path)
+        if path not in self._single:
+            self._single[path] = self._lookup(path)
+        return self._single[path]
+
+    def _lookup(self, path: str) -> CommittedScope | None:
+        kinds = scopes_from_flags(self._flagged(path), self.config)
+        if path not in kinds:
+            return None
+        reader = self.repo.reader()
+        folder = f"{self.head}:{path}" if path != GLOBAL else f"{self.head}^{{tree}}"
+        entries = {e.name: e for e in reader.tree(folder) or []}
+        scope = CommittedScope(path, kinds[path], _registry_id(entries.get(REGISTRY_FILE)))
+        skills = entries.get("skills")
+        listing = reader.tree(skills.oid) if skills is not None and skills.is_tree else []
+        folders = {e.name: e for e in listing or [] if not e.name.startswith(".")}
+        trees = reader.read([e.oid for e in folders.values() if e.is_tree])
+        for name, entry in folders.items():
+            if entry.mode == _LINK_MODE:
+                scope.skills[name] = LINK
+            elif entry.oid in trees and trees[entry.oid].data is not None:
+                inner = {e.name: e for e in _tree_entries(trees[entry.oid].data or b"", entry.oid)}
+                skill_md = inner.get(SKILL_FILE)
+                if skill_md is not None and not skill_md.is_tree:
+                    scope.skills[name] = LINK if skill_md.mode == _LINK_MODE else skill_md.oid
+        return scope
+
+    def _flagged(self, path: str) -> list[str]:
+        """``path`` and its ancestor scope folders that hold an AGENTS.md at HEAD."""
+        if path == GLOBAL:
+            return []
+        parts = path.split("/")
+        folders = ["/".join(parts[:end]) for end in range(2, len(parts) + 1, 2)]
+        flags = self.repo.resolve([f"{self.head}:{f}/{SCOPE_FLAG}" for f in folders])
+        return [f for f in folders if f"{self.head}:{f}/{SCOPE_FLAG}" in flags]
+
+    # -- contents ----------------------------------------------------------------------------
+
+    def registries(self, scopes: list[CommittedScope]) -> dict[str, Registry]:
+        """Committed registries by scope path: from the cache when their blob was parsed
+        before, the others read in one batch (fetched first where a partial clone lacks
+        them). What cannot be read is an empty registry, named in :attr:`unread`."""
+        fresh = [
+            s.registry
+            for s in scopes
+            if s.registry and s.registry != LINK and self._cache.registry(s.registry) is None
+        ]
+        blobs = self.repo.blobs(fresh, limit=JSON_LIMIT, what="registries") if fresh else {}
+        return {s.path: self._registry(s, blobs) for s in scopes}
+
+    def _registry(self, scope: CommittedScope, blobs: dict[str, GitObject]) -> Registry:
+        blob = scope.registry
+        if blob is None:
+            return Registry(scope.path, self.root)
+        if blob == LINK:
+            rel = _in_scope(scope.path, REGISTRY_FILE)
+            self.unread[rel] = "committed as a link, which is not followed"
+            return Registry(scope.path, self.root)
+        cached = self._cache.registry(blob)
+        if cached is not None:  # entries known valid: made only when asked for
+            return Registry.known_valid(scope.path, self.root, cached)
+        found = blobs.get(blob)
+        if found is None or found.data is None:
+            reason = self.repo.unread.get(blob, "over the 32 MB cap for a registry")
+            self.unread[_in_scope(scope.path, REGISTRY_FILE)] = reason
+            return Registry(scope.path, self.root)
+        parsed = registry_from_text(self.root, scope.path, found.data.decode("utf-8", "replace"))
+        if not parsed.findings and "policy" not in parsed.data:  # all a cached parse keeps
+            self._cache.put_registry(blob, parsed.data["skills"])
+        return parsed
+
+    def descriptions(self, wanted: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:
+        """(home, name) → description for SKILL.md blobs (read once, then cached by id)."""
+        known = self._cache.descriptions
+        fresh = [b for b in wanted.values() if b != LINK and b not in known]
+        blobs = self.repo.blobs(fresh, limit=SKILL_LIMIT, what="SKILL.md files") if fresh else {}
+        for blob in fresh:
+            found = blobs.get(blob)
+            text = _description(found.data) if found is not None else None
+            if text is not None:
+                self._cache.put_description(blob, text)
+        result: dict[tuple[str, str], str] = {}
+        for key, blob in wanted.items():
+            text = known.get(blob)
+            if text is not None:
+                result[key] = text
+            elif blob != LINK:
+                rel = _in_scope(key[0], f"skills/{key[1]}/{SKILL_FILE}")
+                self.unread[rel] = self.repo.unread.get(blob, "over the 1 MB cap")
+        return result
+
+    def files_under(self, folder: str) -> dict[str, str]:
+        """Regular files committed below ``folder`` (links left out) → blob id."""
+        if not self.head:
+            return {}
+        out = self.repo.run_bytes(
+            "ls-tree", "-r", "-z", "--full-tree", self.head, "--", folder + "/"
+        )
+        found: dict[str, str] = {}
+        for record in out.split(b"\0"):
+            info, _, path = record.partition(b"\t")
+            mode, _, oid = info.decode().partition(" blob ")
+            if path and mode in ("100644", "100755"):
+                found[path.decode("utf-8", "surrogateescape")] = oid
+        return found
+
+    def copies(self, files: dict[str, str]) -> dict[str, Path]:
+        """Readable copies of committed files (path → blob id) that the checkout leaves out,
+        at ``.exobrain-cache/committed/<path>``: search indexes them and shows where to read
+        them. A copy is rewritten only when its blob changed; what cannot be read is left
+        out (and named in :attr:`unread`)."""
+        if not files:
+            return {}
+        base = cache_folder(self.root, COPIES)
+        found: dict[str, Path] = {}
+        stale = {rel: oid for rel, oid in files.items() if _blob_id(base / rel, oid) != oid}
+        blobs = self.repo.blobs(stale.values(), limit=SKILL_LIMIT, what="files to search")
+        for rel, oid in files.items():
+            target = base / rel
+            if rel in stale:
+                data = blobs[oid].data if oid in blobs else None
+                if data is None:
+                    self.unread[rel] = self.repo.unread.get(oid, "over the 1 MB cap")
+                    continue
+                make_folders(self.root, target.parent, links=False)
+                atomic_write_text(target, data, root=self.root, durable=False)
+            found[rel] = target
+        return found
+
+
+#: Trees opened by this process: the CLI edge closes them when a command ends.
+_OPEN: list[CommittedTree] = []
+
+
+def close_all() -> None:
+    """Close every tree still open (each saves its cache once, at the end of the command)."""
+    for tree in list(_OPEN):
+        tree.close()
+
+
+def _in_scope(scope: str, rel: str) -> str:
+    return rel if scope == GLOBAL else f"{scope}/{rel}"
+
+
+def _blob_id(path: Path, oid: str) -> str | None:
+    """The git blob id of the file at ``path`` (hashed like ``oid``), None when absent."""
+    try:
+        data = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+    except OSError:
+        return None
+    if data is None:
+        return None
+    digest = hashlib.sha256 if len(oid) == 64 else hashlib.sha1
+    return digest(b"blob %d\0%s" % (len(data), data)).hexdigest()
+
+
+def _registry_id(entry: TreeEntry | None) -> str | None:
+    if entry is None or entry.is_tree:
+        return None
+    return LINK if entry.mode == _LINK_MODE else entry.oid
+
+
+def _tree_entries(data: bytes, oid: str) -> list[TreeEntry]:
+    return parse_tree(data, len(oid) // 2)
+
+
+def _description(data: bytes | None) -> str | None:
+    """The description in a SKILL.md's text ("" when it has none or does not parse)."""
+    if data is None:
+        return None
+    try:
+        value = quick_meta_of(data.decode("utf-8"), Path(SKILL_FILE)).get("description")
+    except (ExobrainError, UnicodeDecodeError):
+        return ""
+    return value if isinstance(value, str) else ""

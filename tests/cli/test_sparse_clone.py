@@ -1,0 +1,176 @@
+"""A big exobrain's way of working: a blob-less, sparse clone of a generated repository
+(``git clone --filter=blob:none --sparse``) that holds only what the connection needs.
+
+What needs only the chain works with only the chain on disk; what needs the whole repository
+reads the rest from git's objects (fetching the blobs the clone lacks) and never answers with
+less without saying so; the cone follows the connection and the registries after a pull."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from exobrain.cli.connect import main as connect_cmd
+from exobrain.cli.status import main as status_cmd
+from exobrain.cli.umbrella import main as exobrain_cmd
+from exobrain.cli.validate import main as validate_cmd
+from tests.support.helpers import git
+from tests.support.sparse import CONE, SHAPE, cone, full_clone, origin, push_change, sparse_clone
+
+CONNECT = ["claude", "--person", "p0001", "--group", "g001", "--host", "h1", "--sparse"]
+
+
+def invoke(command, root: Path, *args: str, env: dict[str, str] | None = None):
+    result = CliRunner().invoke(command, [*args, "--repo", str(root)], env=env)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result
+
+
+def connected(tmp_path: Path) -> tuple[Path, Path]:
+    """A sparse clone connected as p0001 on h1 in g001, and its origin."""
+    bare = origin(tmp_path)
+    root = sparse_clone(bare, tmp_path / "clone")
+    done = invoke(connect_cmd, root, *CONNECT)
+    assert done.exit_code == 0, done.output
+    return root, bare
+
+
+def test_connect_and_status_need_only_the_chain(tmp_path):
+    bare = origin(tmp_path)
+    root = sparse_clone(bare, tmp_path / "clone")
+    assert not (root / "people").exists()  # a fresh sparse clone: the root's files only
+    done = invoke(connect_cmd, root, *CONNECT)
+    assert done.exit_code == 0, done.output
+    assert "sparse checkout: 5 folder(s) added" in done.output
+    assert cone(root) == CONE
+    assert json.loads((root / ".exobrain.json").read_text())["sparse"] is True
+    assert not (root / "people/p0002").exists() and not (root / "groups/g002").exists()
+    assert not (root / "people/p0001/hosts/h0/skills").exists()  # the other host stays out
+    links = root / ".claude/skills"
+    assert (links / "group-001-skill-0.groups__g001/SKILL.md").is_file()
+    assert (links / "p0001-h1-skill-0.people__p0001__hosts__h1/SKILL.md").is_file()
+    data = json.loads(invoke(status_cmd, root, "--json").output)
+    assert data["chain"] == ["global", "groups/g001", "people/p0001", "people/p0001/hosts/h1"]
+    tiers = {(s["name"], s["scope"]): s["tier"] for s in data["skills"]}
+    assert tiers[("group-001-skill-1", "groups/g001")] == "always"  # the person's opt-in
+    assert tiers[("global-skill-0000", "global")] == "off"
+    assert all(s["description"] for s in data["skills"] if s["tier"] != "off")
+    again = invoke(connect_cmd, root, "claude", "--relink")
+    assert again.exit_code == 0 and "0 linked" in again.output and "sparse" not in again.output
+
+
+def test_catalog_lists_every_declaration_from_git(tmp_path):
+    root, _ = connected(tmp_path)
+    first = invoke(status_cmd, root, "--all", "--json")
+    assert first.exit_code == 0, first.output
+    rows = json.loads(first.stdout)["skills"]
+    assert len(rows) == SHAPE.total_skills
+    outside = {r["name"]: r for r in rows}["p0003-h0-skill-1"]
+    assert outside["scope"] == "people/p0003/hosts/h0" and "p0003 host h0" in outside["description"]
+    assert not (root / "people/p0003").exists()  # read from git's objects, not checked out
+    assert (root / ".exobrain-cache/committed.json").is_file()
+    assert invoke(status_cmd, root, "--all", "--json").stdout == first.stdout
+
+
+def test_validate_reports_no_false_missing_skill(tmp_path):
+    root, bare = connected(tmp_path)
+    clean = invoke(validate_cmd, root)
+    assert clean.exit_code == 0, clean.output
+    assert "missing-skill" not in clean.output
+    assert "lie outside the sparse checkout" in clean.stderr
+    work = full_clone(bare, tmp_path / "work")
+    push_change(
+        work,
+        "people/p0003/skills.json",
+        lambda entries: [*entries, {"name": "ghost", "owner": "p0003", "tier": "optional"}],
+    )
+    git(root, "pull", "-q", "--no-rebase", "origin", "main")
+    found = invoke(validate_cmd, root, "--json")
+    missing = [f for f in json.loads(found.stdout)["findings"] if f["code"] == "missing-skill"]
+    assert [(f["file"], f["entry"]) for f in missing] == [("people/p0003/skills.json", "#4 ghost")]
+
+
+def test_search_all_scopes_sees_every_shared_scope(tmp_path):
+    root, _ = connected(tmp_path)
+
+    def homes(*extra: str) -> set[str]:
+        args = ["search", "group g002 topic", "--lexical", "--json", "-k", "50", *extra]
+        done = invoke(exobrain_cmd, root, *args)
+        assert done.exit_code == 0, done.output
+        return {hit["home"] for hit in json.loads(done.stdout)["hits"]}
+
+    everywhere = homes("--all-scopes")
+    assert "groups/g002" in everywhere and "groups/g000" in everywhere  # outside the cone
+    assert not any(h.startswith("people/") and "p0001" not in h for h in everywhere), everywhere
+    assert "groups/g002" not in homes()  # the default view is the chain
+    assert not (root / "groups/g002").exists()
+
+
+def test_the_cone_follows_the_registries_after_a_pull(tmp_path):
+    root, bare = connected(tmp_path)
+    work = full_clone(bare, tmp_path / "work")
+    opt_in = {"name": "group-002-skill-0", "from": "groups/g002", "tier": "always"}
+    push_change(work, "people/p0001/skills.json", lambda entries: [*entries, opt_in])
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    subprocess.run(["git", "pull", "-q", "--no-rebase", "origin", "main"], cwd=root, env=env)
+    assert "groups/g002/skills/group-002-skill-0" in cone(root)  # the post-merge hook's relink
+    link = root / ".claude/skills/group-002-skill-0.groups__g002"
+    assert (link / "SKILL.md").is_file()
+    assert not (root / "groups/g002/skills/group-002-skill-1").exists()
+
+
+def test_the_cone_follows_a_change_of_connection(tmp_path):
+    root, _ = connected(tmp_path)
+    done = invoke(connect_cmd, root, *CONNECT, "--group", "g002")
+    assert done.exit_code == 0, done.output
+    assert "groups/g002/skills" in cone(root)
+    assert (root / ".claude/skills/group-002-skill-0.groups__g002").is_dir()
+    done = invoke(connect_cmd, root, "claude", "--person", "p0002", "--host", "h0")
+    assert done.exit_code == 0, done.output
+    assert cone(root) == [
+        "groups/g002/skills/group-002-skill-1",  # p0002 opts into it from outside the chain
+        "people/p0002/hosts/h0/skills",
+        "people/p0002/skills",
+        "signals/p0002",
+        "skills",
+    ]
+    assert not (root / "people/p0001").exists()
+
+
+def test_exobrain_sparse_shows_and_applies_the_cone(tmp_path):
+    bare = origin(tmp_path)
+    root = sparse_clone(bare, tmp_path / "clone")
+    (root / ".exobrain.json").write_text(
+        json.dumps({"connected_scopes": ["groups/g001", "people/p0001/hosts/h1"]})
+    )
+    shown = invoke(exobrain_cmd, root, "sparse", "--json")
+    assert json.loads(shown.stdout)["folders"] == CONE and not (root / "groups").exists()
+    applied = invoke(exobrain_cmd, root, "sparse", "--apply")
+    assert applied.exit_code == 0 and "5 folder(s) added" in applied.output
+    assert cone(root) == CONE and (root / "groups/g001/skills.json").is_file()
+    assert "already this cone" in invoke(exobrain_cmd, root, "sparse").output
+
+
+def test_offline_says_in_one_line_what_it_could_not_read(tmp_path):
+    bare = origin(tmp_path)
+    root = sparse_clone(bare, tmp_path / "clone")
+    done = invoke(status_cmd, root, "--all", "--json", env={"EXOBRAIN_OFFLINE": "1"})
+    assert done.exit_code == 0, done.output
+    warnings = [line for line in done.stderr.splitlines() if "not-read" in line]
+    assert len(warnings) == 1 and "could not be read from git" in warnings[0]
+    assert "EXOBRAIN_OFFLINE" in warnings[0]
+    assert len(json.loads(done.stdout)["skills"]) == SHAPE.global_skills  # only the root's
+
+
+def test_links_outside_the_cone_are_named_not_dangling(tmp_path):
+    bare = origin(tmp_path)
+    root = sparse_clone(bare, tmp_path / "clone")
+    done = invoke(connect_cmd, root, "claude", "--person", "p0001", "--host", "h1")
+    assert done.exit_code == 1
+    assert "is outside the sparse checkout; connect-agent claude --sparse brings it in" in (
+        done.output
+    )
+    assert not (root / ".claude/skills/p0001-h1-skill-0.people__p0001__hosts__h1").exists()

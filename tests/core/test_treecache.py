@@ -1,0 +1,132 @@
+"""The cache of what was read from git (``.exobrain-cache/committed.json``): a second run reads
+only what changed, and a cache that is broken, of the wrong shape or committed by someone is
+ignored, never believed."""
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from exobrain.cli.connect import main as connect_cmd
+from exobrain.cli.status import main as status_cmd
+from exobrain.committed import CommittedTree
+from exobrain.treecache import CACHE_FILE, CACHE_VERSION
+from exobrain.util.repository import Repository
+from tests.support.helpers import git
+from tests.support.sparse import SHAPE, full_clone, origin, push_change, sparse_clone
+
+CONNECT = ["claude", "--person", "p0001", "--group", "g001", "--host", "h1", "--sparse"]
+
+
+def invoke(command, root: Path, *args: str):
+    result = CliRunner().invoke(command, [*args, "--repo", str(root)])
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def catalog(root: Path) -> list[dict]:
+    return json.loads(invoke(status_cmd, root, "--all", "--json").stdout)["skills"]
+
+
+@pytest.fixture
+def clone(tmp_path) -> tuple[Path, Path]:
+    """A connected sparse clone whose cache holds the whole repository, and its origin."""
+    bare = origin(tmp_path)
+    root = sparse_clone(bare, tmp_path / "clone")
+    invoke(connect_cmd, root, *CONNECT)
+    assert len(catalog(root)) == SHAPE.total_skills
+    return root, bare
+
+
+def test_a_second_run_reads_only_what_changed(clone, tmp_path, monkeypatch):
+    root, bare = clone
+    work = full_clone(bare, tmp_path / "work")
+    extra = {"name": "late", "owner": "p0003", "tier": "optional"}
+    push_change(work, "people/p0003/skills.json", lambda entries: [*entries, extra])
+    git(root, "pull", "-q", "--no-rebase", "origin", "main")
+    listed: list[list[str]] = []
+    read: list[str] = []
+    real_list, real_blobs = CommittedTree._list, Repository.blobs
+
+    def spy_list(self, units, collections):
+        listed.append(sorted(units))
+        return real_list(self, units, collections)
+
+    def spy_blobs(self, oids, **kwargs):
+        oids = list(oids)
+        read.extend(oids)
+        return real_blobs(self, oids, **kwargs)
+
+    monkeypatch.setattr(CommittedTree, "_list", spy_list)
+    monkeypatch.setattr(Repository, "blobs", spy_blobs)
+    rows = catalog(root)
+    assert len(rows) == SHAPE.total_skills + 1
+    assert {"name": "late", "scope": "people/p0003"}.items() <= {
+        k: v for r in rows if r["name"] == "late" for k, v in r.items()
+    }.items()
+    assert listed == [["people/p0003"]]  # the one unit whose tree changed
+    assert read == [git(root, "rev-parse", "HEAD:people/p0003/skills.json").strip()]
+    listed.clear(), read.clear()
+    assert catalog(root) == rows
+    assert listed == [] and read == []  # nothing changed: nothing read from git
+
+
+def _without_tier(data: dict) -> str:
+    """The cache with p0003's registry's first entry lacking its tier (making a row of it
+    would fail)."""
+    _, scopes = data["units"]["people/p0003"]
+    blob = next(registry for path, _, registry, _ in scopes if path == "people/p0003")
+    del data["registries"][blob][0]["tier"]
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        lambda data: "{not json",
+        lambda data: json.dumps({**data, "version": CACHE_VERSION - 1, "units": {}}),
+        lambda data: json.dumps({**data, "units": []}),
+        _without_tier,
+    ],
+    ids=["not-json", "old-version", "units-not-a-map", "entry-without-tier"],
+)
+def test_a_broken_cache_is_ignored_and_rewritten(clone, broken):
+    root, _ = clone
+    expected = catalog(root)
+    cache = root / ".exobrain-cache" / CACHE_FILE
+    cache.write_text(broken(json.loads(cache.read_text(encoding="utf-8"))), encoding="utf-8")
+    assert catalog(root) == expected
+    assert json.loads(cache.read_text(encoding="utf-8"))["version"] == CACHE_VERSION
+
+
+def test_a_unit_of_the_wrong_shape_is_listed_again(clone):
+    root, _ = clone
+    expected = catalog(root)
+    cache = root / ".exobrain-cache" / CACHE_FILE
+    data = json.loads(cache.read_text(encoding="utf-8"))
+    tree, _ = data["units"]["people/p0003"]
+    data["units"]["people/p0003"] = [tree, [["people/p0003", "person"]]]
+    cache.write_text(json.dumps(data), encoding="utf-8")
+    assert catalog(root) == expected
+
+
+def test_a_cache_git_tracks_is_not_believed(tmp_path):
+    bare = origin(tmp_path)
+    work = full_clone(bare, tmp_path / "work")
+    tree = git(work, "rev-parse", "HEAD:people/p0003").strip()
+    lie = {  # p0003 and its hosts declare nothing, says the committed cache
+        "version": CACHE_VERSION,
+        "units": {"people/p0003": [tree, [["people/p0003", "person", None, {}]]]},
+        "registries": {},
+        "descriptions": {},
+    }
+    (work / ".exobrain-cache").mkdir()
+    (work / ".exobrain-cache" / CACHE_FILE).write_text(json.dumps(lie), encoding="utf-8")
+    git(work, "add", "-f", ".exobrain-cache")
+    git(work, "commit", "-q", "-m", "a cache someone committed")
+    git(work, "push", "-q", "origin", "HEAD:main")
+    root = sparse_clone(bare, tmp_path / "clone")
+    invoke(connect_cmd, root, *CONNECT)
+    scopes = {r["scope"] for r in catalog(root)}
+    assert {"people/p0003", "people/p0003/hosts/h0", "people/p0003/hosts/h1"} <= scopes
