@@ -189,13 +189,8 @@ class View:
             private_ok = scope.type in PERSONAL and scope.path in chain
             files = {rel: base / rel for rel in _markdown_files(base, private_ok)}
             if self.ws.is_outside(scope.path):
-                # read from git: a shared scope's copies, never private ones; people's scopes
-                # outside the cone are left out (in a big exobrain they are most of it)
-                copies = (
-                    {}
-                    if scope.type in PERSONAL
-                    else self.ws.knowledge_copies(scope.path, KNOWLEDGE_DIR)
-                )
+                # read from git: copies, never private ones
+                copies = self.ws.knowledge_copies(scope.path, KNOWLEDGE_DIR)
                 files = {
                     rel: path
                     for rel, path in copies.items()
@@ -288,14 +283,8 @@ def shared_view(ws: Workspace) -> View:
 
 def repository_view(ws: Workspace) -> View:
     """Every scope of the repository, personal ones included (``skills-status --all``'s
-    reach) — except, in a sparse checkout, people's scopes it leaves out: in an
-    organisation's exobrain they are most of the repository, and reading them all from git
-    would undo the point of the cone."""
-    return View(
-        ws,
-        [s for s in ws.scan().scopes if s.type not in PERSONAL or not ws.is_outside(s.path)],
-        True,
-    )
+    reach); in a sparse checkout the scan lists the scopes it leaves out from git."""
+    return View(ws, list(ws.scan().scopes), True)
 
 
 def index_artifacts(ws: Workspace) -> list[Artifact]:
@@ -304,9 +293,9 @@ def index_artifacts(ws: Workspace) -> list[Artifact]:
     on disk, so a whole-repository update reads no registry."""
     found: list[Artifact] = []
     view = repository_view(ws)
-    outside = [s for s in view.scopes if ws.is_outside(s.path) and s.type not in PERSONAL]
+    outside = [s for s in view.scopes if ws.is_outside(s.path)]
     copies = ws.skill_copies([(s.path, n) for s in outside for n in ws.committed_skills(s.path)])
-    for (home, name), copy in sorted(copies.items()):  # shared scopes outside a sparse checkout
+    for (home, name), copy in sorted(copies.items()):  # scopes outside a sparse checkout
         found.append(Artifact(f"skill:{name}@{home}", "skill", name, home, home, str(copy)))
     for scope in view.scopes:
         base = os.path.join(scope.directory(ws.root), "skills")
