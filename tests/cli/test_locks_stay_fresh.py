@@ -100,6 +100,9 @@ def test_every_writing_command_leaves_the_locks_fresh(tmp_path):
     step("exobrain import", str(upstream))
     (upstream / "helper.py").write_text("print(2)\n")
     step("exobrain import", "--update", "fmt")
+    (upstream / "helper.py").write_text("print(3)\n")
+    out = step("exobrain import", "--update", "--all")
+    assert "updated      skill:fmt@people/dana 1.0.1 → 1.0.2" in out
     step("exobrain move", "skill:fmt@people/dana", "--to", "groups/acme")
     step(
         "exobrain compose",

@@ -155,7 +155,12 @@ def test_unknown_skill_alone_exits_1(tmp_path):
 def test_the_repositorys_own_crons_json_is_valid():
     data = json.loads((ROOT / "crons.json").read_text())
     seed_only = ["seed-tests"] if (ROOT / "seed" / "AGENTS.md").is_file() else []  # instance
-    assert [job["name"] for job in data["jobs"]] == ["signals-sweep", "selftest", *seed_only]
+    assert [job["name"] for job in data["jobs"]] == [
+        "signals-sweep",
+        "reimport",
+        "selftest",
+        *seed_only,
+    ]
     _code, found = run_validate(ROOT)
     assert not [f for f in found["findings"] if f["file"] == "crons.json"]
 

@@ -1,10 +1,12 @@
 """``exobrain import SOURCE``: bring skills in from a folder, bundle, archive or git repository;
-``exobrain import --update NAME``: take a new upstream release of an imported skill."""
+``exobrain import --update NAME``: take a new upstream release of an imported skill;
+``exobrain import --update --all``: the same for every imported skill at once."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -25,7 +27,7 @@ FORMATS = ("agentskills", "kdense", "claude")
 @click.command(
     "import",
     context_settings=HELP,
-    epilog=exit_codes(failed="some skill could not be imported (the others were)"),
+    epilog=exit_codes(failed="some skill could not be imported or updated (the others were)"),
 )
 @click.argument("source", metavar="SOURCE", required=False)
 @click.option(
@@ -37,7 +39,12 @@ FORMATS = ("agentskills", "kdense", "claude")
 @click.option(
     "--name", "new_name", metavar="NAME", help="Import the one chosen skill under this name."
 )
-@click.option("--all", "all_skills", is_flag=True, help="Import every skill of a bundle.")
+@click.option(
+    "--all",
+    "all_skills",
+    is_flag=True,
+    help="Import every skill of a bundle; with --update, update every imported skill.",
+)
 @click.option(
     "--skill",
     "skills",
@@ -65,8 +72,15 @@ FORMATS = ("agentskills", "kdense", "claude")
 @click.option(
     "--update",
     "update",
-    metavar="NAME",
-    help="Re-import the imported skill NAME from its recorded upstream.",
+    is_flag=False,
+    flag_value="",
+    metavar="[NAME]",
+    help="Re-import the imported skill NAME from its recorded upstream (--update --all: each).",
+)
+@click.option(
+    "--fork-local",
+    is_flag=True,
+    help="With --update: fork a locally edited skill (keeping the edits) before taking upstream.",
 )
 @click.option("--dry-run", is_flag=True, help="Show what would happen; write nothing.")
 @version_option
@@ -86,6 +100,7 @@ def command(
     git_ref: str | None,
     allow_local: bool,
     update: str | None,
+    fork_local: bool,
     dry_run: bool,
     as_json: bool,
     repo: Path | None,
@@ -98,14 +113,15 @@ def command(
     from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
-    if update:
+    if fork_local and update is None:
+        raise UsageError("--fork-local goes with --update NAME or --update --all")
+    if update is not None:
         extra = [
             flag
             for flag, value in (
                 ("SOURCE", source),
                 ("--format", fmt),
                 ("--name", new_name),
-                ("--all", all_skills),
                 ("--skill", skills),
                 ("--tier", tier),
                 ("--owner", owner),
@@ -116,12 +132,31 @@ def command(
         ]
         if extra:
             raise UsageError(
-                f"--update takes only NAME (and --into, --dry-run); drop {', '.join(extra)}"
+                f"--update takes only NAME or --all (and --into, --fork-local, --dry-run, "
+                f"--allow-local); drop {', '.join(extra)}"
             )
+        if bool(update) == all_skills:
+            raise UsageError("give --update NAME for one skill or --update --all for every one")
+        if all_skills:
+            from exobrain.interop.reimport_all import update_all
+
+            batch = update_all(
+                ws,
+                into=into,
+                dry_run=dry_run,
+                fork_local=fork_local,
+                allow_local=True if allow_local else None,
+            )
+            _finish_batch(batch, as_json)
         from exobrain.interop.reimport import update_skill
 
         report = update_skill(
-            ws, update, into=into, dry_run=dry_run, allow_local=True if allow_local else None
+            ws,
+            update,
+            into=into,
+            dry_run=dry_run,
+            fork_local=fork_local,
+            allow_local=True if allow_local else None,
         )
     else:
         if not source:
@@ -173,6 +208,8 @@ def _render(report) -> None:
             click.echo(f"  flagged:  {line}")
         for line in item.notes:
             click.echo(f"  note:     {line}")
+        if item.forked:
+            click.echo(f"  {'would fork' if report.dry_run else 'forked'}: {_forked(item)}")
     done = [i for i in report.items if i.status in ("imported", "updated")]
     planned = [i for i in report.items if i.status.startswith("would")]
     if report.skipped:
@@ -185,3 +222,37 @@ def _render(report) -> None:
         click.echo("dry run: nothing was written")
     elif done:
         click.echo("next: skills-validate, then connect-agent AGENT --relink")
+
+
+def _forked(item) -> str:
+    return f"the local edits of {item.ref} into {item.forked} (a native draft)"
+
+
+def _finish_batch(batch, as_json: bool) -> NoReturn:
+    """Print the outcome of --update --all (one line per skill, a total, then the fixes) and
+    exit: 1 when some skill could not be updated."""
+    code = 1 if batch.failed else 0
+    if as_json:
+        emit_json({**batch.as_json(), "exit_code": code})
+        sys.exit(code)
+    for item in batch.items:
+        if item.problem:
+            click.echo(f"{item.status:12} {item.ref}: {item.problem}")
+            continue
+        moved = item.previous and item.status != "up to date"
+        version = f"{item.previous} → {item.version}" if moved else item.version
+        forked = f"; {'would fork' if batch.dry_run else 'forked'} {_forked(item)}"
+        click.echo(f"{item.status:12} {item.ref} {version}{forked if item.forked else ''}")
+    where = f" in {batch.scope}" if batch.scope else ""
+    counts = ", ".join(f"{n} {status}" for status, n in batch.totals().items())
+    click.echo(f"{len(batch.items)} imported skill(s){where}: {counts or 'none'}")
+    if batch.failed:
+        names = ", ".join(str(i.ref) for i in batch.failed)
+        click.echo(f"not updated: {names} (nothing of them was written)")
+        for ref, hint in batch.hints.items():
+            click.echo(f"  fix {ref}: {hint}")
+    if batch.dry_run:
+        click.echo("dry run: nothing was written")
+    elif any(i.status == "updated" for i in batch.items):
+        click.echo("next: skills-validate, then connect-agent AGENT --relink")
+    sys.exit(code)

@@ -56,6 +56,7 @@ class Item:
     flags: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     problem: str | None = None
+    forked: str | None = None  # the fork that keeps local edits (import --update --fork-local)
 
     def as_json(self) -> dict[str, Any]:
         return dict(self.__dict__.items())

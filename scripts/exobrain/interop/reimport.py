@@ -9,13 +9,16 @@ last import (``hash``) and the local content hash right after it (``imported``).
   in with renames) and the version goes up: to the upstream's version when that is higher,
   else one patch level;
 * both changed → refused: local edits belong in a fork (``exobrain fork``), which records what
-  it derives from, so the imported copy can keep following upstream.
+  it derives from, so the imported copy can keep following upstream. With ``fork_local`` that
+  fork is made here first (a native draft ``NAME-local`` beside the original, keeping the
+  edits), then the original takes upstream.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from exobrain.artifacts.evolution import fork
 from exobrain.artifacts.lockfile import (
     check_lock_data,
     empty_lock,
@@ -84,6 +87,16 @@ def _translated_anew(adapter, src: Opened, found: FoundSkill, local_dir: Path) -
     )
 
 
+def _fork_name(ws: Workspace, scope: str, name: str) -> str:
+    """``NAME-local``, or ``NAME-local-2``, … when an earlier fork took the name."""
+    taken = {e.name for e in ws.registry(scope).entries if not e.is_override}
+    candidate, number = f"{name}-local", 1
+    while candidate in taken or skill_dir(ws.root, scope, candidate).exists():
+        number += 1
+        candidate = f"{name}-local-{number}"
+    return candidate
+
+
 def _next_version(current: str, upstream: str | None) -> str:
     bumped = bump(current, "patch")
     if upstream and newer(upstream, bumped):
@@ -98,6 +111,7 @@ def update_skill(
     into: str | None = None,
     allow_local: bool | None = None,
     dry_run: bool = False,
+    fork_local: bool = False,
 ) -> Report:
     """Re-import one skill from its recorded upstream (see the module docstring)."""
     ref = parse_ref(text)
@@ -136,14 +150,14 @@ def update_skill(
         if same_upstream and not (untouched and _translated_anew(adapter, src, found, local_dir)):
             item.status = "up to date"
             return report
-        if not untouched:
+        if not untouched and not fork_local:
             raise OperationFailed(
                 f"{canonical(entry)}: upstream changed and so did the local copy; refusing to "
                 f"overwrite the local edits",
                 hint=f"keep your edits as a fork: exobrain fork {canonical(entry)} --into "
                 f"{scope} --name {name}-local; then restore the imported copy (git "
                 f"checkout -- {shown(local_dir, ws.root)}) and run exobrain import "
-                f"--update {name} again",
+                f"--update {name} again (or let --fork-local do all of it)",
             )
         reading: Reading
         try:
@@ -164,6 +178,12 @@ def update_skill(
         if same_upstream:
             item.notes.append("upstream unchanged: the copy is translated and repaired anew")
         item.status = "would update" if dry_run else "updated"
+        if not untouched:  # fork_local: the edits go to a fork before upstream replaces them
+            fork_name = _fork_name(ws, scope, name)
+            owner = None if ws.connection.person or ws.my_ids else entry.owner
+            done = fork(ws, canonical(entry), scope, name=fork_name, owner=owner, dry_run=dry_run)
+            item.forked = f"skill:{fork_name}@{scope}"
+            item.notes.append(f"the local edits: {done.summary}")
         if not dry_run:
             _swap(ws, scope, name, local_dir, plan, src, adapter)
     return report
