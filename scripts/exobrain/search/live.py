@@ -67,7 +67,7 @@ class Live:
         self._ws: Workspace | None = None
         self._stats: dict[str, Stat] = {}  # file → stat when read
         self._searcher: Searcher | None = None
-        self._index_stat: Stat = None
+        self._index_inode: int | None = None
         self._seen: dict[str, Stat] = {}  # ref → its file's stat at its last check
         self._views: dict[bool, tuple[str | None, View]] = {}  # everywhere → (docs_gen, view)
         self._installed: dict[tuple[str, str], str] | None = None
@@ -91,7 +91,7 @@ class Live:
             path = str(registry_path(ws.root, scope))
             if path not in self._stats:
                 stat = file_stat(path)
-                if _text(path) != (registry.text if registry.parsed else None):
+                if _text(path) != registry.text:
                     return False
                 self._stats[path] = stat
         if any(file_stat(path) != stat for path, stat in self._stats.items()):
@@ -100,16 +100,23 @@ class Live:
         return chain.paths == ws.chain.paths and chain.warnings == ws.chain.warnings
 
     def searcher(self) -> Searcher:
-        """The open searcher of the current workspace (opened again when the index file was
-        replaced: the rows and vectors of another process's rebuild are in the new one)."""
+        """The open searcher of the current workspace, opened again when the index file was
+        replaced (another command rebuilt it: its rows and vectors are in the new file). The
+        file is known by its inode, which no other file can take while it is open here;
+        its mtime moves with every write, ours included. A temporary index (a read-only
+        checkout) lives as long as the searcher."""
         ws = self.workspace()
         stat = file_stat(index_path(ws.root))
-        if self._searcher is None or stat != self._index_stat:
-            self._index_stat = stat
-            self._searcher, self._seen, self._views = Searcher(ws, semantic=self.semantic), {}, {}
-            self._index_stat = file_stat(index_path(ws.root))  # opening may create it
-        self._searcher.next_query()
-        return self._searcher
+        searcher = self._searcher
+        if searcher is None or (
+            searcher.index.path is not None and (stat and stat[2]) != self._index_inode
+        ):
+            searcher = self._searcher = Searcher(ws, semantic=self.semantic)
+            self._seen, self._views = {}, {}
+            opened = file_stat(index_path(ws.root))  # opening creates it
+            self._index_inode = opened[2] if opened else None
+        searcher.next_query()
+        return searcher
 
     def search(self, query: str, filters: Filters, *, k: int, quality: QualityFn | None) -> Result:
         """:func:`exobrain.search.engine.search`, on the kept workspace and index."""
@@ -180,8 +187,10 @@ class Live:
         checked.update(stats)
 
 
-def _text(path: str) -> str | None:
+def _text(path: str) -> str:
+    """A registry's text as :func:`exobrain.registry.load_registry` reads it ("" when it
+    cannot be read: a registry that could not be read has no text either)."""
     try:
         return read_text(Path(path))
     except Exception:
-        return None
+        return ""
