@@ -320,6 +320,11 @@ class Workspace:
         return [r for r in (self.registry(s.path) for s in scopes) if r.exists or r.findings]
 
     @property
+    def scanned(self) -> bool:
+        """Whether every scope of the repository was walked (:meth:`scan`)."""
+        return self._scan is not None
+
+    @property
     def has_bad_input(self) -> bool:
         return any(f.bad_input for f in self.findings)
 

@@ -135,3 +135,20 @@ def test_list_links_and_signals_answer_with_rows(root):  # noqa: F811
     )
     signals = call(root, "signals", {"ref": "skill:dock-ligands"}).structured_content
     assert signals["aggregate"]["calibration"] == {"completed": 1, "outcomes": 1, "rate": 1.0}
+
+
+def test_one_server_sees_an_edit_made_between_two_calls(root):  # noqa: F811
+    """The server keeps the workspace and the index open between calls (exobrain.search.live):
+    a skill edited after the first search is found by the second."""
+    path = root / "skills/prep-receptor/SKILL.md"
+
+    async def run():
+        async with Client(build_server(Exobrain(root))) as client:
+            before = await client.call_tool("search", {"query": "zebrafish"})
+            path.write_text(path.read_text().replace("a receptor", "a zebrafish receptor"))
+            after = await client.call_tool("search", {"query": "zebrafish"})
+            return before, after
+
+    before, after = anyio.run(run)
+    assert "skill:prep-receptor@global" not in [h["ref"] for h in before.structured_content["hits"]]
+    assert after.structured_content["hits"][0]["ref"] == "skill:prep-receptor@global"

@@ -8,8 +8,8 @@ answering pings while a first search loads its encoders; the first ``tools/list`
 client asks right after ``initialize``) starts loading them in the background.
 
 Start-up is what an agent waits for on every session: importing the ``mcp`` package is most
-of it (about 0.45 s), so nothing of the toolkit beyond the tool table is imported before the
-first call asks for it.
+of it, so only its server half is imported (:mod:`exobrain.mcp.lean`) and nothing of the
+toolkit beyond the tool table before the first call asks for it.
 """
 
 from __future__ import annotations
@@ -21,10 +21,14 @@ from typing import Any
 import anyio
 import anyio.to_thread
 import mcp_types as types
-from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
 
+from exobrain.mcp.lean import import_server_modules
 from exobrain.mcp.tools import TOOLS, URI_PREFIX, Exobrain
+
+import_server_modules()  # the server half only: the package's own import is most of start-up
+
+from mcp.server.lowlevel import Server  # noqa: E402
+from mcp.server.stdio import stdio_server  # noqa: E402
 
 NAME = "exobrain"
 INSTRUCTIONS = (

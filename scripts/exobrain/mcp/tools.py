@@ -2,25 +2,27 @@
 functions over the substrate verbs, so the protocol layer (:mod:`exobrain.mcp.server`) only
 translates and the CLI and the server can never disagree.
 
-Every call opens the workspace afresh (the connection and the registries may change while the
-agent works; at 8,000 skills that costs a few milliseconds) and sees exactly what the
-connection sees: the chain, never another person's scope or private ``local/`` folder. The
-search index and the encoders stay loaded in the process between calls.
+Every call sees exactly what the connection sees: the chain, never another person's scope or
+private ``local/`` folder. The workspace, the views, the search index and the encoders stay
+loaded between calls (:mod:`exobrain.search.live`), checked at each call against the files
+they were read from, so an edit made while the agent works shows in its next call.
 """
 
 from __future__ import annotations
 
 import json
+import queue
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the toolkit is imported on the first call, not at start-up
-    from exobrain.workspace import Workspace
+    from exobrain.search.live import Live
 
-Handler = Callable[["Workspace", dict[str, Any]], dict[str, Any]]
+Handler = Callable[["Live", dict[str, Any]], dict[str, Any]]
 SIGNAL_KINDS = ("usage", "calibration", "vote", "rank")
 URI_PREFIX = "exobrain://"
 REF = {"type": "string", "description": "skill:NAME[@HOME] or knowledge:PATH[@SCOPE]"}
@@ -37,32 +39,57 @@ class Tool:
 
 class Exobrain:
     """One exobrain as an agent reaches it: its root (None: the enclosing repository of the
-    working folder) and the agent that is calling, which usage lines name."""
+    working folder) and the agent that is calling, which usage lines name.
+
+    Every call runs on one worker thread, one at a time: they share the open workspace and
+    search index (a SQLite connection belongs to the thread that opened it) and the encoders."""
 
     def __init__(self, repo: Path | None = None, agent: str | None = None) -> None:
         self.repo = repo
         self.agent = agent
-        self.busy = threading.Lock()  # one call at a time: they share the cache and encoders
-        self._warming: threading.Thread | None = None
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]]] = queue.SimpleQueue()
+        self._worker: threading.Thread | None = None
+        self._live: Live | None = None
+        self._warming = False
+
+    def _run(self, func: Callable[[], Any]) -> Future[Any]:
+        if self._worker is None:  # a daemon: a warm-up never holds up the exit
+            self._worker = threading.Thread(target=self._work, name="exobrain", daemon=True)
+            self._worker.start()
+        done: Future[Any] = Future()
+        self._jobs.put((func, done))
+        return done
+
+    def _work(self) -> None:
+        while True:
+            func, done = self._jobs.get()
+            try:
+                done.set_result(func())
+            except BaseException as exc:
+                done.set_exception(exc)
 
     def warm_up(self) -> None:
-        """Load the toolkit, the search index and the encoders in the background (once), so
-        the agent's first search does not wait for them. Started after the session is set
-        up, never before the first answer; a failure is left for the real call to report."""
-        if self._warming is None:
-            self._warming = threading.Thread(target=self._warm, name="warm-up", daemon=True)
-            self._warming.start()
+        """Load the toolkit, the workspace, the search index and the encoders on the worker
+        (once), so the agent's first search does not wait for them. Started after the session
+        is set up, never before the first answer; a failure is left for the real call."""
+        if not self._warming:
+            self._warming = True
+            self._run(self._warm)
 
     def _warm(self) -> None:
         try:
-            self.call("search", {"query": "warm up the index and encoders", "k": 1})
+            _search(self.live(), {"query": "warm up the index and encoders", "k": 1})
         except Exception:
             pass
 
-    def workspace(self) -> Workspace:
-        from exobrain.workspace import open_workspace
+    def live(self) -> Live:
+        """The workspace and search index kept between calls (fresh at each: see
+        :mod:`exobrain.search.live`)."""
+        if self._live is None:
+            from exobrain.search.live import Live
 
-        return open_workspace(self.repo)
+            self._live = Live(self.repo)
+        return self._live
 
     def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """Run one tool; domain errors propagate (the server turns them into tool errors)."""
@@ -72,17 +99,18 @@ class Exobrain:
         if tool is None:
             raise UsageError(f"unknown tool {name!r}", hint=f"use one of {', '.join(TOOLS)}")
         arguments = {**arguments, "_agent": self.agent}
-        with self.busy:
-            return tool.handler(self.workspace(), arguments)
+        result: dict[str, Any] = self._run(lambda: tool.handler(self.live(), arguments)).result()
+        return result
 
     def resources(self) -> list[dict[str, str]]:
         """Every visible skill and knowledge document with a file here, as resource rows."""
+        return self._run(self._resources).result()
+
+    def _resources(self) -> list[dict[str, str]]:
         from exobrain.search.substrate import Substrate
 
-        with self.busy:
-            substrate = Substrate(self.workspace())
-            artifacts = [a for a in substrate.view.artifacts() if a.path is not None]
-            rows = substrate.rows(artifacts)
+        substrate = Substrate(self.live().workspace())
+        artifacts = [a for a in substrate.view.artifacts() if a.path is not None]
         return [
             {
                 "uri": uri_of(row["ref"]),
@@ -90,17 +118,20 @@ class Exobrain:
                 "title": row["name"],
                 "description": " ".join(row["description"].split())[:200],
             }
-            for row in rows
+            for row in substrate.rows(artifacts)
         ]
 
     def read(self, uri: str) -> str:
         """The markdown of the visible artifact ``uri`` names (SKILL.md for a skill)."""
+        return self._run(lambda: self._read(uri)).result()
+
+    def _read(self, uri: str) -> str:
         from exobrain.errors import UsageError
         from exobrain.search.corpus import View, open_view
         from exobrain.skillmd import SKILL_LIMIT
         from exobrain.util.fileio import read_text
 
-        view: View = open_view(self.workspace())
+        view: View = open_view(self.live().workspace())
         artifact = view.find(ref_of(uri))
         if artifact.path is None:
             raise UsageError(f"{artifact.ref} is an external skill that is not installed here")
@@ -128,12 +159,13 @@ def ref_of(uri: str) -> str:
 # --- the tools --------------------------------------------------------------------------
 
 
-def _search(ws: Workspace, args: dict[str, Any]) -> dict[str, Any]:
-    from exobrain.search.engine import Filters, hit_json, search, signal_quality
+def _search(live: Live, args: dict[str, Any]) -> dict[str, Any]:
+    from exobrain.search.engine import Filters, hit_json, signal_quality
 
     types = tuple(args.get("types") or ("skill",))
     filters = Filters(types=_types(types), everywhere=bool(args.get("all_scopes")))
-    result = search(ws, str(args["query"]), filters, k=_k(args, 10), quality=signal_quality(ws))
+    quality = signal_quality(live.workspace())
+    result = live.search(str(args["query"]), filters, k=_k(args, 10), quality=quality)
     return {
         "query": args["query"],
         "mode": result.mode,
@@ -143,7 +175,8 @@ def _search(ws: Workspace, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _discover(ws: Workspace, args: dict[str, Any]) -> dict[str, Any]:
+def _discover(live: Live, args: dict[str, Any]) -> dict[str, Any]:
+    ws = live.workspace()
     from exobrain.search.discover import discover
     from exobrain.search.engine import signal_quality
 
@@ -163,14 +196,16 @@ def _discover(ws: Workspace, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _get(ws: Workspace, args: dict[str, Any]) -> dict[str, Any]:
+def _get(live: Live, args: dict[str, Any]) -> dict[str, Any]:
+    ws = live.workspace()
     from exobrain.search.engine import signal_quality
     from exobrain.search.substrate import Substrate
 
     return Substrate(ws, signal_quality(ws)).get(str(args["ref"]))
 
 
-def _list(ws: Workspace, args: dict[str, Any]) -> dict[str, Any]:
+def _list(live: Live, args: dict[str, Any]) -> dict[str, Any]:
+    ws = live.workspace()
     from exobrain.search.engine import signal_quality
     from exobrain.search.substrate import Substrate
     from exobrain.util.jsonlogic import parse_rule, parse_sort
@@ -185,19 +220,22 @@ def _list(ws: Workspace, args: dict[str, Any]) -> dict[str, Any]:
     return {"rows": rows}
 
 
-def _links(ws: Workspace, args: dict[str, Any]) -> dict[str, Any]:
+def _links(live: Live, args: dict[str, Any]) -> dict[str, Any]:
+    ws = live.workspace()
     from exobrain.search.substrate import Substrate
 
     return Substrate(ws).links(str(args["ref"]), args.get("predicate"))
 
 
-def _signals(ws: Workspace, args: dict[str, Any]) -> dict[str, Any]:
+def _signals(live: Live, args: dict[str, Any]) -> dict[str, Any]:
+    ws = live.workspace()
     from exobrain.signals.view import skill_signals
 
     return skill_signals(ws, str(args["ref"]))
 
 
-def _signal(ws: Workspace, args: dict[str, Any]) -> dict[str, Any]:
+def _signal(live: Live, args: dict[str, Any]) -> dict[str, Any]:
+    ws = live.workspace()
     from exobrain.errors import UsageError
     from exobrain.signals.record import record
 

@@ -166,6 +166,11 @@ class View:
             skill_ref(entry), "skill", entry.name, home_of(entry), entry.scope, file, entry, row
         )
 
+    @property
+    def installs_read(self) -> bool:
+        """Whether :meth:`installed` looked at the agents' folders (the chain has externals)."""
+        return self._installed is not None
+
     def installed(self) -> dict[tuple[str, str], str]:
         """(name, owner) → SKILL.md of an installed external copy, from the install records in
         the agents' project and user folders."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -112,6 +112,7 @@ class Searcher:
     ) -> None:
         self.ws = ws
         self.weights = weights or load_search_weights(ws.root)
+        self.semantic = semantic
         self.models = embedding.find_models() if semantic else {}
         self.progress = progress
         self.notes: list[str] = []
@@ -132,6 +133,15 @@ class Searcher:
     @property
     def mode(self) -> str:
         return "hybrid" if self.used else "lexical"
+
+    def next_query(self) -> None:
+        """Forget what the last query noted: a searcher kept open between queries
+        (:mod:`exobrain.search.live`) reports each query's own notes and update."""
+        self.notes, self.update, self.pending = [], Update(), {}
+
+    def forget(self, refs: Iterable[str]) -> None:
+        """Let the next refresh check these refs' rows again (their files moved since)."""
+        self._fresh.difference_update(refs)
 
     def refresh(self, artifacts: list[Artifact], *, prune: bool = False) -> Update:
         """Refresh the rows of ``artifacts``; what was done accumulates in :attr:`update`."""
@@ -356,14 +366,27 @@ def _search(
 ) -> Result:
     searcher = Searcher(ws, semantic=semantic, progress=progress)
     view = searcher.view(everywhere=filters.everywhere)
-    pool = candidates(view, filters)
+    return answer(searcher, view, candidates(view, filters), query, filters, k, quality)
+
+
+def answer(
+    searcher: Searcher,
+    view: View,
+    pool: list[Artifact],
+    query: str,
+    filters: Filters,
+    k: int,
+    quality: QualityFn | None,
+) -> Result:
+    """Rank ``pool`` (the candidates of ``view``, whose declared rows are fresh) for
+    ``query``: the pool's rows are refreshed, then the tag and persona filters applied."""
     update = searcher.refresh(pool)
     if filters.tags or filters.personas:
         rows = searcher.index.rows(a.ref for a in pool)
         pool = [a for a in pool if a.ref in rows and matches_labels(rows[a.ref].meta, filters)]
     hits = searcher.rank(query, pool, k=k, quality=quality)
     notes = list(searcher.notes)
-    if semantic and not searcher.models:
+    if searcher.semantic and not searcher.models:
         notes.append(LEXICAL_NOTE)
     return Result(
         hits, searcher.mode, notes, update, len(pool), searcher.used, dict(searcher.pending)

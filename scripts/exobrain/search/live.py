@@ -1,0 +1,196 @@
+"""Search kept open between queries, for a process that answers many (the MCP server).
+
+A command opens the workspace, resolves the chain, refreshes the index rows of every visible
+skill and exits; a server answering an agent's calls for a whole session must not pay that on
+every call (about 0.4 s at 8,000 skills), nor miss an edit made between two calls. A
+:class:`Live` keeps the workspace, the connection's views and the open index, and before each
+use checks only what can change them, each the cheap way:
+
+* the workspace: the stat (mtime, size, inode: atomic writes replace the inode) of the
+  connection and scope configuration and of every registry it has loaded, taken before the
+  read (a registry loaded during a call is read again to check its text, so an edit racing
+  the call is never recorded as seen), the search weights file, and the chain built again
+  from the connection (a connected scope created or removed); a workspace that scanned the
+  whole repository (``all_scopes``) is not kept;
+* each visible artifact's rows: its stat signature (the index's own fast path,
+  :func:`exobrain.search.docs.stat_signature`) against the one seen at its last check, so only
+  a moved file reaches the index;
+* the views: resolved again when the index rows changed (supersession links come from them)
+  or the installed external skills did;
+* the index file: replaced by another process (a rebuild) → opened again.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from exobrain.registry import registry_path
+from exobrain.scopes import CONNECTION_FILE, build_chain
+from exobrain.search.corpus import Artifact, View, open_view
+from exobrain.search.engine import (
+    Filters,
+    QualityFn,
+    Result,
+    Searcher,
+    answer,
+    candidates,
+    index_failure,
+)
+from exobrain.search.index import discard, index_path, is_corrupt
+from exobrain.search.query import fts_query
+from exobrain.search.ranking import WEIGHTS_FILE
+from exobrain.util.fileio import read_text
+from exobrain.workspace import Workspace, exobrain_root, open_workspace
+
+Stat = tuple[int, int, int] | None
+SCOPES_FILE = "scopes.json"
+
+
+def file_stat(path: Path | str) -> Stat:
+    """(mtime, size, inode) of ``path``, None when it is missing or unreadable."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_size, info.st_ino)
+
+
+class Live:
+    """One exobrain's workspace, views and search index, kept fresh between calls. Not
+    thread-safe: one thread uses it (the MCP server's worker)."""
+
+    def __init__(self, repo: Path | None = None, *, semantic: bool = True) -> None:
+        self.repo = repo
+        self.semantic = semantic  # False: lexical only, never looking for an encoder
+        self._ws: Workspace | None = None
+        self._stats: dict[str, Stat] = {}  # file → stat when read
+        self._searcher: Searcher | None = None
+        self._index_inode: int | None = None
+        self._seen: dict[str, Stat] = {}  # ref → its file's stat at its last check
+        self._views: dict[bool, tuple[str | None, View]] = {}  # everywhere → (docs_gen, view)
+        self._installed: dict[tuple[str, str], str] | None = None
+
+    def workspace(self) -> Workspace:
+        """The workspace, opened again only when a file it was read from moved."""
+        if self._ws is None or not self._still_valid(self._ws):
+            root = exobrain_root(self.repo)
+            stats = {
+                str(path): file_stat(path)
+                for path in (root / CONNECTION_FILE, root / SCOPES_FILE, root / WEIGHTS_FILE)
+            }
+            self._ws, self._stats = open_workspace(root), stats
+            self._searcher, self._views, self._installed = None, {}, None
+        return self._ws
+
+    def _still_valid(self, ws: Workspace) -> bool:
+        if ws.scanned:  # the whole repository was walked: a new scope would go unseen
+            return False
+        for scope, registry in ws.registries.items():  # loaded since the last check
+            path = str(registry_path(ws.root, scope))
+            if path not in self._stats:
+                stat = file_stat(path)
+                if _text(path) != registry.text:
+                    return False
+                self._stats[path] = stat
+        if any(file_stat(path) != stat for path, stat in self._stats.items()):
+            return False
+        chain = build_chain(ws.root, ws.connection.connected_scopes, ws.config)
+        return chain.paths == ws.chain.paths and chain.warnings == ws.chain.warnings
+
+    def searcher(self) -> Searcher:
+        """The open searcher of the current workspace, opened again when the index file was
+        replaced (another command rebuilt it: its rows and vectors are in the new file). The
+        file is known by its inode, which no other file can take while it is open here;
+        its mtime moves with every write, ours included. A temporary index (a read-only
+        checkout) lives as long as the searcher."""
+        ws = self.workspace()
+        stat = file_stat(index_path(ws.root))
+        searcher = self._searcher
+        if searcher is None or (
+            searcher.index.path is not None and (stat and stat[2]) != self._index_inode
+        ):
+            searcher = self._searcher = Searcher(ws, semantic=self.semantic)
+            self._seen, self._views = {}, {}
+            opened = file_stat(index_path(ws.root))  # opening creates it
+            self._index_inode = opened[2] if opened else None
+        searcher.next_query()
+        return searcher
+
+    def search(self, query: str, filters: Filters, *, k: int, quality: QualityFn | None) -> Result:
+        """:func:`exobrain.search.engine.search`, on the kept workspace and index."""
+        fts_query(query)  # refuse an empty query before any work
+        try:
+            try:
+                return self._search(query, filters, k, quality)
+            except sqlite3.DatabaseError as exc:
+                if not is_corrupt(exc):
+                    raise
+                ws = self.workspace()
+                self._searcher = None
+                discard(index_path(ws.root))  # corrupted while in use: start again, once
+                result = self._search(query, filters, k, quality)
+                result.notes.insert(0, f"search index: unreadable index ({exc}) rebuilt")
+                return result
+        except sqlite3.DatabaseError as exc:
+            self._searcher = None
+            raise index_failure(self.workspace(), exc) from exc
+
+    def _search(self, query: str, filters: Filters, k: int, quality: QualityFn | None) -> Result:
+        searcher = self.searcher()
+        checked: set[str] = set()
+        view = self.view(searcher, filters.everywhere, checked)
+        pool = candidates(view, filters)
+        self._sync(searcher, pool, checked)
+        result = answer(searcher, view, pool, query, filters, k, quality)
+        if view.installs_read:
+            self._installed = view.installed()
+        return result
+
+    def view(self, searcher: Searcher, everywhere: bool, checked: set[str]) -> View:
+        """The connection's view (``everywhere``: every scope) with its declared skills' rows
+        fresh; resolved again when rows changed or the installed external skills did."""
+        ws = searcher.ws
+        if self._installed is not None and View(ws, [], everywhere).installed() != self._installed:
+            self._views, self._installed = {}, None
+        kept = self._views.get(everywhere)
+        view = kept[1] if kept else open_view(ws, everywhere=everywhere)
+        self._sync(searcher, view.declared(), checked)
+        generation = searcher.index.meta("docs_gen")
+        if kept is None or kept[0] != generation:
+            if kept is not None:  # rows changed: resolve again, with their supersession links
+                view = open_view(ws, everywhere=everywhere)
+            known = searcher.index.supersedes()
+            view.supersedes = lambda entry: known.get(f"skill:{entry.name}@{entry.scope}")
+            self._views[everywhere] = (generation, view)
+        return view
+
+    def _sync(self, searcher: Searcher, artifacts: list[Artifact], checked: set[str]) -> None:
+        """Refresh the rows of those of ``artifacts`` whose file moved since they were last
+        checked (each file is stat'ed once per call, whatever asks for it).
+
+        Only the file: what a search shows comes from it alone (an in-place edit moves its
+        mtime, an atomic one its inode too). A file added beside a SKILL.md changes the
+        row's content hash, which the substrate verbs' own full refresh brings up to date."""
+        stats = {a.ref: file_stat(a.file) for a in artifacts if a.file and a.ref not in checked}
+        seen = self._seen
+        moved = [
+            a
+            for a in artifacts
+            if a.ref in stats and (a.ref not in seen or seen[a.ref] != stats[a.ref])
+        ]
+        if moved:
+            searcher.forget(a.ref for a in moved)
+            searcher.refresh(moved)
+        self._seen.update(stats)
+        checked.update(stats)
+
+
+def _text(path: str) -> str:
+    """A registry's text as :func:`exobrain.registry.load_registry` reads it ("" when it
+    cannot be read: a registry that could not be read has no text either)."""
+    try:
+        return read_text(Path(path))
+    except Exception:
+        return ""

@@ -1,0 +1,121 @@
+"""Search kept open between queries: what changed between two calls shows in the next one,
+and what did not is not read again."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from exobrain.search.engine import Filters
+from exobrain.search.index import discard, index_path
+from exobrain.search.live import Live
+from tests.search.test_substrate import SKILLS, root, skill  # noqa: F401  (the fixture)
+
+SKILL_ONLY = Filters(types=("skill",))
+
+
+def refs(live: Live, query: str) -> list[str]:
+    return [h.artifact.ref for h in live.search(query, SKILL_ONLY, k=10, quality=None).hits]
+
+
+def add_entry(repo, name: str) -> None:
+    """Declare a skill the way the toolkit writes a registry: a new file renamed in."""
+    path = repo / "skills.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["skills"].append({"name": name, "owner": "ops", "tier": "optional", "force": True})
+    (repo / "skills.json.tmp").write_text(json.dumps(data), encoding="utf-8")
+    os.replace(repo / "skills.json.tmp", path)
+
+
+def test_an_unchanged_exobrain_is_not_read_again(root):  # noqa: F811
+    live = Live(root, semantic=False)
+    first = live.search("dock a ligand", SKILL_ONLY, k=3, quality=None)
+    ws = live.workspace()
+    again = live.search("dock a ligand", SKILL_ONLY, k=3, quality=None)
+    assert live.workspace() is ws
+    assert first.update.checked == len(SKILLS)
+    assert again.update.checked == 0 and not again.update.rehashed
+    assert [h.artifact.ref for h in again.hits] == [h.artifact.ref for h in first.hits]
+
+
+def test_a_skill_edited_in_place_shows_in_the_next_call(root):  # noqa: F811
+    live = Live(root, semantic=False)
+    assert refs(live, "zebrafish") == []
+    path = root / "skills/prep-receptor/SKILL.md"
+    with open(path, "w", encoding="utf-8") as file:  # in place: same inode, as editors do
+        file.write(skill("prep-receptor", "Prepare a zebrafish receptor structure."))
+    assert refs(live, "zebrafish") == ["skill:prep-receptor@global"]
+
+
+def test_an_edit_that_keeps_the_size_shows_by_its_mtime(root):  # noqa: F811
+    live = Live(root, semantic=False)
+    path = root / "skills/old-docking/SKILL.md"
+    text = path.read_text(encoding="utf-8")
+    assert refs(live, "newts") == []
+    path.write_text(text.replace("the old way", "with newts."), encoding="utf-8")
+    assert path.stat().st_size == len(text.encode())
+    later = path.stat().st_mtime_ns + 2_000_000_000  # a coarse clock cannot hide it
+    os.utime(path, ns=(later, later))
+    assert refs(live, "newts") == ["skill:old-docking@global"]
+
+
+def test_a_skill_added_and_declared_between_calls_is_found(root):  # noqa: F811
+    live = Live(root, semantic=False)
+    assert refs(live, "axolotl") == []
+    folder = root / "skills/axolotl-care"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(
+        skill("axolotl-care", "Keep axolotl tanks clean and cool."), encoding="utf-8"
+    )
+    add_entry(root, "axolotl-care")
+    assert refs(live, "axolotl") == ["skill:axolotl-care@global"]
+
+
+def test_a_connected_scope_created_later_joins_the_chain(root):  # noqa: F811
+    (root / ".exobrain.json").write_text(
+        json.dumps({"connected_scopes": ["people/ann"], "person": "ann"}), encoding="utf-8"
+    )
+    live = Live(root, semantic=False)
+    assert refs(live, "lichen") == []
+    assert [w for f in live.workspace().findings for w in [f.message] if "people/ann" in w]
+    scope = root / "people/ann"
+    (scope / "skills/lichen-id").mkdir(parents=True)
+    (scope / "AGENTS.md").write_text("# ann\n", encoding="utf-8")
+    (scope / "skills/lichen-id/SKILL.md").write_text(
+        skill("lichen-id", "Identify lichen species from photos."), encoding="utf-8"
+    )
+    (scope / "skills.json").write_text(
+        json.dumps({"skills": [{"name": "lichen-id", "owner": "ann", "tier": "always"}]}),
+        encoding="utf-8",
+    )
+    assert refs(live, "lichen") == ["skill:lichen-id@people/ann"]
+
+
+def test_a_successor_declared_by_an_edit_takes_over_in_the_next_call(root):  # noqa: F811
+    live = Live(root, semantic=False)
+    [before] = [h for h in live.search("weekly lab report", SKILL_ONLY, k=10, quality=None).hits
+                if h.artifact.name == "dock-report"]  # fmt: skip
+    assert before.artifact.resolved is not None and before.artifact.resolved.reason is None
+    path = root / "skills/prep-receptor/SKILL.md"
+    path.write_text(
+        skill(
+            "prep-receptor",
+            "Prepare a receptor structure for docking.",
+            links="{supersedes: ['skill:dock-report']}",
+        ),
+        encoding="utf-8",
+    )
+    result = live.search("weekly lab report", SKILL_ONLY, k=10, quality=None)
+    [report] = [h for h in result.hits if h.artifact.name == "dock-report"]
+    assert report.artifact.resolved is not None
+    assert report.artifact.resolved.reason.name == "SUPERSEDED"
+
+
+def test_an_index_rebuilt_by_another_process_is_opened_again(root):  # noqa: F811
+    live = Live(root, semantic=False)
+    assert refs(live, "receptor")
+    discard(index_path(root))  # what a rebuild does first
+    path = root / "skills/dock-report/SKILL.md"
+    path.write_text(skill("dock-report", "A receptor summary in a report."), encoding="utf-8")
+    assert "skill:dock-report@global" in refs(live, "receptor")
+    assert index_path(root).is_file()
