@@ -13,6 +13,7 @@ from exobrain.cli.edge import (
     exit_codes,
     finish_read,
     json_option,
+    limit_option,
     repo_option,
     version_option,
 )
@@ -21,16 +22,7 @@ from exobrain.cli.edge import (
 @click.command("discover", context_settings=HELP, epilog=exit_codes())
 @click.option("--task", required=True, metavar="TEXT", help="What the agent is about to do.")
 @click.option("--persona", metavar="PERSONA", help="Keep skills for this persona (or without any).")
-@click.option(
-    "--limit",
-    "-k",
-    "limit",
-    type=click.IntRange(min=1),
-    default=5,
-    show_default=True,
-    metavar="N",
-    help="How many skills.",
-)
+@limit_option(5, "skills")
 @click.option(
     "--format",
     "fmt",

@@ -61,6 +61,21 @@ repo_option = click.option(
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
+
+def limit_option(default: int, what: str) -> Callable[[Callable[..., Any]], Any]:
+    """``--limit N`` (``-k`` kept as its alias): the grammar's one name for "how many"."""
+    return click.option(
+        "--limit",
+        "-k",
+        "limit",
+        type=click.IntRange(min=1),
+        default=default,
+        show_default=True,
+        metavar="N",
+        help=f"How many {what}.",
+    )
+
+
 #: The help options of every command.
 HELP = {"help_option_names": ["-h", "--help"]}
 #: The distribution whose version ``--version`` prints.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -15,6 +16,9 @@ from exobrain.cli.edge import (
     repo_option,
     version_option,
 )
+
+if TYPE_CHECKING:
+    from exobrain.artifacts.move import Change
 
 
 @click.command("move", context_settings=HELP, epilog=exit_codes(ok="moved"))
@@ -47,15 +51,20 @@ def command(ref: str, scope: str, dry_run: bool, as_json: bool, repo: Path | Non
         return
     verb = "would move" if dry_run else "moved"
     click.echo(f"{verb} {change.ref} → {change.new_ref}")
-    for line in change.files:
-        click.echo(f"  changed: {line}")
-    for line in change.overrides:
-        click.echo(f"  override {line}")
-    for line in change.links:
-        click.echo(f"  note: {line} still names {change.ref} in its SKILL.md links")
+    echo_change(change)
     for line in change.notes:
         click.echo(f"  note: {line}")
     for line in gate:
         click.echo(line)
     if not dry_run:
         click.echo("next: review with git status, commit, then connect-agent AGENT --relink")
+
+
+def echo_change(change: Change) -> None:
+    """The files, overrides and links a move or a removal touched (or would), one per line."""
+    for line in change.files:
+        click.echo(f"  changed: {line}")
+    for line in change.overrides:
+        click.echo(f"  override {line}")
+    for line in change.links:
+        click.echo(f"  note: {line} still names {change.ref} in its SKILL.md links")

@@ -38,6 +38,7 @@ def command(ref: str, force: bool, dry_run: bool, as_json: bool, repo: Path | No
     from git's index) and its lock entry. Overrides in other registries that would dangle are
     listed and the removal refused, unless --force removes them too."""
     from exobrain.artifacts.move import remove_skill
+    from exobrain.cli.move import echo_change
     from exobrain.workspace import open_workspace
 
     change = remove_skill(open_workspace(repo), ref, force=force, dry_run=dry_run)
@@ -45,11 +46,6 @@ def command(ref: str, force: bool, dry_run: bool, as_json: bool, repo: Path | No
         emit_json(change.as_json())
         return
     click.echo(f"{'would remove' if dry_run else 'removed'} {change.ref}")
-    for line in change.files:
-        click.echo(f"  changed: {line}")
-    for line in change.overrides:
-        click.echo(f"  override {line}")
-    for line in change.links:
-        click.echo(f"  note: {line} still names {change.ref} in its SKILL.md links")
+    echo_change(change)
     if not dry_run:
         click.echo("next: commit, then connect-agent AGENT --relink")

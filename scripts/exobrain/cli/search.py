@@ -13,6 +13,7 @@ from exobrain.cli.edge import (
     exit_codes,
     finish_read,
     json_option,
+    limit_option,
     repo_option,
     stdout_is_terminal,
     version_option,
@@ -59,16 +60,7 @@ def split_list(values: tuple[str, ...]) -> tuple[str, ...]:
     is_flag=True,
     help="Search every scope (what skills-status --all lists), not only your connected chain.",
 )
-@click.option(
-    "--limit",
-    "-k",
-    "limit",
-    type=click.IntRange(min=1),
-    default=10,
-    show_default=True,
-    metavar="N",
-    help="How many hits.",
-)
+@limit_option(10, "hits")
 @click.option("--lexical", is_flag=True, help="Lexical (BM25) ranking only.")
 @version_option
 @json_option
