@@ -62,6 +62,7 @@ class Workspace:
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what an answer covered, said once
     _scan: ScopeScan | None = field(default=None, repr=False)
+    _disk: ScopeScan | None = field(default=None, repr=False)
     _checkout: Checkout | None = field(default=None, repr=False)
     _tree: CommittedTree | None = field(default=None, repr=False)
     _outside: set[str] = field(default_factory=set, repr=False)  # scopes read from git
@@ -274,11 +275,18 @@ class Workspace:
                     found[entry.identity] = entry
         return found
 
+    def disk_scan(self) -> ScopeScan:
+        """The scope folders on the disk (walked once; in a sparse checkout, the cone's)."""
+        if self._disk is None:
+            self._disk = scan_scopes(self.root, self.config)
+        return self._disk
+
     def scan(self) -> ScopeScan:
         """Every scope in the repository (walked once); unreadable folders become findings.
         In a sparse checkout the scopes it leaves out come from git's objects."""
         if self._scan is None:
-            scan = scan_scopes(self.root, self.config)
+            disk = self.disk_scan()
+            scan = ScopeScan(list(disk.scopes), list(disk.problems))
             for folder, reason in scan.problems:
                 self.findings.append(
                     Finding(ERROR, "scope-unreadable", folder, reason, bad_input=True)

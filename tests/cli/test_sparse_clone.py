@@ -72,7 +72,21 @@ def test_catalog_lists_every_declaration_from_git(tmp_path):
     assert outside["scope"] == "people/p0003/hosts/h0" and "p0003 host h0" in outside["description"]
     assert not (root / "people/p0003").exists()  # read from git's objects, not checked out
     assert (root / ".exobrain-cache/committed.json").is_file()
-    assert invoke(status_cmd, root, "--all", "--json").stdout == first.stdout
+    assert invoke(status_cmd, root, "--all", "--json").stdout == first.stdout  # the memo
+
+
+def test_the_catalog_memo_follows_a_pull(tmp_path):
+    root, bare = connected(tmp_path)
+    before = invoke(status_cmd, root, "--all", "--plain").stdout
+    push_change(
+        full_clone(bare, tmp_path / "work"),
+        "people/p0003/skills.json",
+        lambda entries: [*entries, {"name": "newcomer", "owner": "p0003", "tier": "optional"}],
+    )
+    assert invoke(status_cmd, root, "--all", "--plain").stdout == before
+    git(root, "pull", "-q", "--no-rebase", "origin", "main")
+    after = invoke(status_cmd, root, "--all", "--plain").stdout
+    assert "newcomer\tpeople/p0003" in after and "newcomer" not in before
 
 
 def test_validate_reports_no_false_missing_skill(tmp_path):

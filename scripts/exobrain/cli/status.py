@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -145,32 +146,50 @@ def _show_status(ws, agent, tier, as_json, plain, fmt) -> None:
 
 
 def _show_catalog(ws, tier, as_json, plain) -> None:
+    """The catalog; as text (not a terminal's table), from the memo of its key when nothing
+    it reads has changed since it was printed (:mod:`exobrain.catalogmemo`)."""
     from exobrain.catalog import catalog_rows
+    from exobrain.catalogmemo import CatalogMemo, catalog_key
 
+    text_out = as_json or plain or not stdout_is_terminal()
+    key = catalog_key(ws) if text_out else None
+    memo = CatalogMemo(ws.root, key) if key else None
+    variant = ("json" if as_json else "plain" if plain else "table") + (f"-{tier}" if tier else "")
+    kept = memo.get(variant) if memo else None
+    if kept is not None:
+        click.echo(kept)
+        return
     rows = [r for r in catalog_rows(ws) if tier is None or r.tier == tier]
     if as_json:
-        emit_json({"skills": [r.as_json() for r in rows]})
-        return
-    cells = [
-        [
-            r.name,
-            r.scope,
-            r.owner or "-",
-            r.tier,
-            "yes" if r.force else "no",
-            r.lifecycle,
-            one_line(r.description, 80),
+        text = json.dumps({"skills": [r.as_json() for r in rows]}, indent=2, ensure_ascii=False)
+    else:
+        cells = [
+            [
+                r.name,
+                r.scope,
+                r.owner or "-",
+                r.tier,
+                "yes" if r.force else "no",
+                r.lifecycle,
+                one_line(r.description, 80),
+            ]
+            for r in rows
         ]
-        for r in rows
-    ]
-    if plain:
-        click.echo("\n".join("\t".join(row) for row in cells))
-        return
-    footer = (
-        f"{len(rows)} declared skill(s). Opt in: skills-promote NAME --from SCOPE "
-        f"--to optional|always"
-    )
-    _render(CATALOG_HEADER, cells, title="all declared skills", footer=footer)
+        footer = (
+            f"{len(rows)} declared skill(s). Opt in: skills-promote NAME --from SCOPE "
+            f"--to optional|always"
+        )
+        if not (plain or stdout_is_terminal()):
+            body = [plain_table(cells, CATALOG_HEADER)] if cells else []
+            text = "\n".join(["all declared skills", *body, footer])
+        elif plain:
+            text = "\n".join("\t".join(row) for row in cells)
+        else:
+            _render(CATALOG_HEADER, cells, title="all declared skills", footer=footer)
+            return
+    click.echo(text)
+    if memo is not None and not ws.findings:
+        memo.put(variant, text)
 
 
 def _render(header: list[str], cells: list[list[str]], *, title: str, footer: str) -> None:

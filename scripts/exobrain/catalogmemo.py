@@ -1,0 +1,120 @@
+"""The catalog's printed answer, kept while nothing it was made from has changed.
+
+``skills-status --all`` lists every declaration of the repository: 600,000 rows in an
+exobrain of 100,000 people. Even from the per-registry cache (:mod:`exobrain.treecache`),
+building and printing them takes seconds, and most runs ask the same question of the same
+files. Everything the catalog reads is named by a *key*:
+
+* in a sparse checkout, the ``HEAD`` commit (every scope outside the cone is read from it)
+  and the cone;
+* every scope folder on the disk: its path and type, the stat signature (inode, size,
+  modification and change times) of its ``skills.json`` and of each ``skills/*/SKILL.md``;
+* the toolkit's version and this format's.
+
+The key is the sha256 of those, so it costs a walk of what is on the disk (the cone, in a
+sparse checkout) and one git call. A memo is written only for an answer without findings (a
+warning is worked out and reported anew every time) and only for text output (not a
+terminal's table), to ``.exobrain-cache/catalog/<key>.<variant>.txt``; writing one removes
+the memos of other keys. It is read only from a real file in a real cache folder, and a key
+depends on inodes and change times of this machine's files, so a memo someone committed or
+copied never matches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from exobrain import __version__
+from exobrain.errors import ExobrainError, InputFileError
+from exobrain.paths import REPO_CACHE, cache_folder
+from exobrain.registry import REGISTRY_FILE
+from exobrain.skillmd import SKILL_FILE
+from exobrain.util.confine import resolve_inside
+from exobrain.util.fileio import atomic_write_text, read_bytes
+from exobrain.workspace import Workspace
+
+MEMO_FOLDER = "catalog"
+MEMO_VERSION = 1
+#: The largest memo read back (a catalog of a million rows as JSON is about 400 MB).
+MEMO_LIMIT = 1 << 31
+_NAME = re.compile(r"^[0-9a-f]{64}\.[a-z0-9-]+\.txt\Z")
+
+
+def _signature(path: str) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def _skill_files(folder: str) -> list[list[Any]]:
+    """(name, SKILL.md signature) of every folder in a scope's ``skills/``, by name."""
+    try:
+        names = sorted(e.name for e in os.scandir(folder) if e.is_dir())
+    except OSError:
+        return []
+    return [[name, _signature(os.path.join(folder, name, SKILL_FILE))] for name in names]
+
+
+def catalog_key(ws: Workspace) -> str | None:
+    """The key of the catalog ``ws`` would list now (see the module); None when a folder
+    cannot be read or the repository has no commit to name (nothing is memoised then)."""
+    scan = ws.disk_scan()
+    if scan.problems:
+        return None
+    parts: list[Any] = [MEMO_VERSION, __version__]
+    checkout = ws.checkout()
+    if checkout.sparse:
+        head = ws.committed().head
+        if not head:
+            return None
+        parts += [head, checkout.cone]
+    for scope in scan.scopes:
+        folder = os.fspath(scope.directory(ws.root))
+        parts.append(
+            [
+                scope.path,
+                scope.type,
+                _signature(os.path.join(folder, REGISTRY_FILE)),
+                _skill_files(os.path.join(folder, "skills")),
+            ]
+        )
+    text = json.dumps(parts, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+class CatalogMemo:
+    """The memos of one key: one text per output variant (``table``, ``json``…)."""
+
+    def __init__(self, root: Path, key: str) -> None:
+        self.root = root
+        self.key = key
+
+    def _path(self, variant: str) -> Path:
+        return self.root / REPO_CACHE / MEMO_FOLDER / f"{self.key}.{variant}.txt"
+
+    def get(self, variant: str) -> str | None:
+        """The text kept for ``variant``, or None (absent, a link, unreadable, too big)."""
+        try:
+            path = resolve_inside(self.root, self._path(variant), links=False)
+            return read_bytes(path, limit=MEMO_LIMIT, what="a catalog memo").decode("utf-8")
+        except (InputFileError, ExobrainError, OSError, UnicodeDecodeError):
+            return None
+
+    def put(self, variant: str, text: str) -> None:
+        """Keep ``text`` for ``variant`` and drop the memos of other keys (only files named
+        the way this module names them). A cache: a failure to write is ignored."""
+        try:
+            folder = cache_folder(self.root, MEMO_FOLDER)
+            for entry in os.scandir(folder):
+                if _NAME.match(entry.name) and not entry.name.startswith(self.key):
+                    os.unlink(entry.path)
+            atomic_write_text(self._path(variant), text, root=self.root, durable=False)
+        except (ExobrainError, OSError):
+            pass
