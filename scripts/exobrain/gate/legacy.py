@@ -35,9 +35,11 @@ def legacy_findings(ws: Workspace) -> list[Finding]:
     """One info per file still in a bash-era shape, saying how to move it to today's form."""
     found = _scope_config(ws) + _connection(ws)
     for scope in ws.scan().scopes:
-        folder = scope.directory(ws.root)
         if scope.path == LOCAL:
             found.append(_local(ws))
+        if ws.off_disk(scope.path):
+            continue  # outside the sparse checkout, no file of it on the disk
+        folder = scope.directory(ws.root)
         found += _schedule(ws, folder / SCHEDULE_FILE)
         if scope.path != GLOBAL:
             found += _scope_hooks(ws, folder / "scripts")

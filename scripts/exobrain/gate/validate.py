@@ -66,13 +66,15 @@ def _registry_file(scope: str) -> str:
 
 
 def _declaration_findings(ws: Workspace, registry: Registry) -> list[Finding]:
-    root = ws.root
     rel = _registry_file(registry.scope)
     found: list[Finding] = []
     seen: dict[Identity, Entry] = {}
-    # the skills folder of this scope, as text: one stat per declaration, no Path objects
-    base = os.path.join(skill_dir(root, registry.scope, "x").parent, "")
-    shown_base = shown(Path(base), root).rstrip("/") + "/"
+    # the skills folder of this scope, as text: at most one stat per declaration, no Paths
+    shown_base = "skills/" if registry.scope == GLOBAL else f"{registry.scope}/skills/"
+    base = os.path.join(ws.root, shown_base)
+    # outside the cone git's tree says first; the disk is asked only when it has no folder
+    outside = ws.is_outside(registry.scope)
+    committed = set(ws.committed_skills(registry.scope)) if outside else None
     for entry in registry.entries:
         if entry.is_override:
             continue
@@ -94,8 +96,9 @@ def _declaration_findings(ws: Workspace, registry: Registry) -> list[Finding]:
         seen[identity] = entry
         if (
             entry.source is None
+            and (committed is None or entry.name not in committed)
             and not os.path.isfile(f"{base}{entry.name}/{SKILL_FILE}")
-            and not ws.skill_exists(entry.scope, entry.name)  # outside the cone: git says
+            and (committed is not None or not ws.skill_exists(entry.scope, entry.name))
         ):
             missing = f"{shown_base}{entry.name}/{SKILL_FILE}"
             found.append(
@@ -147,13 +150,9 @@ def _folder_findings(
     found: list[Finding] = []
     policy = ws.registry(GLOBAL).policy
     for scope in ws.scan().scopes:
-        if scope.path == SEED:
+        if scope.path == SEED or ws.off_disk(scope.path):
             continue
         folder = skill_dir(ws.root, scope.path, "x").parent
-        try:
-            locked = read_lock(ws.root, scope.path)["skills"]
-        except ExobrainError:
-            locked = {}  # reported as version_bumped against the lock file
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except (FileNotFoundError, NotADirectoryError):
@@ -169,6 +168,10 @@ def _folder_findings(
                 )
             )
             continue
+        try:
+            locked = read_lock(ws.root, scope.path)["skills"]
+        except ExobrainError:
+            locked = {}  # reported as version_bumped against the lock file
         for item in entries:
             if item.name.startswith(".") or not item.is_dir():
                 continue
