@@ -3,7 +3,8 @@ import json
 import jsonschema
 import pytest
 
-from exobrain.registry import entry_problem, load_registry
+from exobrain.model import Lifecycle, Tier
+from exobrain.registry import Entry, entry_problem, load_registry, make_entry
 from exobrain.registry_schema import schema_findings
 from tests.support import ROOT
 
@@ -70,6 +71,28 @@ def test_invalid_entries_fail_both_checks(entry):
     assert entry_problem(entry) is not None
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"skills": [entry]}, SCHEMA)
+
+
+@pytest.mark.parametrize("raw", GOOD)
+def test_make_entry_is_the_entry_the_dataclass_makes(raw):
+    made = make_entry(raw, "people/ana", 3)
+    skip = raw.get("skipAgents")
+    expected = Entry(
+        name=raw["name"],
+        tier=Tier(raw["tier"]),
+        scope="people/ana",
+        index=3,
+        owner=raw.get("owner"),
+        origin=raw.get("from"),
+        force=raw.get("force") is True,
+        source=raw.get("source"),
+        agent=raw.get("agent"),
+        skip_agents=tuple(skip) if skip else (),
+        lifecycle=Lifecycle(raw.get("lifecycle", "active")),
+        notes=raw.get("notes"),
+    )
+    assert made == expected and vars(made).keys() == {*vars(expected), "identity"}
+    assert made.identity == expected.identity  # computed the slow way for ``expected``
 
 
 def test_packaged_schema_equals_the_repository_copy():

@@ -83,7 +83,7 @@ def main(
     if show_all:
         from exobrain.treecache import paused_gc
 
-        with paused_gc():  # every row stays alive until the end: collecting them is waste
+        with paused_gc(for_good=True):  # every row stays alive until the end
             _show_catalog(ws, tier, as_json, plain)
     else:
         _show_status(ws, agent, tier, as_json, plain, fmt)

@@ -46,7 +46,7 @@ def main(strict: bool, quiet: bool, as_json: bool, repo: Path | None) -> None:
     from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
-    with paused_gc():  # what it reads stays alive until the end: collecting it is waste
+    with paused_gc(for_good=True):  # what it reads stays alive until the end
         findings = validate(ws)
     errors = sum(1 for f in findings if f.level == ERROR)
     infos = len(findings) - errors
