@@ -272,6 +272,9 @@ class Policy:
         return str(getattr(self, rule, FLAG))
 
 
+_NO_POLICY = Policy()
+
+
 def top_level_problem(data: Any) -> str | None:
     """The first rule the file's top level breaks (mirrors skills.schema.json), or None."""
     if not isinstance(data, dict) or not isinstance(data.get("skills"), list):
@@ -304,7 +307,7 @@ class Registry:
     text: str = ""
     parsed: bool = False  # the file was read and is JSON (``data`` may still be any value)
     bad_entries: dict[int, Finding] = field(default_factory=dict)  # index → the fast check's
-    policy: Policy = field(default_factory=Policy)  # only the global registry's counts
+    policy: Policy = _NO_POLICY  # only the global registry's counts (frozen: shared)
     _entries: list[Entry] | None = field(default_factory=list, repr=False)
     _lines: list[int] | None = field(default=None, repr=False)
 

@@ -257,16 +257,22 @@ def scan_scopes(
 
 
 def order_chain(scopes: list[Scope], config: ScopeConfig) -> list[Scope]:
-    """Chain order: by (type rank, depth, path), then every ancestor pulled before its child."""
+    """Chain order: by (type rank, depth, path), then every ancestor pulled before its child
+    (each type ranked once: a sparse clone of 100,000 people orders 300,000 scopes)."""
     unique = {s.path: s for s in scopes}
-    ordered = sorted(unique.values(), key=lambda s: (config.rank(s.type), s.depth, s.path))
+    rank = {kind: config.rank(kind) for kind in {s.type for s in unique.values()}}
+    ordered = sorted(unique.values(), key=lambda s: (rank[s.type], s.depth, s.path))
     result: list[Scope] = []
     placed: set[str] = set()
     for scope in ordered:
-        for ancestor in [*ancestor_paths(scope.path), scope.path]:
+        if scope.path in placed:
+            continue
+        for ancestor in ancestor_paths(scope.path):
             if ancestor in unique and ancestor not in placed:
                 placed.add(ancestor)
                 result.append(unique[ancestor])
+        placed.add(scope.path)
+        result.append(scope)
     return result
 
 

@@ -13,6 +13,7 @@ no git call at all, so a command that needs only the chain pays nothing for this
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -173,10 +174,11 @@ class Workspace:
             self._listed[parent] = names
         return name in names
 
-    def committed_skills(self, scope: str) -> list[str]:
-        """The skill folders git holds for a scope the checkout leaves out."""
+    def committed_skills(self, scope: str) -> Collection[str]:
+        """The names of the skill folders git holds for a scope the checkout leaves out, in
+        git's order (a set-like view: asking whether one is there costs no list)."""
         committed = self._committed_scope(scope) if scope in self._outside else None
-        return sorted(committed.skills) if committed is not None else []
+        return committed.skills.keys() if committed is not None else ()
 
     def committed_descriptions(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
         """Descriptions of in-tree skills whose SKILL.md the checkout leaves out, by (home,

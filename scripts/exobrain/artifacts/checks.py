@@ -107,9 +107,11 @@ def artifact_findings(
 ) -> list[Finding]:
     declarations = [e for r in registries for e in r.entries if not e.is_override]
     found = _link_name_collisions(root, declarations)
-    by_name: dict[str, set[Identity]] = defaultdict(set)
+    named = {_ref_name(text) for doc in docs.values() for _, text in skill_refs(doc.meta)}
+    by_name: dict[str, set[Identity]] = defaultdict(set)  # only the names a SKILL.md names
     for entry in declarations:
-        by_name[entry.name].add(entry.identity)
+        if entry.name in named:
+            by_name[entry.name].add(entry.identity)
     graph: dict[Identity, list[Identity]] = defaultdict(list)
     for (home, name), doc in sorted(docs.items()):
         rel = shown(skill_dir(root, home, name) / SKILL_FILE, root)
@@ -181,6 +183,13 @@ def skill_refs(meta: dict[str, Any]) -> list[tuple[str, str]]:
     listed = as_list(deps.get("skills")) if isinstance(deps, dict) else []
     refs = [("dependencies.skills", r) for r in listed if isinstance(r, str)]
     return refs + [(f"links.{p}", r) for p in REF_PREDICATES for r in links_of(meta, p)]
+
+
+def _ref_name(text: str) -> str | None:
+    try:
+        return parse_ref(text).name
+    except ExobrainError:
+        return None  # reported by resolve_ref
 
 
 def resolve_ref(text: str, by_name: dict[str, set[Identity]]) -> Identity | None:

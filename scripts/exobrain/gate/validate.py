@@ -73,8 +73,7 @@ def _declaration_findings(ws: Workspace, registry: Registry) -> list[Finding]:
     shown_base = "skills/" if registry.scope == GLOBAL else f"{registry.scope}/skills/"
     base = os.path.join(ws.root, shown_base)
     # outside the cone git's tree says first; the disk is asked only when it has no folder
-    outside = ws.is_outside(registry.scope)
-    committed = set(ws.committed_skills(registry.scope)) if outside else None
+    committed = ws.committed_skills(registry.scope) if ws.is_outside(registry.scope) else None
     for entry in registry.entries:
         if entry.is_override:
             continue
@@ -229,19 +228,20 @@ def _outside_findings(ws: Workspace, declarations: set[Identity]) -> list[Findin
     found: list[Finding] = []
     count = 0
     for scope in outside:
-        for name in ws.committed_skills(scope.path):
-            count += 1
-            if Identity(scope.path, name) not in declarations:
-                rel = shown(skill_dir(ws.root, scope.path, name) / SKILL_FILE, ws.root)
-                found.append(
-                    Finding(
-                        INFO,
-                        "undeclared",
-                        rel,
-                        f"skill folder not declared in any skills.json of "
-                        f"{scope.path}; declare it to make it reachable",
-                    )
+        names = ws.committed_skills(scope.path)
+        count += len(names)
+        undeclared = [n for n in names if Identity(scope.path, n) not in declarations]
+        for name in sorted(undeclared):
+            rel = shown(skill_dir(ws.root, scope.path, name) / SKILL_FILE, ws.root)
+            found.append(
+                Finding(
+                    INFO,
+                    "undeclared",
+                    rel,
+                    f"skill folder not declared in any skills.json of "
+                    f"{scope.path}; declare it to make it reachable",
                 )
+            )
     ws.notes.append(
         f"{count} skill folder(s) in {len(outside)} scope(s) lie outside the sparse checkout: "
         f"their registries and presence were checked from git, their files were not (a full "
