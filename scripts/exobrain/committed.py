@@ -95,7 +95,7 @@ class CommittedTree:
         """Stop the reader and write what was learnt to the cache."""
         self.repo.close()
         if self._cache_loaded is not None:
-            self._cache_loaded.save(self.root)
+            self._cache_loaded.save()
         if self in _OPEN:
             _OPEN.remove(self)
 

@@ -13,7 +13,7 @@ no git call at all, so a command that needs only the chain pays nothing for this
 from __future__ import annotations
 
 import os
-from collections.abc import Collection
+from collections.abc import Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -67,7 +67,8 @@ class Workspace:
     _checkout: Checkout | None = field(default=None, repr=False)
     _tree: CommittedTree | None = field(default=None, repr=False)
     _outside: set[str] = field(default_factory=set, repr=False)  # scopes read from git
-    _listed: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)  # see off_disk
+    _listed: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)  # off_disk's
+    _present: dict[str, bool] = field(default_factory=dict, repr=False)  # folders, memoised
     _depends: Edges | None = field(default=None, repr=False)
 
     @property
@@ -162,23 +163,28 @@ class Workspace:
         return scope in self._outside and not self._on_disk(scope)
 
     def _on_disk(self, rel: str) -> bool:
-        parent, _, name = rel.rpartition("/")
-        if parent and not self._on_disk(parent):
-            return False
-        names = self._listed.get(parent)
+        present = self._present.get(rel)
+        if present is None:
+            parent, _, name = rel.rpartition("/")
+            present = (not parent or self._on_disk(parent)) and name in self._listing(parent)
+            self._present[rel] = present
+        return present
+
+    def _listing(self, folder: str) -> frozenset[str]:
+        names = self._listed.get(folder)
         if names is None:
             try:
-                names = frozenset(os.listdir(self.root / parent))
+                names = frozenset(os.listdir(self.root / folder))
             except OSError:  # gone or not a folder: nothing below it is on the disk
                 names = frozenset()
-            self._listed[parent] = names
-        return name in names
+            self._listed[folder] = names
+        return names
 
-    def committed_skills(self, scope: str) -> Collection[str]:
+    def committed_skills(self, scope: str) -> Set[str]:
         """The names of the skill folders git holds for a scope the checkout leaves out, in
         git's order (a set-like view: asking whether one is there costs no list)."""
         committed = self._committed_scope(scope) if scope in self._outside else None
-        return committed.skills.keys() if committed is not None else ()
+        return committed.skills.keys() if committed is not None else frozenset()
 
     def committed_descriptions(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
         """Descriptions of in-tree skills whose SKILL.md the checkout leaves out, by (home,

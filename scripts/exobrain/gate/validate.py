@@ -12,6 +12,7 @@ also walked for what must never be shared: a link that leads outside it (the one
 from __future__ import annotations
 
 import os
+from collections import defaultdict
 from pathlib import Path
 
 from exobrain.artifacts.checks import artifact_findings
@@ -71,7 +72,6 @@ def _declaration_findings(ws: Workspace, registry: Registry) -> list[Finding]:
     seen: dict[Identity, Entry] = {}
     # the skills folder of this scope, as text: at most one stat per declaration, no Paths
     shown_base = "skills/" if registry.scope == GLOBAL else f"{registry.scope}/skills/"
-    base = os.path.join(ws.root, shown_base)
     # outside the cone git's tree says first; the disk is asked only when it has no folder
     committed = ws.committed_skills(registry.scope) if ws.is_outside(registry.scope) else None
     for entry in registry.entries:
@@ -96,7 +96,7 @@ def _declaration_findings(ws: Workspace, registry: Registry) -> list[Finding]:
         if (
             entry.source is None
             and (committed is None or entry.name not in committed)
-            and not os.path.isfile(f"{base}{entry.name}/{SKILL_FILE}")
+            and not os.path.isfile(os.path.join(ws.root, shown_base, entry.name, SKILL_FILE))
             and (committed is not None or not ws.skill_exists(entry.scope, entry.name))
         ):
             missing = f"{shown_base}{entry.name}/{SKILL_FILE}"
@@ -225,13 +225,16 @@ def _outside_findings(ws: Workspace, declarations: set[Identity]) -> list[Findin
     outside = [s for s in ws.scan().scopes if ws.is_outside(s.path) and s.path != SEED]
     if not outside:
         return []
+    declared: dict[str, set[str]] = defaultdict(set)  # in-tree names by home: set arithmetic
+    for home, name, owner in declarations:
+        if not owner:
+            declared[home].add(name)
     found: list[Finding] = []
     count = 0
     for scope in outside:
         names = ws.committed_skills(scope.path)
         count += len(names)
-        undeclared = [n for n in names if Identity(scope.path, n) not in declarations]
-        for name in sorted(undeclared):
+        for name in sorted(names - declared.get(scope.path, set())):
             rel = shown(skill_dir(ws.root, scope.path, name) / SKILL_FILE, ws.root)
             found.append(
                 Finding(
