@@ -242,6 +242,15 @@ class ScopeScan:
         )
 
 
+def _listing(path: str) -> dict[str, os.DirEntry[str]] | None:
+    """The entries of the folder ``path`` by name; None when it cannot be listed."""
+    try:
+        with os.scandir(path) as entries:
+            return {entry.name: entry for entry in entries}
+    except OSError:
+        return None
+
+
 def _folder_mtime(path: str) -> int:
     """A folder's st_mtime_ns; -1 when it is absent or not a folder."""
     try:
@@ -282,8 +291,12 @@ def scan_scopes(
     if local is not None and (keep is None or keep(local)):
         found.append(local)
 
-    def visit(base: str, prefix: str) -> None:
+    def visit(base: str, prefix: str, inside: dict[str, os.DirEntry[str]] | None) -> None:
+        """Walk the collections below ``base`` (``inside``: its entries when listed, so the
+        collections it lacks are not tried one by one)."""
         for folder, kind in config.collections:
+            if inside is not None and folder not in inside:
+                continue
             collection = os.path.join(base, folder)
             seen(collection)
             try:
@@ -301,13 +314,19 @@ def scan_scopes(
                     continue
                 rel = f"{prefix}{folder}/{entry.name}"
                 seen(entry.path)
-                if os.path.isfile(os.path.join(entry.path, SCOPE_FLAG)):
+                listing = _listing(entry.path)  # one call instead of a probe per collection
+                if listing is None:
+                    flagged = os.path.isfile(os.path.join(entry.path, SCOPE_FLAG))
+                else:
+                    flag = listing.get(SCOPE_FLAG)
+                    flagged = flag is not None and flag.is_file()
+                if flagged:
                     scope = Scope(rel, kind)
                     if keep is None or keep(scope):
                         found.append(scope)
-                        visit(entry.path, rel + "/")
+                        visit(entry.path, rel + "/", listing)
 
-    visit(top, "")
+    visit(top, "", None)
     return ScopeScan(order_chain(found, config), problems, folders, started)
 
 
