@@ -168,3 +168,30 @@ def test_a_walk_just_after_a_change_is_not_trusted(root):  # noqa: F811
     ws = live.workspace()
     everywhere(live, "dock")
     assert live.workspace() is not ws  # walked again: its folders' mtimes were too recent
+
+
+def test_kept_open_answers_as_a_command_does_with_the_encoders(root, monkeypatch):  # noqa: F811
+    """From the second query on, the query is encoded in a thread while the stats run
+    (Searcher.expect): the hits and every score equal those of a fresh search."""
+    from exobrain.search.engine import Searcher, search
+    from exobrain.workspace import open_workspace
+
+    early: list[bool] = []
+    expect = Searcher.expect
+
+    def spy(self, query):
+        expect(self, query)
+        early.append(self._early is not None)
+
+    monkeypatch.setattr(Searcher, "expect", spy)
+    live = Live(root)
+    for query in ("dock a ligand", "prepare the receptor", "dock a ligand", "old way"):
+        for everywhere in (False, True):
+            filters = Filters(types=("skill",), everywhere=everywhere)
+            kept = live.search(query, filters, k=5, quality=None)
+            fresh = search(open_workspace(root), query, filters, k=5, quality=None)
+            assert kept.encoders == fresh.encoders == ["minilm", "wordllama"]
+            assert [(h.artifact.ref, round(h.score, 9)) for h in kept.hits] == [
+                (h.artifact.ref, round(h.score, 9)) for h in fresh.hits
+            ]
+    assert early.count(True) >= 3  # the thread did the encoding on the kept searcher
