@@ -64,6 +64,8 @@ class Workspace:
     notes: list[str] = field(default_factory=list)  # what an answer covered, said once
     _scan: ScopeScan | None = field(default=None, repr=False)
     _disk: ScopeScan | None = field(default=None, repr=False)
+    #: note the folders the scan read, so a kept workspace can tell it is still right
+    watch_scan: bool = False
     _checkout: Checkout | None = field(default=None, repr=False)
     _tree: CommittedTree | None = field(default=None, repr=False)
     _outside: set[str] = field(default_factory=set, repr=False)  # scopes read from git
@@ -307,7 +309,7 @@ class Workspace:
     def disk_scan(self) -> ScopeScan:
         """The scope folders on the disk (walked once; in a sparse checkout, the cone's)."""
         if self._disk is None:
-            self._disk = scan_scopes(self.root, self.config)
+            self._disk = scan_scopes(self.root, self.config, watch=self.watch_scan)
         return self._disk
 
     def scan(self) -> ScopeScan:
@@ -355,6 +357,11 @@ class Workspace:
                 self.registries[path] = registry
                 self.findings.extend(registry.findings)
         return [r for r in (self.registry(s.path) for s in scopes) if r.exists or r.findings]
+
+    @property
+    def reads_git(self) -> bool:
+        """Whether this workspace read anything from git's objects (a sparse checkout)."""
+        return self._tree is not None
 
     @property
     def scanned(self) -> bool:

@@ -1,4 +1,5 @@
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from exobrain.scopes import (
     today_form,
     write_connection,
 )
-from tests.support.helpers import build_tree
+from tests.support.helpers import build_tree, exobrain
 
 
 def flag(root: Path, *scopes: str) -> None:
@@ -212,3 +213,29 @@ def test_bash_connection_forms_are_read_and_kept_on_rewrite(tmp_path):
     build_tree(tmp_path, {".exobrain.json": {"person": ["a", 3]}})
     with pytest.raises(InputFileError, match="person must be an id or a list of ids"):
         read_connection(tmp_path)
+
+
+def _aged(root, seconds: int = 10) -> None:
+    past = os.stat(root).st_mtime_ns - seconds * 1_000_000_000
+    for folder, _, _ in os.walk(root):
+        os.utime(folder, ns=(past, past))
+
+
+def test_a_watched_scan_knows_when_walking_again_would_differ(tmp_path):
+    root = exobrain(tmp_path / "x", scopes=["groups/acme", "people/ann"])
+    config = load_scope_config(root)
+    assert not scan_scopes(root, config).still_valid()  # nothing watched: cannot tell
+    assert not scan_scopes(root, config, watch=True).still_valid()  # just written: racy
+    _aged(root)
+    scan = scan_scopes(root, config, watch=True)
+    assert scan.still_valid()
+    (root / "people/bob").mkdir()  # a folder without AGENTS.md: people/ moved all the same
+    assert not scan.still_valid()
+    _aged(root)
+    scan = scan_scopes(root, config, watch=True)
+    (root / "people/ann/AGENTS.md").unlink()
+    assert not scan.still_valid()
+    _aged(root)
+    scan = scan_scopes(root, config, watch=True)
+    (root / "groups/acme/hosts").mkdir()  # a collection appearing inside a scope
+    assert not scan.still_valid()

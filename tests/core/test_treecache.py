@@ -3,6 +3,7 @@ only what changed, and a cache that is broken, of the wrong shape or committed b
 ignored, never believed."""
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,9 @@ def invoke(command, root: Path, *args: str):
 
 
 def catalog(root: Path) -> list[dict]:
+    """The catalog worked out from the registries (the memo of what was printed is removed
+    first: these tests are about the cache it is made from)."""
+    shutil.rmtree(root / ".exobrain-cache" / "catalog", ignore_errors=True)
     return json.loads(invoke(status_cmd, root, "--all", "--json").stdout)["skills"]
 
 

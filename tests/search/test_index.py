@@ -209,3 +209,21 @@ def test_lexical_search_and_the_substrate_verbs_load_no_model(tmp_path):
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_ids_of_a_large_pool_follow_the_rows_generation(tmp_path, monkeypatch):
+    from exobrain.search import index as index_module
+
+    monkeypatch.setattr(index_module, "SCAN_IDS_FROM", 1)  # every pool is "large"
+    root = repo(tmp_path)
+    ws = open_workspace(root)
+    searcher = Searcher(ws, semantic=False)
+    skills = open_view(ws).skills()
+    searcher.refresh(skills)
+    refs = [a.ref for a in skills]
+    first = searcher.index.ids(refs)
+    assert sorted(first) == sorted(refs) and searcher.index.ids(refs) == first
+    (root / "skills/flaky-tests/SKILL.md").unlink()
+    searcher.forget(refs)
+    searcher.refresh(skills)  # the row is deleted: a new generation
+    assert sorted(searcher.index.ids(refs)) == sorted(r for r in refs if "flaky" not in r)

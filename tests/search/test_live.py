@@ -119,3 +119,79 @@ def test_an_index_rebuilt_by_another_process_is_opened_again(root):  # noqa: F81
     path.write_text(skill("dock-report", "A receptor summary in a report."), encoding="utf-8")
     assert "skill:dock-report@global" in refs(live, "receptor")
     assert index_path(root).is_file()
+
+
+EVERYWHERE = Filters(types=("skill",), everywhere=True)
+
+
+def age(top, seconds: int = 10) -> None:
+    """Set every folder's mtime well in the past (a walk right after a change cannot trust
+    mtimes: the same clock tick could hide the next change)."""
+    past = os.stat(top).st_mtime_ns - seconds * 1_000_000_000
+    for folder, _, _ in os.walk(top):
+        os.utime(folder, ns=(past, past))
+
+
+def everywhere(live: Live, query: str) -> list[str]:
+    return [h.artifact.ref for h in live.search(query, EVERYWHERE, k=10, quality=None).hits]
+
+
+def test_all_scopes_is_kept_open_until_a_scope_comes_or_goes(root):  # noqa: F811
+    scope = root / "people/bob"
+    (scope / "skills/moss-id").mkdir(parents=True)
+    (scope / "skills/moss-id/SKILL.md").write_text(
+        skill("moss-id", "Identify moss from photos."), encoding="utf-8"
+    )
+    (scope / "skills.json").write_text(
+        json.dumps({"skills": [{"name": "moss-id", "owner": "bob", "tier": "optional"}]}),
+        encoding="utf-8",
+    )
+    live = Live(root, semantic=False)
+    assert everywhere(live, "moss") == []  # no AGENTS.md: not a scope yet
+    age(root)  # (the first search made .exobrain-cache, which moved the root's mtime)
+    everywhere(live, "moss")
+    ws = live.workspace()
+    assert everywhere(live, "moss") == [] and live.workspace() is ws  # nothing moved: kept
+    (scope / "AGENTS.md").write_text("# bob\n", encoding="utf-8")
+    assert everywhere(live, "moss") == ["skill:moss-id@people/bob"]
+    assert live.workspace() is not ws
+    age(root)
+    everywhere(live, "moss")
+    kept = live.workspace()
+    (scope / "AGENTS.md").unlink()
+    assert everywhere(live, "moss") == [] and live.workspace() is not kept
+
+
+def test_a_walk_just_after_a_change_is_not_trusted(root):  # noqa: F811
+    live = Live(root, semantic=False)  # the fixture was written a moment ago
+    everywhere(live, "dock")
+    ws = live.workspace()
+    everywhere(live, "dock")
+    assert live.workspace() is not ws  # walked again: its folders' mtimes were too recent
+
+
+def test_kept_open_answers_as_a_command_does_with_the_encoders(root, monkeypatch):  # noqa: F811
+    """From the second query on, the query is encoded in a thread while the stats run
+    (Searcher.expect): the hits and every score equal those of a fresh search."""
+    from exobrain.search.engine import Searcher, search
+    from exobrain.workspace import open_workspace
+
+    early: list[bool] = []
+    expect = Searcher.expect
+
+    def spy(self, query):
+        expect(self, query)
+        early.append(self._early is not None)
+
+    monkeypatch.setattr(Searcher, "expect", spy)
+    live = Live(root)
+    for query in ("dock a ligand", "prepare the receptor", "dock a ligand", "old way"):
+        for everywhere in (False, True):
+            filters = Filters(types=("skill",), everywhere=everywhere)
+            kept = live.search(query, filters, k=5, quality=None)
+            fresh = search(open_workspace(root), query, filters, k=5, quality=None)
+            assert kept.encoders == fresh.encoders == ["minilm", "wordllama"]
+            assert [(h.artifact.ref, round(h.score, 9)) for h in kept.hits] == [
+                (h.artifact.ref, round(h.score, 9)) for h in fresh.hits
+            ]
+    assert early.count(True) >= 3  # the thread did the encoding on the kept searcher

@@ -186,8 +186,7 @@ def test_skipping_hopeless_refs_never_changes_the_top_k():
     import random
     from pathlib import Path
 
-    from exobrain.search.engine import _contenders
-    from exobrain.search.ranking import order
+    from exobrain.search.ranking import contenders, order
 
     weights = load_search_weights(Path("/nonexistent"))
     rng = random.Random(7)
@@ -200,4 +199,4 @@ def test_skipping_hopeless_refs_never_changes_the_top_k():
         def top(refs, rel=rel, qual=qual, life=life, k=k):
             return order({r: score(rel[r], qual[r], life[r], weights)[0] for r in refs})[:k]
 
-        assert top(_contenders(rel, life, k, weights)) == top(rel)
+        assert top(contenders(rel, life, k, weights)) == top(rel)

@@ -84,7 +84,8 @@ def command(
     components and, when it is not on for you, how to opt in. The first search of a
     repository builds its index (a progress display on a terminal)."""
     from exobrain.cli.progress import progress_display
-    from exobrain.search.engine import Filters, hit_json, search
+    from exobrain.search.engine import Filters, search
+    from exobrain.search.hits import hit_json
     from exobrain.workspace import open_workspace
 
     filters = Filters(
@@ -132,7 +133,7 @@ def command(
 
 
 def _print_hits(hits: list) -> None:
-    from exobrain.search.engine import hit_json
+    from exobrain.search.hits import hit_json
 
     bold = stdout_is_terminal()
     for number, hit in enumerate(hits, 1):

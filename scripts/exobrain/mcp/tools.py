@@ -160,12 +160,12 @@ def ref_of(uri: str) -> str:
 
 
 def _search(live: Live, args: dict[str, Any]) -> dict[str, Any]:
-    from exobrain.search.engine import Filters, hit_json, signal_quality
+    from exobrain.search.engine import Filters
+    from exobrain.search.hits import hit_json
 
     types = tuple(args.get("types") or ("skill",))
     filters = Filters(types=_types(types), everywhere=bool(args.get("all_scopes")))
-    quality = signal_quality(live.workspace())
-    result = live.search(str(args["query"]), filters, k=_k(args, 10), quality=quality)
+    result = live.search(str(args["query"]), filters, k=_k(args, 10), quality=live.quality())
     return {
         "query": args["query"],
         "mode": result.mode,

@@ -28,7 +28,8 @@ from exobrain.model import Reason
 from exobrain.refs import parse_ref
 from exobrain.search import embedding
 from exobrain.search.corpus import Artifact
-from exobrain.search.engine import LEXICAL_NOTE, Hit, QualityFn, Searcher, guarded, hit_json
+from exobrain.search.engine import LEXICAL_NOTE, QualityFn, Searcher, guarded
+from exobrain.search.hits import Hit, hit_json
 from exobrain.search.index import Progress
 from exobrain.search.query import content_words, fts_query
 from exobrain.skillmd import as_list, one_line

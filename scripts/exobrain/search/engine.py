@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,9 +22,9 @@ from typing import Any, ParamSpec, TypeVar
 
 from exobrain.catalog import unreadable_skill
 from exobrain.errors import ExobrainError, OperationFailed
-from exobrain.model import Reason
 from exobrain.search import background, embedding
 from exobrain.search.corpus import Artifact, View, open_view
+from exobrain.search.hits import Hit
 from exobrain.search.index import (
     Index,
     Progress,
@@ -38,6 +39,7 @@ from exobrain.search.ranking import (
     LEXICAL,
     Components,
     SearchWeights,
+    contenders,
     fuse,
     load_search_weights,
     order,
@@ -45,7 +47,7 @@ from exobrain.search.ranking import (
     score,
 )
 from exobrain.search.vectors import Aligned, VectorStore
-from exobrain.skillmd import as_list, one_line
+from exobrain.skillmd import as_list
 from exobrain.workspace import Workspace
 
 #: How long a query may spend embedding what is missing before it answers without that
@@ -57,7 +59,6 @@ LEXICAL_NOTE = (
     f"{embedding.INSTALL_HINT}); results are lexical"
 )
 QualityFn = Callable[[list[str]], Mapping[str, float]]
-Key = TypeVar("Key")
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -71,18 +72,6 @@ class Filters:
     personas: tuple[str, ...] = ()
     lifecycles: tuple[str, ...] | None = None
     everywhere: bool = False
-
-
-@dataclass(frozen=True)
-class Hit:
-    artifact: Artifact
-    description: str
-    meta: dict[str, Any]
-    components: Components
-
-    @property
-    def score(self) -> float:
-        return self.components.score
 
 
 @dataclass
@@ -121,6 +110,7 @@ class Searcher:
         self.pending: dict[str, int] = {}  # encoder → texts still to embed for the last pool
         self._fresh: set[str] = set()  # refs refreshed by this searcher already
         self._reported: set[str] = set()  # unreadable files already in the workspace findings
+        self._early: tuple[str, threading.Thread, dict[str, Any]] | None = None  # see expect
         self.index = self._open()
         self.vectors = VectorStore(self.index)
 
@@ -138,6 +128,28 @@ class Searcher:
         """Forget what the last query noted: a searcher kept open between queries
         (:mod:`exobrain.search.live`) reports each query's own notes and update."""
         self.notes, self.update, self.pending = [], Update(), {}
+
+    def expect(self, query: str) -> None:
+        """Start encoding ``query`` in a thread with the encoders that voted last time, while
+        the caller brings rows up to date. The encoders release the GIL, so in a search kept
+        open between queries (:mod:`exobrain.search.live`) that work overlaps the thousands
+        of ``stat`` calls of an ``--all-scopes`` refresh; :meth:`signals` takes the vectors
+        (or encodes itself when the thread failed)."""
+        models = {role: self.models[role] for role in self.used if role in self.models}
+        if not models:
+            return
+        text, vectors = embedding.normalise(query), {}
+
+        def encode() -> None:
+            try:
+                for role, model in models.items():
+                    vectors[role] = embedding.load(model).encode([text])[0]
+            except Exception:  # signals() encodes again, and reports what fails
+                pass
+
+        thread = threading.Thread(target=encode, name="exobrain-encode", daemon=True)
+        thread.start()
+        self._early = (text, thread, vectors)
 
     def forget(self, refs: Iterable[str]) -> None:
         """Let the next refresh check these refs' rows again (their files moved since)."""
@@ -233,20 +245,13 @@ class Searcher:
         by_id = {ids[a.ref]: a for a in artifacts if a.ref in ids}
         doc_ids = list(by_id)
         bm25, signals = self.signals(query, doc_ids)
-        fused = dict(zip(doc_ids, fuse(signals, w.fusion), strict=True))
-        # a hit matches a word of the query or means at least as much as the average visible
-        # artifact: a skill about something else is not listed just because k asks for more
-        kept = [i for i in doc_ids if i in bm25 or (self.used and fused[i] >= 0)]
-        rel = dict(zip(kept, relevance([fused[i] for i in kept]), strict=True))
-        life = {i: by_id[i].lifecycle for i in kept}
-        contenders = _contenders(rel, life, k, w)
+        contenders = self._shortlist(bm25, signals, doc_ids, by_id, k)
         known = quality(sorted(by_id[i].ref for i in contenders)) if quality else {}
-        position = {i: n for n, i in enumerate(doc_ids)}
         final: dict[int, Components] = {}
-        for i in contenders:
-            total, q, factor = score(rel[i], known.get(by_id[i].ref), life[i], w)
-            cosines = {role: signals[role][position[i]] for role in self.used}
-            final[i] = Components(bm25.get(i), cosines, fused[i], rel[i], q, factor, total)
+        for i, (n, fused, rel) in contenders.items():
+            total, q, factor = score(rel, known.get(by_id[i].ref), by_id[i].lifecycle, w)
+            cosines = {role: float(signals[role][n]) for role in self.used}
+            final[i] = Components(bm25.get(i), cosines, fused, rel, q, factor, total)
         ref_of = {by_id[i].ref: i for i in final}
         best = [ref_of[r] for r in order({r: final[i].score for r, i in ref_of.items()})[:k]]
         rows = self.index.rows(by_id[i].ref for i in best)
@@ -255,38 +260,65 @@ class Searcher:
             for i in best
         ]
 
-    def signals(
-        self, query: str, doc_ids: list[int]
-    ) -> tuple[dict[int, float], dict[str, list[float]]]:
+    def _shortlist(
+        self,
+        bm25: dict[int, float],
+        signals: dict[str, Any],
+        doc_ids: list[int],
+        by_id: dict[int, Artifact],
+        k: int,
+    ) -> dict[int, tuple[int, float, float]]:
+        """doc id → (position in ``doc_ids``, fused, relevance) of the hits that can still
+        make the top ``k``. A hit matches a word of the query or, with an encoder, means at
+        least as much as the average visible artifact: a skill about something else is not
+        listed just because k asks for more. With an encoder numpy is loaded, and the
+        arithmetic runs on arrays (:mod:`exobrain.search.dense`)."""
+        w = self.weights
+        if self.used:
+            import numpy
+
+            from exobrain.search import dense
+
+            active = w.lifecycle["active"]
+            size = len(doc_ids)
+            fused = dense.fuse(signals, w.fusion)
+            matched = numpy.fromiter((i in bm25 for i in doc_ids), bool, size)
+            factors = numpy.fromiter(
+                (w.lifecycle.get(by_id[i].lifecycle, active) for i in doc_ids), float, size
+            )
+            chosen, rel = dense.shortlist(fused, matched, factors, k, w.quality_weight)
+            return {
+                doc_ids[n]: (n, float(fused[n]), r)
+                for n, r in zip(chosen.tolist(), rel.tolist(), strict=True)
+            }
+        values = fuse(signals, w.fusion)
+        kept = [n for n, i in enumerate(doc_ids) if i in bm25]
+        relevant = dict(zip(kept, relevance([values[n] for n in kept]), strict=True))
+        lifecycles = {n: by_id[doc_ids[n]].lifecycle for n in kept}
+        return {
+            doc_ids[n]: (n, values[n], relevant[n]) for n in contenders(relevant, lifecycles, k, w)
+        }
+
+    def signals(self, query: str, doc_ids: list[int]) -> tuple[dict[int, float], dict[str, Any]]:
         """(doc id → BM25 of the lexical matches, signal → a value per doc of ``doc_ids``):
-        ``lexical`` (0 for no match) and a cosine per encoder that is ready for these docs."""
+        ``lexical`` (0 for no match) and a cosine per encoder that is ready for these docs
+        (a list, or an array when an encoder votes)."""
         w = self.weights
         bm25 = self.index.lexical(fts_query(query), w.boosts, w.lexical_limit, doc_ids)
-        signals = {LEXICAL: [bm25.get(i, 0.0) for i in doc_ids]}
+        signals: dict[str, Any] = {LEXICAL: [bm25.get(i, 0.0) for i in doc_ids]}
         ready = self.encoders(doc_ids) if doc_ids else {}
+        text, early = embedding.normalise(query), {}
+        if self._early is not None and self._early[0] == text:
+            self._early[1].join()
+            early = self._early[2]
+        self._early = None
         for role, (encoder, aligned) in ready.items():
-            cosines = aligned.cosines(encoder.encode([embedding.normalise(query)])[0], doc_ids)
+            vector = early[role] if role in early else encoder.encode([text])[0]
+            cosines = aligned.cosines(vector, doc_ids)
             if cosines is not None:
                 signals[role] = cosines
         self.used = [role for role in signals if role != LEXICAL]
         return bm25, signals
-
-
-def _contenders(
-    rel: Mapping[Key, float], lifecycles: Mapping[Key, str], k: int, w: SearchWeights
-) -> list[Key]:
-    """The hits that can still make the top ``k`` whatever their quality: one whose best
-    possible score (quality 1) is below the k-th best worst-case score (quality 0) cannot, so
-    its quality is never computed."""
-
-    def factor(key: Key) -> float:
-        return w.lifecycle.get(lifecycles[key], w.lifecycle["active"])
-
-    floor = sorted(
-        (r * (1 - w.quality_weight) * factor(key) for key, r in rel.items()), reverse=True
-    )
-    threshold = floor[k - 1] if len(floor) >= k else 0.0
-    return [key for key, r in rel.items() if r * factor(key) >= threshold]
 
 
 def candidates(view: View, filters: Filters) -> list[Artifact]:
@@ -411,43 +443,3 @@ def signal_quality(ws: Workspace) -> QualityFn:
         return {q.skill: q.score for q in results}
 
     return scores
-
-
-def opt_in_hint(artifact: Artifact) -> str | None:
-    """How to turn a skill on for me, or why it cannot be; None when it is already on."""
-    if artifact.type != "skill" or artifact.tier != "off":
-        return None
-    row = artifact.resolved
-    reason = row.reason if row else None
-    if artifact.lifecycle == "archived":
-        return "archived: declare a successor instead"
-    if reason in (Reason.DRAFT, Reason.DRAFT_OWNER_ONLY):
-        return "draft: reaches only its owner until it is made active"
-    if row is not None and reason is Reason.SUPERSEDED:
-        return row.note
-    if row is not None and reason is Reason.NOT_FOR_AGENT:
-        return f"{row.note} (the declaration filters agents)"
-    origin = "external" if artifact.home.startswith("external/") else artifact.home
-    owner = f" --owner {artifact.owner}" if origin == "external" else ""
-    return f"skills-promote {artifact.name} --from {origin}{owner} --to optional"
-
-
-def hit_json(hit: Hit) -> dict[str, Any]:
-    a = hit.artifact
-    data = {
-        "ref": a.ref,
-        "type": a.type,
-        "name": a.name,
-        "home": a.home,
-        "owner": a.owner,
-        "lifecycle": a.lifecycle,
-        "tier": a.tier,
-        "description": one_line(hit.description, 200),
-        "path": a.path.as_posix() if a.path else None,
-        "score": round(hit.score, 6),
-        "components": hit.components.as_json(),
-    }
-    hint = opt_in_hint(a)
-    if hint:
-        data["opt_in"] = hint
-    return data

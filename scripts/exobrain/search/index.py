@@ -98,6 +98,10 @@ def text_key(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
+#: A pool this large has its ids read in one scan of the table (kept per generation).
+SCAN_IDS_FROM = 2000
+
+
 class Index:
     """An open index (with the embeddings file attached as ``emb``). Every method may raise
     ``sqlite3.DatabaseError`` on a corrupt file; :func:`open_index` and the search turn that
@@ -107,6 +111,7 @@ class Index:
         self.db = db
         self.path = path
         self._seq = 0  # the last row number given out, inside a refresh
+        self._every: tuple[str, dict[str, int]] | None = None  # (docs_gen, ref → id)
 
     @property
     def folder(self) -> Path | None:
@@ -290,8 +295,19 @@ class Index:
         return dict(self.db.execute("SELECT ref, problem FROM docs WHERE problem IS NOT NULL"))
 
     def ids(self, refs: Iterable[str]) -> dict[str, int]:
-        """ref → doc id of the indexed ``refs``."""
-        return dict(self._select("ref, id", "ref", list(refs)))
+        """ref → doc id of the indexed ``refs``. For a pool of thousands, every row's id is
+        read in one scan and kept while the rows' generation (``docs_gen``, read first, so
+        rows are never kept under a newer token than theirs) stays the same."""
+        wanted = list(refs)
+        if len(wanted) < SCAN_IDS_FROM:
+            return dict(self._select("ref, id", "ref", wanted))
+        generation = self.meta("docs_gen")
+        if generation is None or self._every is None or self._every[0] != generation:
+            every = dict(self.db.execute("SELECT ref, id FROM docs").fetchall())
+            self._every = (generation, every) if generation is not None else None
+        else:
+            every = self._every[1]
+        return {ref: every[ref] for ref in wanted if ref in every}
 
     def _select(self, columns: str, key: str, values: list[Any]) -> list[tuple[Any, ...]]:
         """``SELECT columns FROM docs WHERE key IN values``, in chunks SQLite accepts."""

@@ -10,8 +10,10 @@ use checks only what can change them, each the cheap way:
   connection and scope configuration and of every registry it has loaded, taken before the
   read (a registry loaded during a call is read again to check its text, so an edit racing
   the call is never recorded as seen), the search weights file, and the chain built again
-  from the connection (a connected scope created or removed); a workspace that scanned the
-  whole repository (``all_scopes``) is not kept;
+  from the connection (a connected scope created or removed); a workspace that walked the
+  whole repository (``--all-scopes``) also by the mtimes of the folders the walk read
+  (:meth:`exobrain.scopes.ScopeScan.still_valid`: a new or removed scope moves one), unless it
+  read scopes a sparse checkout leaves out from git (then it is opened again);
 * each visible artifact's rows: its stat signature (the index's own fast path,
   :func:`exobrain.search.docs.stat_signature`) against the one seen at its last check, so only
   a moved file reaches the index;
@@ -37,6 +39,7 @@ from exobrain.search.engine import (
     answer,
     candidates,
     index_failure,
+    signal_quality,
 )
 from exobrain.search.index import discard, index_path, is_corrupt
 from exobrain.search.query import fts_query
@@ -66,6 +69,7 @@ class Live:
         self.semantic = semantic  # False: lexical only, never looking for an encoder
         self._ws: Workspace | None = None
         self._stats: dict[str, Stat] = {}  # file → stat when read
+        self._checked: set[str] = set()  # the scopes whose registry has a stat in _stats
         self._searcher: Searcher | None = None
         self._index_inode: int | None = None
         self._seen: dict[str, Stat] = {}  # ref → its file's stat at its last check
@@ -80,24 +84,32 @@ class Live:
                 str(path): file_stat(path)
                 for path in (root / CONNECTION_FILE, root / SCOPES_FILE, root / WEIGHTS_FILE)
             }
-            self._ws, self._stats = open_workspace(root), stats
+            self._ws, self._stats, self._checked = open_workspace(root), stats, set()
+            self._ws.watch_scan = True
             self._searcher, self._views, self._installed = None, {}, None
         return self._ws
 
     def _still_valid(self, ws: Workspace) -> bool:
-        if ws.scanned:  # the whole repository was walked: a new scope would go unseen
-            return False
-        for scope, registry in ws.registries.items():  # loaded since the last check
-            path = str(registry_path(ws.root, scope))
-            if path not in self._stats:
-                stat = file_stat(path)
-                if _text(path) != registry.text:
-                    return False
-                self._stats[path] = stat
+        if ws.scanned and (ws.reads_git or not ws.disk_scan().still_valid()):
+            return False  # a scope may have come or gone
+        for scope, registry in ws.registries.items():
+            if scope in self._checked:
+                continue
+            path = str(registry_path(ws.root, scope))  # loaded since the last check
+            stat = file_stat(path)
+            if _text(path) != registry.text:
+                return False
+            self._stats[path] = stat
+            self._checked.add(scope)
         if any(file_stat(path) != stat for path, stat in self._stats.items()):
             return False
         chain = build_chain(ws.root, ws.connection.connected_scopes, ws.config)
         return chain.paths == ws.chain.paths and chain.warnings == ws.chain.warnings
+
+    def quality(self) -> QualityFn:
+        """Quality scores from this exobrain's signal ledgers, read when a ranking asks (only
+        the root is used, so the kept workspace serves without being checked again)."""
+        return signal_quality(self._ws or self.workspace())
 
     def searcher(self) -> Searcher:
         """The open searcher of the current workspace, opened again when the index file was
@@ -139,6 +151,7 @@ class Live:
 
     def _search(self, query: str, filters: Filters, k: int, quality: QualityFn | None) -> Result:
         searcher = self.searcher()
+        searcher.expect(query)
         checked: set[str] = set()
         view = self.view(searcher, filters.everywhere, checked)
         pool = candidates(view, filters)
@@ -173,17 +186,19 @@ class Live:
         Only the file: what a search shows comes from it alone (an in-place edit moves its
         mtime, an atomic one its inode too). A file added beside a SKILL.md changes the
         row's content hash, which the substrate verbs' own full refresh brings up to date."""
-        stats = {a.ref: file_stat(a.file) for a in artifacts if a.file and a.ref not in checked}
-        seen = self._seen
-        moved = [
-            a
-            for a in artifacts
-            if a.ref in stats and (a.ref not in seen or seen[a.ref] != stats[a.ref])
-        ]
+        seen, missing = self._seen, (-1, -1, -1)
+        moved: list[Artifact] = []
+        stats: dict[str, Stat] = {}
+        for artifact in artifacts:  # one pass: this runs for every skill of --all-scopes
+            ref, file = artifact.ref, artifact.file
+            if file and ref not in checked and ref not in stats:
+                stats[ref] = now = file_stat(file)
+                if seen.get(ref, missing) != now:
+                    moved.append(artifact)
         if moved:
             searcher.forget(a.ref for a in moved)
             searcher.refresh(moved)
-        self._seen.update(stats)
+        seen.update(stats)
         checked.update(stats)
 
 

@@ -32,7 +32,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from exobrain.errors import InputFileError
 from exobrain.paths import packaged
@@ -46,6 +46,7 @@ COLUMNS = ("name", "triggers", "description", "instructions", "tags", "personas"
 LIFECYCLES = ("draft", "active", "deprecated", "archived")
 LEXICAL = "lexical"
 SIGNALS = (LEXICAL, *ROLES)
+Key = TypeVar("Key")
 
 
 @dataclass(frozen=True)
@@ -202,3 +203,20 @@ def score(
 def order(keys_scores: Mapping[str, float]) -> list[str]:
     """Best first; equal scores by key, so ties never depend on dictionary order."""
     return sorted(keys_scores, key=lambda k: (-round(keys_scores[k], 12), k))
+
+
+def contenders(
+    rel: Mapping[Key, float], lifecycles: Mapping[Key, str], k: int, w: SearchWeights
+) -> list[Key]:
+    """The hits that can still make the top ``k`` whatever their quality: one whose best
+    possible score (quality 1) is below the k-th best worst-case score (quality 0) cannot, so
+    its quality is never computed."""
+
+    def factor(key: Key) -> float:
+        return w.lifecycle.get(lifecycles[key], w.lifecycle["active"])
+
+    floor = sorted(
+        (r * (1 - w.quality_weight) * factor(key) for key, r in rel.items()), reverse=True
+    )
+    threshold = floor[k - 1] if len(floor) >= k else 0.0
+    return [key for key, r in rel.items() if r * factor(key) >= threshold]

@@ -49,9 +49,18 @@ class Aligned:
     docs: Any  # the distinct doc ids, sorted
     starts: Any  # the first row of each of ``docs``
 
-    def cosines(self, query: Any, pool: list[int]) -> list[float] | None:
-        """Each pool doc's cosine with the unit vector ``query``: the best of its views.
-        None when a pool doc has no vector yet (the encoder cannot vote for this pool).
+    @functools.cached_property
+    def dense(self) -> Any:
+        """The whole matrix as float32, made on the first query that reads every row and kept
+        with this (immutable) matrix: a process answering many queries converts it once."""
+        import numpy
+
+        return self.matrix.astype(numpy.float32)
+
+    def cosines(self, query: Any, pool: list[int]) -> Any:
+        """Each pool doc's cosine with the unit vector ``query`` (an array in pool order): the
+        best of its views. None when a pool doc has no vector yet (the encoder cannot vote
+        for this pool).
 
         Only the pool's rows are read when the pool is part of the matrix (the default view
         of a large repository): a query then touches a few hundred rows of the memory map,
@@ -59,21 +68,22 @@ class Aligned:
         import numpy
 
         wanted = numpy.asarray(pool, dtype=numpy.int64)
+        query = numpy.asarray(query, dtype=numpy.float32)  # a float64 one would copy the matrix
         if not len(self.docs):
-            return None if len(wanted) else []
+            return None if len(wanted) else numpy.zeros(0, dtype=numpy.float32)
         pos = numpy.minimum(numpy.searchsorted(self.docs, wanted), len(self.docs) - 1)
         if not bool((self.docs[pos] == wanted).all()):
             return None
         if len(wanted) >= len(self.docs):
             # float32 for the product: numpy has no fast float16 path
-            scores = numpy.dot(self.matrix.astype(numpy.float32), query)
-            return [float(x) for x in numpy.maximum.reduceat(scores, self.starts)[pos]]
+            scores = numpy.dot(self.dense, query)
+            return numpy.maximum.reduceat(scores, self.starts)[pos]
         ends = numpy.append(self.starts[1:], len(self.ids))
         counts = ends[pos] - self.starts[pos]
         firsts = numpy.cumsum(counts) - counts  # where each pool doc's rows begin in ``rows``
         rows = numpy.repeat(self.starts[pos] - firsts, counts) + numpy.arange(int(counts.sum()))
         scores = numpy.dot(self.matrix[rows].astype(numpy.float32), query)
-        return [float(x) for x in numpy.maximum.reduceat(scores, firsts)]
+        return numpy.maximum.reduceat(scores, firsts)
 
     def covers(self, pool: list[int]) -> list[int]:
         """The pool docs that have no vector in this matrix."""
@@ -280,12 +290,22 @@ def _newest(folder: Path, prefix: str) -> tuple[Aligned, int] | None:
     return None
 
 
+#: Matrices this process has loaded, by file and signature: a name is never reused for other
+#: content (see the module), so a process answering many queries maps each one once.
+_LOADED: dict[str, tuple[tuple[int, ...], Aligned]] = {}
+_LOADED_LIMIT = 4
+
+
 def _load(folder: Path, name: str) -> Aligned | None:
     import numpy
 
     files = [folder / f"{name}.{suffix}.npy" for suffix in ("ids", "vec")]
-    if not all(_regular(f) for f in files):
+    signature = _signature(files)
+    if signature is None:
         return None  # not built yet, or not ours: a link or a special file is never read
+    kept = _LOADED.get(str(files[1]))
+    if kept is not None and kept[0] == signature:
+        return kept[1]
     try:
         ids = numpy.load(files[0])
         matrix = numpy.load(files[1], mmap_mode="r")
@@ -293,14 +313,25 @@ def _load(folder: Path, name: str) -> Aligned | None:
         return None  # not built yet, or removed by a newer build meanwhile
     if len(ids) != len(matrix):
         return None
-    return _aligned(ids, matrix)
+    aligned = _aligned(ids, matrix)
+    if len(_LOADED) >= _LOADED_LIMIT:
+        _LOADED.pop(next(iter(_LOADED)))
+    _LOADED[str(files[1])] = (signature, aligned)
+    return aligned
 
 
-def _regular(path: Path) -> bool:
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False
+def _signature(files: list[Path]) -> tuple[int, ...] | None:
+    """(inode, size, mtime) of each file, None unless every one is a regular file."""
+    found: list[int] = []
+    for path in files:
+        try:
+            info = os.lstat(path)
+        except OSError:
+            return None
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        found += [info.st_ino, info.st_size, info.st_mtime_ns]
+    return tuple(found)
 
 
 def _save(folder: Path, name: str, ids: Any, matrix: Any, prefix: str) -> None:
