@@ -339,13 +339,17 @@ def order_chain(scopes: list[Scope], config: ScopeConfig) -> list[Scope]:
     result: list[Scope] = []
     placed: set[str] = set()
     for scope in ordered:
-        if scope.path in placed:
+        path = scope.path
+        if path in placed:
             continue
-        for ancestor in ancestor_paths(scope.path):
-            if ancestor in unique and ancestor not in placed:
-                placed.add(ancestor)
-                result.append(unique[ancestor])
-        placed.add(scope.path)
+        # a placed parent had its own ancestors placed first: nothing left to pull
+        parent = path.rsplit("/", 2)[0] if path.count("/") > 1 else ""
+        if parent and parent not in placed:
+            for ancestor in ancestor_paths(path):
+                if ancestor in unique and ancestor not in placed:
+                    placed.add(ancestor)
+                    result.append(unique[ancestor])
+        placed.add(path)
         result.append(scope)
     return result
 

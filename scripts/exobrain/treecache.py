@@ -133,9 +133,6 @@ class TreeCache:
             self.changed = True
         self._retained = units
 
-    def registry(self, blob: str) -> list[dict[str, Any]] | None:
-        return self.registries.get(blob)
-
     def put_registry(self, blob: str, raw: Any) -> None:
         if isinstance(raw, list) and all(isinstance(e, dict) for e in raw):
             self.registries[blob] = raw

@@ -68,6 +68,7 @@ class Workspace:
     watch_scan: bool = False
     _checkout: Checkout | None = field(default=None, repr=False)
     _tree: CommittedTree | None = field(default=None, repr=False)
+    _listed_scopes: dict[str, CommittedScope] | None = field(default=None, repr=False)  # scan's
     _outside: set[str] = field(default_factory=set, repr=False)  # scopes read from git
     _listed: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)  # off_disk's
     _present: dict[str, bool] = field(default_factory=dict, repr=False)  # folders, memoised
@@ -131,6 +132,8 @@ class Workspace:
         return Scope(committed.path, committed.type)
 
     def _committed_scope(self, path: str) -> CommittedScope | None:
+        if self._listed_scopes is not None:  # asked once per scope and check: kept at hand
+            return self._listed_scopes.get(path)
         tree = self.committed()
         return tree.scopes().get(path) if self._scan is not None else tree.scope(path)
 
@@ -332,7 +335,7 @@ class Workspace:
         """The committed scopes the sparse checkout leaves out (whole units at once when no
         folder of theirs is in the cone); they are read from git from now on."""
         checkout, tree = self.checkout(), self.committed()
-        committed = tree.scopes()
+        committed = self._listed_scopes = tree.scopes()
         on_disk = {s.path for s in scan.scopes}
         found: list[Scope] = []
         for unit, paths in tree.units.items():

@@ -1,5 +1,6 @@
-"""The cache of what was read from git (``.exobrain-cache/committed.json``): a second run reads
-only what changed, and a cache that is broken, of the wrong shape or committed by someone is
+"""The cache of what was read from git (``.exobrain-cache/committed.json`` and the descriptions
+beside it): a second run reads only what changed, a command reads the descriptions only when
+it shows them, and a cache that is broken, of the wrong shape or committed by someone is
 ignored, never believed."""
 
 import json
@@ -12,7 +13,9 @@ from click.testing import CliRunner
 from exobrain.cli.connect import main as connect_cmd
 from exobrain.cli.status import main as status_cmd
 from exobrain.committed import CommittedTree
-from exobrain.treecache import CACHE_FILE, CACHE_VERSION
+from exobrain import treecache
+from exobrain.cli.validate import main as validate_cmd
+from exobrain.treecache import CACHE_FILE, CACHE_VERSION, DESCRIPTIONS_FILE
 from exobrain.util.repository import Repository
 from tests.support.helpers import git
 from tests.support.sparse import SHAPE, full_clone, origin, push_change, sparse_clone
@@ -74,6 +77,31 @@ def test_a_second_run_reads_only_what_changed(clone, tmp_path, monkeypatch):
     listed.clear(), read.clear()
     assert catalog(root) == rows
     assert listed == [] and read == []  # nothing changed: nothing read from git
+
+
+def test_descriptions_are_read_only_by_a_command_that_shows_them(clone, monkeypatch):
+    root, _ = clone
+    folder = root / ".exobrain-cache"
+    stored = json.loads((folder / DESCRIPTIONS_FILE).read_text(encoding="utf-8"))
+    assert stored["version"] == CACHE_VERSION
+    assert len(stored["descriptions"]) == SHAPE.total_skills - 10  # all but the cone's 10
+    assert "descriptions" not in json.loads((folder / CACHE_FILE).read_text(encoding="utf-8"))
+    read: list[str] = []
+    real = treecache._read
+
+    def spy(root: Path, name: str):
+        read.append(name)
+        return real(root, name)
+
+    monkeypatch.setattr(treecache, "_read", spy)
+    CliRunner().invoke(validate_cmd, ["--repo", str(root)])
+    assert read == [CACHE_FILE]
+    read.clear()
+    (folder / DESCRIPTIONS_FILE).write_text("{not json", encoding="utf-8")
+    rows = catalog(root)
+    assert read == [CACHE_FILE, DESCRIPTIONS_FILE]
+    assert all(r["description"] for r in rows)  # read from git again, the file rewritten
+    assert json.loads((folder / DESCRIPTIONS_FILE).read_text(encoding="utf-8")) == stored
 
 
 def _without_tier(data: dict) -> str:

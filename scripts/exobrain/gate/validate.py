@@ -12,7 +12,6 @@ also walked for what must never be shared: a link that leads outside it (the one
 from __future__ import annotations
 
 import os
-from collections import defaultdict
 from pathlib import Path
 
 from exobrain.artifacts.checks import artifact_findings
@@ -46,8 +45,7 @@ def validate(ws: Workspace) -> list[Finding]:
     scanned = [r for r in registries if r.scope != SEED]
     declarations = _declarations(registries)
     for registry in scanned:
-        findings.extend(_declaration_findings(ws, registry))
-        findings.extend(_override_findings(ws.root, registry, declarations))
+        findings.extend(_entry_findings(ws, registry, declarations))
     docs: dict[tuple[str, str], SkillDoc] = {}
     findings.extend(_folder_findings(ws, declarations, docs))
     findings.extend(_outside_findings(ws, declarations))
@@ -66,9 +64,14 @@ def _registry_file(scope: str) -> str:
     return REGISTRY_FILE if scope == GLOBAL else f"{scope}/{REGISTRY_FILE}"
 
 
-def _declaration_findings(ws: Workspace, registry: Registry) -> list[Finding]:
+def _entry_findings(
+    ws: Workspace, registry: Registry, declarations: set[Identity]
+) -> list[Finding]:
+    """A declaration made twice in the file or whose folder is missing, then each override
+    whose target nobody declares (one pass over the entries: a million at 100k people)."""
     rel = _registry_file(registry.scope)
     found: list[Finding] = []
+    dangling: list[Finding] = []
     seen: dict[Identity, Entry] = {}
     # the skills folder of this scope, as text: at most one stat per declaration, no Paths
     shown_base = "skills/" if registry.scope == GLOBAL else f"{registry.scope}/skills/"
@@ -76,6 +79,8 @@ def _declaration_findings(ws: Workspace, registry: Registry) -> list[Finding]:
     committed = ws.committed_skills(registry.scope) if ws.is_outside(registry.scope) else None
     for entry in registry.entries:
         if entry.is_override:
+            if entry.identity not in declarations:
+                dangling.append(_dangling_override(rel, registry, entry))
             continue
         identity = entry.identity
         if identity in seen:
@@ -111,34 +116,25 @@ def _declaration_findings(ws: Workspace, registry: Registry) -> list[Finding]:
                     line=registry.line_of(entry.index),
                 )
             )
-    return found
+    return found + dangling
 
 
-def _override_findings(
-    root: Path, registry: Registry, declarations: set[Identity]
-) -> list[Finding]:
-    rel = _registry_file(registry.scope)
-    found = []
-    for entry in registry.entries:
-        if entry.is_override and entry.identity not in declarations:
-            target = (
-                f"no external declaration of {entry.name!r} owned by {entry.owner!r}"
-                if entry.origin == EXTERNAL
-                else f"{entry.name!r} is not declared in {entry.origin}/skills.json"
-                if entry.origin != "global"
-                else f"{entry.name!r} is not declared in the global skills.json"
-            )
-            found.append(
-                Finding(
-                    ERROR,
-                    "dangling-override",
-                    rel,
-                    f"DANGLING OVERRIDE: {target}; fix 'from' or remove the entry",
-                    entry=entry.label(),
-                    line=registry.line_of(entry.index),
-                )
-            )
-    return found
+def _dangling_override(rel: str, registry: Registry, entry: Entry) -> Finding:
+    target = (
+        f"no external declaration of {entry.name!r} owned by {entry.owner!r}"
+        if entry.origin == EXTERNAL
+        else f"{entry.name!r} is not declared in {entry.origin}/skills.json"
+        if entry.origin != "global"
+        else f"{entry.name!r} is not declared in the global skills.json"
+    )
+    return Finding(
+        ERROR,
+        "dangling-override",
+        rel,
+        f"DANGLING OVERRIDE: {target}; fix 'from' or remove the entry",
+        entry=entry.label(),
+        line=registry.line_of(entry.index),
+    )
 
 
 def _folder_findings(
@@ -225,16 +221,13 @@ def _outside_findings(ws: Workspace, declarations: set[Identity]) -> list[Findin
     outside = [s for s in ws.scan().scopes if ws.is_outside(s.path) and s.path != SEED]
     if not outside:
         return []
-    declared: dict[str, set[str]] = defaultdict(set)  # in-tree names by home: set arithmetic
-    for home, name, owner in declarations:
-        if not owner:
-            declared[home].add(name)
     found: list[Finding] = []
     count = 0
     for scope in outside:
         names = ws.committed_skills(scope.path)
         count += len(names)
-        for name in sorted(names - declared.get(scope.path, set())):
+        undeclared = [n for n in names if Identity(scope.path, n) not in declarations]
+        for name in sorted(undeclared):
             rel = shown(skill_dir(ws.root, scope.path, name) / SKILL_FILE, ws.root)
             found.append(
                 Finding(
