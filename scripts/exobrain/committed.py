@@ -54,7 +54,9 @@ class CommittedScope:
     skills: dict[str, str] = field(default_factory=dict)
 
     def as_json(self) -> list[Any]:
-        return [self.path, self.type, self.registry, self.skills]
+        """The cache's row: the skills as a list of names and one of blob ids (lists parse
+        twice as fast as 300,000 small maps)."""
+        return [self.path, self.type, self.registry, list(self.skills), list(self.skills.values())]
 
 
 def _unit_of(path: str, collections: set[str]) -> str | None:
@@ -152,9 +154,17 @@ class CommittedTree:
         stored = self._cache.unit(unit, tree)
         if stored is None:
             return None
-        if not all(type(s) is list and len(s) == 4 and type(s[3]) is dict for s in stored):
-            return None  # of the wrong shape: listed again
-        return [CommittedScope(p, t, r, s) for p, t, r, s in stored]
+        scopes = []
+        for row in stored:
+            if not (type(row) is list and len(row) == 5 and type(row[3]) is type(row[4]) is list):
+                return None  # of the wrong shape: listed again
+            path, kind, registry, names, blobs = row
+            try:
+                skills = dict(zip(names, blobs, strict=True))
+            except (TypeError, ValueError):  # a name that is not a key, or without its blob
+                return None
+            scopes.append(CommittedScope(path, kind, registry, skills))
+        return scopes
 
     def _list(self, units: list[str], collections: set[str]) -> dict[str, list[list[str]]]:
         """``[mode, blob id, path]`` of every file below ``units``, by unit (one ls-tree)."""

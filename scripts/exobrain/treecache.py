@@ -3,7 +3,8 @@ git's objects about the parts of the repository a sparse checkout leaves out, so
 reads only what changed.
 
 * units (the global ``skills/``, ``seed/``, every folder at the top of a collection) by git's
-  tree id: ``[tree id, [[scope path, type, registry blob id, {skill: SKILL.md blob id}], …]]``;
+  tree id: ``[tree id, [[scope path, type, registry blob id, [skill, …], [its SKILL.md
+  blob id, …]], …]]``;
 * registries by blob id: their entries as parsed JSON (only registries without findings);
 * descriptions by the SKILL.md's blob id, in a file of their own, read only by a command that
   asks for one (the catalog does, skills-validate does not: at 100,000 people they are 80 MB
@@ -166,7 +167,7 @@ class TreeCache:
             for value in self.units.values():
                 for scope in value[1]:
                     used.add(scope[2])
-                    used.update(scope[3].values())
+                    used.update(scope[4])
         except (TypeError, IndexError, AttributeError):
             return set(self.registries) | set(self._descriptions or {})
         return used

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from exobrain import treecache
 from exobrain.cli.connect import main as connect_cmd
 from exobrain.cli.status import main as status_cmd
-from exobrain.committed import CommittedTree
-from exobrain import treecache
 from exobrain.cli.validate import main as validate_cmd
+from exobrain.committed import CommittedTree
 from exobrain.treecache import CACHE_FILE, CACHE_VERSION, DESCRIPTIONS_FILE
 from exobrain.util.repository import Repository
 from tests.support.helpers import git
@@ -108,7 +108,7 @@ def _without_tier(data: dict) -> str:
     """The cache with p0003's registry's first entry lacking its tier (making a row of it
     would fail)."""
     _, scopes = data["units"]["people/p0003"]
-    blob = next(registry for path, _, registry, _ in scopes if path == "people/p0003")
+    blob = next(registry for path, _, registry, *_ in scopes if path == "people/p0003")
     del data["registries"][blob][0]["tier"]
     return json.dumps(data)
 
@@ -132,13 +132,18 @@ def test_a_broken_cache_is_ignored_and_rewritten(clone, broken):
     assert json.loads(cache.read_text(encoding="utf-8"))["version"] == CACHE_VERSION
 
 
-def test_a_unit_of_the_wrong_shape_is_listed_again(clone):
+@pytest.mark.parametrize(
+    "row",
+    [["people/p0003", "person"], ["people/p0003", "person", None, ["p0003-skill-0"], []]],
+    ids=["too-short", "a-name-without-its-blob"],
+)
+def test_a_unit_of_the_wrong_shape_is_listed_again(clone, row):
     root, _ = clone
     expected = catalog(root)
     cache = root / ".exobrain-cache" / CACHE_FILE
     data = json.loads(cache.read_text(encoding="utf-8"))
     tree, _ = data["units"]["people/p0003"]
-    data["units"]["people/p0003"] = [tree, [["people/p0003", "person"]]]
+    data["units"]["people/p0003"] = [tree, [row]]
     cache.write_text(json.dumps(data), encoding="utf-8")
     assert catalog(root) == expected
 
@@ -149,7 +154,7 @@ def test_a_cache_git_tracks_is_not_believed(tmp_path):
     tree = git(work, "rev-parse", "HEAD:people/p0003").strip()
     lie = {  # p0003 and its hosts declare nothing, says the committed cache
         "version": CACHE_VERSION,
-        "units": {"people/p0003": [tree, [["people/p0003", "person", None, {}]]]},
+        "units": {"people/p0003": [tree, [["people/p0003", "person", None, [], []]]]},
         "registries": {},
         "descriptions": {},
     }
