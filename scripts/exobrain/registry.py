@@ -292,7 +292,7 @@ def top_level_problem(data: Any) -> str | None:
     return None
 
 
-@dataclass
+@dataclass(slots=True)
 class Registry:
     """The valid entries of one skills.json plus findings about everything else in it.
 

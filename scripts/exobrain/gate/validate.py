@@ -48,7 +48,7 @@ def validate(ws: Workspace) -> list[Finding]:
         findings.extend(_entry_findings(ws, registry, declarations))
     docs: dict[tuple[str, str], SkillDoc] = {}
     findings.extend(_folder_findings(ws, declarations, docs))
-    findings.extend(_outside_findings(ws, declarations))
+    findings.extend(_outside_findings(ws))
     findings.extend(artifact_findings(ws.root, scanned, docs))
     findings.extend(crons_findings(ws))
     findings.extend(legacy_findings(ws))
@@ -214,7 +214,7 @@ def _folder_findings(
     return found
 
 
-def _outside_findings(ws: Workspace, declarations: set[Identity]) -> list[Finding]:
+def _outside_findings(ws: Workspace) -> list[Finding]:
     """Skill folders a sparse checkout leaves out: git's tree says which exist (so nobody's
     declaration is reported missing and an undeclared folder is still an info), and a note
     says that their files were not checked."""
@@ -226,8 +226,10 @@ def _outside_findings(ws: Workspace, declarations: set[Identity]) -> list[Findin
     for scope in outside:
         names = ws.committed_skills(scope.path)
         count += len(names)
-        undeclared = [n for n in names if Identity(scope.path, n) not in declarations]
-        for name in sorted(undeclared):
+        # only the scope's own skills.json declares in-tree skills at its home
+        entries = ws.registry(scope.path).entries
+        declared = {e.name for e in entries if not e.is_override and e.source is None}
+        for name in sorted(names - declared):
             rel = shown(skill_dir(ws.root, scope.path, name) / SKILL_FILE, ws.root)
             found.append(
                 Finding(
