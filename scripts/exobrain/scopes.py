@@ -134,7 +134,7 @@ def today_form(config: ScopeConfig) -> dict[str, Any]:
     return {"collections": [{"folder": f, "type": t} for f, t in config.collections]}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Scope:
     """One scope: its path relative to the root (``global`` for the root) and its type."""
 
