@@ -55,6 +55,9 @@ def broken(tmp_path) -> tuple[Path, Path]:
     (stray / "SKILL.md").write_text(
         skill_md("stray", "A skill folder that no registry declares."), encoding="utf-8"
     )
+    job = {"name": "tidy", "schedule": "0 3 * * *", "command": "true"}
+    jobs = [{**job, "skill": "skill:stray@people/p0002"}, {**job, "name": "x", "skill": "nope"}]
+    (work / "crons.json").write_text(json.dumps({"jobs": jobs}), encoding="utf-8")
     git(work, "add", "-A")
     git(work, "commit", "-q", "-m", "break registries outside the cone")
     git(work, "push", "-q", "origin", "HEAD:main")
@@ -69,6 +72,9 @@ def test_sparse_validate_reports_what_a_full_checkout_does(broken, tmp_path):
     codes = {code for code, *_ in expected[1]}
     assert {"missing-skill", "skill_name_unique", "dangling-override"} <= codes
     assert {"registry-schema", "undeclared"} <= codes
+    # a job may name an undeclared folder outside the cone (git's tree holds it), not "nope"
+    unknown = [entry for code, _, entry, _ in expected[1] if code == "crons-unknown-skill"]
+    assert unknown == ["#1 x"]  # jobs are numbered from 0
     assert findings(root) == expected  # read from git's objects
     assert findings(root) == expected  # and again from the cache of them
 

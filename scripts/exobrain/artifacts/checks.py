@@ -212,12 +212,17 @@ def resolve_ref(text: str, by_name: dict[str, set[Identity]]) -> Identity | None
 def _link_name_collisions(root: Path, declarations: list[Entry]) -> list[Finding]:
     """Two different skills that would get the same folder name in one agent's skills dir.
 
-    Identities and link names are computed once per entry; when no entry filters agents,
-    every agent sees the same names and one pass stands for all of them."""
+    Identities and link names are computed once per entry, and only the link names that two
+    identities share are looked at per agent (a million declarations, one filtering agents,
+    would otherwise be walked once per agent); when no entry filters agents, every agent
+    sees the same names and one pass stands for all of them."""
     found, reported = [], set()
     identities = [entry.identity for entry in declarations]
     keyed = [(e, i, i.link_name) for e, i in zip(declarations, identities, strict=True)]
+    first: dict[str, Identity] = {}
+    shared = {link for _, i, link in keyed if first.setdefault(link, i) != i}
     filtered = any(entry.agent is not None or entry.skip_agents for entry in declarations)
+    keyed = [row for row in keyed if row[2] in shared]
     for agent in AGENTS if filtered else AGENTS[:1]:
         names: dict[str, tuple[Entry, Identity]] = {}
         for entry, identity, link in keyed:

@@ -289,7 +289,8 @@ def crons_findings(ws: Workspace) -> list[Finding]:
 
 def _known_skills(ws: Workspace) -> set[tuple[str, str]]:
     """(home, name) of every declared skill (home ``external/<owner>`` for external ones) and
-    of every in-tree skill folder holding a SKILL.md."""
+    of every in-tree skill folder holding a SKILL.md (for a scope a sparse checkout leaves
+    out, the folders git's tree holds: one outside the cone is not unknown)."""
     from exobrain.catalog import skill_dir
     from exobrain.refs import entry_home
 
@@ -297,6 +298,9 @@ def _known_skills(ws: Workspace) -> set[tuple[str, str]]:
         (entry_home(e), e.name) for r in ws.all_registries() for e in r.entries if not e.is_override
     }
     for scope in ws.scan().scopes:
+        if ws.is_outside(scope.path):
+            known.update((scope.path, name) for name in ws.committed_skills(scope.path))
+            continue
         folder = skill_dir(ws.root, scope.path, "x").parent
         if folder.is_dir():
             known.update(
