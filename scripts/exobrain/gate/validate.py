@@ -191,15 +191,7 @@ def _folder_findings(
             if not skill_file.is_file():
                 continue
             if Identity(scope.path, item.name) not in declarations:
-                found.append(
-                    Finding(
-                        INFO,
-                        "undeclared",
-                        rel,
-                        f"skill folder not declared in any skills.json of "
-                        f"{scope.path}; declare it to make it reachable",
-                    )
-                )
+                found.append(_undeclared(rel, scope.path))
             try:
                 doc = read_skill(skill_file)
             except InputFileError as exc:
@@ -212,6 +204,16 @@ def _folder_findings(
             )
             found.extend(power_findings(rel, doc, policy, recorded_powers(locked.get(item.name))))
     return found
+
+
+def _undeclared(rel: str, scope: str) -> Finding:
+    """The note for a skill folder that no registry of its scope declares."""
+    return Finding(
+        INFO,
+        "undeclared",
+        rel,
+        f"skill folder not declared in any skills.json of {scope}; declare it to make it reachable",
+    )
 
 
 def _outside_findings(ws: Workspace) -> list[Finding]:
@@ -231,15 +233,7 @@ def _outside_findings(ws: Workspace) -> list[Finding]:
         declared = {e.name for e in entries if not e.is_override and e.source is None}
         for name in sorted(names - declared):
             rel = shown(skill_dir(ws.root, scope.path, name) / SKILL_FILE, ws.root)
-            found.append(
-                Finding(
-                    INFO,
-                    "undeclared",
-                    rel,
-                    f"skill folder not declared in any skills.json of "
-                    f"{scope.path}; declare it to make it reachable",
-                )
-            )
+            found.append(_undeclared(rel, scope.path))
     ws.notes.append(
         f"{count} skill folder(s) in {len(outside)} scope(s) lie outside the sparse checkout: "
         f"their registries and presence were checked from git, their files were not (a full "
