@@ -25,6 +25,7 @@ from exobrain.model import EXTERNAL, GLOBAL, Identity
 from exobrain.refs import SkillRef, canonical, entry_home
 from exobrain.registry import REGISTRY_FILE, Entry, Registry, load_registry
 from exobrain.resolve import Resolved, override_targets, resolve
+from exobrain.scan import ScopeScan, scan_scopes
 from exobrain.scopes import (
     CONNECTION_FILE,
     SCOPE_FLAG,
@@ -33,13 +34,11 @@ from exobrain.scopes import (
     Connection,
     Scope,
     ScopeConfig,
-    ScopeScan,
     build_chain,
     find_root,
     load_scope_config,
     order_chain,
     read_connection,
-    scan_scopes,
     scope_at,
     self_ids,
 )

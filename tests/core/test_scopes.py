@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from exobrain.errors import InputFileError, UsageError
+from exobrain.scan import scan_scopes
 from exobrain.scopes import (
     Connection,
     ScopeConfig,
@@ -12,7 +13,6 @@ from exobrain.scopes import (
     check_scope_path,
     load_scope_config,
     read_connection,
-    scan_scopes,
     self_ids,
     today_form,
     write_connection,

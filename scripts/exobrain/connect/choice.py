@@ -19,13 +19,13 @@ from pathlib import Path
 
 from exobrain.connect.newscope import missing_scope_note, new_scope
 from exobrain.errors import OperationFailed, UsageError
+from exobrain.scan import scan_scopes
 from exobrain.scopes import (
     SCOPE_FLAG,
     Connection,
     Scope,
     ScopeConfig,
     check_scope_path,
-    scan_scopes,
     scope_at,
 )
 

@@ -41,7 +41,8 @@ from exobrain.instance.framework import (
 )
 from exobrain.model import Identity
 from exobrain.paths import REPO_CACHE, cache_folder
-from exobrain.scopes import CONNECTION_FILE, Connection, ScopeConfig, load_scope_config, scan_scopes
+from exobrain.scan import scan_scopes
+from exobrain.scopes import CONNECTION_FILE, Connection, ScopeConfig, load_scope_config
 from exobrain.util.git import Git
 from exobrain.util.repository import Repository
 

@@ -12,7 +12,7 @@ use checks only what can change them, each the cheap way:
   the call is never recorded as seen), the search weights file, and the chain built again
   from the connection (a connected scope created or removed); a workspace that walked the
   whole repository (``--all-scopes``) also by the mtimes of the folders the walk read
-  (:meth:`exobrain.scopes.ScopeScan.still_valid`: a new or removed scope moves one), unless it
+  (:meth:`exobrain.scan.ScopeScan.still_valid`: a new or removed scope moves one), unless it
   read scopes a sparse checkout leaves out from git (then it is opened again);
 * each visible artifact's rows: its stat signature (the index's own fast path,
   :func:`exobrain.search.docs.stat_signature`) against the one seen at its last check, so only
