@@ -21,6 +21,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from exobrain.agents import AGENTS, optional_dir
 from exobrain.errors import UsageError
@@ -76,6 +77,18 @@ class Artifact:
         if self.type != "skill":
             return "-"
         return self.resolved.tier if self.resolved else "off"
+
+    def fields(self) -> dict[str, Any]:
+        """What every JSON answer says of an artifact first (search hits, substrate rows)."""
+        return {
+            "ref": self.ref,
+            "type": self.type,
+            "name": self.name,
+            "home": self.home,
+            "owner": self.owner,
+            "lifecycle": self.lifecycle,
+            "tier": self.tier,
+        }
 
 
 def skill_ref(entry: Entry) -> str:

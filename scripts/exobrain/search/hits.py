@@ -45,13 +45,7 @@ def opt_in_hint(artifact: Artifact) -> str | None:
 def hit_json(hit: Hit) -> dict[str, Any]:
     a = hit.artifact
     data = {
-        "ref": a.ref,
-        "type": a.type,
-        "name": a.name,
-        "home": a.home,
-        "owner": a.owner,
-        "lifecycle": a.lifecycle,
-        "tier": a.tier,
+        **a.fields(),
         "description": one_line(hit.description, 200),
         "path": a.path.as_posix() if a.path else None,
         "score": round(hit.score, 6),

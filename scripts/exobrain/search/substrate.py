@@ -96,13 +96,7 @@ class Substrate:
         quality: float | None,
     ) -> dict[str, Any]:
         return {
-            "ref": a.ref,
-            "type": a.type,
-            "name": a.name,
-            "home": a.home,
-            "owner": a.owner,
-            "lifecycle": a.lifecycle,
-            "tier": a.tier,
+            **a.fields(),
             "path": shown(a.path, self.ws.root) if a.path else None,
             "version": meta.get("version"),
             "hash": digest,
