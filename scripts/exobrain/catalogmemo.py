@@ -9,6 +9,7 @@ files. Everything the catalog reads is named by a *key*:
   and the cone;
 * every scope folder on the disk: its path and type, the stat signature (inode, size,
   modification and change times) of its ``skills.json`` and of each ``skills/*/SKILL.md``;
+* the collections of ``scopes.json`` (which folders hold scopes, of which type);
 * the toolkit's version and this format's.
 
 The key is the sha256 of those, so it costs a walk of what is on the disk (the cone, in a
@@ -68,7 +69,7 @@ def catalog_key(ws: Workspace) -> str | None:
     scan = ws.disk_scan()
     if scan.problems:
         return None
-    parts: list[Any] = [MEMO_VERSION, __version__]
+    parts: list[Any] = [MEMO_VERSION, __version__, ws.config.collections]
     checkout = ws.checkout()
     if checkout.sparse:
         head = ws.committed().head

@@ -83,3 +83,18 @@ def test_a_memo_that_is_a_link_is_ignored(tmp_path):
     memo.unlink()
     os.symlink(fake, memo)
     assert "FAKE" not in catalog(root)[1]
+
+
+def test_the_collections_of_scopes_json_are_part_of_the_key(tmp_path):
+    """A collection that lies wholly outside a sparse checkout changes nothing on the disk, so
+    the key must name the collections themselves."""
+    from exobrain.catalogmemo import catalog_key
+    from exobrain.workspace import open_workspace
+
+    root = sample(tmp_path)
+    before = catalog_key(open_workspace(root))
+    kinds = [("groups", "group"), ("teams", "team"), ("people", "person"), ("hosts", "host")]
+    folders = [{"folder": f, "type": t} for f, t in [*kinds, ("labs", "lab")]]
+    (root / "scopes.json").write_text(json.dumps({"collections": folders}), encoding="utf-8")
+    assert not (root / "labs").exists()
+    assert catalog_key(open_workspace(root)) != before
