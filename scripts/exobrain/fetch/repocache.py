@@ -33,7 +33,7 @@ from pathlib import Path
 
 from exobrain.errors import OperationFailed
 from exobrain.util.fileio import make_folders
-from exobrain.util.git import Git, GitFailed, git_message
+from exobrain.util.git import FETCH_OBJECTS, Git, GitFailed, git_message
 from exobrain.util.locking import exclusive
 from exobrain.util.staging import staged_folder
 
@@ -125,11 +125,7 @@ class RepoCache:
         """Fetch objects by id with ``filt``, falling back when the server refuses it."""
         filt = self._usable(filt)
         args = [
-            "fetch",
-            "--quiet",
-            "--no-tags",
-            "--no-write-fetch-head",
-            "--recurse-submodules=no",
+            *FETCH_OBJECTS,
             "--no-auto-gc",
             "--stdin",
             f"--filter={filt}" if filt else "--no-filter",

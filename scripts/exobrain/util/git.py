@@ -33,6 +33,15 @@ from pathlib import Path
 from exobrain.errors import OperationFailed
 
 TIMEOUT_ENV = "EXOBRAIN_GIT_TIMEOUT"
+#: What every fetch of ours starts with: quiet, no tags, no FETCH_HEAD, no submodules (the
+#: objects asked for are all that is wanted).
+FETCH_OBJECTS = (
+    "fetch",
+    "--quiet",
+    "--no-tags",
+    "--no-write-fetch-head",
+    "--recurse-submodules=no",
+)
 DEFAULT_TIMEOUT = 120.0
 
 #: Config every git process gets: nothing configured in a repository may run code or block.

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from exobrain.errors import UsageError
 from exobrain.util.git import (
+    FETCH_OBJECTS,
     SAFE_CONFIG,
     Git,
     GitFailed,
@@ -157,11 +158,7 @@ class Repository:
             return
         fetcher = Git(allow_file=True, own_env=self.git.own_env)  # the user's own remote
         args = [
-            "fetch",
-            "--quiet",
-            "--no-tags",
-            "--no-write-fetch-head",
-            "--recurse-submodules=no",
+            *FETCH_OBJECTS,
             "--filter=blob:none",
             "--stdin",
             "--",
