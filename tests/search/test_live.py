@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+
+import pytest
 
 from exobrain.search.engine import Filters
 from exobrain.search.index import discard, index_path
@@ -12,6 +15,14 @@ from exobrain.search.live import Live
 from tests.search.test_substrate import SKILLS, root, skill  # noqa: F401  (the fixture)
 
 SKILL_ONLY = Filters(types=("skill",))
+
+
+@pytest.fixture(params=[True, False], ids=["watch", "stat"])
+def watching(request) -> bool:
+    """Each kept-open behaviour holds with a folder watch (Linux) and by asking every file."""
+    if request.param and not sys.platform.startswith("linux"):
+        pytest.skip("inotify: Linux")
+    return request.param
 
 
 def refs(live: Live, query: str) -> list[str]:
@@ -27,8 +38,8 @@ def add_entry(repo, name: str) -> None:
     os.replace(repo / "skills.json.tmp", path)
 
 
-def test_an_unchanged_exobrain_is_not_read_again(root):  # noqa: F811
-    live = Live(root, semantic=False)
+def test_an_unchanged_exobrain_is_not_read_again(root, watching):  # noqa: F811
+    live = Live(root, semantic=False, watch=watching)
     first = live.search("dock a ligand", SKILL_ONLY, k=3, quality=None)
     ws = live.workspace()
     again = live.search("dock a ligand", SKILL_ONLY, k=3, quality=None)
@@ -38,8 +49,8 @@ def test_an_unchanged_exobrain_is_not_read_again(root):  # noqa: F811
     assert [h.artifact.ref for h in again.hits] == [h.artifact.ref for h in first.hits]
 
 
-def test_a_skill_edited_in_place_shows_in_the_next_call(root):  # noqa: F811
-    live = Live(root, semantic=False)
+def test_a_skill_edited_in_place_shows_in_the_next_call(root, watching):  # noqa: F811
+    live = Live(root, semantic=False, watch=watching)
     assert refs(live, "zebrafish") == []
     path = root / "skills/prep-receptor/SKILL.md"
     with open(path, "w", encoding="utf-8") as file:  # in place: same inode, as editors do
@@ -47,8 +58,8 @@ def test_a_skill_edited_in_place_shows_in_the_next_call(root):  # noqa: F811
     assert refs(live, "zebrafish") == ["skill:prep-receptor@global"]
 
 
-def test_an_edit_that_keeps_the_size_shows_by_its_mtime(root):  # noqa: F811
-    live = Live(root, semantic=False)
+def test_an_edit_that_keeps_the_size_shows_by_its_mtime(root, watching):  # noqa: F811
+    live = Live(root, semantic=False, watch=watching)
     path = root / "skills/old-docking/SKILL.md"
     text = path.read_text(encoding="utf-8")
     assert refs(live, "newts") == []
@@ -59,8 +70,8 @@ def test_an_edit_that_keeps_the_size_shows_by_its_mtime(root):  # noqa: F811
     assert refs(live, "newts") == ["skill:old-docking@global"]
 
 
-def test_a_skill_added_and_declared_between_calls_is_found(root):  # noqa: F811
-    live = Live(root, semantic=False)
+def test_a_skill_added_and_declared_between_calls_is_found(root, watching):  # noqa: F811
+    live = Live(root, semantic=False, watch=watching)
     assert refs(live, "axolotl") == []
     folder = root / "skills/axolotl-care"
     folder.mkdir()
@@ -71,11 +82,11 @@ def test_a_skill_added_and_declared_between_calls_is_found(root):  # noqa: F811
     assert refs(live, "axolotl") == ["skill:axolotl-care@global"]
 
 
-def test_a_connected_scope_created_later_joins_the_chain(root):  # noqa: F811
+def test_a_connected_scope_created_later_joins_the_chain(root, watching):  # noqa: F811
     (root / ".exobrain.json").write_text(
         json.dumps({"connected_scopes": ["people/ann"], "person": "ann"}), encoding="utf-8"
     )
-    live = Live(root, semantic=False)
+    live = Live(root, semantic=False, watch=watching)
     assert refs(live, "lichen") == []
     assert [w for f in live.workspace().findings for w in [f.message] if "people/ann" in w]
     scope = root / "people/ann"
@@ -91,8 +102,8 @@ def test_a_connected_scope_created_later_joins_the_chain(root):  # noqa: F811
     assert refs(live, "lichen") == ["skill:lichen-id@people/ann"]
 
 
-def test_a_successor_declared_by_an_edit_takes_over_in_the_next_call(root):  # noqa: F811
-    live = Live(root, semantic=False)
+def test_a_successor_declared_by_an_edit_takes_over_in_the_next_call(root, watching):  # noqa: F811
+    live = Live(root, semantic=False, watch=watching)
     [before] = [h for h in live.search("weekly lab report", SKILL_ONLY, k=10, quality=None).hits
                 if h.artifact.name == "dock-report"]  # fmt: skip
     assert before.artifact.resolved is not None and before.artifact.resolved.reason is None
@@ -111,8 +122,8 @@ def test_a_successor_declared_by_an_edit_takes_over_in_the_next_call(root):  # n
     assert report.artifact.resolved.reason.name == "SUPERSEDED"
 
 
-def test_an_index_rebuilt_by_another_process_is_opened_again(root):  # noqa: F811
-    live = Live(root, semantic=False)
+def test_an_index_rebuilt_by_another_process_is_opened_again(root, watching):  # noqa: F811
+    live = Live(root, semantic=False, watch=watching)
     assert refs(live, "receptor")
     discard(index_path(root))  # what a rebuild does first
     path = root / "skills/dock-report/SKILL.md"
@@ -136,7 +147,7 @@ def everywhere(live: Live, query: str) -> list[str]:
     return [h.artifact.ref for h in live.search(query, EVERYWHERE, k=10, quality=None).hits]
 
 
-def test_all_scopes_is_kept_open_until_a_scope_comes_or_goes(root):  # noqa: F811
+def test_all_scopes_is_kept_open_until_a_scope_comes_or_goes(root, watching):  # noqa: F811
     scope = root / "people/bob"
     (scope / "skills/moss-id").mkdir(parents=True)
     (scope / "skills/moss-id/SKILL.md").write_text(
@@ -146,7 +157,7 @@ def test_all_scopes_is_kept_open_until_a_scope_comes_or_goes(root):  # noqa: F81
         json.dumps({"skills": [{"name": "moss-id", "owner": "bob", "tier": "optional"}]}),
         encoding="utf-8",
     )
-    live = Live(root, semantic=False)
+    live = Live(root, semantic=False, watch=watching)
     assert everywhere(live, "moss") == []  # no AGENTS.md: not a scope yet
     age(root)  # (the first search made .exobrain-cache, which moved the root's mtime)
     everywhere(live, "moss")
@@ -162,8 +173,8 @@ def test_all_scopes_is_kept_open_until_a_scope_comes_or_goes(root):  # noqa: F81
     assert everywhere(live, "moss") == [] and live.workspace() is not kept
 
 
-def test_a_walk_just_after_a_change_is_not_trusted(root):  # noqa: F811
-    live = Live(root, semantic=False)  # the fixture was written a moment ago
+def test_a_walk_just_after_a_change_is_not_trusted(root, watching):  # noqa: F811
+    live = Live(root, semantic=False, watch=watching)  # the fixture was written a moment ago
     everywhere(live, "dock")
     ws = live.workspace()
     everywhere(live, "dock")
@@ -195,3 +206,89 @@ def test_kept_open_answers_as_a_command_does_with_the_encoders(root, monkeypatch
                 (h.artifact.ref, round(h.score, 9)) for h in fresh.hits
             ]
     assert early.count(True) >= 3  # the thread did the encoding on the kept searcher
+
+
+def counted(monkeypatch) -> dict[str, int]:
+    """Count the stat calls a kept-open search makes (artifacts, and everything else)."""
+    from exobrain.search import live as module
+
+    calls = {"artifact": 0, "other": 0}
+    own_stat, file_stat = module._own_stat, module.file_stat
+
+    def own(path):
+        calls["artifact"] += 1
+        return own_stat(path)
+
+    def other(path):
+        calls["other"] += 1
+        return file_stat(path)
+
+    monkeypatch.setattr(module, "_own_stat", own)
+    monkeypatch.setattr(module, "file_stat", other)
+    return calls
+
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify: Linux")
+
+
+@linux_only
+def test_a_quiet_watch_spares_every_stat_and_an_edit_still_shows(root, monkeypatch):  # noqa: F811
+    expected = everywhere(Live(root, semantic=False, watch=False), "dock")
+    age(root)
+    live = Live(root, semantic=False)
+    everywhere(live, "dock")  # walks, stats every SKILL.md with its folder watched
+    everywhere(live, "dock")  # the full check under the watch
+    ws, calls = live.workspace(), counted(monkeypatch)
+    assert everywhere(live, "dock") == expected
+    assert calls["artifact"] == 0 and calls["other"] <= 10  # config files, index, chain
+    assert live.workspace() is ws
+    path = root / "skills/prep-receptor/SKILL.md"
+    with open(path, "w", encoding="utf-8") as file:
+        file.write(skill("prep-receptor", "Prepare a zebrafish receptor structure."))
+    assert everywhere(live, "zebrafish") == ["skill:prep-receptor@global"]
+    assert calls["artifact"] >= len(SKILLS)  # the change made it ask every file again
+    before = calls["artifact"]
+    assert everywhere(live, "zebrafish") == ["skill:prep-receptor@global"]
+    assert calls["artifact"] == before  # quiet again
+
+
+@linux_only
+def test_a_removed_skill_folder_brings_a_new_watch(root):  # noqa: F811
+    import shutil
+
+    live = Live(root, semantic=False)
+    assert "skill:prep-receptor@global" in refs(live, "receptor")
+    first = live._watch
+    assert first is not None and first.folders > 0
+    shutil.rmtree(root / "skills/prep-receptor")  # its watched folder goes
+    assert "skill:prep-receptor@global" not in refs(live, "receptor")
+    assert first.broken and live._watch is not first and not live._watch.broken
+    path = root / "skills/dock-report/SKILL.md"
+    path.write_text(skill("dock-report", "A tardigrade census."), encoding="utf-8")
+    assert refs(live, "tardigrade") == ["skill:dock-report@global"]  # the new watch works
+
+
+@linux_only
+def test_a_watch_refused_by_the_kernel_falls_back_to_asking(root, monkeypatch):  # noqa: F811
+    from exobrain.search import live as module
+    from exobrain.util.watch import FolderWatch, open_watch
+    from tests.util.test_watch import LimitReached
+
+    made: list[FolderWatch] = []
+
+    def refused():
+        real = open_watch()
+        assert real is not None
+        made.append(FolderWatch(LimitReached(), os.dup(real._fd)))  # type: ignore[arg-type]
+        real.close()
+        return made[-1]
+
+    monkeypatch.setattr(module, "open_watch", refused)
+    live = Live(root, semantic=False)
+    assert refs(live, "zebrafish") == []
+    assert len(made) == 1 and made[0].refused
+    path = root / "skills/prep-receptor/SKILL.md"
+    with open(path, "w", encoding="utf-8") as file:
+        file.write(skill("prep-receptor", "Prepare a zebrafish receptor structure."))
+    assert refs(live, "zebrafish") == ["skill:prep-receptor@global"]
+    assert len(made) == 1  # never tried again

@@ -20,12 +20,20 @@ use checks only what can change them, each the cheap way:
 * the views: resolved again when the index rows changed (supersession links come from them)
   or the installed external skills did;
 * the index file: replaced by another process (a rebuild) → opened again.
+
+On Linux the many ``stat`` calls of the registries, the scope walk and the artifacts (about
+11,500 with 8,000 skills visible: most of an ``--all-scopes`` query) are asked only when a
+folder watch (:mod:`exobrain.util.watch`) reports a change in one of their folders since the
+previous call. A folder is watched before its files are asked, so whatever a full check found
+stays true while the watch is quiet; the config files, the chain and the index file are
+still asked every time (a handful of calls).
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 from pathlib import Path
 
 from exobrain.registry import registry_path
@@ -45,6 +53,7 @@ from exobrain.search.index import discard, index_path, is_corrupt
 from exobrain.search.query import fts_query
 from exobrain.search.ranking import WEIGHTS_FILE
 from exobrain.util.fileio import read_text
+from exobrain.util.watch import FolderWatch, open_watch
 from exobrain.workspace import Workspace, exobrain_root, open_workspace
 
 Stat = tuple[int, int, int] | None
@@ -60,16 +69,36 @@ def file_stat(path: Path | str) -> Stat:
     return (info.st_mtime_ns, info.st_size, info.st_ino)
 
 
+def _own_stat(path: str) -> tuple[Stat, bool]:
+    """:func:`file_stat` of ``path``, and whether it is the file's own (not a link's target,
+    which a watch of the link's folder would not see change)."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None, True
+    if stat.S_ISLNK(info.st_mode):
+        return file_stat(path), False
+    return (info.st_mtime_ns, info.st_size, info.st_ino), True
+
+
 class Live:
     """One exobrain's workspace, views and search index, kept fresh between calls. Not
     thread-safe: one thread uses it (the MCP server's worker)."""
 
-    def __init__(self, repo: Path | None = None, *, semantic: bool = True) -> None:
+    def __init__(
+        self, repo: Path | None = None, *, semantic: bool = True, watch: bool = True
+    ) -> None:
         self.repo = repo
         self.semantic = semantic  # False: lexical only, never looking for an encoder
+        self._watching = watch  # False: ask every file on every call
+        self._watch: FolderWatch | None = None
+        self._vouched: dict[str, str] = {}  # ref → its file, stat'ed under a watch quiet since
+        self._ws_vouched = False  # the registries were checked under it
+        self._scan_vouched = False  # ... and the scope walk too
         self._ws: Workspace | None = None
-        self._stats: dict[str, Stat] = {}  # file → stat when read
-        self._checked: set[str] = set()  # the scopes whose registry has a stat in _stats
+        self._stats: dict[str, Stat] = {}  # config file → stat when read
+        self._registries: dict[str, Stat] = {}  # registry file → stat when read
+        self._checked: set[str] = set()  # the scopes whose registry has a stat in _registries
         self._searcher: Searcher | None = None
         self._index_inode: int | None = None
         self._seen: dict[str, Stat] = {}  # ref → its file's stat at its last check
@@ -78,6 +107,7 @@ class Live:
 
     def workspace(self) -> Workspace:
         """The workspace, opened again only when a file it was read from moved."""
+        self._drain()
         if self._ws is None or not self._still_valid(self._ws):
             root = exobrain_root(self.repo)
             stats = {
@@ -85,26 +115,61 @@ class Live:
                 for path in (root / CONNECTION_FILE, root / SCOPES_FILE, root / WEIGHTS_FILE)
             }
             self._ws, self._stats, self._checked = open_workspace(root), stats, set()
+            self._registries, self._ws_vouched, self._scan_vouched = {}, False, False
             self._ws.watch_scan = True
             self._searcher, self._views, self._installed = None, {}, None
         return self._ws
 
+    def _drain(self) -> None:
+        """Take the watch's news: when anything in a watched folder changed (or the watch
+        broke), forget what it vouched for, so the next check asks every file again. A broken
+        watch is replaced unless the kernel refused it a folder."""
+        watch = self._watch
+        if watch is not None and watch.quiet():
+            return
+        self._vouched.clear()
+        self._ws_vouched = self._scan_vouched = False
+        if self._watching and (watch is None or (watch.broken and not watch.refused)):
+            self._watch = open_watch()
+            self._watching = self._watch is not None
+
+    def _watched(self, folder: str) -> bool:
+        """Whether ``folder`` is (now) watched; to be asked before reading in it."""
+        return self._watch is not None and self._watch.add(folder)
+
     def _still_valid(self, ws: Workspace) -> bool:
-        if ws.scanned and (ws.reads_git or not ws.disk_scan().still_valid()):
-            return False  # a scope may have come or gone
+        vouched = self._ws_vouched
+        watched = True
+        if ws.scanned and ws.reads_git:
+            return False  # scopes read from git: no walk to check
+        if ws.scanned and not (vouched and self._scan_vouched):
+            scan = ws.disk_scan()
+            watched = all(self._watched(folder) for folder in scan.folders)
+            if not scan.still_valid():
+                return False  # a scope may have come or gone
+        if not vouched:
+            watched = all(self._watched(os.path.dirname(p)) for p in self._registries) and watched
+            if any(file_stat(path) != stat for path, stat in self._registries.items()):
+                return False
         for scope, registry in ws.registries.items():
             if scope in self._checked:
                 continue
             path = str(registry_path(ws.root, scope))  # loaded since the last check
+            watched = self._watched(os.path.dirname(path)) and watched
             stat = file_stat(path)
             if _text(path) != registry.text:
                 return False
-            self._stats[path] = stat
+            self._registries[path] = stat
             self._checked.add(scope)
         if any(file_stat(path) != stat for path, stat in self._stats.items()):
             return False
         chain = build_chain(ws.root, ws.connection.connected_scopes, ws.config)
-        return chain.paths == ws.chain.paths and chain.warnings == ws.chain.warnings
+        if chain.paths != ws.chain.paths or chain.warnings != ws.chain.warnings:
+            return False
+        # what was checked here stays true while the watch is quiet (a walk made later is not)
+        self._ws_vouched = watched and self._watch is not None
+        self._scan_vouched = self._ws_vouched and ws.scanned
+        return True
 
     def quality(self) -> QualityFn:
         """Quality scores from this exobrain's signal ledgers, read when a ranking asks (only
@@ -125,6 +190,7 @@ class Live:
         ):
             searcher = self._searcher = Searcher(ws, semantic=self.semantic)
             self._seen, self._views = {}, {}
+            self._vouched = {}
             opened = file_stat(index_path(ws.root))  # opening creates it
             self._index_inode = opened[2] if opened else None
         searcher.next_query()
@@ -186,13 +252,18 @@ class Live:
         Only the file: what a search shows comes from it alone (an in-place edit moves its
         mtime, an atomic one its inode too). A file added beside a SKILL.md changes the
         row's content hash, which the substrate verbs' own full refresh brings up to date."""
-        seen, missing = self._seen, (-1, -1, -1)
+        seen, missing, vouched = self._seen, (-1, -1, -1), self._vouched
         moved: list[Artifact] = []
         stats: dict[str, Stat] = {}
         for artifact in artifacts:  # one pass: this runs for every skill of --all-scopes
             ref, file = artifact.ref, artifact.file
-            if file and ref not in checked and ref not in stats:
-                stats[ref] = now = file_stat(file)
+            if file and ref not in checked and ref not in stats and vouched.get(ref) != file:
+                folder = os.path.dirname(file)
+                watched = self._watched(folder) and self._watched(os.path.dirname(folder))
+                now, own = _own_stat(file)
+                stats[ref] = now
+                if watched and own:
+                    vouched[ref] = file
                 if seen.get(ref, missing) != now:
                     moved.append(artifact)
         if moved:
