@@ -27,6 +27,7 @@ from exobrain.registry import (
     REGISTRY_FILE,
     Registry,
     registry_from_text,
+    registry_if_clean,
 )
 from exobrain.scopes import SCOPE_FLAG, SEED, ScopeConfig, scopes_from_flags
 from exobrain.skillmd import SKILL_FILE, SKILL_LIMIT, quick_meta_of
@@ -300,10 +301,12 @@ class CommittedTree:
             reason = self.repo.unread.get(blob, "over the 32 MB cap for a registry")
             self.unread[_in_scope(scope.path, REGISTRY_FILE)] = reason
             return Registry(scope.path, self.root)
-        parsed = registry_from_text(self.root, scope.path, found.data.decode("utf-8", "replace"))
-        if not parsed.findings and "policy" not in parsed.data:  # all a cached parse keeps
-            self._cache.put_registry(blob, parsed.data["skills"])
-        return parsed
+        text = found.data.decode("utf-8", "replace")
+        clean = registry_if_clean(self.root, scope.path, text)
+        if clean is None:
+            return registry_from_text(self.root, scope.path, text)
+        self._cache.put_registry(blob, clean.data["skills"])  # all a cached parse keeps
+        return clean
 
     def descriptions(self, wanted: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:
         """(home, name) → description for SKILL.md blobs (read once, then cached by id)."""

@@ -44,15 +44,21 @@ def split_frontmatter(text: str, path: Path) -> tuple[str, str, int]:
     """Return (frontmatter text, body, line number where the body starts)."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    lines = text.split("\n")
-    if not lines or lines[0].rstrip("\r") != "---":
+    first = text.find("\n")  # lines are found one at a time: the body is never split
+    if (text if first < 0 else text[:first]).rstrip("\r") != "---":
         raise InputFileError(
             f"{path}:1: no YAML frontmatter (the file must start with '---')",
             hint="add '---', name: and description: lines, then '---'",
         )
-    for index in range(1, len(lines)):
-        if lines[index].rstrip("\r") in ("---", "..."):
-            return "\n".join(lines[1:index]), "\n".join(lines[index + 1 :]), index + 2
+    start, index = first + 1, 1
+    while first >= 0:
+        end = text.find("\n", start)
+        if (text[start:] if end < 0 else text[start:end]).rstrip("\r") in ("---", "..."):
+            body = "" if end < 0 else text[end + 1 :]
+            return text[first + 1 : start - 1], body, index + 2
+        if end < 0:
+            break
+        start, index = end + 1, index + 1
     raise InputFileError(
         f"{path}: frontmatter is not closed (no second '---' line)",
         hint="end the frontmatter with a line holding only '---'",

@@ -4,7 +4,14 @@ import jsonschema
 import pytest
 
 from exobrain.model import Lifecycle, Tier
-from exobrain.registry import Entry, entry_problem, load_registry, make_entry
+from exobrain.registry import (
+    Entry,
+    entry_problem,
+    load_registry,
+    make_entry,
+    registry_from_text,
+    registry_if_clean,
+)
 from exobrain.registry_schema import schema_findings
 from tests.support import ROOT
 
@@ -93,6 +100,35 @@ def test_make_entry_is_the_entry_the_dataclass_makes(raw):
     )
     assert made == expected and vars(made).keys() == {*vars(expected), "identity"}
     assert made.identity == expected.identity  # computed the slow way for ``expected``
+
+
+UNCLEAN = [
+    *[json.dumps({"skills": [*GOOD, bad]}) for bad in BAD],
+    json.dumps({"skills": GOOD, "policy": {"agent_hooks": "refuse"}}),  # kept only by a parse
+    json.dumps({"skills": GOOD, "extra": 1}),
+    json.dumps({"skills": {}}),
+    json.dumps([]),
+    '{"skills": [',
+    "",
+    "[" * 100_000,
+]
+
+
+def test_a_clean_registry_is_the_one_a_full_parse_makes(tmp_path):
+    text = json.dumps({"$schema": "../skills.schema.json", "skills": GOOD})
+    clean, full = (
+        registry_if_clean(tmp_path, "people/ana", text),
+        registry_from_text(tmp_path, "people/ana", text),
+    )
+    assert clean is not None and not full.findings
+    assert clean.entries == full.entries and clean.parsed and clean.policy == full.policy
+
+
+@pytest.mark.parametrize("text", UNCLEAN)
+def test_anything_a_full_parse_reports_or_keeps_is_left_to_it(tmp_path, text):
+    assert registry_if_clean(tmp_path, "people/ana", text) is None
+    full = registry_from_text(tmp_path, "people/ana", text)
+    assert full.findings or "policy" in full.data
 
 
 def test_packaged_schema_equals_the_repository_copy():

@@ -1,12 +1,13 @@
 """SKILL.md frontmatter: parsed within bounds, and the powers a skill would give an agent."""
 
 import re
+from pathlib import Path
 
 import pytest
 
 from exobrain.errors import InputFileError
 from exobrain.model import AGENT_HOOKS, TOOL_WILDCARDS
-from exobrain.skillmd import parse, powers, wildcard_grants
+from exobrain.skillmd import parse, powers, split_frontmatter, wildcard_grants
 
 
 def meta(*lines: str) -> dict:
@@ -58,3 +59,42 @@ def test_powers_name_their_policy_rule():
     found = powers({"hooks": {"PreToolUse": [{"command": "x"}]}, "allowed-tools": "*"})
     assert [rule for rule, _ in found] == [AGENT_HOOKS, TOOL_WILDCARDS]
     assert powers({"hooks": {}, "allowed-tools": "Read"}) == []
+
+
+def _split_by_lines(text: str) -> tuple[str, str, int] | None:
+    """split_frontmatter as its rule reads: every line split out, None when it refuses."""
+    lines = text.removeprefix("\ufeff").split("\n")
+    if lines[0].rstrip("\r") != "---":
+        return None
+    for index in range(1, len(lines)):
+        if lines[index].rstrip("\r") in ("---", "..."):
+            return "\n".join(lines[1:index]), "\n".join(lines[index + 1 :]), index + 2
+    return None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\nname: a\ndescription: b\n---\n# A\n\nbody\n",
+        "---\r\nname: a\r\n---\r\nbody\r\n",
+        "\ufeff---\nname: a\n...\nbody",
+        "---\n---",
+        "---\n---\n",
+        "---\nname: a\n---",
+        "---\n\n\n---\n\n",
+        "---\nname: a\n --- \n---\nx",
+        "---",
+        "---\n",
+        "--- \nname: a\n---\n",
+        "---\nname: a\n",
+        "",
+        "no frontmatter\n---\n",
+    ],
+)
+def test_frontmatter_is_split_as_the_line_rule_says(text):
+    expected = _split_by_lines(text)
+    if expected is None:
+        with pytest.raises(InputFileError):
+            split_frontmatter(text, Path("SKILL.md"))
+    else:
+        assert split_frontmatter(text, Path("SKILL.md")) == expected
