@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 
 import pytest
 
@@ -13,6 +12,7 @@ from exobrain.search.engine import Filters
 from exobrain.search.index import discard, index_path
 from exobrain.search.live import Live
 from tests.search.test_substrate import SKILLS, root, skill  # noqa: F401  (the fixture)
+from tests.support.watch import LimitReached, inotify_available, needs_inotify
 
 SKILL_ONLY = Filters(types=("skill",))
 
@@ -20,8 +20,8 @@ SKILL_ONLY = Filters(types=("skill",))
 @pytest.fixture(params=[True, False], ids=["watch", "stat"])
 def watching(request) -> bool:
     """Each kept-open behaviour holds with a folder watch (Linux) and by asking every file."""
-    if request.param and not sys.platform.startswith("linux"):
-        pytest.skip("inotify: Linux")
+    if request.param and not inotify_available():
+        pytest.skip("no inotify here")
     return request.param
 
 
@@ -228,10 +228,7 @@ def counted(monkeypatch) -> dict[str, int]:
     return calls
 
 
-linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify: Linux")
-
-
-@linux_only
+@needs_inotify
 def test_a_quiet_watch_spares_every_stat_and_an_edit_still_shows(root, monkeypatch):  # noqa: F811
     expected = everywhere(Live(root, semantic=False, watch=False), "dock")
     age(root)
@@ -252,7 +249,7 @@ def test_a_quiet_watch_spares_every_stat_and_an_edit_still_shows(root, monkeypat
     assert calls["artifact"] == before  # quiet again
 
 
-@linux_only
+@needs_inotify
 def test_a_removed_skill_folder_brings_a_new_watch(root):  # noqa: F811
     import shutil
 
@@ -268,11 +265,10 @@ def test_a_removed_skill_folder_brings_a_new_watch(root):  # noqa: F811
     assert refs(live, "tardigrade") == ["skill:dock-report@global"]  # the new watch works
 
 
-@linux_only
+@needs_inotify
 def test_a_watch_refused_by_the_kernel_falls_back_to_asking(root, monkeypatch):  # noqa: F811
     from exobrain.search import live as module
     from exobrain.util.watch import FolderWatch, open_watch
-    from tests.util.test_watch import LimitReached
 
     made: list[FolderWatch] = []
 

@@ -3,16 +3,14 @@ it loses events or a folder, and refused (for good) when the kernel's limit is r
 
 from __future__ import annotations
 
-import ctypes
-import errno
 import os
-import sys
 
 import pytest
 
 from exobrain.util.watch import FolderWatch, open_watch
+from tests.support.watch import LimitReached, needs_inotify
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify: Linux")
+pytestmark = needs_inotify
 
 
 @pytest.fixture
@@ -62,14 +60,6 @@ def test_a_missing_folder_is_not_watched_and_the_rest_still_is(tmp_path, watch):
     (tmp_path / "file.txt").write_text("x", encoding="utf-8")
     assert not watch.add(str(tmp_path / "file.txt"))  # not a folder (IN_ONLYDIR)
     assert not watch.broken and watch.add(str(tmp_path)) and watch.folders == 1
-
-
-class LimitReached:
-    """libc as the kernel answers once the user's limit of watches is reached."""
-
-    def inotify_add_watch(self, fd, path, mask):
-        ctypes.set_errno(errno.ENOSPC)
-        return -1
 
 
 def test_the_limit_of_watches_refuses_for_good(tmp_path):

@@ -1,0 +1,31 @@
+"""Folder-watch helpers for the tests: whether this system has inotify, and a kernel that
+refuses every folder (the user's limit of watches reached)."""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+
+import pytest
+
+from exobrain.util.watch import open_watch
+
+
+def inotify_available() -> bool:
+    """Whether this system gives a folder watch (Linux, inotify not refused)."""
+    watch = open_watch()
+    if watch is None:
+        return False
+    watch.close()
+    return True
+
+
+needs_inotify = pytest.mark.skipif(not inotify_available(), reason="no inotify here")
+
+
+class LimitReached:
+    """libc as the kernel answers once the user's limit of watches is reached."""
+
+    def inotify_add_watch(self, fd: int, path: bytes, mask: int) -> int:
+        ctypes.set_errno(errno.ENOSPC)
+        return -1
