@@ -140,7 +140,7 @@ class Live:
     def _still_valid(self, ws: Workspace) -> bool:
         vouched = self._ws_vouched
         watched = True
-        if ws.scanned and ws.reads_git:
+        if ws.scanned and ws.sparse.reads_git:
             return False  # scopes read from git: no walk to check
         if ws.scanned and not (vouched and self._scan_vouched):
             scan = ws.disk_scan()
