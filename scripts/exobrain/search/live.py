@@ -217,7 +217,7 @@ class Live:
 
     def _search(self, query: str, filters: Filters, k: int, quality: QualityFn | None) -> Result:
         searcher = self.searcher()
-        searcher.expect(query)
+        searcher.encoders.expect(query)
         checked: set[str] = set()
         view = self.view(searcher, filters.everywhere, checked)
         pool = candidates(view, filters)
