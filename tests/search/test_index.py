@@ -12,7 +12,7 @@ from exobrain.cli.umbrella import main
 from exobrain.search import embedding
 from exobrain.search.corpus import open_view
 from exobrain.search.engine import Searcher, fts_query, search
-from exobrain.search.index import index_path
+from exobrain.search.indexfiles import index_path
 from exobrain.workspace import open_workspace
 from tests.support.helpers import exobrain, skill_md
 

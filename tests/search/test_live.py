@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from exobrain.search.engine import Filters
-from exobrain.search.index import discard, index_path
+from exobrain.search.indexfiles import discard, index_path
 from exobrain.search.live import Live
 from tests.search.test_substrate import SKILLS, root, skill  # noqa: F401  (the fixture)
 

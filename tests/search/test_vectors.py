@@ -14,7 +14,7 @@ from exobrain.paths import packaged
 from exobrain.search import background, embedding, encoders
 from exobrain.search.build import build_index
 from exobrain.search.engine import Searcher, search
-from exobrain.search.index import index_path
+from exobrain.search.indexfiles import index_path
 from exobrain.workspace import open_workspace
 from tests.support.helpers import build_tree, exobrain, skill_md
 

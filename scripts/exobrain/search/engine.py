@@ -24,15 +24,8 @@ from exobrain.search import embedding
 from exobrain.search.corpus import Artifact, View, open_view
 from exobrain.search.encoders import Encoders
 from exobrain.search.hits import Hit
-from exobrain.search.index import (
-    Index,
-    Progress,
-    Update,
-    discard,
-    index_path,
-    is_corrupt,
-    open_index,
-)
+from exobrain.search.index import Index, Progress, Update
+from exobrain.search.indexfiles import discard, index_path, is_corrupt, open_index
 from exobrain.search.query import fts_query
 from exobrain.search.ranking import (
     LEXICAL,

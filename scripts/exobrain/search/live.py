@@ -49,7 +49,7 @@ from exobrain.search.engine import (
     index_failure,
     signal_quality,
 )
-from exobrain.search.index import discard, index_path, is_corrupt
+from exobrain.search.indexfiles import discard, index_path, is_corrupt
 from exobrain.search.query import fts_query
 from exobrain.search.ranking import WEIGHTS_FILE
 from exobrain.util.fileio import read_text
