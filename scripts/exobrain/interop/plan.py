@@ -18,7 +18,8 @@ from typing import Any
 from exobrain.artifacts.lockfile import with_powers
 from exobrain.errors import ExobrainError
 from exobrain.interop.formats.bundle import FoundSkill
-from exobrain.interop.formats.fields import dump, read_lenient, translate
+from exobrain.interop.formats.fields import dump, read_lenient
+from exobrain.interop.formats.translation import translate
 from exobrain.interop.inputs import Opened
 from exobrain.registry import FLAG, REFUSE, Policy
 from exobrain.skillmd import SKILL_FILE, powers, skill_text, spec_problems
