@@ -70,9 +70,9 @@ def catalog_key(ws: Workspace) -> str | None:
     if scan.problems:
         return None
     parts: list[Any] = [MEMO_VERSION, __version__, ws.config.collections]
-    checkout = ws.checkout()
+    checkout = ws.sparse.checkout()
     if checkout.sparse:
-        head = ws.committed().head
+        head = ws.sparse.committed().head
         if not head:
             return None
         parts += [head, checkout.cone]

@@ -3,20 +3,16 @@
 This is the one place that reads those files for the commands, so each command gets the same
 picture and the same findings (broken files, stale connections) to report.
 
-In a sparse checkout a file may be missing from the disk only because the checkout leaves it
-out; then git's objects hold it (:mod:`exobrain.committed`), and the workspace reads it from
-there: a connected scope, an override's home or a whole-repository scan outside the cone is
-still seen, and whatever could not be read is said in one warning line. A file on disk costs
-no git call at all, so a command that needs only the chain pays nothing for this.
+In a sparse checkout what the checkout leaves out is read from git's objects instead
+(:mod:`exobrain.sparseview`, the workspace's ``sparse``): a connected scope, an override's
+home or a whole-repository scan outside the cone is still seen.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Set
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from exobrain.dependencies import Edges, dependency_cycles, dependency_edges, pull_dependencies
 from exobrain.errors import UsageError
@@ -28,7 +24,6 @@ from exobrain.resolve import Resolved, override_targets, resolve
 from exobrain.scan import ScopeScan, scan_scopes
 from exobrain.scopes import (
     CONNECTION_FILE,
-    SCOPE_FLAG,
     SEED,
     Chain,
     Connection,
@@ -43,10 +38,7 @@ from exobrain.scopes import (
     self_ids,
 )
 from exobrain.skillmd import SKILL_FILE
-
-if TYPE_CHECKING:  # git is imported only by commands that read from it
-    from exobrain.checkout import Checkout
-    from exobrain.committed import CommittedScope, CommittedTree
+from exobrain.sparseview import SparseView, in_scope
 from exobrain.supersession import LinksReader, redirect, supersedes_edges
 
 
@@ -65,13 +57,12 @@ class Workspace:
     _disk: ScopeScan | None = field(default=None, repr=False)
     #: note the folders the scan read, so a kept workspace can tell it is still right
     watch_scan: bool = False
-    _checkout: Checkout | None = field(default=None, repr=False)
-    _tree: CommittedTree | None = field(default=None, repr=False)
-    _listed_scopes: dict[str, CommittedScope] | None = field(default=None, repr=False)  # scan's
-    _outside: set[str] = field(default_factory=set, repr=False)  # scopes read from git
-    _listed: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)  # off_disk's
-    _present: dict[str, bool] = field(default_factory=dict, repr=False)  # folders, memoised
+    #: what the sparse checkout leaves out, read from git's objects
+    sparse: SparseView = field(init=False, repr=False)
     _depends: Edges | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.sparse = SparseView(self.root, self.config, self.findings)
 
     @property
     def my_ids(self) -> frozenset[str]:
@@ -84,178 +75,42 @@ class Workspace:
         """A scope's registry, loaded once; its findings are collected on first load."""
         if scope not in self.registries:
             registry = None
-            if scope in self._outside or self.outside(_in_scope(scope, REGISTRY_FILE)):
-                registry = self._committed_registries([scope]).get(scope)
+            if self.sparse.is_outside(scope) or self.sparse.outside(in_scope(scope, REGISTRY_FILE)):
+                registry = self.sparse.registries([scope]).get(scope)
             if registry is None:
                 registry = load_registry(self.root, scope)
             self.registries[scope] = registry
             self.findings.extend(registry.findings)
         return self.registries[scope]
 
-    def checkout(self) -> Checkout:
-        """How much of the repository the working tree holds (asked of git once)."""
-        if self._checkout is None:
-            from exobrain.checkout import read_checkout
-
-            self._checkout = read_checkout(self.root)
-        return self._checkout
-
-    def outside(self, rel: str) -> bool:
-        """Whether the file at ``rel`` is off the disk because the sparse checkout leaves it
-        out (git's objects then hold it). Free when the file is on disk."""
-        if os.path.lexists(self.root / rel):
-            return False
-        checkout = self.checkout()
-        return checkout.sparse and not checkout.holds(rel)
-
-    def committed(self) -> CommittedTree:
-        """The repository as committed at HEAD (opened once; see :mod:`exobrain.committed`)."""
-        if self._tree is None:
-            from exobrain.committed import CommittedTree
-
-            self._tree = CommittedTree(self.root, self.config, self.checkout())
-        return self._tree
-
     def scope_at(self, path: str) -> Scope | None:
         """The scope at ``path``: on disk, or committed where the checkout leaves it out."""
         found = scope_at(self.root, path, self.config)
         if found is not None or path in (GLOBAL, SEED):
             return found
-        if not self.outside(_in_scope(path, SCOPE_FLAG)):
-            return None
-        committed = self.committed().scope(path)
-        self._note_unread()
-        if committed is None:
-            return None
-        self._outside.add(path)
-        return Scope(committed.path, committed.type)
-
-    def _committed_scope(self, path: str) -> CommittedScope | None:
-        if self._listed_scopes is not None:  # asked once per scope and check: kept at hand
-            return self._listed_scopes.get(path)
-        tree = self.committed()
-        return tree.scopes().get(path) if self._scan is not None else tree.scope(path)
-
-    def _committed_registries(self, scopes: list[str]) -> dict[str, Registry]:
-        tree = self.committed()
-        found = [c for c in (self._committed_scope(s) for s in scopes) if c is not None]
-        registries = tree.registries(found)
-        self._note_unread()
-        return registries
+        return self.sparse.scope(path)
 
     def skill_exists(self, home: str, name: str) -> bool:
         """Whether ``<home>/skills/<name>/SKILL.md`` exists: on disk, or committed where the
         checkout leaves it out."""
-        if home not in self._outside:
-            rel = _in_scope(home, f"skills/{name}/{SKILL_FILE}")
+        if not self.sparse.is_outside(home):
+            rel = in_scope(home, f"skills/{name}/{SKILL_FILE}")
             if os.path.isfile(os.path.join(self.root, rel)):
                 return True
-            if not self.outside(rel):
+            if not self.sparse.outside(rel):
                 return False
-        committed = self._committed_scope(home)
+        committed = self.sparse.committed_scope(home)
         return committed is not None and name in committed.skills
-
-    def is_outside(self, scope: str) -> bool:
-        """Whether the scope's folder is off the disk (read from git's objects)."""
-        return scope in self._outside
-
-    def off_disk(self, scope: str) -> bool:
-        """Whether a scope the checkout leaves out has no folder on the disk at all, so no
-        file of it needs a look there (a scope on disk: False). Asked of each parent folder's
-        listing, made once: 300,000 scopes outside the cone cost a few listings, not a stat
-        each."""
-        return scope in self._outside and not self._on_disk(scope)
-
-    def _on_disk(self, rel: str) -> bool:
-        present = self._present.get(rel)
-        if present is None:
-            parent, _, name = rel.rpartition("/")
-            present = (not parent or self._on_disk(parent)) and name in self._listing(parent)
-            self._present[rel] = present
-        return present
-
-    def _listing(self, folder: str) -> frozenset[str]:
-        names = self._listed.get(folder)
-        if names is None:
-            try:
-                names = frozenset(os.listdir(self.root / folder))
-            except OSError:  # gone or not a folder: nothing below it is on the disk
-                names = frozenset()
-            self._listed[folder] = names
-        return names
-
-    def committed_skills(self, scope: str) -> Set[str]:
-        """The names of the skill folders git holds for a scope the checkout leaves out, in
-        git's order (a set-like view: asking whether one is there costs no list)."""
-        committed = self._committed_scope(scope) if scope in self._outside else None
-        return committed.skills.keys() if committed is not None else frozenset()
-
-    def committed_descriptions(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
-        """Descriptions of in-tree skills whose SKILL.md the checkout leaves out, by (home,
-        name); the others are read from disk by the caller."""
-        wanted: dict[tuple[str, str], str] = {}
-        scopes: dict[str, CommittedScope | None] = {}
-        for key in keys:
-            home = key[0]
-            if home not in scopes:
-                scopes[home] = self._committed_scope(home)
-            committed = scopes[home]
-            blob = committed.skills.get(key[1]) if committed is not None else None
-            if blob:
-                wanted[key] = blob
-        found = self.committed().descriptions(wanted) if wanted else {}
-        self._note_unread()
-        return found
-
-    def skill_copies(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], Path]:
-        """Readable copies of the SKILL.md of skills whose scope the checkout leaves out (see
-        :meth:`CommittedTree.copies`), by (home, name)."""
-        wanted: dict[str, tuple[str, str]] = {}
-        blobs: dict[str, str] = {}
-        for home, name in keys:
-            committed = self._committed_scope(home) if home in self._outside else None
-            blob = committed.skills.get(name) if committed is not None else None
-            if blob and blob != "link":
-                rel = _in_scope(home, f"skills/{name}/{SKILL_FILE}")
-                wanted[rel], blobs[rel] = (home, name), blob
-        copies = self.committed().copies(blobs) if blobs else {}
-        self._note_unread()
-        return {wanted[rel]: path for rel, path in copies.items()}
-
-    def knowledge_copies(self, scope: str, folder: str) -> dict[str, Path]:
-        """Readable copies of the files below ``<scope>/<folder>`` when the checkout leaves
-        that scope out, by path below the folder."""
-        if scope not in self._outside:
-            return {}
-        base = _in_scope(scope, folder)
-        tree = self.committed()
-        files = tree.files_under(base)
-        copies = tree.copies(files)
-        self._note_unread()
-        return {rel[len(base) + 1 :]: path for rel, path in copies.items()}
 
     def reads_committed(self, home: str, name: str) -> bool:
         """Whether a skill's SKILL.md is read from git's objects rather than the disk."""
-        return home in self._outside or self.outside(_in_scope(home, f"skills/{name}/{SKILL_FILE}"))
-
-    def _note_unread(self) -> None:
-        """One warning line for everything outside the checkout git could not give us."""
-        if self._tree is None or not self._tree.unread:
-            return
-        self.findings[:] = [f for f in self.findings if f.code != NOT_READ]
-        unread = self._tree.unread
-        first = next(iter(unread))
-        reasons = sorted(set(unread.values()))
-        self.findings.append(
-            Finding(
-                WARNING,
-                NOT_READ,
-                first,
-                f"{len(unread)} file(s) outside the sparse checkout could not be read from "
-                f"git ({'; '.join(reasons)}), so they are left out of this answer",
-                bad_input=False,
-            )
+        return self.sparse.is_outside(home) or self.sparse.outside(
+            in_scope(home, f"skills/{name}/{SKILL_FILE}")
         )
+
+    def committed_descriptions(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+        """See :meth:`SparseView.committed_descriptions` (the catalog asks it here)."""
+        return self.sparse.committed_descriptions(keys)
 
     def resolve(
         self,
@@ -324,46 +179,25 @@ class Workspace:
                 self.findings.append(
                     Finding(ERROR, "scope-unreadable", folder, reason, bad_input=True)
                 )
-            checkout = self.checkout()
-            if checkout.sparse:
-                scan.scopes = order_chain(scan.scopes + self._left_out(scan), self.config)
+            if self.sparse.checkout().sparse:
+                left_out = self.sparse.left_out(scan.scopes)
+                scan.scopes = order_chain(scan.scopes + left_out, self.config)
             self._scan = scan
         return self._scan
-
-    def _left_out(self, scan: ScopeScan) -> list[Scope]:
-        """The committed scopes the sparse checkout leaves out (whole units at once when no
-        folder of theirs is in the cone); they are read from git from now on."""
-        checkout, tree = self.checkout(), self.committed()
-        committed = self._listed_scopes = tree.scopes()
-        on_disk = {s.path for s in scan.scopes}
-        found: list[Scope] = []
-        for unit, paths in tree.units.items():
-            touched = checkout.touches(unit)
-            for path in paths:
-                if path in on_disk or path == GLOBAL:
-                    continue
-                if touched and checkout.holds(_in_scope(path, SCOPE_FLAG)):
-                    continue  # in the cone but gone from the disk: deleted here
-                found.append(Scope(path, committed[path].type))
-        self._outside.update(s.path for s in found)
-        return found
 
     def all_registries(self, *, include_seed: bool = True) -> list[Registry]:
         """Every scope's registry in the repository (existing files only), in chain order."""
         scopes = [s for s in self.scan().scopes if include_seed or s.path != SEED]
         fresh = [
-            s.path for s in scopes if s.path in self._outside and s.path not in self.registries
+            s.path
+            for s in scopes
+            if self.sparse.is_outside(s.path) and s.path not in self.registries
         ]
         if fresh:
-            for path, registry in self._committed_registries(fresh).items():
+            for path, registry in self.sparse.registries(fresh).items():
                 self.registries[path] = registry
                 self.findings.extend(registry.findings)
         return [r for r in (self.registry(s.path) for s in scopes) if r.exists or r.findings]
-
-    @property
-    def reads_git(self) -> bool:
-        """Whether this workspace read anything from git's objects (a sparse checkout)."""
-        return self._tree is not None
 
     @property
     def scanned(self) -> bool:
@@ -373,14 +207,6 @@ class Workspace:
     @property
     def has_bad_input(self) -> bool:
         return any(f.bad_input for f in self.findings)
-
-
-NOT_READ = "not-read"
-
-
-def _in_scope(scope: str, rel: str) -> str:
-    """``rel`` inside the scope's folder, relative to the root."""
-    return rel if scope == GLOBAL else f"{scope}/{rel}"
 
 
 def find_declaration(ws: Workspace, ref: SkillRef) -> Entry:
@@ -444,10 +270,10 @@ def workspace_for(root: Path, config: ScopeConfig, connection: Connection) -> Wo
     ws.chain = build_chain(root, connection.connected_scopes, config, ws.scope_at)
     # a connected scope that is gone is a warning, not bad input: the rest of the chain is
     # whole, so commands carry on (and connect-agent prunes what that scope had linked)
-    ws.findings = [
+    ws.findings[:0] = [  # in place: ws.sparse adds its warning to the same list
         Finding(WARNING, "connection-scope", CONNECTION_FILE, w.split(": ", 1)[-1])
         for w in ws.chain.warnings
-    ] + ws.findings
+    ]
     return ws
 
 

@@ -9,7 +9,8 @@ import pytest
 from exobrain.errors import InputFileError, UsageError
 from exobrain.interop.formats import detect
 from exobrain.interop.formats.bundle import discover
-from exobrain.interop.formats.fields import decode, encode, read_lenient, slugify, translate
+from exobrain.interop.formats.fields import decode, encode, read_lenient, slugify
+from exobrain.interop.formats.translation import translate
 from exobrain.interop.inputs import ARCHIVE, FOLDER, GIT, Opened, classify
 from exobrain.util.confine import unsafe_entries
 from exobrain.util.dirhash import file_digests

@@ -12,7 +12,7 @@ from exobrain.cli.umbrella import main
 from exobrain.search import embedding
 from exobrain.search.corpus import open_view
 from exobrain.search.engine import Searcher, fts_query, search
-from exobrain.search.index import index_path
+from exobrain.search.indexfiles import index_path
 from exobrain.workspace import open_workspace
 from tests.support.helpers import exobrain, skill_md
 
@@ -180,12 +180,12 @@ def test_vectors_are_keyed_by_text_and_reused(tmp_path):
     searcher = Searcher(ws)
     searcher.refresh([twin, *open_view(ws).skills()])
     ids = list(searcher.index.ids([twin.ref, "skill:release-notes@global"]).values())
-    model = searcher.models["minilm"]
-    assert searcher.vectors.missing(model, ids) == {}
+    model = searcher.encoders.models["minilm"]
+    assert searcher.encoders.vectors.missing(model, ids) == {}
     # the copy's WordLlama text starts with its own name: that one is new
-    assert list(searcher.vectors.missing(searcher.models["wordllama"], ids).values()) == [
-        "tidy imports copy: Sort and group Python import statements."
-    ]
+    assert list(
+        searcher.encoders.vectors.missing(searcher.encoders.models["wordllama"], ids).values()
+    ) == ["tidy imports copy: Sort and group Python import statements."]
 
 
 def test_lexical_search_and_the_substrate_verbs_load_no_model(tmp_path):

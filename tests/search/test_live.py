@@ -9,7 +9,7 @@ import os
 import pytest
 
 from exobrain.search.engine import Filters
-from exobrain.search.index import discard, index_path
+from exobrain.search.indexfiles import discard, index_path
 from exobrain.search.live import Live
 from tests.search.test_substrate import SKILLS, root, skill  # noqa: F401  (the fixture)
 from tests.support.watch import LimitReached, inotify_available, needs_inotify
@@ -183,18 +183,19 @@ def test_a_walk_just_after_a_change_is_not_trusted(root, watching):  # noqa: F81
 
 def test_kept_open_answers_as_a_command_does_with_the_encoders(root, monkeypatch):  # noqa: F811
     """From the second query on, the query is encoded in a thread while the stats run
-    (Searcher.expect): the hits and every score equal those of a fresh search."""
-    from exobrain.search.engine import Searcher, search
+    (Encoders.expect): the hits and every score equal those of a fresh search."""
+    from exobrain.search.encoders import Encoders
+    from exobrain.search.engine import search
     from exobrain.workspace import open_workspace
 
     early: list[bool] = []
-    expect = Searcher.expect
+    expect = Encoders.expect
 
     def spy(self, query):
         expect(self, query)
         early.append(self._early is not None)
 
-    monkeypatch.setattr(Searcher, "expect", spy)
+    monkeypatch.setattr(Encoders, "expect", spy)
     live = Live(root)
     for query in ("dock a ligand", "prepare the receptor", "dock a ligand", "old way"):
         for everywhere in (False, True):

@@ -11,10 +11,10 @@ from click.testing import CliRunner
 
 from exobrain.cli.umbrella import main
 from exobrain.paths import packaged
-from exobrain.search import background, embedding, engine
+from exobrain.search import background, embedding, encoders
 from exobrain.search.build import build_index
 from exobrain.search.engine import Searcher, search
-from exobrain.search.index import index_path
+from exobrain.search.indexfiles import index_path
 from exobrain.workspace import open_workspace
 from tests.support.helpers import build_tree, exobrain, skill_md
 
@@ -64,11 +64,11 @@ def test_a_patched_matrix_equals_one_made_from_scratch(tmp_path):
     build_index(open_workspace(root))
     searcher = Searcher(open_workspace(root))
     folder = index_path(root).parent / "vectors"
-    for model in searcher.models.values():
+    for model in searcher.encoders.models.values():
         names = [p.name for p in folder.iterdir() if p.name.startswith(model.role)]
         assert len(names) == 2  # the current matrix and its ids; older ones are gone
-        patched = searcher.vectors.aligned(model, make=False)
-        ids, matrix = searcher.vectors._rows(model, None)
+        patched = searcher.encoders.vectors.aligned(model, make=False)
+        ids, matrix = searcher.encoders.vectors._rows(model, None)
         assert numpy.array_equal(patched.ids, ids) and numpy.array_equal(patched.matrix, matrix)
         assert len(set(ids.tolist())) == 3
     # a removal prunes the vectors nothing refers to any more (the removed skill's, the old
@@ -79,7 +79,7 @@ def test_a_patched_matrix_equals_one_made_from_scratch(tmp_path):
 
 def test_a_first_search_does_not_wait_for_a_long_embedding(tmp_path, monkeypatch):
     root = repo(tmp_path)
-    monkeypatch.setattr(engine, "INLINE_SECONDS", 0.0)
+    monkeypatch.setattr(encoders, "INLINE_SECONDS", 0.0)
     result = search(open_workspace(root), "flaky tests")
     assert result.mode == "lexical" and result.encoders == []
     assert result.pending == {"minilm": 3, "wordllama": 3}
@@ -100,7 +100,7 @@ def test_a_first_search_does_not_wait_for_a_long_embedding(tmp_path, monkeypatch
 
 def test_the_background_build_embeds_what_a_search_left(tmp_path, monkeypatch):
     root = repo(tmp_path)
-    monkeypatch.setattr(engine, "INLINE_SECONDS", 0.0)
+    monkeypatch.setattr(encoders, "INLINE_SECONDS", 0.0)
     monkeypatch.setenv(background.ENV, "1")
     first = search(open_workspace(root), "release notes")
     assert first.encoders == [] and any("in the background" in n for n in first.notes)
@@ -117,7 +117,7 @@ def test_an_interrupted_embedding_keeps_what_it_did(tmp_path, monkeypatch):
     root = repo(tmp_path)
     searcher = Searcher(open_workspace(root))
     searcher.refresh(searcher.view().skills())
-    model = searcher.models["minilm"]
+    model = searcher.encoders.models["minilm"]
     real = embedding.load(model)
 
     class Failing:
@@ -132,10 +132,10 @@ def test_an_interrupted_embedding_keeps_what_it_did(tmp_path, monkeypatch):
             return real.encode(texts)
 
     monkeypatch.setattr(vectors, "BATCH", 1)
-    texts = searcher.vectors.missing(model, None)
+    texts = searcher.encoders.vectors.missing(model, None)
     with pytest.raises(KeyboardInterrupt):
-        searcher.vectors.embed(Failing(), texts, None)
-    assert len(searcher.vectors.missing(model, None)) == len(texts) - 1
+        searcher.encoders.vectors.embed(Failing(), texts, None)
+    assert len(searcher.encoders.vectors.missing(model, None)) == len(texts) - 1
 
 
 def test_an_encoder_installed_later_is_used_without_rereading_files(tmp_path, monkeypatch):
@@ -216,7 +216,7 @@ def test_the_cache_files_are_never_written_through_a_link(tmp_path, monkeypatch)
     cache.mkdir()
     for name in ("embeddings.sqlite", background.LOG_FILE):
         (cache / name).symlink_to(theirs / "notes.txt")
-    monkeypatch.setattr(engine, "INLINE_SECONDS", 0.0)
+    monkeypatch.setattr(encoders, "INLINE_SECONDS", 0.0)
     monkeypatch.setenv(background.ENV, "1")
     search(open_workspace(root), "release notes")
     assert background.started[-1].wait(timeout=120) == 0
@@ -240,7 +240,7 @@ def test_a_linked_matrix_folder_is_refused(tmp_path):
 def test_an_embeddings_file_that_is_not_a_file_gives_a_temporary_index(tmp_path, monkeypatch):
     root = repo(tmp_path)
     (root / ".exobrain-cache" / "embeddings.sqlite").mkdir(parents=True)
-    monkeypatch.setattr(engine, "INLINE_SECONDS", 0.0)
+    monkeypatch.setattr(encoders, "INLINE_SECONDS", 0.0)
     monkeypatch.setenv(background.ENV, "1")
     builds = len(background.started)
     result = search(open_workspace(root), "flaky tests")

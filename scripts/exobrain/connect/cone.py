@@ -63,7 +63,7 @@ def wants_sparse(ws: Workspace) -> bool:
 def cone_for(ws: Workspace) -> Cone:
     """The cone this workspace's connection needs (see the module) beside the current one."""
     folders: set[str] = set()
-    tree = ws.committed()
+    tree = ws.sparse.committed()
     reader = tree.repo.reader()
     if tree.head:
         for entry in reader.tree(f"{tree.head}^{{tree}}") or []:
@@ -84,7 +84,7 @@ def cone_for(ws: Workspace) -> Cone:
             folders.add(_skill_folder(row.home, row.name))
     folders.update(_external_homes(ws, chain))
     folders.update(f"{SIGNALS_DIR}/{me}" for me in sorted(ws.my_ids))
-    current = ws.checkout().cone if ws.checkout().sparse else None
+    current = ws.sparse.checkout().cone if ws.sparse.checkout().sparse else None
     return Cone(tuple(_outermost(folders)), current)
 
 
@@ -123,7 +123,7 @@ def apply_cone(ws: Workspace, cone: Cone) -> None:
     fetches the new folders' blobs in one go). The index turns sparse too (one entry per
     folder left out), so git's own commands stay fast in a big repository."""
     args = ["sparse-checkout", "set", "--cone"]
-    if not ws.checkout().sparse_index:
+    if not ws.sparse.checkout().sparse_index:
         args.append("--sparse-index")
     stdin = "".join(f"{folder}\n" for folder in cone.folders).encode()
     Git(allow_file=True).run([*args, "--stdin"], cwd=ws.root, remote=True, stdin=stdin)

@@ -24,21 +24,20 @@ from exobrain.connect.choice import (
     short_hostname,
     stored_choice,
 )
-from exobrain.errors import InputFileError, UsageError
+from exobrain.connect.connection import (
+    agent_list,
+    connection_action,
+    stored_changed,
+    updated_connection,
+)
+from exobrain.errors import UsageError
 from exobrain.findings import Finding
 from exobrain.paths import shown
 from exobrain.registry import REGISTRY_FILE
 from exobrain.resolve import Resolved
-from exobrain.scopes import (
-    CONNECTION_FILE,
-    Connection,
-    connection_data,
-    read_connection,
-)
-from exobrain.util.fileio import dump_json
+from exobrain.scopes import CONNECTION_FILE
 from exobrain.workspace import Workspace, open_workspace, workspace_for
 
-USER_AGENTS_KEY = "user_agents"
 Wizard = Callable[[Workspace], Choice]
 
 
@@ -97,41 +96,6 @@ class Report:
         return 1 if self.problems or failed else 0
 
 
-def agent_list(connection: Connection, user_level: bool) -> list[str]:
-    """The agents connected at project level (``agents``) or user level (``user_agents``)."""
-    if not user_level:
-        return list(connection.agents)
-    value = connection.raw.get(USER_AGENTS_KEY, [])
-    if not isinstance(value, list) or not all(isinstance(a, str) for a in value):
-        raise InputFileError(f"{CONNECTION_FILE}: {USER_AGENTS_KEY} must be a list of agent names")
-    return list(value)
-
-
-def updated_connection(
-    stored: Connection,
-    choice: Choice,
-    agent: str,
-    user_level: bool,
-    request: Request | None = None,
-) -> Connection:
-    """The stored connection with the chosen scopes and ``agent`` recorded at its level (and
-    the sparse checkout turned on or off when the request says so)."""
-    raw = dict(stored.raw)
-    if request is not None and request.sparse is not None:
-        raw[cone.SPARSE_KEY] = request.sparse
-    agents = agent_list(stored, False)
-    if user_level:
-        users = agent_list(stored, True)
-        raw[USER_AGENTS_KEY] = users + ([agent] if agent not in users else [])
-    elif agent not in agents:
-        agents.append(agent)
-    people, scopes = (
-        stored.people if choice.person in stored.people else (),
-        choice.connected_scopes,
-    )
-    return Connection(list(scopes), choice.person, agents, raw, people, stored.scopes_key)
-
-
 def connect(request: Request) -> Report:
     """Choose the connection, resolve for the agent, plan every change, then (unless
     ``dry_run``) apply the plan, record the connection and run the scope hooks.
@@ -174,7 +138,7 @@ def connect(request: Request) -> Report:
         from exobrain.util.locking import exclusive  # only a run that writes pays for the lock
 
         with exclusive(ws.root / CONNECTION_FILE, root=ws.root):
-            if _stored_changed(ws):
+            if stored_changed(ws):
                 fresh = open_workspace(ws.root)
                 if choice.source == "stored":
                     choice = stored_choice(fresh.connection)
@@ -193,7 +157,9 @@ def _follow_cone(ws: Workspace, agent: Agent, choice: Choice, request: Request) 
     """With a sparse checkout wanted (``--sparse``, or stored), bring its cone in line with
     the connection before anything is planned, so links point at folders on disk."""
     user_level = agent.is_user_level(request.user)
-    connection = updated_connection(ws.connection, choice, agent.name, user_level, request)
+    connection = updated_connection(
+        ws.connection, choice, agent.name, user_level, sparse=request.sparse
+    )
     if connection.raw.get(cone.SPARSE_KEY) is not True:
         return ws
     return cone.follow(ws, connection, dry_run=request.dry_run, notes=choice.notes)
@@ -212,14 +178,6 @@ def refuse_outside_exobrain(ws: Workspace) -> None:
     )
 
 
-def _stored_changed(ws: Workspace) -> bool:
-    """Whether another process rewrote the connection file since ``ws`` read it."""
-    path = ws.root / CONNECTION_FILE
-    if not path.exists():
-        return bool(ws.connection.raw)
-    return read_connection(ws.root).raw != ws.connection.raw
-
-
 def _empty_report(ws: Workspace, agent: Agent, request: Request) -> Report:
     level = "user" if agent.is_user_level(request.user) else "project"
     return Report(
@@ -235,7 +193,8 @@ def _prepare(
     report = _empty_report(ws, agent, request)
     report.source, report.notes = choice.source, list(choice.notes)
     stored = ws.connection
-    connection = updated_connection(stored, choice, agent.name, report.level == "user", request)
+    user_level = report.level == "user"
+    connection = updated_connection(stored, choice, agent.name, user_level, sparse=request.sparse)
     wanted = preload.merged(
         preload.stored_preload(stored, agent.name), request.persona, request.discover
     )
@@ -286,7 +245,7 @@ def _prepare(
         )
     actions = [
         *plan(ws, agent, rows, request, report, discovered=discovered),
-        _connection_action(ws.root, stored, connection),
+        connection_action(ws.root, stored, connection),
     ]
     report.actions = [a for a in actions if a is not None]
     report.findings = ws.findings
@@ -409,16 +368,3 @@ def _git_hook_actions(
         [a for a in agent_list(ws.connection, True) if a in known],
     )
     return githooks.plan_hooks(folder, githooks.current_runner(), relinks)
-
-
-def _connection_action(
-    root: Path, stored: Connection, connection: Connection
-) -> linker.Action | None:
-    """Rewrite ``.exobrain.json`` only when what it says changes."""
-    data = connection_data(connection)
-    path = root / CONNECTION_FILE
-    if path.exists() and data == stored.raw:
-        return None
-    op = linker.REPLACE if path.exists() else linker.CREATE
-    content = dump_json(data)
-    return linker.Action("connection", op, path, CONNECTION_FILE, content=content, root=root)

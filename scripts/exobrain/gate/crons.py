@@ -298,8 +298,8 @@ def _known_skills(ws: Workspace) -> set[tuple[str, str]]:
         (entry_home(e), e.name) for r in ws.all_registries() for e in r.entries if not e.is_override
     }
     for scope in ws.scan().scopes:
-        if ws.is_outside(scope.path):
-            known.update((scope.path, name) for name in ws.committed_skills(scope.path))
+        if ws.sparse.is_outside(scope.path):
+            known.update((scope.path, name) for name in ws.sparse.committed_skills(scope.path))
             continue
         folder = skill_dir(ws.root, scope.path, "x").parent
         if folder.is_dir():

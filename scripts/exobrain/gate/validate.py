@@ -76,7 +76,9 @@ def _entry_findings(
     # the skills folder of this scope, as text: at most one stat per declaration, no Paths
     shown_base = "skills/" if registry.scope == GLOBAL else f"{registry.scope}/skills/"
     # outside the cone git's tree says first; the disk is asked only when it has no folder
-    committed = ws.committed_skills(registry.scope) if ws.is_outside(registry.scope) else None
+    committed = (
+        ws.sparse.committed_skills(registry.scope) if ws.sparse.is_outside(registry.scope) else None
+    )
     for entry in registry.entries:
         if entry.is_override:
             if entry.identity not in declarations:
@@ -145,7 +147,7 @@ def _folder_findings(
     found: list[Finding] = []
     policy = ws.registry(GLOBAL).policy
     for scope in ws.scan().scopes:
-        if scope.path == SEED or ws.off_disk(scope.path):
+        if scope.path == SEED or ws.sparse.off_disk(scope.path):
             continue
         folder = skill_dir(ws.root, scope.path, "x").parent
         try:
@@ -220,13 +222,13 @@ def _outside_findings(ws: Workspace) -> list[Finding]:
     """Skill folders a sparse checkout leaves out: git's tree says which exist (so nobody's
     declaration is reported missing and an undeclared folder is still an info), and a note
     says that their files were not checked."""
-    outside = [s for s in ws.scan().scopes if ws.is_outside(s.path) and s.path != SEED]
+    outside = [s for s in ws.scan().scopes if ws.sparse.is_outside(s.path) and s.path != SEED]
     if not outside:
         return []
     found: list[Finding] = []
     count = 0
     for scope in outside:
-        names = ws.committed_skills(scope.path)
+        names = ws.sparse.committed_skills(scope.path)
         count += len(names)
         # only the scope's own skills.json declares in-tree skills at its home
         entries = ws.registry(scope.path).entries

@@ -16,7 +16,7 @@ from exobrain.workspace import Workspace
 
 def connected_agents(ws: Workspace) -> list[tuple[str, bool]]:
     """(agent, user level) for every agent recorded in the connection file."""
-    from exobrain.connect.connector import agent_list
+    from exobrain.connect.connection import agent_list
 
     return [(a, False) for a in agent_list(ws.connection, False)] + [
         (a, True) for a in agent_list(ws.connection, True)

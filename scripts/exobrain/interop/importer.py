@@ -1,10 +1,10 @@
 """``exobrain import``: bring foreign skills in as versioned artifacts of a scope.
 
 For each skill of the source: read its SKILL.md (repairing YAML slips), translate the
-frontmatter with the format's adapter (:mod:`exobrain.interop.formats`), copy the files into
-``<scope>/skills/<name>/`` through a staging folder and one rename, declare it in the scope's
-registry and lock it with an ``upstream`` record (where it came from, the upstream commit and
-content hash) that ``exobrain import --update`` compares against later.
+frontmatter with the format's adapter and check it (:mod:`exobrain.interop.plan`), copy the
+files into ``<scope>/skills/<name>/`` through a staging folder and one rename, declare it in the
+scope's registry and lock it with an ``upstream`` record (where it came from, the upstream
+commit and content hash) that ``exobrain import --update`` compares against later.
 
 One broken skill never stops the batch: it is reported with its reason and nothing of it is
 written. Everything is checked before anything is written, and ``dry_run`` writes nothing.
@@ -16,89 +16,35 @@ import shutil
 from collections import defaultdict
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from exobrain.artifacts.checks import resolve_ref, skill_refs
-from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_path, with_powers
+from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_path
 from exobrain.artifacts.promote import target_scope
 from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError, UsageError
 from exobrain.interop.formats import detect, importer
 from exobrain.interop.formats.bundle import Bundle, FoundSkill, discover
-from exobrain.interop.formats.fields import SLUG, dump, read_lenient, translate
+from exobrain.interop.formats.fields import SLUG
 from exobrain.interop.inputs import Opened, classify, is_shorthand, open_source
+from exobrain.interop.plan import (
+    Plan,
+    Reading,
+    Report,
+    lock_entry_for,
+    plan_skill,
+    read_skill_text,
+    upstream_record,
+)
 from exobrain.model import GLOBAL, Identity
 from exobrain.paths import shown
-from exobrain.registry import FLAG, REFUSE, Policy
 from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
-from exobrain.skillmd import SKILL_FILE, powers, skill_text, spec_problems
-from exobrain.util.confine import unsafe_entries
-from exobrain.util.dirhash import hash_digests
+from exobrain.skillmd import SKILL_FILE
 from exobrain.util.staging import staged_folder
 from exobrain.util.treecopy import copy_tree
 from exobrain.workspace import Workspace
-
-
-@dataclass
-class Item:
-    """One skill of an import or update: what happened to it and why."""
-
-    name: str
-    upstream: str
-    status: str = "skipped"
-    ref: str | None = None
-    version: str | None = None
-    previous: str | None = None
-    repairs: list[str] = field(default_factory=list)
-    flags: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    problem: str | None = None
-    forked: str | None = None  # the fork that keeps local edits (import --update --fork-local)
-
-    def as_json(self) -> dict[str, Any]:
-        return dict(self.__dict__.items())
-
-
-@dataclass
-class Report:
-    source: str
-    format: str
-    reason: str
-    scope: str
-    dry_run: bool
-    items: list[Item] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def skipped(self) -> list[Item]:
-        return [i for i in self.items if i.status == "skipped"]
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "format": self.format,
-            "detected_by": self.reason,
-            "scope": self.scope,
-            "dry_run": self.dry_run,
-            "notes": self.notes,
-            "skills": [i.as_json() for i in self.items],
-        }
-
-
-@dataclass
-class Plan:
-    """A translated skill ready to be written."""
-
-    found: FoundSkill
-    item: Item
-    text: str = ""
-    body: str = ""
-    meta: dict[str, Any] = field(default_factory=dict)
-    upstream_version: str | None = None
-    powers: list[str] = field(default_factory=list)  # policy rules, upstream's or the copy's
 
 
 def who_owns(ws: Workspace, owner: str | None) -> str:
@@ -109,64 +55,6 @@ def who_owns(ws: Workspace, owner: str | None) -> str:
             hint="connect as a person (connect-agent … --person ID) or pass --owner",
         )
     return who
-
-
-#: A found skill's SKILL.md as read: (frontmatter, body, repairs), or why it is unusable.
-Reading = tuple[dict[str, Any], str, list[str]] | ExobrainError
-
-
-def read_skill_text(found: FoundSkill) -> tuple[dict[str, Any], str, list[str]]:
-    """(frontmatter, body, repairs) of a found skill; raises InputFileError when unusable."""
-    path = found.folder / SKILL_FILE
-    return read_lenient(skill_text(path), path)
-
-
-def plan_skill(
-    adapter: ModuleType,
-    src: Opened,
-    found: FoundSkill,
-    reading: Reading,
-    new_name: str | None = None,
-    policy: Policy | None = None,
-) -> Plan:
-    """Translate one skill; problems end up on ``plan.item.problem`` (nothing raised). A skill
-    that gives an agent powers of its own (hooks, wildcard tool permissions) is flagged, or
-    refused where the repository's ``policy`` says so."""
-    item = Item(found.folder_name, src.where(found.rel) or ".")
-    plan = Plan(found, item)
-    if isinstance(reading, ExobrainError):
-        item.problem = reading.message
-        return plan
-    raw, body, repairs = reading
-    raw = dict(raw)
-    notes = adapter.prepare(raw, found)
-    result = translate(
-        raw,
-        found.folder_name,
-        keep=adapter.KEEP,
-        source_format=adapter.SOURCE_FORMAT,
-        source_url=src.display(found.rel),
-        new_name=new_name,
-        bundle_versions=found.bundle_versions(),
-    )
-    item.name, item.version = result.name, result.meta.get("version")
-    item.repairs, item.notes = repairs + result.repairs, notes
-    problems = result.problems + [f"{rel}: {why}" for rel, why in unsafe_entries(found.folder)]
-    if not result.problems:  # what the translation could not repair would fail skills-validate
-        problems += [why for _, why in spec_problems(result.meta, result.name)]
-    granted = dict(powers(raw) + powers(result.meta))
-    plan.powers = sorted(granted)
-    for rule, why in granted.items():
-        action = (policy or Policy()).action(rule)
-        if action == REFUSE:
-            problems.append(f"{why}; refused by the policy in the global skills.json")
-        elif action == FLAG:
-            item.flags.append(f"{why}; review it before anyone opts in (the lock records it)")
-    if problems:
-        item.problem = "; ".join(problems)
-    plan.text, plan.body, plan.meta = dump(result.meta, body), body, result.meta
-    plan.upstream_version = result.upstream_version
-    return plan
 
 
 def _select(
@@ -354,46 +242,6 @@ def install(
     (upstream, local) digests. ``target`` must not exist."""
     with staged_folder(target, root=root) as staging:
         return copy_tree(found, staging, replace={SKILL_FILE: text})
-
-
-def upstream_record(
-    src: Opened,
-    found: FoundSkill,
-    adapter: ModuleType,
-    upstream: dict[str, str],
-    local: dict[str, str],
-    repairs: list[str],
-) -> dict[str, Any]:
-    """What the lock remembers about where an imported skill came from, and the repairs its
-    translation made (the same translation is applied again by ``import --update``)."""
-    record: dict[str, Any] = {
-        "kind": src.kind,
-        "url": src.url,
-        "base": src.path,
-        "path": src.where(found.rel),
-        "ref": src.ref,
-        "commit": src.commit,
-        "hash": hash_digests(upstream),
-        "format": adapter.NAME,
-        "imported": hash_digests(local),
-    }
-    if repairs:
-        record["repairs"] = list(repairs)
-    return record
-
-
-def lock_entry_for(
-    version: str, local: dict[str, str], record: dict[str, Any], rules: list[str]
-) -> dict[str, Any]:
-    """The lock entry of an imported copy: its digests, where it came from, and the powers it
-    gives an agent (reported by the import, so recorded as seen)."""
-    entry = {
-        "version": version,
-        "hash": hash_digests(local),
-        "files": dict(sorted(local.items())),
-        "upstream": record,
-    }
-    return with_powers(entry, rules)
 
 
 def _apply(

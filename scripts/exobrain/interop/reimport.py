@@ -32,7 +32,8 @@ from exobrain.errors import ExobrainError, OperationFailed, UsageError
 from exobrain.interop.formats import importer_for_source_format
 from exobrain.interop.formats.bundle import FoundSkill, discover
 from exobrain.interop.formats.fields import dump
-from exobrain.interop.importer import (
+from exobrain.interop.inputs import Opened, open_source
+from exobrain.interop.plan import (
     Item,
     Plan,
     Reading,
@@ -42,7 +43,6 @@ from exobrain.interop.importer import (
     read_skill_text,
     upstream_record,
 )
-from exobrain.interop.inputs import Opened, open_source
 from exobrain.model import GLOBAL
 from exobrain.paths import shown
 from exobrain.refs import SkillRef, canonical, parse_ref

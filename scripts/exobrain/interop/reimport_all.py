@@ -18,7 +18,7 @@ from typing import Any
 from exobrain.artifacts.lockfile import read_lock
 from exobrain.artifacts.promote import real_scope
 from exobrain.errors import ExobrainError
-from exobrain.interop.importer import Item
+from exobrain.interop.plan import Item
 from exobrain.interop.reimport import update_skill
 from exobrain.refs import canonical
 from exobrain.registry import Entry

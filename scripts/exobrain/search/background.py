@@ -2,7 +2,7 @@
 
 MiniLM embeds 40 to 150 texts a second on one core, so a new repository of 8,000 real skills
 needs three to four minutes of it, once. A search that finds more missing than it may embed
-before answering (see :data:`exobrain.search.engine.INLINE_SECONDS`) answers with the encoders
+before answering (see :data:`exobrain.search.encoders.INLINE_SECONDS`) answers with the encoders
 that are ready and starts ``python -m exobrain.search.build`` in a session of its own, the
 way ``git gc --auto`` detaches: that process brings the whole cache up to date (committing
 every batch, so it can be stopped at any point) and exits. ``exobrain index`` does the same in

@@ -38,9 +38,10 @@ def build_index(
         searcher = Searcher(ws, semantic=semantic, progress=progress)
         update = searcher.refresh(index_artifacts(ws), prune=True)
         # the quickest encoder first: it is ready for searches while the slow one works
-        for model in sorted(searcher.models.values(), key=lambda m: m.seconds_per_text):
+        encoders = searcher.encoders
+        for model in sorted(encoders.models.values(), key=lambda m: m.seconds_per_text):
             try:  # the matrices are made now, so the next query only maps them
-                searcher.vectors_for(model, None, None)
+                encoders.vectors_for(model, None, None, searcher.update)
             except ExobrainError:
                 raise
             except Exception as exc:  # a broken model file or runtime: the others still run
@@ -48,7 +49,7 @@ def build_index(
                     f"{model.role} could not be used ({type(exc).__name__}: {exc})"
                 )
         if update.removed:  # an edit leaves one old vector behind at most; removals prune
-            searcher.vectors.prune()
+            encoders.vectors.prune()
         update.rebuilt = "; ".join(searcher.notes) or None
         return update
 

@@ -127,7 +127,7 @@ class View:
                 for entry in self.ws.registry(scope.path).entries:
                     if not entry.is_override and entry.identity not in entries:
                         entries[entry.identity] = entry
-            self._copies = self.ws.skill_copies(
+            self._copies = self.ws.sparse.skill_copies(
                 [(e.scope, e.name) for e in entries.values() if not e.source]
             )
             self._declared = {key: self._artifact(e, None) for key, e in entries.items()}
@@ -206,9 +206,9 @@ class View:
             base = scope.directory(self.ws.root) / KNOWLEDGE_DIR
             private_ok = scope.type in PERSONAL and scope.path in chain
             files = {rel: base / rel for rel in _markdown_files(base, private_ok)}
-            if self.ws.is_outside(scope.path):
+            if self.ws.sparse.is_outside(scope.path):
                 # read from git: copies, never private ones
-                copies = self.ws.knowledge_copies(scope.path, KNOWLEDGE_DIR)
+                copies = self.ws.sparse.knowledge_copies(scope.path, KNOWLEDGE_DIR)
                 files = {
                     rel: path
                     for rel, path in copies.items()
@@ -311,8 +311,10 @@ def index_artifacts(ws: Workspace) -> list[Artifact]:
     on disk, so a whole-repository update reads no registry."""
     found: list[Artifact] = []
     view = repository_view(ws)
-    outside = [s for s in view.scopes if ws.is_outside(s.path)]
-    copies = ws.skill_copies([(s.path, n) for s in outside for n in ws.committed_skills(s.path)])
+    outside = [s for s in view.scopes if ws.sparse.is_outside(s.path)]
+    copies = ws.sparse.skill_copies(
+        [(s.path, n) for s in outside for n in ws.sparse.committed_skills(s.path)]
+    )
     for (home, name), copy in sorted(copies.items()):  # scopes outside a sparse checkout
         found.append(Artifact(f"skill:{name}@{home}", "skill", name, home, home, str(copy)))
     for scope in view.scopes:

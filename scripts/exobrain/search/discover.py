@@ -116,9 +116,9 @@ def discover(
         servers = [str(s) for s in as_list(deps.get("mcp_servers"))]
         picks.append(Pick(hit, trigger, [t for t in tools if shutil.which(t) is None], servers))
     notes = list(searcher.notes)
-    if semantic and not searcher.models:
+    if semantic and not searcher.encoders.models:
         notes.append(LEXICAL_NOTE)
-    return Discovery(task, picks, excluded, searcher.mode, notes, list(searcher.used))
+    return Discovery(task, picks, excluded, searcher.mode, notes, list(searcher.encoders.used))
 
 
 def _persona_problem(meta: dict[str, Any], persona: str | None) -> str | None:
@@ -136,8 +136,9 @@ class _TriggerMeaning:
     ranking, so triggers match by their words only). The task is embedded on first need."""
 
     def __init__(self, searcher: Searcher, task: str) -> None:
-        self.role = searcher.used[0] if searcher.used else None
-        self.model = searcher.models[self.role] if self.role else None
+        used = searcher.encoders.used
+        self.role = used[0] if used else None
+        self.model = searcher.encoders.models[self.role] if self.role else None
         self.threshold = searcher.weights.trigger_min_cosine.get(self.role or "", 1.0)
         self.task = task
 

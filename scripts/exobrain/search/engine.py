@@ -2,38 +2,30 @@
 
 The shell around the pure pieces: :mod:`exobrain.search.corpus` says what is visible,
 :mod:`exobrain.search.index` keeps the FTS5 rows fresh (only changed artifacts are re-read),
-:mod:`exobrain.search.vectors` the encoders' vectors, and :mod:`exobrain.search.ranking` fuses
-and orders. Every query first brings the visible artifacts' rows up to date, so an edit shows
-in the next search, and embeds what is missing for them when that is quick
-(:data:`INLINE_SECONDS`). When it is not — a new repository with MiniLM, 40 to 150 texts a
-second — the query answers with the encoders that are ready, says which, and leaves the rest to
-a background build (:mod:`exobrain.search.background`).
+:mod:`exobrain.search.encoders` which encoders vote and the query's cosines, and
+:mod:`exobrain.search.ranking` fuses and orders. Every query first brings the visible
+artifacts' rows up to date, so an edit shows in the next search, and embeds what is missing for
+them when that is quick; when it is not, the query answers with the encoders that are ready,
+says which, and leaves the rest to a background build.
 """
 
 from __future__ import annotations
 
 import functools
 import sqlite3
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from exobrain.catalog import unreadable_skill
-from exobrain.errors import ExobrainError, OperationFailed
-from exobrain.search import background, embedding
+from exobrain.errors import OperationFailed
+from exobrain.search import embedding
 from exobrain.search.corpus import Artifact, View, open_view
+from exobrain.search.encoders import Encoders
 from exobrain.search.hits import Hit
-from exobrain.search.index import (
-    Index,
-    Progress,
-    Update,
-    discard,
-    index_path,
-    is_corrupt,
-    open_index,
-)
+from exobrain.search.index import Index, Progress, Update
+from exobrain.search.indexfiles import discard, index_path, is_corrupt, open_index
 from exobrain.search.query import fts_query
 from exobrain.search.ranking import (
     LEXICAL,
@@ -46,14 +38,9 @@ from exobrain.search.ranking import (
     relevance,
     score,
 )
-from exobrain.search.vectors import Aligned, VectorStore
 from exobrain.skillmd import as_list
 from exobrain.workspace import Workspace
 
-#: How long a query may spend embedding what is missing before it answers without that
-#: encoder (and starts the background build): enough for every WordLlama text of thousands of
-#: skills, or about a hundred MiniLM texts — edits, never a whole new repository.
-INLINE_SECONDS = 2.0
 LEXICAL_NOTE = (
     f"semantic search is off (no encoder of the [semantic] extra is installed: "
     f"{embedding.INSTALL_HINT}); results are lexical"
@@ -102,17 +89,14 @@ class Searcher:
         self.ws = ws
         self.weights = weights or load_search_weights(ws.root)
         self.semantic = semantic
-        self.models = embedding.find_models() if semantic else {}
         self.progress = progress
         self.notes: list[str] = []
         self.update = Update()
-        self.used: list[str] = []  # the encoders that voted in the last ranking
-        self.pending: dict[str, int] = {}  # encoder → texts still to embed for the last pool
         self._fresh: set[str] = set()  # refs refreshed by this searcher already
         self._reported: set[str] = set()  # unreadable files already in the workspace findings
-        self._early: tuple[str, threading.Thread, dict[str, Any]] | None = None  # see expect
         self.index = self._open()
-        self.vectors = VectorStore(self.index)
+        models = embedding.find_models() if semantic else {}
+        self.encoders = Encoders(ws.root, self.index, models, progress)
 
     def _open(self) -> Index:
         index, reason = open_index(index_path(self.ws.root), root=self.ws.root)
@@ -122,34 +106,13 @@ class Searcher:
 
     @property
     def mode(self) -> str:
-        return "hybrid" if self.used else "lexical"
+        return "hybrid" if self.encoders.used else "lexical"
 
     def next_query(self) -> None:
         """Forget what the last query noted: a searcher kept open between queries
         (:mod:`exobrain.search.live`) reports each query's own notes and update."""
-        self.notes, self.update, self.pending = [], Update(), {}
-
-    def expect(self, query: str) -> None:
-        """Start encoding ``query`` in a thread with the encoders that voted last time, while
-        the caller brings rows up to date. The encoders release the GIL, so in a search kept
-        open between queries (:mod:`exobrain.search.live`) that work overlaps the thousands
-        of ``stat`` calls of an ``--all-scopes`` refresh; :meth:`signals` takes the vectors
-        (or encodes itself when the thread failed)."""
-        models = {role: self.models[role] for role in self.used if role in self.models}
-        if not models:
-            return
-        text, vectors = embedding.normalise(query), {}
-
-        def encode() -> None:
-            try:
-                for role, model in models.items():
-                    vectors[role] = embedding.load(model).encode([text])[0]
-            except Exception:  # signals() encodes again, and reports what fails
-                pass
-
-        thread = threading.Thread(target=encode, name="exobrain-encode", daemon=True)
-        thread.start()
-        self._early = (text, thread, vectors)
+        self.notes, self.update = [], Update()
+        self.encoders.pending = {}
 
     def forget(self, refs: Iterable[str]) -> None:
         """Let the next refresh check these refs' rows again (their files moved since)."""
@@ -185,57 +148,6 @@ class Searcher:
         view.supersedes = lambda entry: known.get(f"skill:{entry.name}@{entry.scope}")
         return view
 
-    def vectors_for(
-        self, model: embedding.Model, pool: list[int] | None, budget: float | None
-    ) -> Aligned | None:
-        """``model``'s aligned matrix once every doc of ``pool`` (None: the whole index) has
-        its vectors: what is missing is embedded first, unless that would take more than
-        ``budget`` seconds (None: no limit); then None, and :attr:`pending` counts it."""
-        if pool is None:
-            pool = [i for (i,) in self.index.db.execute("SELECT id FROM docs")]
-        aligned = self.vectors.aligned(model, make=False)
-        suspects = aligned.covers(pool) if aligned else self.vectors.suspects(model, pool)
-        if aligned is not None and not suspects:
-            return aligned
-        texts = self.vectors.missing(model, suspects)
-        if budget is not None and len(texts) * model.seconds_per_text > budget:
-            self.pending[model.role] = len(texts)
-            return None
-        if texts:
-            done = self.vectors.embed(embedding.load(model), texts, self.progress)
-            self.update.embedded[model.role] = self.update.embedded.get(model.role, 0) + done
-        return self.vectors.aligned(model)
-
-    def encoders(self, pool: list[int]) -> dict[str, tuple[embedding.Encoder, Aligned]]:
-        """The encoders that can vote for the doc ids ``pool``: their vectors are complete for
-        it, or what is missing was quick enough to embed now (else a background build is
-        started and the encoder sits this query out, counted in :attr:`pending`)."""
-        ready = {}
-        self.pending = {}
-        for role, model in self.models.items():
-            try:
-                aligned = self.vectors_for(model, pool, INLINE_SECONDS)
-                if aligned is not None:
-                    ready[role] = (embedding.load(model), aligned)
-            except (sqlite3.DatabaseError, ExobrainError):
-                raise  # the cache's problems, not the encoder's
-            except Exception as exc:  # a broken model file or runtime: say so, search on
-                self.notes.append(f"{role} could not be used ({type(exc).__name__}: {exc})")
-        if self.pending:
-            self.notes.append(self._pending_note())
-        return ready
-
-    def _pending_note(self) -> str:
-        what = ", ".join(f"{role} ({n:,} texts to embed)" for role, n in self.pending.items())
-        if self.index.path is None:  # nothing would keep what a build embeds
-            return f"not used: {what} (the search cache is temporary for this run)"
-        if background.start(self.ws.root):
-            return (
-                f"not used yet: {what}; embedding them in the background "
-                f"(exobrain index shows the progress)"
-            )
-        return f"not used yet: {what}; run exobrain index to embed them"
-
     def rank(
         self, query: str, artifacts: list[Artifact], *, k: int, quality: QualityFn | None = None
     ) -> list[Hit]:
@@ -250,7 +162,7 @@ class Searcher:
         final: dict[int, Components] = {}
         for i, (n, fused, rel) in contenders.items():
             total, q, factor = score(rel, known.get(by_id[i].ref), by_id[i].lifecycle, w)
-            cosines = {role: float(signals[role][n]) for role in self.used}
+            cosines = {role: float(signals[role][n]) for role in self.encoders.used}
             final[i] = Components(bm25.get(i), cosines, fused, rel, q, factor, total)
         ref_of = {by_id[i].ref: i for i in final}
         best = [ref_of[r] for r in order({r: final[i].score for r, i in ref_of.items()})[:k]]
@@ -274,7 +186,7 @@ class Searcher:
         listed just because k asks for more. With an encoder numpy is loaded, and the
         arithmetic runs on arrays (:mod:`exobrain.search.dense`)."""
         w = self.weights
-        if self.used:
+        if self.encoders.used:
             import numpy
 
             from exobrain.search import dense
@@ -306,18 +218,7 @@ class Searcher:
         w = self.weights
         bm25 = self.index.lexical(fts_query(query), w.boosts, w.lexical_limit, doc_ids)
         signals: dict[str, Any] = {LEXICAL: [bm25.get(i, 0.0) for i in doc_ids]}
-        ready = self.encoders(doc_ids) if doc_ids else {}
-        text, early = embedding.normalise(query), {}
-        if self._early is not None and self._early[0] == text:
-            self._early[1].join()
-            early = self._early[2]
-        self._early = None
-        for role, (encoder, aligned) in ready.items():
-            vector = early[role] if role in early else encoder.encode([text])[0]
-            cosines = aligned.cosines(vector, doc_ids)
-            if cosines is not None:
-                signals[role] = cosines
-        self.used = [role for role in signals if role != LEXICAL]
+        signals.update(self.encoders.cosines(query, doc_ids, self.notes, self.update))
         return bm25, signals
 
 
@@ -418,10 +319,11 @@ def answer(
         pool = [a for a in pool if a.ref in rows and matches_labels(rows[a.ref].meta, filters)]
     hits = searcher.rank(query, pool, k=k, quality=quality)
     notes = list(searcher.notes)
-    if searcher.semantic and not searcher.models:
+    encoders = searcher.encoders
+    if searcher.semantic and not encoders.models:
         notes.append(LEXICAL_NOTE)
     return Result(
-        hits, searcher.mode, notes, update, len(pool), searcher.used, dict(searcher.pending)
+        hits, searcher.mode, notes, update, len(pool), encoders.used, dict(encoders.pending)
     )
 
 

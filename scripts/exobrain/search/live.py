@@ -49,7 +49,7 @@ from exobrain.search.engine import (
     index_failure,
     signal_quality,
 )
-from exobrain.search.index import discard, index_path, is_corrupt
+from exobrain.search.indexfiles import discard, index_path, is_corrupt
 from exobrain.search.query import fts_query
 from exobrain.search.ranking import WEIGHTS_FILE
 from exobrain.util.fileio import read_text
@@ -140,7 +140,7 @@ class Live:
     def _still_valid(self, ws: Workspace) -> bool:
         vouched = self._ws_vouched
         watched = True
-        if ws.scanned and ws.reads_git:
+        if ws.scanned and ws.sparse.reads_git:
             return False  # scopes read from git: no walk to check
         if ws.scanned and not (vouched and self._scan_vouched):
             scan = ws.disk_scan()
@@ -217,7 +217,7 @@ class Live:
 
     def _search(self, query: str, filters: Filters, k: int, quality: QualityFn | None) -> Result:
         searcher = self.searcher()
-        searcher.expect(query)
+        searcher.encoders.expect(query)
         checked: set[str] = set()
         view = self.view(searcher, filters.everywhere, checked)
         pool = candidates(view, filters)

@@ -6,7 +6,8 @@ An import adapter module provides ``NAME`` (the ``--format`` value), ``SOURCE_FO
 fields), ``detect(bundle, metas) -> reason | None`` and ``prepare(raw, found) -> notes`` (facts
 of the bundle the skill itself does not state, added to ``raw``). An export module provides
 ``export_skill`` (see :mod:`.agentskills`).
-The shared machinery is in :mod:`.fields` (translation) and :mod:`.bundle` (finding skills).
+The shared machinery is in :mod:`.fields` (field tables, encoding, lenient reading),
+:mod:`.translation` (a foreign frontmatter turned native) and :mod:`.bundle` (finding skills).
 """
 
 from __future__ import annotations
