@@ -58,7 +58,7 @@ def descriptions(ws: Workspace, skills: list[tuple[str, str]]) -> dict[tuple[str
         else:
             found[(home, name)] = description_of(ws.root, home, name, ws.findings)
     if elsewhere:
-        committed = ws.committed_descriptions(elsewhere)
+        committed = ws.sparse.committed_descriptions(elsewhere)
         for key in elsewhere:
             found[key] = committed.get(key, "")
     return found

@@ -108,10 +108,6 @@ class Workspace:
             in_scope(home, f"skills/{name}/{SKILL_FILE}")
         )
 
-    def committed_descriptions(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
-        """See :meth:`SparseView.committed_descriptions` (the catalog asks it here)."""
-        return self.sparse.committed_descriptions(keys)
-
     def resolve(
         self,
         agent: str | None = None,
