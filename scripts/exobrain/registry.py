@@ -1,9 +1,10 @@
-"""skills.json registries: loading, the entry model, and schema checks with precise locations.
+"""skills.json registries: loading, the entry model, and findings with precise locations.
 
 Two levels of checking share one set of rules:
 
-* ``entry_problem`` is a fast structural check used on every load, so resolution never sees a
-  malformed entry and commands such as ``skills-status`` need not import jsonschema;
+* :mod:`exobrain.registry_rules` (``entry_problem``) is a fast structural check used on
+  every load, so resolution never sees a malformed entry and commands such as
+  ``skills-status`` need not import jsonschema;
 * :mod:`exobrain.registry_schema` runs the JSON Schema itself (``skills.schema.json``) for
   ``skills-validate`` and the registry editor; a test keeps the two in agreement.
 
@@ -13,7 +14,6 @@ A broken file never stops other files from loading: its problems travel with the
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -22,17 +22,14 @@ from typing import Any, TypedDict
 from exobrain.errors import InputFileError
 from exobrain.findings import ERROR, Finding, from_error
 from exobrain.model import (
-    DECLARED_TIERS,
     EXTERNAL,
     GLOBAL,
-    LIFECYCLES,
-    POLICY_RULES,
-    TIERS,
     Identity,
     Lifecycle,
     Tier,
 )
 from exobrain.paths import shown
+from exobrain.registry_rules import FLAG, entry_problem, top_level_problem
 from exobrain.util import boundedjson
 from exobrain.util.fileio import parse_json, read_text
 from exobrain.util.jsonstyle import element_lines
@@ -41,25 +38,6 @@ REGISTRY_FILE = "skills.json"
 SCHEMA_FILE = "skills.schema.json"
 _TIER_OF = {t.value: t for t in Tier}
 _LIFECYCLE_OF = {c.value: c for c in Lifecycle}
-_KEYS = {
-    "name",
-    "owner",
-    "tier",
-    "from",
-    "force",
-    "source",
-    "agent",
-    "skipAgents",
-    "lifecycle",
-    "notes",
-    "reviewed_by",
-    "reviewed_at",
-}
-ALLOW, FLAG, REFUSE = "allow", "flag", "refuse"
-POLICY_ACTIONS = (ALLOW, FLAG, REFUSE)
-_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\Z")
-_OWNER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")
-_AGENT = re.compile(r"^[a-z][a-z0-9-]*\Z")
 
 
 class SourceSpec(TypedDict):
@@ -119,110 +97,6 @@ def registry_path(root: Path, scope: str) -> Path:
     return (root if scope == GLOBAL else root / scope) / REGISTRY_FILE
 
 
-def entry_problem(raw: Any) -> str | None:
-    """The first rule ``raw`` breaks (mirrors skills.schema.json), or None when it is fine."""
-    if not isinstance(raw, dict):
-        return "an entry must be a JSON object"
-    unknown = sorted(set(raw) - _KEYS)
-    if unknown:
-        return f"unknown key(s) {', '.join(unknown)}"
-    name, tier = raw.get("name"), raw.get("tier")
-    if not isinstance(name, str) or not _NAME.match(name) or len(name) > 64:
-        return "name must be 1-64 lowercase letters, digits and single hyphens"
-    if "tier" not in raw:
-        return "tier is required"
-    if "owner" in raw and not (isinstance(raw["owner"], str) and _OWNER.match(raw["owner"])):
-        return "owner must be an id of letters, digits, '.', '_' or '-'"
-    if "agent" in raw and "skipAgents" in raw:
-        return "agent and skipAgents are mutually exclusive: keep one"
-    if "agent" in raw and not (isinstance(raw["agent"], str) and _AGENT.match(raw["agent"])):
-        return "agent must be an agent name such as claude"
-    skip = raw.get("skipAgents", ["x"])
-    if not (
-        isinstance(skip, list)
-        and skip
-        and len(set(map(str, skip))) == len(skip)
-        and all(isinstance(a, str) and _AGENT.match(a) for a in skip)
-    ):
-        return "skipAgents must be a non-empty list of distinct agent names"
-    for key in ("notes", "reviewed_by"):
-        if key in raw and not isinstance(raw[key], str):
-            return f"{key} must be a string"
-    if "reviewed_at" in raw and not (
-        isinstance(raw["reviewed_at"], str)
-        and re.match(r"^\d{4}-\d{2}-\d{2}([T ].*)?\Z", raw["reviewed_at"])
-    ):
-        return "reviewed_at must be an ISO date such as 2026-11-29"
-    if "from" in raw:
-        return _override_problem(raw, tier)
-    return _declaration_problem(raw, tier)
-
-
-def _override_problem(raw: dict[str, Any], tier: Any) -> str | None:
-    origin = raw["from"]
-    if not isinstance(origin, str) or not _scope_ref_ok(origin):
-        return "from must be 'global', 'external' or a scope path without '..' or '__'"
-    if tier not in TIERS:
-        return f"tier must be one of {', '.join(TIERS)}"
-    if "force" in raw:
-        return "an override cannot carry force: set force on the declaration"
-    if "source" in raw:
-        return "an override cannot carry source: source belongs on the external declaration"
-    if any(k in raw for k in ("lifecycle", "reviewed_by", "reviewed_at")):
-        return (
-            "lifecycle, reviewed_by and reviewed_at belong on the declaration, not on an override"
-        )
-    if origin == EXTERNAL and "owner" not in raw:
-        return "an override with from: external needs the owner of the external declaration"
-    if origin != EXTERNAL and "owner" in raw:
-        return "owner is only allowed on an override when from is 'external'"
-    return None
-
-
-def _declaration_problem(raw: dict[str, Any], tier: Any) -> str | None:
-    if tier not in DECLARED_TIERS:
-        return "a declaration's tier is always, optional or unlisted ('off' is for overrides)"
-    if "owner" not in raw:
-        return "a declaration needs an owner (who to ask; whose connection enables it)"
-    if "force" in raw and not isinstance(raw["force"], bool):
-        return "force must be true or false"
-    if "lifecycle" in raw and raw["lifecycle"] not in LIFECYCLES:
-        return f"lifecycle must be one of {', '.join(LIFECYCLES)}"
-    if "source" in raw:
-        source = raw["source"]
-        if (
-            not isinstance(source, dict)
-            or set(source) != {"repo", "path", "ref"}
-            or not all(isinstance(v, str) and v for v in source.values())
-        ):
-            return "source needs exactly repo, path and ref, each a non-empty string"
-        if (
-            source["repo"][0] == "-"
-            or source["ref"][0] == "-"
-            or any(c.isspace() for c in source["repo"] + source["ref"])
-        ):
-            return "source repo and ref must not start with '-' or hold spaces"
-        parts = source["path"].split("/")
-        if (
-            source["path"].startswith("/")
-            or ".." in parts
-            or source["path"][0].isspace()
-            or "\n" in source["path"]
-        ):
-            return "source path must be relative, on one line, and must not contain '..'"
-    return None
-
-
-def _scope_ref_ok(text: str) -> bool:
-    if text in (GLOBAL, EXTERNAL):
-        return True
-    parts = text.split("/")
-    return "__" not in text and all(
-        part and part not in (".", "..") and re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z", part)
-        for part in parts
-    )
-
-
 def make_entry(raw: dict[str, Any], scope: str, index: int) -> Entry:
     """The entry of a valid raw ``skills.json`` item, its identity already known.
 
@@ -274,23 +148,6 @@ class Policy:
 
 
 _NO_POLICY = Policy()
-
-
-def top_level_problem(data: Any) -> str | None:
-    """The first rule the file's top level breaks (mirrors skills.schema.json), or None."""
-    if not isinstance(data, dict) or not isinstance(data.get("skills"), list):
-        return 'expected an object with a "skills" list'
-    unknown = sorted(set(data) - {"$schema", "skills", "policy"})
-    if unknown:
-        return f"unknown top-level key(s) {', '.join(unknown)}: keep $schema, skills and policy"
-    if not isinstance(data.get("$schema", ""), str):
-        return "$schema must be the relative path to skills.schema.json"
-    policy = data.get("policy", {})
-    if not isinstance(policy, dict) or set(policy) - set(POLICY_RULES):
-        return f"policy must be an object with {' and/or '.join(POLICY_RULES)}"
-    if any(v not in POLICY_ACTIONS for v in policy.values()):
-        return f"each policy rule is one of {', '.join(POLICY_ACTIONS)}"
-    return None
 
 
 @dataclass(slots=True)

@@ -30,13 +30,8 @@ from exobrain.checkout import refuse_outside
 from exobrain.errors import InputFileError, OperationFailed, UsageError
 from exobrain.findings import Finding
 from exobrain.paths import shown
-from exobrain.registry import (
-    SCHEMA_FILE,
-    Registry,
-    entry_problem,
-    registry_path,
-    top_level_problem,
-)
+from exobrain.registry import SCHEMA_FILE, Registry, registry_path
+from exobrain.registry_rules import entry_problem, top_level_problem
 from exobrain.registry_schema import schema_findings
 from exobrain.util.fileio import atomic_write_text, dump_json, parse_json, read_text
 from exobrain.util.jsonstyle import locate_array, render_like, splice_array

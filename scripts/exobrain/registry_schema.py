@@ -1,6 +1,6 @@
 """skills.json against its JSON Schema: what ``skills-validate`` and the registry editor report.
 
-The fast structural check of :mod:`exobrain.registry` (``entry_problem``) runs on every load;
+The fast structural check of :mod:`exobrain.registry_rules` (``entry_problem``) runs on every load;
 this is the full one, ``skills.schema.json`` run by jsonschema, with each problem located by
 entry and line. A test keeps the two in agreement, so when a repository uses the packaged
 schema, jsonschema runs only where the fast check found something to explain.

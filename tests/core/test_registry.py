@@ -6,12 +6,12 @@ import pytest
 from exobrain.model import Lifecycle, Tier
 from exobrain.registry import (
     Entry,
-    entry_problem,
     load_registry,
     make_entry,
     registry_from_text,
     registry_if_clean,
 )
+from exobrain.registry_rules import entry_problem
 from exobrain.registry_schema import schema_findings
 from tests.support import ROOT
 

@@ -23,7 +23,8 @@ from exobrain.gate.crons import crons_findings
 from exobrain.gate.legacy import legacy_findings
 from exobrain.model import EXTERNAL, GLOBAL, Identity
 from exobrain.paths import shown
-from exobrain.registry import ALLOW, REFUSE, REGISTRY_FILE, Entry, Policy, Registry
+from exobrain.registry import REGISTRY_FILE, Entry, Policy, Registry
+from exobrain.registry_rules import ALLOW, REFUSE
 from exobrain.registry_schema import explained_findings, schema_findings, schema_is_packaged
 from exobrain.scopes import SEED
 from exobrain.skillmd import SKILL_FILE, SkillDoc, powers, read_skill, spec_problems
