@@ -13,8 +13,9 @@ the one-time embedding, not timed here: ``python scripts/benchmarks search`` tim
    until the first ``search`` call is answered, asked right after ``tools/list`` as agents do
    (the toolkit, the index and the encoders load; ``tools/list`` starts loading them);
 3. search calls in a started server (target ≤ 100 ms median): the workspace and the index
-   stay open between calls (:mod:`exobrain.search.live`), so a call stats each visible
-   SKILL.md and ranks.
+   stay open between calls (:mod:`exobrain.search.live`), so a call ranks, and asks each
+   visible SKILL.md again only after a change (on Linux a folder watch tells; elsewhere
+   every call asks them).
 
 Wall time throughout; the machines these run on are often shared, so quote the load average.
 """
