@@ -289,3 +289,24 @@ def test_a_watch_refused_by_the_kernel_falls_back_to_asking(root, monkeypatch): 
         file.write(skill("prep-receptor", "Prepare a zebrafish receptor structure."))
     assert refs(live, "zebrafish") == ["skill:prep-receptor@global"]
     assert len(made) == 1  # never tried again
+
+
+@needs_inotify
+def test_files_on_a_file_system_the_watch_does_not_trust_are_asked_every_time(
+    root,  # noqa: F811
+    monkeypatch,
+):
+    import exobrain.util.watch as module
+
+    monkeypatch.setattr(module, "LOCAL_FILE_SYSTEMS", {})  # as on NFS or a FUSE mount
+    age(root)
+    live = Live(root, semantic=False)
+    everywhere(live, "dock")
+    everywhere(live, "dock")
+    calls = counted(monkeypatch)
+    everywhere(live, "dock")
+    assert calls["artifact"] == len(SKILLS)
+    path = root / "skills/prep-receptor/SKILL.md"
+    with open(path, "w", encoding="utf-8") as file:
+        file.write(skill("prep-receptor", "Prepare a zebrafish receptor structure."))
+    assert everywhere(live, "zebrafish") == ["skill:prep-receptor@global"]

@@ -69,3 +69,13 @@ def test_the_limit_of_watches_refuses_for_good(tmp_path):
     real.close()
     assert not watch.add(str(tmp_path))
     assert watch.broken and watch.refused and not watch.quiet()
+
+
+def test_a_folder_off_the_local_file_systems_is_not_watched(tmp_path, watch, monkeypatch):
+    """A network or FUSE file system can change behind the kernel's back: its folders are
+    never watched (their files are asked every time), and the watch stays usable."""
+    import exobrain.util.watch as module
+
+    monkeypatch.setattr(module, "LOCAL_FILE_SYSTEMS", {})
+    assert not watch.add(str(tmp_path))
+    assert not watch.broken and not watch.refused and watch.folders == 0

@@ -9,6 +9,11 @@ with nothing to install: the kernel queues an event for every entry created, rem
 renamed, written or touched directly inside a watched folder, and a query that finds the
 queue empty knows that nothing it watched changed.
 
+Only folders on a file system whose every change passes through this kernel are watched
+(:data:`LOCAL_FILE_SYSTEMS`): a network or FUSE file system (NFS home folders, a container's
+mount of its host's folder) can change behind the kernel's back, so its files are asked every
+time, as git's fsmonitor refuses network mounts by default.
+
 The watch only ever says "something changed" or "nothing changed since you last asked"; what
 changed is found out the ordinary way (``stat``). It is an optimisation that can only be
 absent, never wrong: :func:`open_watch` gives None off Linux or when the kernel refuses, and a
@@ -52,6 +57,18 @@ _LOST = _IN_Q_OVERFLOW | _IN_IGNORED | _IN_DELETE_SELF | _IN_MOVE_SELF
 _EVENT = struct.Struct("iIII")  # wd, mask, cookie, len (a name of len bytes follows)
 _READ_SIZE = 64 << 10
 
+#: ``f_type`` of statfs(2) for the local file systems a watch trusts (from <linux/magic.h>).
+LOCAL_FILE_SYSTEMS = {
+    0xEF53: "ext2/3/4",
+    0x58465342: "xfs",
+    0x9123683E: "btrfs",
+    0xF2F52010: "f2fs",
+    0x2FC12FC1: "zfs",
+    0x01021994: "tmpfs",
+    0x794C7630: "overlayfs",
+}
+_STATFS_SIZE = 512  # more than struct statfs takes anywhere; f_type is its first member
+
 
 class FolderWatch:
     """One inotify instance over a growing set of folders. Not thread-safe."""
@@ -62,18 +79,22 @@ class FolderWatch:
         self._folders: set[str] = set()
         self.broken = False
         self.refused = False  # the kernel refused a folder: a new watch would fare no better
+        self._statfs = ctypes.create_string_buffer(_STATFS_SIZE)
         self._closer = weakref.finalize(self, os.close, fd)
 
     def add(self, folder: str) -> bool:
         """Watch ``folder`` (already watched: nothing to do); call before reading what is
-        inside, never after. False when it cannot be watched: it is not a folder (then trust
-        nothing read there), or the user's limit of watches is reached (then the watch is
-        broken and :attr:`refused`)."""
+        inside, never after. False when it cannot be watched (then trust nothing read there):
+        it is not a folder, it is not on a local file system, or the user's limit of watches
+        is reached (then the watch is broken and :attr:`refused`)."""
         if self.broken:
             return False
         if folder in self._folders:
             return True
-        wd = self._libc.inotify_add_watch(self._fd, os.fsencode(folder), _MASK)
+        path = os.fsencode(folder)
+        if not self._local(path):
+            return False
+        wd = self._libc.inotify_add_watch(self._fd, path, _MASK)
         if wd < 0:
             if ctypes.get_errno() in (errno.ENOSPC, errno.ENOMEM):
                 self.refused = True
@@ -81,6 +102,12 @@ class FolderWatch:
             return False
         self._folders.add(folder)
         return True
+
+    def _local(self, path: bytes) -> bool:
+        """Whether ``path`` lies on a file system of :data:`LOCAL_FILE_SYSTEMS`."""
+        if self._libc.statfs(path, self._statfs) != 0:
+            return False
+        return ctypes.c_long.from_buffer(self._statfs).value in LOCAL_FILE_SYSTEMS
 
     def quiet(self) -> bool:
         """Take every queued event: True when there was none (nothing inside any watched
@@ -132,4 +159,5 @@ def open_watch() -> FolderWatch | None:
     if fd < 0:
         return None
     libc.inotify_add_watch.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32)
+    libc.statfs.argtypes = (ctypes.c_char_p, ctypes.c_char_p)
     return FolderWatch(libc, fd)
