@@ -191,7 +191,8 @@ def _read(root: Path, name: str) -> dict[str, Any] | None:
 def _write(root: Path, name: str, data: dict[str, Any]) -> None:
     try:
         folder = cache_folder(root)
-        text = json.dumps({"version": CACHE_VERSION, **data}, separators=(",", ":"))
+        with paused_gc():
+            text = json.dumps({"version": CACHE_VERSION, **data}, separators=(",", ":"))
         atomic_write_text(folder / name, text, root=root, durable=False)
     except (ExobrainError, OSError):
         pass  # only a speed-up
