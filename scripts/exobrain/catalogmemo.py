@@ -32,6 +32,7 @@ from typing import Any
 
 from exobrain import __version__
 from exobrain.errors import ExobrainError, InputFileError
+from exobrain.model import GLOBAL
 from exobrain.paths import REPO_CACHE, cache_folder
 from exobrain.registry import REGISTRY_FILE
 from exobrain.skillmd import SKILL_FILE
@@ -55,12 +56,13 @@ def _signature(path: str) -> list[int] | None:
 
 
 def _skill_files(folder: str) -> list[list[Any]]:
-    """(name, SKILL.md signature) of every folder in a scope's ``skills/``, by name."""
+    """(name, SKILL.md signature) of every folder in a scope's ``skills/``, by name (paths
+    joined as text: this runs for every scope of a full checkout)."""
     try:
         names = sorted(e.name for e in os.scandir(folder) if e.is_dir())
     except OSError:
         return []
-    return [[name, _signature(os.path.join(folder, name, SKILL_FILE))] for name in names]
+    return [[name, _signature(f"{folder}/{name}/{SKILL_FILE}")] for name in names]
 
 
 def catalog_key(ws: Workspace) -> str | None:
@@ -76,14 +78,15 @@ def catalog_key(ws: Workspace) -> str | None:
         if not head:
             return None
         parts += [head, checkout.cone]
+    root = os.fspath(ws.root)
     for scope in scan.scopes:
-        folder = os.fspath(scope.directory(ws.root))
+        folder = root if scope.path == GLOBAL else f"{root}/{scope.path}"
         parts.append(
             [
                 scope.path,
                 scope.type,
-                _signature(os.path.join(folder, REGISTRY_FILE)),
-                _skill_files(os.path.join(folder, "skills")),
+                _signature(f"{folder}/{REGISTRY_FILE}"),
+                _skill_files(f"{folder}/skills"),
             ]
         )
     text = json.dumps(parts, separators=(",", ":"))
