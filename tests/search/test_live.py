@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 
 import pytest
 
@@ -252,8 +253,6 @@ def test_a_quiet_watch_spares_every_stat_and_an_edit_still_shows(root, monkeypat
 
 @needs_inotify
 def test_a_removed_skill_folder_brings_a_new_watch(root):  # noqa: F811
-    import shutil
-
     live = Live(root, semantic=False)
     assert "skill:prep-receptor@global" in refs(live, "receptor")
     first = live._watch
@@ -299,14 +298,86 @@ def test_files_on_a_file_system_the_watch_does_not_trust_are_asked_every_time(
     import exobrain.util.watch as module
 
     monkeypatch.setattr(module, "LOCAL_FILE_SYSTEMS", {})  # as on NFS or a FUSE mount
-    age(root)
     live = Live(root, semantic=False)
     everywhere(live, "dock")
+    age(root)  # (the first search made .exobrain-cache, which moved the root's mtime)
     everywhere(live, "dock")
+    ws = live.workspace()
     calls = counted(monkeypatch)
     everywhere(live, "dock")
-    assert calls["artifact"] == len(SKILLS)
+    assert calls["artifact"] == len(SKILLS) and live.workspace() is ws  # kept, yet asked
     path = root / "skills/prep-receptor/SKILL.md"
     with open(path, "w", encoding="utf-8") as file:
         file.write(skill("prep-receptor", "Prepare a zebrafish receptor structure."))
     assert everywhere(live, "zebrafish") == ["skill:prep-receptor@global"]
+    folder = root / "skills/axolotl-care"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(skill("axolotl-care", "Keep axolotl tanks."), "utf-8")
+    add_entry(root, "axolotl-care")  # a registry in an unwatched folder is asked too
+    assert everywhere(live, "axolotl") == ["skill:axolotl-care@global"]
+
+
+WORDS = ("axolotl", "lichen", "tardigrade", "zebrafish", "newts", "moss", "kelp", "urchin")
+
+
+def _change(repo, rng, step: int) -> str:
+    """One change a person or a tool makes between two calls, picked at random; the word it
+    brought in."""
+    names = sorted(p.name for p in (repo / "skills").iterdir() if (p / "SKILL.md").is_file())
+    kind = rng.choice(("in place", "replace", "same size", "new skill", "remove", "touch"))
+    name = rng.choice(names)
+    path = repo / "skills" / name / "SKILL.md"
+    word = rng.choice(WORDS)
+    if kind == "in place":
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(skill(name, f"Look after {word} number {step}."))
+    elif kind == "replace":
+        (path.parent / "SKILL.md.tmp").write_text(skill(name, f"Count {word}."), encoding="utf-8")
+        os.replace(path.parent / "SKILL.md.tmp", path)
+    elif kind == "same size":
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.replace(f"Steps for {name}", f"Steps for {word}"), encoding="utf-8")
+        later = path.stat().st_mtime_ns + 3_000_000_000
+        os.utime(path, ns=(later, later))
+    elif kind == "new skill":
+        folder = repo / "skills" / f"{word}-{step}"
+        folder.mkdir()
+        (folder / "SKILL.md").write_text(skill(folder.name, f"All about {word}."), "utf-8")
+        add_entry(repo, folder.name)
+    elif kind == "remove" and len(names) > 3:
+        shutil.rmtree(path.parent)
+    else:
+        os.utime(path)
+    return word
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_kept_open_answers_equal_fresh_ones_through_random_changes(
+    root,  # noqa: F811
+    watching,
+    seed,
+    tmp_path,
+):
+    """Whatever changes between two calls, a kept-open search answers as a fresh search of a
+    copy does (the copy has its own index: nothing the fresh search writes reaches the kept
+    one), with the folder watch and by asking every file."""
+    import random
+
+    rng = random.Random(seed)
+    age(root)  # the walk is trusted from the start, so only the checks under test decide
+    live = Live(root, semantic=False, watch=watching)
+    live.search("dock", EVERYWHERE, k=10, quality=None)
+    for step in range(10):
+        word = _change(root, rng, step)
+        age(root)
+        copy = tmp_path / f"copy-{step}"
+        shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".exobrain-cache"))
+        for filters in (SKILL_ONLY, EVERYWHERE):
+            for query in (word, "dock"):
+                kept = live.search(query, filters, k=10, quality=None)
+                fresh = Live(copy, semantic=False, watch=False).search(
+                    query, filters, k=10, quality=None
+                )
+                assert [h.artifact.ref for h in kept.hits] == [
+                    h.artifact.ref for h in fresh.hits
+                ], (step, query, filters.everywhere)
