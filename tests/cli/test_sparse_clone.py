@@ -9,6 +9,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -188,3 +190,78 @@ def test_links_outside_the_cone_are_named_not_dangling(tmp_path):
         done.output
     )
     assert not (root / ".claude/skills/p0001-h1-skill-0.people__p0001__hosts__h1").exists()
+
+
+def _blob_ids(root: Path) -> list[str]:
+    """Every registry and SKILL.md blob of HEAD (what the catalog of a fresh clone lacks)."""
+    listing = git(root, "ls-tree", "-r", "--full-tree", "HEAD")
+    return [
+        line.split()[2]
+        for line in listing.splitlines()
+        if line.endswith(("/skills.json", "/SKILL.md"))
+    ]
+
+
+def test_missing_blobs_are_fetched_in_batches_at_once(tmp_path, monkeypatch):
+    import exobrain.util.repository as module
+    from exobrain.util.git import Git
+
+    monkeypatch.setattr(module, "FETCH_BATCH", 5)
+    monkeypatch.setattr(module, "FETCH_PARALLEL", 3)
+    fetches: list[int] = []
+    running, most, lock = [0], [0], threading.Lock()
+    run = Git.run
+
+    def counting(self, args, **kwargs):
+        if args[0] != "fetch":
+            return run(self, args, **kwargs)
+        with lock:
+            fetches.append(len(kwargs.get("stdin", b"").splitlines()))
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.05)  # long enough for the other workers to start theirs
+        try:
+            return run(self, args, **kwargs)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(Git, "run", counting)
+    root = sparse_clone(origin(tmp_path), tmp_path / "clone")
+    wanted = _blob_ids(root)
+    repo = module.Repository(root)
+    found = repo.blobs(wanted)
+    assert set(found) == set(wanted) and not repo.unread
+    assert len(fetches) >= 3 and max(fetches) <= 5 and sum(fetches) == len(set(wanted))
+    assert most[0] == 3  # three batches at once
+    assert module.Repository(root).blobs(wanted).keys() == found.keys()  # local now: no fetch
+    assert sum(fetches) == len(set(wanted))
+
+
+def test_a_failed_batch_names_its_objects_and_stops_the_rest(tmp_path, monkeypatch):
+    import subprocess as sp
+
+    import exobrain.util.repository as module
+    from exobrain.util.git import Git
+
+    monkeypatch.setattr(module, "FETCH_BATCH", 5)
+    monkeypatch.setattr(module, "FETCH_PARALLEL", 1)  # in order: the second batch fails
+    fetches: list[set[str]] = []
+    run = Git.run
+
+    def second_fails(self, args, **kwargs):
+        if args[0] == "fetch":
+            fetches.append(set(kwargs["stdin"].decode().split()))
+            if len(fetches) == 2:
+                return sp.CompletedProcess(args, 128, b"", b"fatal: the remote hung up")
+        return run(self, args, **kwargs)
+
+    monkeypatch.setattr(Git, "run", second_fails)
+    root = sparse_clone(origin(tmp_path), tmp_path / "clone")
+    wanted = list(dict.fromkeys(_blob_ids(root)))
+    repo = module.Repository(root)
+    found = repo.blobs(wanted)
+    assert len(fetches) == 2  # the batches after the failure were not tried
+    assert set(found) == fetches[0] and 0 < len(fetches[0]) <= 5
+    assert set(repo.unread) == set(wanted) - fetches[0]
+    assert set(repo.unread.values()) == {"fetching files from origin failed: the remote hung up"}
