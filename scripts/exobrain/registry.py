@@ -101,9 +101,10 @@ def make_entry(raw: dict[str, Any], scope: str, index: int) -> Entry:
     """The entry of a valid raw ``skills.json`` item, its identity already known.
 
     A repository of 100,000 people has a million entries, so this is made the fast way:
-    the instance's attributes are set in one go (what :mod:`copy` and :mod:`pickle` do for a
-    frozen dataclass) instead of one ``object.__setattr__`` per field, and the identity lands
-    where :attr:`Entry.identity` caches it. ``test_registry`` holds it equal to ``Entry(...)``.
+    the instance gets its attribute dictionary whole, built as one literal (what :mod:`copy`
+    and :mod:`pickle` do for a frozen dataclass), instead of one ``object.__setattr__`` per
+    field, and the identity lands where :attr:`Entry.identity` caches it. ``test_registry``
+    holds it equal to ``Entry(...)``.
     """
     name, origin, owner, source = raw["name"], raw.get("from"), raw.get("owner"), raw.get("source")
     skip = raw.get("skipAgents")
@@ -112,25 +113,30 @@ def make_entry(raw: dict[str, Any], scope: str, index: int) -> Entry:
     else:
         identity = Identity(origin if origin is not None else scope, name)
     entry = _new(Entry)
-    entry.__dict__.update(
-        name=name,
-        tier=_TIER_OF[raw["tier"]],
-        scope=scope,
-        index=index,
-        owner=owner,
-        origin=origin,
-        force=raw.get("force") is True,
-        source=source,
-        agent=raw.get("agent"),
-        skip_agents=tuple(skip) if skip else (),
-        lifecycle=_LIFECYCLE_OF[raw.get("lifecycle", "active")],
-        notes=raw.get("notes"),
-        identity=identity,
+    _set(
+        entry,
+        "__dict__",
+        {
+            "name": name,
+            "tier": _TIER_OF[raw["tier"]],
+            "scope": scope,
+            "index": index,
+            "owner": owner,
+            "origin": origin,
+            "force": raw.get("force") is True,
+            "source": source,
+            "agent": raw.get("agent"),
+            "skip_agents": tuple(skip) if skip else (),
+            "lifecycle": _LIFECYCLE_OF[raw.get("lifecycle", "active")],
+            "notes": raw.get("notes"),
+            "identity": identity,
+        },
     )
     return entry
 
 
 _new = object.__new__
+_set = object.__setattr__  # a frozen dataclass refuses its own
 
 
 @dataclass(frozen=True)

@@ -150,6 +150,9 @@ class TreeCache:
     def save(self) -> None:
         """Write what changed; after a full listing, the registries and descriptions no unit
         uses any more are left out (the descriptions only when they were read)."""
+        changed = self.changed or (self._descriptions is not None and self._descriptions_changed)
+        if not changed:
+            return  # (working out what is used walks every unit: not for nothing)
         used = self._used() if self._retained is not None else None
         if self.changed:
             registries = self.registries

@@ -14,6 +14,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from exobrain.cli.edge import ConsoleEntry
 from exobrain.paths import CONSOLE_SCRIPTS
 from tests.support import ROOT
 
@@ -53,11 +54,16 @@ def _walk(path: str, command: click.Command) -> Iterator[tuple[str, click.Comman
             yield from _walk(f"{path} {name}", sub)
 
 
+def _command(entry: click.Command | ConsoleEntry) -> click.Command:
+    """The click command a console script runs (behind a :class:`ConsoleEntry`, if any)."""
+    return entry.command if isinstance(entry, ConsoleEntry) else entry
+
+
 def _commands() -> list[tuple[str, click.Command]]:
     found = []
     for script, target in sorted(SCRIPTS.items()):
         module, attribute = target.split(":")
-        found += list(_walk(script, getattr(importlib.import_module(module), attribute)))
+        found += list(_walk(script, _command(getattr(importlib.import_module(module), attribute))))
     return found
 
 
@@ -71,7 +77,7 @@ def invoke(path: str, *args: str):
     """Run ``path`` (a console script and its verbs) with ``args``, as the person types it."""
     script, *verbs = path.split()
     module, attribute = SCRIPTS[script].split(":")
-    main = getattr(importlib.import_module(module), attribute)
+    main = _command(getattr(importlib.import_module(module), attribute))
     return CliRunner().invoke(main, [*verbs, *args], prog_name=script)
 
 

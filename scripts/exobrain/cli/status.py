@@ -10,10 +10,12 @@ import click
 
 from exobrain.cli.edge import (
     HELP,
+    ConsoleEntry,
     command_edge,
     emit_json,
     exit_codes,
     json_option,
+    keep_until_exit,
     plain_table,
     repo_option,
     report_findings,
@@ -80,6 +82,7 @@ def main(
 
         get_agent(agent)
     ws = open_workspace(repo)
+    keep_until_exit(ws)  # freed by nobody: the process ends (ConsoleEntry)
     if show_all:
         from exobrain.treecache import paused_gc
 
@@ -216,3 +219,7 @@ def _render(header: list[str], cells: list[list[str]], *, title: str, footer: st
     console = Console()
     console.print(table)
     console.print(footer, style="dim", highlight=False)
+
+
+#: The console script (pyproject.toml): ends the process without freeing the workspace.
+run = ConsoleEntry(main)

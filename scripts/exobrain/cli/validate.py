@@ -9,10 +9,12 @@ import click
 
 from exobrain.cli.edge import (
     HELP,
+    ConsoleEntry,
     command_edge,
     emit_json,
     exit_codes,
     json_option,
+    keep_until_exit,
     repo_option,
     report_notes,
     version_option,
@@ -46,6 +48,7 @@ def main(strict: bool, quiet: bool, as_json: bool, repo: Path | None) -> None:
     from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
+    keep_until_exit(ws)  # freed by nobody: the process ends (ConsoleEntry)
     with paused_gc(for_good=True):  # what it reads stays alive until the end
         findings = validate(ws)
     errors = sum(1 for f in findings if f.level == ERROR)
@@ -67,3 +70,7 @@ def main(strict: bool, quiet: bool, as_json: bool, repo: Path | None) -> None:
         click.echo("\n".join([*lines, f"Errors: {errors}  Info: {infos}"]))
         report_notes(ws.notes)
     sys.exit(code)
+
+
+#: The console script (pyproject.toml): ends the process without freeing the workspace.
+run = ConsoleEntry(main)
