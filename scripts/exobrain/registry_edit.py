@@ -31,27 +31,11 @@ from exobrain.errors import InputFileError, OperationFailed, UsageError
 from exobrain.findings import Finding
 from exobrain.paths import shown
 from exobrain.registry import SCHEMA_FILE, Registry, registry_path
-from exobrain.registry_rules import entry_problem, top_level_problem
+from exobrain.registry_rules import ENTRY_KEY_ORDER, entry_problem, top_level_problem
 from exobrain.registry_schema import schema_findings
 from exobrain.util.fileio import atomic_write_text, dump_json, parse_json, read_text
 from exobrain.util.jsonstyle import locate_array, render_like, splice_array
 from exobrain.util.locking import DEFAULT_TIMEOUT, exclusive
-
-#: The order keys take in an entry we write: identity first, then tier, then the rest.
-ENTRY_KEY_ORDER = (
-    "name",
-    "from",
-    "owner",
-    "tier",
-    "force",
-    "source",
-    "agent",
-    "skipAgents",
-    "lifecycle",
-    "notes",
-    "reviewed_by",
-    "reviewed_at",
-)
 
 
 def _read_existing(path: Path) -> str | None:

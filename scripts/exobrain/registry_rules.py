@@ -14,11 +14,13 @@ from typing import Any
 
 from exobrain.model import DECLARED_TIERS, EXTERNAL, GLOBAL, LIFECYCLES, POLICY_RULES, TIERS
 
-_KEYS = {
+#: Every key an entry may have, in the order the registry editor writes them: identity
+#: first, then tier, then the rest.
+ENTRY_KEY_ORDER = (
     "name",
+    "from",
     "owner",
     "tier",
-    "from",
     "force",
     "source",
     "agent",
@@ -27,7 +29,8 @@ _KEYS = {
     "notes",
     "reviewed_by",
     "reviewed_at",
-}
+)
+_KEYS = frozenset(ENTRY_KEY_ORDER)
 ALLOW, FLAG, REFUSE = "allow", "flag", "refuse"
 POLICY_ACTIONS = (ALLOW, FLAG, REFUSE)
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\Z")
