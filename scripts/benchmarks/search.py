@@ -61,6 +61,12 @@ def _line(label: str, wall: float, cpu: float | None = None, target: float | Non
     return f"{label:46} wall {wall * 1000:9.1f} ms{spent}{verdict}"
 
 
+def _median_line(label: str, samples: list[tuple], target: float) -> str:
+    """:func:`_line` of the median wall and CPU of ``samples`` ((wall, cpu, …) each)."""
+    wall = statistics.median(s[0] for s in samples)
+    return _line(label, wall, statistics.median(s[1] for s in samples), target)
+
+
 def _fresh(argv: list[str], root: Path, *, show_progress: bool = False) -> tuple[float, str]:
     """Run ``argv`` in ``root`` in a fresh process: (wall seconds, stdout)."""
     env = {**bench_env(), "EXOBRAIN_SEARCH_BACKGROUND": "0"}
@@ -136,14 +142,8 @@ def run(args) -> None:
             update, wall, cpu = _timed(lambda: build_index(open_workspace(root)))
             assert update.reindexed == ["skill:global-skill-0007@global"], update.reindexed
             samples.append((wall, cpu, update.embedded))
-        print(
-            _line(
-                f"incremental, one edit (median of {args.edits}; embedded {samples[-1][2]})",
-                statistics.median(s[0] for s in samples),
-                statistics.median(s[1] for s in samples),
-                0.3,
-            )
-        )
+        label = f"incremental, one edit (median of {args.edits}; embedded {samples[-1][2]})"
+        print(_median_line(label, samples, 0.3))
 
         from exobrain.search.live import Live
 
@@ -178,14 +178,7 @@ def _queries(label: str, run_query, runs: int) -> None:
             result, wall, cpu = _timed(partial(run_query, query))
             assert result.encoders == ["minilm", "wordllama"], result.encoders
             timings.append((wall, cpu))
-    print(
-        _line(
-            f"{label} ({result.considered} visible, median)",
-            statistics.median(t[0] for t in timings),
-            statistics.median(t[1] for t in timings),
-            0.050,
-        )
-    )
+    print(_median_line(f"{label} ({result.considered} visible, median)", timings, 0.050))
 
 
 def _clear(root: Path) -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -188,6 +187,8 @@ class Repository:
                 return None
             failed.set()
             return f"fetching {what} from {remote} failed: {git_message(done.stderr)}"
+
+        from concurrent.futures import ThreadPoolExecutor  # only a partial clone's fetch
 
         with ThreadPoolExecutor(min(FETCH_PARALLEL, len(batches))) as pool:
             reasons = list(pool.map(fetch, batches))
