@@ -108,10 +108,7 @@ def make_entry(raw: dict[str, Any], scope: str, index: int) -> Entry:
     """
     name, origin, owner, source = raw["name"], raw.get("from"), raw.get("owner"), raw.get("source")
     skip = raw.get("skipAgents")
-    if source is not None or origin == EXTERNAL:
-        identity = Identity(EXTERNAL, name, owner or "")
-    else:
-        identity = Identity(origin if origin is not None else scope, name)
+    identity = identity_of(raw, scope)
     entry = _new(Entry)
     _set(
         entry,
@@ -133,6 +130,15 @@ def make_entry(raw: dict[str, Any], scope: str, index: int) -> Entry:
         },
     )
     return entry
+
+
+def identity_of(raw: dict[str, Any], scope: str) -> Identity:
+    """The skill a valid raw ``skills.json`` item of ``scope`` declares or overrides (what
+    :attr:`Entry.identity` is for its entry)."""
+    name, origin = raw["name"], raw.get("from")
+    if origin == EXTERNAL or raw.get("source") is not None:
+        return Identity(EXTERNAL, name, raw.get("owner") or "")
+    return Identity(origin if origin is not None else scope, name)
 
 
 _new = object.__new__
@@ -174,6 +180,8 @@ class Registry:
     policy: Policy = _NO_POLICY  # only the global registry's counts (frozen: shared)
     _entries: list[Entry] | None = field(default_factory=list, repr=False)
     _lines: list[int] | None = field(default=None, repr=False)
+    _declared: list[tuple[int, Identity]] | None = field(default=None, repr=False)
+    _overridden: list[tuple[int, Identity]] | None = field(default=None, repr=False)
 
     @classmethod
     def known_valid(cls, scope: str, root: Path, skills: list[dict[str, Any]]) -> Registry:
@@ -199,6 +207,48 @@ class Registry:
             return None
         raw = self.data.get("skills")
         return raw if isinstance(raw, list) else None
+
+    def declared(self) -> list[tuple[int, Identity]]:
+        """(index, identity) of each declaration (an entry without ``from``), in file order.
+
+        Made from the parsed JSON while the entry objects are not: the repository-wide checks
+        of skills-validate look at a million entries at 100,000 people and need an
+        :class:`Entry` (:meth:`entry`) only for the few they report."""
+        return self._identities()[0]
+
+    def overridden(self) -> list[tuple[int, Identity]]:
+        """(index, identity of the skill it overrides) of each override, in file order."""
+        return self._identities()[1]
+
+    def _identities(self) -> tuple[list[tuple[int, Identity]], list[tuple[int, Identity]]]:
+        if self._declared is None or self._overridden is None:
+            declared: list[tuple[int, Identity]] = []
+            overridden: list[tuple[int, Identity]] = []
+            raw = self.valid_raw()
+            if raw is None:
+                for e in self.entries:
+                    (overridden if e.is_override else declared).append((e.index, e.identity))
+            else:
+                scope = self.scope
+                for i, d in enumerate(raw):
+                    kind = declared if d.get("from") is None else overridden
+                    kind.append((i, identity_of(d, scope)))
+            self._declared, self._overridden = declared, overridden
+        return self._declared, self._overridden
+
+    def entry(self, index: int) -> Entry:
+        """The valid entry at position ``index`` of the file's ``skills`` list."""
+        raw = self.valid_raw()
+        if raw is not None:
+            return make_entry(raw[index], self.scope, index)
+        return next(e for e in self.entries if e.index == index)
+
+    def filters_agents(self) -> bool:
+        """Whether an entry names an ``agent`` or ``skipAgents`` (checked without entries)."""
+        raw = self.valid_raw()
+        if raw is None:
+            return any(e.agent is not None or e.skip_agents for e in self.entries)
+        return any(d.get("agent") is not None or d.get("skipAgents") for d in raw)
 
     @property
     def exists(self) -> bool:

@@ -124,6 +124,39 @@ def test_a_clean_registry_is_the_one_a_full_parse_makes(tmp_path):
     assert clean.entries == full.entries and clean.parsed and clean.policy == full.policy
 
 
+def _views(registry):
+    return (
+        registry.declared(),
+        registry.overridden(),
+        [registry.entry(i) for i, _ in registry.declared() + registry.overridden()],
+        registry.filters_agents(),
+    )
+
+
+@pytest.mark.parametrize("skills", [GOOD, GOOD[:3], [GOOD[0]]])
+def test_the_views_made_without_entries_are_the_entries(tmp_path, skills):
+    text = json.dumps({"skills": skills})
+    lazy = registry_if_clean(tmp_path, "people/ana", text)
+    assert lazy is not None
+    views = _views(lazy)
+    assert lazy.valid_raw() is not None  # still no entry list made: the fast way was taken
+    declared, overridden, entries, filters = views
+    by_index = {e.index: e for e in lazy.entries}
+    assert declared == [(e.index, e.identity) for e in lazy.entries if not e.is_override]
+    assert overridden == [(e.index, e.identity) for e in lazy.entries if e.is_override]
+    assert entries == [by_index[i] for i, _ in declared + overridden]
+    assert filters == any(e.agent or e.skip_agents for e in lazy.entries)
+    assert views == _views(registry_from_text(tmp_path, "people/ana", text))
+
+
+def test_the_views_skip_an_entry_the_fast_check_refuses(tmp_path):
+    registry = registry_from_text(tmp_path, "people/ana", json.dumps({"skills": [BAD[0], *GOOD]}))
+    assert registry.bad_entries.keys() == {0}
+    declared, overridden, entries, _ = _views(registry)
+    assert 0 not in [i for i, _ in declared + overridden]
+    assert [e.index for e in entries] == [i for i, _ in declared + overridden]
+
+
 @pytest.mark.parametrize("text", UNCLEAN)
 def test_anything_a_full_parse_reports_or_keeps_is_left_to_it(tmp_path, text):
     assert registry_if_clean(tmp_path, "people/ana", text) is None

@@ -105,13 +105,13 @@ def metadata_conflicts(
 def artifact_findings(
     root: Path, registries: list[Registry], docs: dict[tuple[str, str], SkillDoc]
 ) -> list[Finding]:
-    declarations = [e for r in registries for e in r.entries if not e.is_override]
-    found = _link_name_collisions(root, declarations)
+    found = _link_name_collisions(registries)
     named = {_ref_name(text) for doc in docs.values() for _, text in skill_refs(doc.meta)}
     by_name: dict[str, set[Identity]] = defaultdict(set)  # only the names a SKILL.md names
-    for entry in declarations:
-        if entry.name in named:
-            by_name[entry.name].add(entry.identity)
+    for registry in registries:
+        for _, identity in registry.declared():
+            if identity.name in named:
+                by_name[identity.name].add(identity)
     graph: dict[Identity, list[Identity]] = defaultdict(list)
     for (home, name), doc in sorted(docs.items()):
         rel = shown(skill_dir(root, home, name) / SKILL_FILE, root)
@@ -209,23 +209,26 @@ def resolve_ref(text: str, by_name: dict[str, set[Identity]]) -> Identity | None
     return key if key in candidates else None
 
 
-def _link_name_collisions(root: Path, declarations: list[Entry]) -> list[Finding]:
+def _link_name_collisions(registries: list[Registry]) -> list[Finding]:
     """Two different skills that would get the same folder name in one agent's skills dir.
 
-    Identities and link names are computed once per entry, and only the link names that two
-    identities share are looked at per agent (a million declarations, one filtering agents,
-    would otherwise be walked once per agent); when no entry filters agents, every agent
-    sees the same names and one pass stands for all of them."""
+    Link names are computed once per declaration, from its identity (a million at 100,000
+    people, none of them made into an entry), and only the declarations whose link name two
+    identities share are looked at per agent; when no entry filters agents, every agent sees
+    the same names and one pass stands for all of them."""
     found, reported = [], set()
-    identities = [entry.identity for entry in declarations]
-    keyed = [(e, i, i.link_name) for e, i in zip(declarations, identities, strict=True)]
+    keyed = [
+        (registry, index, identity, identity.link_name)
+        for registry in registries
+        for index, identity in registry.declared()
+    ]
     first: dict[str, Identity] = {}
-    shared = {link for _, i, link in keyed if first.setdefault(link, i) != i}
-    filtered = any(entry.agent is not None or entry.skip_agents for entry in declarations)
-    keyed = [row for row in keyed if row[2] in shared]
+    shared = {link for _, _, i, link in keyed if first.setdefault(link, i) != i}
+    filtered = any(registry.filters_agents() for registry in registries)
+    rows = [(r.entry(index), i, link) for r, index, i, link in keyed if link in shared]
     for agent in AGENTS if filtered else AGENTS[:1]:
         names: dict[str, tuple[Entry, Identity]] = {}
-        for entry, identity, link in keyed:
+        for entry, identity, link in rows:
             if filtered and not entry.applies_to(agent.name):
                 continue
             other, other_identity = names.setdefault(link, (entry, identity))

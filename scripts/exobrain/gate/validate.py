@@ -49,7 +49,7 @@ def validate(ws: Workspace) -> list[Finding]:
         findings.extend(_entry_findings(ws, registry, declarations))
     docs: dict[tuple[str, str], SkillDoc] = {}
     findings.extend(_folder_findings(ws, declarations, docs))
-    findings.extend(_outside_findings(ws))
+    findings.extend(_outside_findings(ws, declarations))
     findings.extend(artifact_findings(ws.root, scanned, docs))
     findings.extend(crons_findings(ws))
     findings.extend(legacy_findings(ws))
@@ -58,7 +58,7 @@ def validate(ws: Workspace) -> list[Finding]:
 
 
 def _declarations(registries: list[Registry]) -> set[Identity]:
-    return {e.identity for r in registries for e in r.entries if not e.is_override}
+    return {identity for r in registries for _, identity in r.declared()}
 
 
 def _registry_file(scope: str) -> str:
@@ -72,42 +72,37 @@ def _entry_findings(
     whose target nobody declares (one pass over the entries: a million at 100k people)."""
     rel = _registry_file(registry.scope)
     found: list[Finding] = []
-    dangling: list[Finding] = []
-    seen: dict[Identity, Entry] = {}
+    first: dict[Identity, int] = {}  # the index of each skill's first declaration
     # the skills folder of this scope, as text: at most one stat per declaration, no Paths
     shown_base = "skills/" if registry.scope == GLOBAL else f"{registry.scope}/skills/"
     # outside the cone git's tree says first; the disk is asked only when it has no folder
     committed = (
         ws.sparse.committed_skills(registry.scope) if ws.sparse.is_outside(registry.scope) else None
     )
-    for entry in registry.entries:
-        if entry.is_override:
-            if entry.identity not in declarations:
-                dangling.append(_dangling_override(rel, registry, entry))
-            continue
-        identity = entry.identity
-        if identity in seen:
-            first = seen[identity]
+    for index, identity in registry.declared():
+        name = identity.name
+        if identity in first:
+            entry, earlier = registry.entry(index), registry.entry(first[identity])
             found.append(
                 Finding(
                     ERROR,
                     "skill_name_unique",
                     rel,
-                    f"{entry.name!r} is declared twice in this file (first as "
-                    f"{first.label()}); keep one declaration",
+                    f"{name!r} is declared twice in this file (first as "
+                    f"{earlier.label()}); keep one declaration",
                     entry=entry.label(),
-                    line=registry.line_of(entry.index),
+                    line=registry.line_of(index),
                 )
             )
             continue
-        seen[identity] = entry
+        first[identity] = index
         if (
-            entry.source is None
-            and (committed is None or entry.name not in committed)
-            and not os.path.isfile(os.path.join(ws.root, shown_base, entry.name, SKILL_FILE))
-            and (committed is not None or not ws.skill_exists(entry.scope, entry.name))
+            identity.home != EXTERNAL
+            and (committed is None or name not in committed)
+            and not os.path.isfile(os.path.join(ws.root, shown_base, name, SKILL_FILE))
+            and (committed is not None or not ws.skill_exists(registry.scope, name))
         ):
-            missing = f"{shown_base}{entry.name}/{SKILL_FILE}"
+            missing = f"{shown_base}{name}/{SKILL_FILE}"
             found.append(
                 Finding(
                     ERROR,
@@ -115,11 +110,15 @@ def _entry_findings(
                     rel,
                     f"declared, but {missing} does not exist; create the skill "
                     f"or remove the declaration",
-                    entry=entry.label(),
-                    line=registry.line_of(entry.index),
+                    entry=registry.entry(index).label(),
+                    line=registry.line_of(index),
                 )
             )
-    return found + dangling
+    return found + [
+        _dangling_override(rel, registry, registry.entry(index))
+        for index, identity in registry.overridden()
+        if identity not in declarations
+    ]
 
 
 def _dangling_override(rel: str, registry: Registry, entry: Entry) -> Finding:
@@ -219,23 +218,22 @@ def _undeclared(rel: str, scope: str) -> Finding:
     )
 
 
-def _outside_findings(ws: Workspace) -> list[Finding]:
+def _outside_findings(ws: Workspace, declarations: set[Identity]) -> list[Finding]:
     """Skill folders a sparse checkout leaves out: git's tree says which exist (so nobody's
     declaration is reported missing and an undeclared folder is still an info), and a note
-    says that their files were not checked."""
+    says that their files were not checked. A folder is declared when its scope's own
+    skills.json declares it in-tree: that declaration, and only it, has the identity
+    (scope, folder name)."""
     outside = [s for s in ws.scan().scopes if ws.sparse.is_outside(s.path) and s.path != SEED]
     if not outside:
         return []
     found: list[Finding] = []
     count = 0
     for scope in outside:
-        names = ws.sparse.committed_skills(scope.path)
+        path, names = scope.path, ws.sparse.committed_skills(scope.path)
         count += len(names)
-        # only the scope's own skills.json declares in-tree skills at its home
-        entries = ws.registry(scope.path).entries
-        declared = {e.name for e in entries if not e.is_override and e.source is None}
-        for name in sorted(names - declared):
-            rel = shown(skill_dir(ws.root, scope.path, name) / SKILL_FILE, ws.root)
+        for name in sorted(n for n in names if Identity(path, n) not in declarations):
+            rel = shown(skill_dir(ws.root, path, name) / SKILL_FILE, ws.root)
             found.append(_undeclared(rel, scope.path))
     ws.notes.append(
         f"{count} skill folder(s) in {len(outside)} scope(s) lie outside the sparse checkout: "
