@@ -37,7 +37,7 @@ def description_of(root: Path, home: str, name: str, problems: list[Finding] | N
         return ""
     path = skill_dir(root, home, name) / SKILL_FILE
     try:
-        value = quick_meta(path).get("description")
+        value = quick_meta(path, ("description",)).get("description")
     except InputFileError as exc:
         if problems is not None and path.is_file():
             problems.append(unreadable_skill(root, path, exc.message))

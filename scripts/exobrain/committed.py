@@ -42,6 +42,7 @@ COPIES = "committed"
 PATHSPEC_LIMIT = 500
 LINK = "link"  # a registry or skill folder committed as a symbolic link: not read from git
 _LINK_MODE = "120000"
+_SKILL_PATH = Path(SKILL_FILE)  # what a committed SKILL.md's problems are reported against
 
 
 @dataclass(slots=True)
@@ -270,38 +271,43 @@ class CommittedTree:
     def registries(self, scopes: list[CommittedScope]) -> dict[str, Registry]:
         """Committed registries by scope path: from the cache when their blob was parsed
         before, the others read in one batch (fetched first where a partial clone lacks
-        them). What cannot be read is an empty registry, named in :attr:`unread`."""
+        them) and parsed as git hands them over. What cannot be read is an empty registry,
+        named in :attr:`unread`."""
         found: dict[str, Registry] = {}
-        fresh: list[CommittedScope] = []
+        fresh: dict[str, list[CommittedScope]] = {}  # blob id → the scopes whose registry it is
         known, root = self._cache.registries, self.root
         for scope in scopes:  # one look at the cache each: 300,000 of them at 100k people
             blob = scope.registry
             cached = known.get(blob) if blob and blob != LINK else None
             if cached is not None:  # entries known valid: made only when asked for
                 found[scope.path] = Registry.known_valid(scope.path, root, cached)
+            elif blob is None or blob == LINK:
+                found[scope.path] = self._no_registry(scope)
             else:
-                fresh.append(scope)
-        wanted = [s.registry for s in fresh if s.registry and s.registry != LINK]
-        blobs = self.repo.blobs(wanted, limit=JSON_LIMIT, what="registries") if wanted else {}
-        for scope in fresh:
-            found[scope.path] = self._registry(scope, blobs)
+                fresh.setdefault(blob, []).append(scope)
+        for blob, obj in self.repo.stream_blobs(fresh, limit=JSON_LIMIT, what="registries"):
+            for scope in fresh.pop(blob):
+                found[scope.path] = self._parsed(scope, blob, obj)
+        for blob, unread in fresh.items():  # not read: missing, or over the cap
+            reason = self.repo.unread.get(blob, "over the 32 MB cap for a registry")
+            for scope in unread:
+                self.unread[_in_scope(scope.path, REGISTRY_FILE)] = reason
+                found[scope.path] = Registry(scope.path, root)
         return {s.path: found[s.path] for s in scopes}
 
-    def _registry(self, scope: CommittedScope, blobs: dict[str, GitObject]) -> Registry:
-        """A registry the cache does not hold: none, a link, or parsed from its blob."""
-        blob = scope.registry
-        if blob is None:
-            return Registry(scope.path, self.root)
-        if blob == LINK:
+    def _no_registry(self, scope: CommittedScope) -> Registry:
+        """The empty registry of a scope without one, or whose registry is a link."""
+        if scope.registry == LINK:
             rel = _in_scope(scope.path, REGISTRY_FILE)
             self.unread[rel] = "committed as a link, which is not followed"
+        return Registry(scope.path, self.root)
+
+    def _parsed(self, scope: CommittedScope, blob: str, obj: GitObject) -> Registry:
+        """The registry a committed blob holds (an empty one when it is over the cap)."""
+        if obj.data is None:
+            self.unread[_in_scope(scope.path, REGISTRY_FILE)] = "over the 32 MB cap for a registry"
             return Registry(scope.path, self.root)
-        found = blobs.get(blob)
-        if found is None or found.data is None:
-            reason = self.repo.unread.get(blob, "over the 32 MB cap for a registry")
-            self.unread[_in_scope(scope.path, REGISTRY_FILE)] = reason
-            return Registry(scope.path, self.root)
-        text = found.data.decode("utf-8", "replace")
+        text = obj.data.decode("utf-8", "replace")
         clean = registry_if_clean(self.root, scope.path, text)
         if clean is None:
             return registry_from_text(self.root, scope.path, text)
@@ -309,13 +315,12 @@ class CommittedTree:
         return clean
 
     def descriptions(self, wanted: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:
-        """(home, name) → description for SKILL.md blobs (read once, then cached by id)."""
+        """(home, name) → description for SKILL.md blobs (read once, then cached by id; each
+        parsed as git hands it over)."""
         known = self._cache.descriptions
         fresh = [b for b in wanted.values() if b != LINK and b not in known]
-        blobs = self.repo.blobs(fresh, limit=SKILL_LIMIT, what="SKILL.md files") if fresh else {}
-        for blob in fresh:
-            found = blobs.get(blob)
-            text = _description(found.data) if found is not None else None
+        for blob, obj in self.repo.stream_blobs(fresh, limit=SKILL_LIMIT, what="SKILL.md files"):
+            text = _description(obj.data)
             if text is not None:
                 self._cache.put_description(blob, text)
         result: dict[tuple[str, str], str] = {}
@@ -408,7 +413,8 @@ def _description(data: bytes | None) -> str | None:
     if data is None:
         return None
     try:
-        value = quick_meta_of(data.decode("utf-8"), Path(SKILL_FILE)).get("description")
+        text = data.decode("utf-8")
+        value = quick_meta_of(text, _SKILL_PATH, ("description",)).get("description")
     except (ExobrainError, UnicodeDecodeError):
         return ""
     return value if isinstance(value, str) else ""

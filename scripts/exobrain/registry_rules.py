@@ -42,9 +42,8 @@ def entry_problem(raw: Any) -> str | None:
     """The first rule ``raw`` breaks (mirrors skills.schema.json), or None when it is fine."""
     if not isinstance(raw, dict):
         return "an entry must be a JSON object"
-    unknown = sorted(set(raw) - _KEYS)
-    if unknown:
-        return f"unknown key(s) {', '.join(unknown)}"
+    if not _KEYS.issuperset(raw):
+        return f"unknown key(s) {', '.join(sorted(set(raw) - _KEYS))}"
     name, tier = raw.get("name"), raw.get("tier")
     if not isinstance(name, str) or not _NAME.match(name) or len(name) > 64:
         return "name must be 1-64 lowercase letters, digits and single hyphens"
@@ -56,8 +55,8 @@ def entry_problem(raw: Any) -> str | None:
         return "agent and skipAgents are mutually exclusive: keep one"
     if "agent" in raw and not (isinstance(raw["agent"], str) and _AGENT.match(raw["agent"])):
         return "agent must be an agent name such as claude"
-    skip = raw.get("skipAgents", ["x"])
-    if not (
+    skip = raw.get("skipAgents")
+    if "skipAgents" in raw and not (
         isinstance(skip, list)
         and skip
         and len(set(map(str, skip))) == len(skip)

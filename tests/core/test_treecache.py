@@ -54,7 +54,7 @@ def test_a_second_run_reads_only_what_changed(clone, tmp_path, monkeypatch):
     git(root, "pull", "-q", "--no-rebase", "origin", "main")
     listed: list[list[str]] = []
     read: list[str] = []
-    real_list, real_blobs = CommittedTree._list, Repository.blobs
+    real_list, real_blobs = CommittedTree._list, Repository.stream_blobs
 
     def spy_list(self, units, collections):
         listed.append(sorted(units))
@@ -66,7 +66,7 @@ def test_a_second_run_reads_only_what_changed(clone, tmp_path, monkeypatch):
         return real_blobs(self, oids, **kwargs)
 
     monkeypatch.setattr(CommittedTree, "_list", spy_list)
-    monkeypatch.setattr(Repository, "blobs", spy_blobs)
+    monkeypatch.setattr(Repository, "stream_blobs", spy_blobs)
     rows = catalog(root)
     assert len(rows) == SHAPE.total_skills + 1
     assert {"name": "late", "scope": "people/p0003"}.items() <= {

@@ -17,6 +17,11 @@ def test_ordinary_documents_read_as_json_reads_them():
     [
         ("[" * 200_000 + "]" * 200_000, f"nested deeper than {MAX_DEPTH} levels"),
         ("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1), f"nested deeper than {MAX_DEPTH} levels"),
+        (b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1), f"nested deeper than {MAX_DEPTH} levels"),
+        (
+            ("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1)).encode("utf-16"),
+            f"nested deeper than {MAX_DEPTH} levels",
+        ),
         ("9" * 5000, "a number of 5000 digits (at most 64)"),
         ("0." + "1" * 100, "a number of 102 characters (at most 64)"),
         ("[NaN]", "NaN is not a JSON number"),
@@ -40,3 +45,8 @@ def test_depth_counts_containers_only():
     assert within_depth("text", 0) and within_depth(
         loads("[" * MAX_DEPTH + "]" * MAX_DEPTH), MAX_DEPTH
     )
+
+
+def test_brackets_inside_strings_only_make_the_depth_walk_run():
+    text = '{"skills": [{"name": "' + "[{" * 100 + '"}]}'
+    assert loads(text) == {"skills": [{"name": "[{" * 100}]}

@@ -50,7 +50,14 @@ def loads(text: str | bytes) -> Any:
         data = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant)
     except RecursionError:
         raise JsonLimitError(f"nested deeper than {MAX_DEPTH} levels") from None
-    if not within_depth(data, MAX_DEPTH):
+    # each container opens with a bracket, so a text of few brackets cannot nest deeply:
+    # the walk is skipped for it (a registry of a few entries; 300,000 of them at 100k people)
+    few = (
+        text.count("[") + text.count("{")
+        if isinstance(text, str)
+        else text.count(b"[") + text.count(b"{")
+    ) <= MAX_DEPTH
+    if not few and not within_depth(data, MAX_DEPTH):
         raise JsonLimitError(f"nested deeper than {MAX_DEPTH} levels")
     return data
 

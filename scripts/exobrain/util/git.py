@@ -26,7 +26,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -323,23 +323,31 @@ class ObjectReader:
     def read(self, names: Iterable[str], *, limit: int | None = None) -> dict[str, GitObject]:
         """Each object git finds, by the name it was asked by (those it cannot find are left
         out); an object over ``limit`` bytes comes without its data."""
+        return dict(self.stream(names, limit=limit))
+
+    def stream(
+        self, names: Iterable[str], *, limit: int | None = None
+    ) -> Iterator[tuple[str, GitObject]]:
+        """:meth:`read`, one (name, object) at a time as git answers: the caller works on an
+        object while git reads the next (the first catalog of a big repository parses
+        900,000 of them). Each answer must come within the time limit. A caller that stops
+        early stops git too (what it was still sending is never read as a later answer)."""
         wanted = [n for n in dict.fromkeys(names) if n and "\n" not in n]
         if not wanted:
-            return {}
+            return
         proc = self._process()
         assert proc.stdin is not None and proc.stdout is not None
         payload = "".join(n + "\n" for n in wanted).encode("utf-8", "surrogateescape")
-        if self.git.timeout:
-            self._deadline = time.monotonic() + self.git.timeout
         writer = None
         if len(payload) <= _PIPE_ATOMIC:  # git is idle between calls: a small write never blocks
             _feed(proc, payload)
         else:
             writer = threading.Thread(target=_feed, args=(proc, payload), daemon=True)
             writer.start()
-        found: dict[str, GitObject] = {}
         try:
             for name in wanted:
+                if self.git.timeout:
+                    self._deadline = time.monotonic() + self.git.timeout
                 header = proc.stdout.readline()
                 if not header:
                     raise self._failure()
@@ -348,17 +356,15 @@ class ObjectReader:
                     continue  # "<name> missing" / "ambiguous"
                 size = int(match.group(3))
                 data = _take(proc, size, limit)
-                found[name] = GitObject(
-                    match.group(1).decode(), match.group(2).decode(), size, data
-                )
-        except BaseException:
+                self._deadline = None
+                yield name, GitObject(match.group(1).decode(), match.group(2).decode(), size, data)
+        except BaseException:  # a failure, or the caller stopped early (GeneratorExit)
             self.close()
             raise
         finally:
             self._deadline = None
             if writer is not None:
                 writer.join()
-        return found
 
     def tree(self, name: str) -> list[TreeEntry] | None:
         """The entries of the tree ``name`` (an id or ``rev:path``); None when it is no tree."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -133,17 +133,28 @@ class Repository:
         """Objects by id, read through the persistent reader. In a partial clone the ones not
         held locally are fetched first from the promisor remote, in batches (unless
         ``EXOBRAIN_OFFLINE=1``); those still missing land in :attr:`unread`."""
+        return dict(self.stream_blobs(oids, limit=limit, what=what))
+
+    def stream_blobs(
+        self, oids: Iterable[str], *, limit: int | None = None, what: str = "files"
+    ) -> Iterator[tuple[str, GitObject]]:
+        """:meth:`blobs` one (id, object) at a time, as git reads them (see
+        :meth:`ObjectReader.stream`); :attr:`unread` is complete once the last is taken."""
         wanted = [o for o in dict.fromkeys(oids) if is_oid(o)]
         remote = self.promisor() if wanted else None
         if remote is not None:
             missing = [o for o in wanted if o not in self.local_objects()]
             if missing:
                 self._fetch(remote, missing, what)
-        found = self.reader().read([o for o in wanted if o not in self.unread], limit=limit)
+        found: set[str] = set()
+        for oid, obj in self.reader().stream(
+            [o for o in wanted if o not in self.unread], limit=limit
+        ):
+            found.add(oid)
+            yield oid, obj
         for oid in wanted:
             if oid not in found and oid not in self.unread:
                 self.unread[oid] = "not in the repository"
-        return found
 
     def local_objects(self) -> frozenset[str]:
         """Every object id the local object store holds (listed once; a partial clone's way
