@@ -285,7 +285,7 @@ class CommittedTree:
                 found[scope.path] = self._no_registry(scope)
             else:
                 fresh.setdefault(blob, []).append(scope)
-        for blob, obj in self.repo.stream_blobs(fresh, limit=JSON_LIMIT, what="registries"):
+        for blob, obj in self.repo.stream_blobs(list(fresh), limit=JSON_LIMIT, what="registries"):
             for scope in fresh.pop(blob):
                 found[scope.path] = self._parsed(scope, blob, obj)
         for blob, unread in fresh.items():  # not read: missing, or over the cap

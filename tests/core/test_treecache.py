@@ -79,6 +79,22 @@ def test_a_second_run_reads_only_what_changed(clone, tmp_path, monkeypatch):
     assert listed == [] and read == []  # nothing changed: nothing read from git
 
 
+def test_scopes_whose_registries_are_the_same_blob_each_get_theirs(clone, tmp_path):
+    root, bare = clone
+    work = full_clone(bare, tmp_path / "work")
+    twin = [{"name": "twin", "owner": "p0000", "tier": "optional"}]
+    for person in ("p0002", "p0003"):
+        push_change(work, f"people/{person}/skills.json", lambda entries: twin)
+    git(root, "pull", "-q", "--no-rebase", "origin", "main")
+    blobs = {git(root, "rev-parse", f"HEAD:people/{p}/skills.json") for p in ("p0002", "p0003")}
+    assert len(blobs) == 1  # one blob, read once, parsed for each of the two scopes
+    rows = [r for r in catalog(root) if r["registry"] in ("people/p0002", "people/p0003")]
+    assert sorted((r["name"], r["registry"]) for r in rows) == [
+        ("twin", "people/p0002"),
+        ("twin", "people/p0003"),
+    ]
+
+
 def test_descriptions_are_read_only_by_a_command_that_shows_them(clone, monkeypatch):
     root, _ = clone
     folder = root / ".exobrain-cache"
