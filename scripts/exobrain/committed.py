@@ -34,6 +34,7 @@ from exobrain.skillmd import SKILL_FILE, SKILL_LIMIT, quick_meta_of
 from exobrain.treecache import TreeCache, paused_gc
 from exobrain.util.fileio import JSON_LIMIT, atomic_write_text, make_folders
 from exobrain.util.git import GitObject, TreeEntry, parse_tree
+from exobrain.util.progress import Progress, counted
 from exobrain.util.repository import Repository
 
 #: ``.exobrain-cache/committed/``: readable copies of files outside the checkout (search).
@@ -74,10 +75,13 @@ class CommittedTree:
     """What ``HEAD`` holds, unit by unit, for the parts of the repository the checkout does
     not (see the module). ``unread`` names what could not be read and why."""
 
-    def __init__(self, root: Path, config: ScopeConfig, checkout: Checkout) -> None:
+    def __init__(
+        self, root: Path, config: ScopeConfig, checkout: Checkout, progress: Progress | None = None
+    ) -> None:
         self.root = root
         self.config = config
         self.checkout = checkout
+        self.progress = progress  # reading and fetching many blobs: stages ``git-…``
         self.repo = Repository(root, own_env=True)
         self.head = self.repo.commit_of("HEAD")
         self.unread: dict[str, str] = {}
@@ -134,11 +138,15 @@ class CommittedTree:
             known = {u: self._cached_unit(u, oid) for u, oid in units.items()}
             missing = [u for u, scopes in known.items() if scopes is None]
             if missing:
+                if self.progress is not None:  # one git call: the bar starts, then ends
+                    self.progress("git-list", 0, len(missing))
                 listed_units = self._list(missing, set(collections))
                 for unit in missing:
                     found = self._summarise(unit, listed_units.get(unit, []))
                     known[unit] = found
                     self._cache.put_unit(unit, units[unit], [s.as_json() for s in found])
+                if self.progress is not None:
+                    self.progress("git-list", len(missing), len(missing))
         self._cache.retain(set(units))
         top = names.get(REGISTRY_FILE)
         found_scopes = {GLOBAL: CommittedScope(GLOBAL, GLOBAL, _registry_id(top))}
@@ -285,7 +293,10 @@ class CommittedTree:
                 found[scope.path] = self._no_registry(scope)
             else:
                 fresh.setdefault(blob, []).append(scope)
-        for blob, obj in self.repo.stream_blobs(list(fresh), limit=JSON_LIMIT, what="registries"):
+        stream = self.repo.stream_blobs(
+            list(fresh), limit=JSON_LIMIT, what="registries", progress=self.progress
+        )
+        for blob, obj in counted(stream, self.progress, "git-registries", len(fresh)):
             for scope in fresh.pop(blob):
                 found[scope.path] = self._parsed(scope, blob, obj)
         for blob, unread in fresh.items():  # not read: missing, or over the cap
@@ -318,8 +329,11 @@ class CommittedTree:
         """(home, name) → description for SKILL.md blobs (read once, then cached by id; each
         parsed as git hands it over)."""
         known = self._cache.descriptions
-        fresh = [b for b in wanted.values() if b != LINK and b not in known]
-        for blob, obj in self.repo.stream_blobs(fresh, limit=SKILL_LIMIT, what="SKILL.md files"):
+        fresh = list(dict.fromkeys(b for b in wanted.values() if b != LINK and b not in known))
+        stream = self.repo.stream_blobs(
+            fresh, limit=SKILL_LIMIT, what="SKILL.md files", progress=self.progress
+        )
+        for blob, obj in counted(stream, self.progress, "git-skills", len(fresh)):
             text = _description(obj.data)
             if text is not None:
                 self._cache.put_description(blob, text)

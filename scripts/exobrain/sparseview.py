@@ -23,6 +23,7 @@ from exobrain.model import GLOBAL
 from exobrain.registry import Registry
 from exobrain.scopes import SCOPE_FLAG, Scope, ScopeConfig
 from exobrain.skillmd import SKILL_FILE
+from exobrain.util.progress import Progress
 
 if TYPE_CHECKING:  # git is imported only by commands that read from it
     from exobrain.checkout import Checkout
@@ -45,6 +46,8 @@ class SparseView:
         self._outside: set[str] = set()  # scopes read from git
         self._listed: dict[str, frozenset[str]] = {}  # off_disk's folder listings
         self._present: dict[str, bool] = {}  # folders, memoised
+        #: where reading a big repository from git reports its progress (set by a command)
+        self.progress: Progress | None = None
 
     def checkout(self) -> Checkout:
         """How much of the repository the working tree holds (asked of git once)."""
@@ -67,8 +70,12 @@ class SparseView:
         if self._tree is None:
             from exobrain.committed import CommittedTree
 
-            self._tree = CommittedTree(self.root, self.config, self.checkout())
+            self._tree = CommittedTree(self.root, self.config, self.checkout(), self._report)
         return self._tree
+
+    def _report(self, stage: str, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress(stage, done, total)
 
     def scope(self, path: str) -> Scope | None:
         """The committed scope at ``path`` when the checkout leaves its folder out (then it is

@@ -15,10 +15,13 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from exobrain.catalog import catalog_rows
 from exobrain.cli.connect import main as connect_cmd
 from exobrain.cli.status import main as status_cmd
 from exobrain.cli.umbrella import main as exobrain_cmd
 from exobrain.cli.validate import main as validate_cmd
+from exobrain.committed import close_all
+from exobrain.workspace import open_workspace
 from tests.support.helpers import git
 from tests.support.sparse import CONE, SHAPE, cone, full_clone, origin, push_change, sparse_clone
 
@@ -75,6 +78,32 @@ def test_catalog_lists_every_declaration_from_git(tmp_path):
     assert not (root / "people/p0003").exists()  # read from git's objects, not checked out
     assert (root / ".exobrain-cache/committed.json").is_file()
     assert invoke(status_cmd, root, "--all", "--json").stdout == first.stdout  # the memo
+
+
+def test_reading_a_big_repository_from_git_reports_its_progress(tmp_path):
+    root, _ = connected(tmp_path)
+    ws = open_workspace(root)
+    reports: list[tuple[str, int, int]] = []
+    ws.sparse.progress = lambda stage, done, total: reports.append((stage, done, total))
+    try:
+        rows = catalog_rows(ws)
+    finally:
+        close_all()
+    assert len(rows) == SHAPE.total_skills
+    # the folders are listed first; each read is preceded by the fetch of what the clone lacks
+    order = [
+        stage for i, (stage, _, _) in enumerate(reports) if i == 0 or reports[i - 1][0] != stage
+    ]
+    assert order == ["git-list", "git-fetch", "git-registries", "git-fetch", "git-skills"]
+    for stage in ("git-list", "git-registries", "git-skills"):
+        counts = [(done, total) for s, done, total in reports if s == stage]
+        assert [d for d, _ in counts] == sorted(d for d, _ in counts)
+        assert counts[-1][0] == counts[-1][1] > 0
+    fetched = [(done, total) for s, done, total in reports if s == "git-fetch"]
+    assert fetched[0][0] == 0 and all(0 <= done <= total for done, total in fetched)
+    assert sum(1 for done, total in fetched if done == total) == 2  # both fetches completed
+    read_skills = [total for s, _, total in reports if s == "git-skills"]
+    assert read_skills[-1] == SHAPE.total_skills - 10  # every SKILL.md but the cone's 10
 
 
 def test_the_catalog_memo_follows_a_pull(tmp_path):

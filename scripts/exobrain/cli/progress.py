@@ -1,40 +1,48 @@
 """The one progress display: a rich bar on stderr when it is a terminal, nothing otherwise (a
 pipe, a file, a test), so scripts and ``--json`` readers never see it.
 
-Anything that may take more than a second uses it — building the search index and embedding
-(:func:`progress_display`, a bar per stage), importing and fetching external skills
-(:func:`progress`, one bar or spinner with the item under way) — so a person at a terminal sees
-that work is going on. The library reports through plain callables and never imports this
-module.
+Anything that may take more than a second uses it — building the search index and embedding,
+and the first read of a big repository from git by ``skills-status --all`` and
+``skills-validate`` (fetching, registries, SKILL.md files): :func:`progress_display`, a bar per
+stage the library reports through :data:`~exobrain.util.progress.Progress`; importing and
+fetching external skills: :func:`progress`, one bar or spinner with the item under way — so a
+person at a terminal sees that work is going on. The library reports through plain
+callables and never imports this module.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from exobrain.util.progress import Progress
+
 if TYPE_CHECKING:
-    from rich.progress import Progress, TaskID
+    from rich.progress import Progress as RichProgress
+    from rich.progress import TaskID
 
 LABELS = {
+    "git-list": "listing folders in git",
+    "git-fetch": "fetching files from the remote",
+    "git-registries": "reading registries from git",
+    "git-skills": "reading SKILL.md files from git",
     "index": "reading skills",
     "minilm": "embedding (MiniLM)",
     "wordllama": "embedding (WordLlama)",
 }
 #: A search-cache stage of fewer items is over before a bar would be seen.
 WORTH_A_BAR = 50
-Report = Callable[[str, int, int], None]
 
 
 class Display:
     """One running display: :meth:`tick` moves it on, :meth:`say` prints a line above it
     (or plainly, without a terminal)."""
 
-    def __init__(self, label: str, live: Progress | None, task: TaskID | None) -> None:
+    def __init__(self, label: str, live: RichProgress | None, task: TaskID | None) -> None:
         self.label = label
         self.live = live
         self.task = task
@@ -69,7 +77,7 @@ def progress(label: str, *, total: int | None = None, quiet: bool = False) -> It
 
 
 @contextmanager
-def progress_display(*, plain_lines: bool = False) -> Iterator[Report | None]:
+def progress_display(*, plain_lines: bool = False) -> Iterator[Progress | None]:
     """Yield a ``progress(stage, done, total)`` callback for the search family, or None.
 
     On a terminal, a bar per stage, drawn only for a stage of at least :data:`WORTH_A_BAR`
@@ -95,7 +103,7 @@ def progress_display(*, plain_lines: bool = False) -> Iterator[Report | None]:
         yield report
 
 
-def _bar() -> Progress:
+def _bar() -> RichProgress:
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -117,7 +125,7 @@ def _bar() -> Progress:
     )
 
 
-def _lines() -> Report:
+def _lines() -> Progress:
     shown: dict[str, int] = {}
 
     def report(stage: str, done: int, total: int) -> None:

@@ -153,6 +153,7 @@ def _show_catalog(ws, tier, as_json, plain) -> None:
     it reads has changed since it was printed (:mod:`exobrain.catalogmemo`)."""
     from exobrain.catalog import catalog_rows
     from exobrain.catalogmemo import CatalogMemo, catalog_key
+    from exobrain.cli.progress import progress_display
 
     text_out = as_json or plain or not stdout_is_terminal()
     key = catalog_key(ws) if text_out else None
@@ -162,7 +163,10 @@ def _show_catalog(ws, tier, as_json, plain) -> None:
     if kept is not None:
         click.echo(kept)
         return
-    rows = [r for r in catalog_rows(ws) if tier is None or r.tier == tier]
+    with progress_display() as progress:  # the first read of a big repository from git
+        ws.sparse.progress = progress
+        rows = [r for r in catalog_rows(ws) if tier is None or r.tier == tier]
+    ws.sparse.progress = None
     if as_json:
         text = json.dumps({"skills": [r.as_json() for r in rows]}, indent=2, ensure_ascii=False)
     else:

@@ -42,6 +42,7 @@ def main(strict: bool, quiet: bool, as_json: bool, repo: Path | None) -> None:
     bash implementation and how to move it to today's); --quiet leaves them out of the listing
     (the summary still counts them).
     """
+    from exobrain.cli.progress import progress_display
     from exobrain.findings import ERROR
     from exobrain.gate.validate import exit_code, validate
     from exobrain.treecache import paused_gc
@@ -49,7 +50,8 @@ def main(strict: bool, quiet: bool, as_json: bool, repo: Path | None) -> None:
 
     ws = open_workspace(repo)
     keep_until_exit(ws)  # freed by nobody: the process ends (ConsoleEntry)
-    with paused_gc(for_good=True):  # what it reads stays alive until the end
+    with paused_gc(for_good=True), progress_display() as progress:  # (alive until the end)
+        ws.sparse.progress = progress  # the first read of a big repository from git
         findings = validate(ws)
     errors = sum(1 for f in findings if f.level == ERROR)
     infos = len(findings) - errors

@@ -18,8 +18,9 @@ from exobrain.errors import ExobrainError, OperationFailed
 from exobrain.search import background
 from exobrain.search.corpus import index_artifacts
 from exobrain.search.engine import Searcher, guarded
-from exobrain.search.index import Progress, Update
+from exobrain.search.index import Update
 from exobrain.util.locking import exclusive
+from exobrain.util.progress import Progress
 from exobrain.workspace import Workspace, open_workspace
 
 

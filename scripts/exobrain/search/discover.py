@@ -30,9 +30,9 @@ from exobrain.search import embedding
 from exobrain.search.corpus import Artifact
 from exobrain.search.engine import LEXICAL_NOTE, QualityFn, Searcher, guarded
 from exobrain.search.hits import Hit, hit_json
-from exobrain.search.index import Progress
 from exobrain.search.query import content_words, fts_query
 from exobrain.skillmd import as_list, one_line
+from exobrain.util.progress import Progress
 from exobrain.workspace import Workspace
 
 POOL = 8  # candidates ranked per skill asked for, before the filters

@@ -17,8 +17,9 @@ from typing import Any
 
 from exobrain.errors import ExobrainError
 from exobrain.search import background, embedding
-from exobrain.search.index import Index, Progress, Update
+from exobrain.search.index import Index, Update
 from exobrain.search.vectors import Aligned, VectorStore
+from exobrain.util.progress import Progress
 
 #: How long a query may spend embedding what is missing before it answers without that
 #: encoder (and starts the background build): enough for every WordLlama text of thousands of

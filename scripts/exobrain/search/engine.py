@@ -24,7 +24,7 @@ from exobrain.search import embedding
 from exobrain.search.corpus import Artifact, View, open_view
 from exobrain.search.encoders import Encoders
 from exobrain.search.hits import Hit
-from exobrain.search.index import Index, Progress, Update
+from exobrain.search.index import Index, Update
 from exobrain.search.indexfiles import discard, index_path, is_corrupt, open_index
 from exobrain.search.query import fts_query
 from exobrain.search.ranking import (
@@ -39,6 +39,7 @@ from exobrain.search.ranking import (
     score,
 )
 from exobrain.skillmd import as_list
+from exobrain.util.progress import Progress
 from exobrain.workspace import Workspace
 
 LEXICAL_NOTE = (

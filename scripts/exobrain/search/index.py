@@ -22,7 +22,7 @@ import hashlib
 import json
 import sqlite3
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,10 +32,9 @@ from exobrain.errors import ExobrainError
 from exobrain.search.corpus import Artifact
 from exobrain.search.docs import Doc, artifact_hash, read_doc, stat_signature
 from exobrain.skillmd import links_of
+from exobrain.util.progress import Progress
 
 COLUMNS = ("name", "triggers", "description", "instructions", "tags", "personas")
-#: ``progress(stage, done, total)``: what a long refresh or embedding run reports.
-Progress = Callable[[str, int, int], None]
 
 
 class Row(NamedTuple):

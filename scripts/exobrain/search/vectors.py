@@ -32,7 +32,8 @@ from typing import Any
 
 from exobrain.paths import cache_folder
 from exobrain.search.embedding import Encoder, Model
-from exobrain.search.index import Index, Progress
+from exobrain.search.index import Index
+from exobrain.util.progress import Progress
 from exobrain.util.staging import staged_file
 
 VECTORS_DIR = "vectors"

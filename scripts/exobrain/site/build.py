@@ -20,7 +20,6 @@ import multiprocessing as mp
 import os
 import shutil
 import time
-from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ from exobrain.site.layout import SiteModel, scope_path, skill_path
 from exobrain.site.scope_page import scope_html
 from exobrain.site.searchindex import build_index, index_js
 from exobrain.site.skill_page import skill_html
+from exobrain.util.progress import Progress
 from exobrain.util.staging import staged_folder
 
 MARKER = ".exobrain-site"
@@ -39,7 +39,6 @@ ASSETS_DIR = Path(__file__).resolve().parent / "assets"
 ASSET_FILES = ("site.css", "search.js", "catalog.js", "page.js")
 PARALLEL_MIN_SKILLS = 300
 CHUNK = 100
-Progress = Callable[[str, int, int], None]
 
 _JOB: tuple[SiteModel, Path] | None = None  # inherited by forked workers
 

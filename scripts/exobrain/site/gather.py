@@ -19,7 +19,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,12 +39,12 @@ from exobrain.signals.view import summary
 from exobrain.site.data import LINK_TYPES, USAGE_DAYS, search_settings
 from exobrain.skillmd import as_list, links_of
 from exobrain.util.dirhash import file_digests
+from exobrain.util.progress import Progress
 from exobrain.util.repository import Repository
 from exobrain.workspace import Workspace
 
 DAY = 86400
 TIMELINE_WEEKS = 52
-Progress = Callable[[str, int, int], None]
 
 
 def gather(

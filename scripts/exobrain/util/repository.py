@@ -34,6 +34,7 @@ from exobrain.util.git import (
     is_oid,
     parse_tree,
 )
+from exobrain.util.progress import Progress
 
 #: ``rev`` value meaning "the index" (the staging area: what the next commit will hold).
 INDEX = None
@@ -136,16 +137,22 @@ class Repository:
         return dict(self.stream_blobs(oids, limit=limit, what=what))
 
     def stream_blobs(
-        self, oids: Iterable[str], *, limit: int | None = None, what: str = "files"
+        self,
+        oids: Iterable[str],
+        *,
+        limit: int | None = None,
+        what: str = "files",
+        progress: Progress | None = None,
     ) -> Iterator[tuple[str, GitObject]]:
         """:meth:`blobs` one (id, object) at a time, as git reads them (see
-        :meth:`ObjectReader.stream`); :attr:`unread` is complete once the last is taken."""
+        :meth:`ObjectReader.stream`); :attr:`unread` is complete once the last is taken.
+        A fetch reports its progress as stage ``git-fetch`` (objects fetched so far)."""
         wanted = [o for o in dict.fromkeys(oids) if is_oid(o)]
         remote = self.promisor() if wanted else None
         if remote is not None:
             missing = [o for o in wanted if o not in self.local_objects()]
             if missing:
-                self._fetch(remote, missing, what)
+                self._fetch(remote, missing, what, progress)
         found: set[str] = set()
         for oid, obj in self.reader().stream(
             [o for o in wanted if o not in self.unread], limit=limit
@@ -166,7 +173,9 @@ class Repository:
             self._local = frozenset(out.split())
         return self._local
 
-    def _fetch(self, remote: str, oids: list[str], what: str) -> None:
+    def _fetch(
+        self, remote: str, oids: list[str], what: str, progress: Progress | None = None
+    ) -> None:
         if os.environ.get(OFFLINE_ENV, "") not in ("", "0"):
             self.unread.update(
                 dict.fromkeys(oids, f"not in this partial clone ({OFFLINE_ENV} set)")
@@ -186,6 +195,9 @@ class Repository:
         size = -(-len(oids) // (FETCH_PARALLEL * rounds))
         batches = [oids[start : start + size] for start in range(0, len(oids), size)]
         failed = threading.Event()
+        fetched, counting = [0], threading.Lock()
+        if progress is not None:
+            progress("git-fetch", 0, len(oids))
 
         def fetch(batch: list[str]) -> str | None:
             """Why ``batch`` could not be fetched ("" when a failure before it stopped it),
@@ -195,6 +207,10 @@ class Repository:
             stdin = "".join(o + "\n" for o in batch).encode()
             done = fetcher.run(args, cwd=self.root, remote=True, stdin=stdin, check=False)
             if done.returncode == 0:
+                if progress is not None:
+                    with counting:
+                        fetched[0] += len(batch)
+                        progress("git-fetch", fetched[0], len(oids))
                 return None
             failed.set()
             return f"fetching {what} from {remote} failed: {git_message(done.stderr)}"
