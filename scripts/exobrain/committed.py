@@ -5,7 +5,8 @@ Commands that need the whole repository (``skills-status --all``, ``skills-valid
 search ``--all-scopes``, sweep) take what the working tree holds from the disk and the rest
 from here, so a sparse checkout never shrinks their answer. The repository is split into
 *units*: the global ``skills/``, ``seed/`` and every folder directly inside a collection at
-the root (``groups/acme``, ``people/alice`` with her hosts). A unit's tree id changes whenever
+the root (``groups/acme``, ``people/alice`` with her hosts; :mod:`exobrain.committedunits`
+works out their scopes from git's listings). A unit's tree id changes whenever
 anything below it does, so what was learnt about a unit — its scopes, their registries' blob
 ids, each skill's SKILL.md blob id — is cached under that id (:mod:`exobrain.treecache`), with
 each registry's parsed entries and each description under the blob's id: a second run lists
@@ -15,11 +16,17 @@ and reads only the units that changed.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from exobrain.checkout import Checkout
+from exobrain.committedunits import (
+    LINK,
+    LINK_MODE,
+    CommittedScope,
+    registry_id,
+    summarise,
+    unit_files,
+)
 from exobrain.errors import ExobrainError
 from exobrain.model import GLOBAL
 from exobrain.paths import REPO_CACHE, cache_folder
@@ -41,34 +48,7 @@ from exobrain.util.repository import Repository
 COPIES = "committed"
 #: Above this many units to list, one ``ls-tree`` walks whole collections instead.
 PATHSPEC_LIMIT = 500
-LINK = "link"  # a registry or skill folder committed as a symbolic link: not read from git
-_LINK_MODE = "120000"
 _SKILL_PATH = Path(SKILL_FILE)  # what a committed SKILL.md's problems are reported against
-
-
-@dataclass(slots=True)
-class CommittedScope:
-    """One scope as committed: its registry's blob id (None: no registry, :data:`LINK`: a
-    link) and each skill folder's SKILL.md blob id (:data:`LINK` for a link)."""
-
-    path: str
-    type: str
-    registry: str | None
-    skills: dict[str, str] = field(default_factory=dict)
-
-    def as_json(self) -> list[Any]:
-        """The cache's row: the skills as a list of names and one of blob ids (lists parse
-        twice as fast as 300,000 small maps)."""
-        return [self.path, self.type, self.registry, list(self.skills), list(self.skills.values())]
-
-
-def _unit_of(path: str, collections: set[str]) -> str | None:
-    head, _, rest = path.partition("/")
-    if head in (SEED, "skills"):
-        return head
-    if head in collections and rest:
-        return f"{head}/{rest.partition('/')[0]}"
-    return None
 
 
 class CommittedTree:
@@ -142,14 +122,14 @@ class CommittedTree:
                     self.progress("git-list", 0, len(missing))
                 listed_units = self._list(missing, set(collections))
                 for unit in missing:
-                    found = self._summarise(unit, listed_units.get(unit, []))
+                    found = summarise(unit, listed_units.get(unit, []), self.config)
                     known[unit] = found
                     self._cache.put_unit(unit, units[unit], [s.as_json() for s in found])
                 if self.progress is not None:
                     self.progress("git-list", len(missing), len(missing))
         self._cache.retain(set(units))
         top = names.get(REGISTRY_FILE)
-        found_scopes = {GLOBAL: CommittedScope(GLOBAL, GLOBAL, _registry_id(top))}
+        found_scopes = {GLOBAL: CommittedScope(GLOBAL, GLOBAL, registry_id(top))}
         self.units = {}
         for unit, scopes in known.items():
             self.units[unit] = [s.path for s in scopes or []]
@@ -185,52 +165,7 @@ class CommittedTree:
         out = self.repo.run_bytes(
             "ls-tree", "-r", "-z", "--full-tree", self.head or "", "--", *specs
         )
-        wanted = set(units)
-        found: dict[str, list[list[str]]] = {}
-        for record in out.split(b"\0"):
-            if not record:
-                continue
-            info, _, raw = record.partition(b"\t")
-            path = raw.decode("utf-8", "surrogateescape")
-            if not path.endswith((SCOPE_FLAG, REGISTRY_FILE, SKILL_FILE)) and not info.startswith(
-                _LINK_MODE.encode()
-            ):
-                continue
-            unit = _unit_of(path, collections)
-            if unit in wanted:
-                mode, _, oid = info.decode().split(" ")
-                found.setdefault(unit, []).append([mode, oid, path])
-        return found
-
-    def _summarise(self, unit: str, files: list[list[str]]) -> list[CommittedScope]:
-        """The scopes of one unit from its file list, each with its registry and skills."""
-        if unit == "skills":
-            scopes = {GLOBAL: CommittedScope(GLOBAL, GLOBAL, None)}
-        else:
-            flagged = [
-                p[: -len(SCOPE_FLAG) - 1] for _, _, p in files if p.endswith("/" + SCOPE_FLAG)
-            ]
-            kinds = scopes_from_flags(flagged, self.config)
-            scopes = {
-                path: CommittedScope(path, kind, None)
-                for path, kind in kinds.items()
-                if path == unit or path.startswith(unit + "/")
-            }
-        for mode, oid, path in files:
-            folder, _, name = path.rpartition("/")
-            if name == REGISTRY_FILE and folder in scopes:
-                scopes[folder].registry = LINK if mode == _LINK_MODE else oid
-                continue
-            home, marker, rest = (f"/{path}" if unit == "skills" else path).rpartition("/skills/")
-            home = home.lstrip("/") or GLOBAL
-            if not marker or home not in scopes:
-                continue
-            skill, _, inside = rest.partition("/")
-            if inside == SKILL_FILE:
-                scopes[home].skills[skill] = LINK if mode == _LINK_MODE else oid
-            elif not inside and mode == _LINK_MODE:
-                scopes[home].skills[skill] = LINK
-        return list(scopes.values())
+        return unit_files(out, set(units), collections)
 
     # -- one scope -------------------------------------------------------------------------
 
@@ -250,19 +185,19 @@ class CommittedTree:
         reader = self.repo.reader()
         folder = f"{self.head}:{path}" if path != GLOBAL else f"{self.head}^{{tree}}"
         entries = {e.name: e for e in reader.tree(folder) or []}
-        scope = CommittedScope(path, kinds[path], _registry_id(entries.get(REGISTRY_FILE)))
+        scope = CommittedScope(path, kinds[path], registry_id(entries.get(REGISTRY_FILE)))
         skills = entries.get("skills")
         listing = reader.tree(skills.oid) if skills is not None and skills.is_tree else []
         folders = {e.name: e for e in listing or [] if not e.name.startswith(".")}
         trees = reader.read([e.oid for e in folders.values() if e.is_tree])
         for name, entry in folders.items():
-            if entry.mode == _LINK_MODE:
+            if entry.mode == LINK_MODE:
                 scope.skills[name] = LINK
             elif entry.oid in trees and trees[entry.oid].data is not None:
                 inner = {e.name: e for e in _tree_entries(trees[entry.oid].data or b"", entry.oid)}
                 skill_md = inner.get(SKILL_FILE)
                 if skill_md is not None and not skill_md.is_tree:
-                    scope.skills[name] = LINK if skill_md.mode == _LINK_MODE else skill_md.oid
+                    scope.skills[name] = LINK if skill_md.mode == LINK_MODE else skill_md.oid
         return scope
 
     def _flagged(self, path: str) -> list[str]:
@@ -410,12 +345,6 @@ def _blob_id(path: Path, oid: str) -> str | None:
         return None
     digest = hashlib.sha256 if len(oid) == 64 else hashlib.sha1
     return digest(b"blob %d\0%s" % (len(data), data)).hexdigest()
-
-
-def _registry_id(entry: TreeEntry | None) -> str | None:
-    if entry is None or entry.is_tree:
-        return None
-    return LINK if entry.mode == _LINK_MODE else entry.oid
 
 
 def _tree_entries(data: bytes, oid: str) -> list[TreeEntry]:

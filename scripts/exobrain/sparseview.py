@@ -27,7 +27,8 @@ from exobrain.util.progress import Progress
 
 if TYPE_CHECKING:  # git is imported only by commands that read from it
     from exobrain.checkout import Checkout
-    from exobrain.committed import CommittedScope, CommittedTree
+    from exobrain.committed import CommittedTree
+    from exobrain.committedunits import CommittedScope
 
 NOT_READ = "not-read"
 
