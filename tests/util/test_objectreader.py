@@ -4,11 +4,13 @@ at a time while git reads the next."""
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
-from exobrain.util.git import Git, ObjectReader
+from exobrain.util import git as git_module
+from exobrain.util.git import Git, GitFailed, ObjectReader
 from exobrain.util.repository import Repository
 from tests.support.helpers import git
 
@@ -79,3 +81,23 @@ def test_the_repository_stream_names_what_it_could_not_read_once_done(tmp_path):
         assert repo.unread == {missing: "not in the repository"}
     finally:
         repo.close()
+
+
+def test_the_time_limit_is_per_answer_so_a_slow_caller_is_never_cut_off(tmp_path):
+    ids = _blobs(tmp_path, 3)
+    with ObjectReader(tmp_path, Git(timeout=1.0)) as reader:
+        taken = []
+        for _, obj in reader.stream(ids):
+            time.sleep(0.6)  # 1.8 s in all, over the limit: the caller's time does not count
+            taken.append(obj.data)
+        assert taken == [b"blob 0\n" + b"x" * 4096, b"blob 1\n", b"blob 2\n"]
+
+
+def test_a_git_that_stops_answering_is_killed_at_the_time_limit(tmp_path, monkeypatch):
+    ids = _blobs(tmp_path, 2)
+    monkeypatch.setattr(git_module, "_feed", lambda proc, payload: None)  # git waits for names
+    with ObjectReader(tmp_path, Git(timeout=1.0)) as reader:
+        started = time.monotonic()
+        with pytest.raises(GitFailed, match="timed out after 1s"):
+            reader.read(ids)
+        assert time.monotonic() - started < 10

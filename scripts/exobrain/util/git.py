@@ -266,7 +266,8 @@ class ObjectReader:
     Names go in through a writer thread while the answers are read, so a batch of any size
     never deadlocks on full pipes. The process never reaches the network (a blob a partial
     clone lacks is simply missing: :meth:`Repository.blobs` fetches those first, in batches),
-    and every call is bounded by the time limit, after which git is killed.
+    and each answer must come within the time limit, after which git is killed (a stalled
+    git fails the call; a long batch that keeps answering does not).
     """
 
     def __init__(self, root: Path, git: Git) -> None:
