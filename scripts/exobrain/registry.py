@@ -248,7 +248,8 @@ class Registry:
         raw = self.valid_raw()
         if raw is None:
             return any(e.agent is not None or e.skip_agents for e in self.entries)
-        return any(d.get("agent") is not None or d.get("skipAgents") for d in raw)
+        # known valid: an agent is a name and skipAgents never empty, so the keys say it all
+        return any("agent" in d or "skipAgents" in d for d in raw)
 
     @property
     def exists(self) -> bool:
