@@ -26,8 +26,7 @@ from exobrain.errors import ExobrainError
 from exobrain.model import GLOBAL, Identity, Reason, Tier
 from exobrain.refs import parse_ref, ref_identity
 from exobrain.registry import Entry
-from exobrain.skillmd import SKILL_FILE, SKILL_LIMIT, as_list, parse
-from exobrain.util.fileio import read_bytes
+from exobrain.skillmd import SKILL_FILE, as_list, frontmatter_mentioning
 from exobrain.util.graphs import find_cycles
 
 if TYPE_CHECKING:
@@ -69,13 +68,8 @@ def file_reader(root: Path) -> DependsReader:
     def read(entry: Entry) -> list[str] | None:
         home = "" if entry.scope == GLOBAL else entry.scope
         path = Path(os.path.join(base, home, "skills", entry.name, SKILL_FILE))
-        try:
-            data = read_bytes(path, limit=SKILL_LIMIT, what="a SKILL.md")
-            if b"dependencies" not in data:
-                return None
-            deps = parse(data.decode("utf-8"), path).meta.get("dependencies")
-        except (ExobrainError, UnicodeDecodeError):
-            return None  # unreadable SKILL.md files are reported by skills-validate
+        meta = frontmatter_mentioning(path, b"dependencies")
+        deps = meta.get("dependencies") if meta is not None else None
         if not isinstance(deps, dict):
             return None
         return [r for r in as_list(deps.get("skills")) if isinstance(r, str)]

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from exobrain.errors import InputFileError
+from exobrain.errors import ExobrainError, InputFileError
 from exobrain.model import AGENT_HOOKS, TOOL_WILDCARDS
 from exobrain.util.boundedjson import MAX_DEPTH, MAX_NUMBER_CHARS
-from exobrain.util.fileio import read_text
+from exobrain.util.fileio import read_bytes, read_text
 
 SKILL_FILE = "SKILL.md"
 #: The cap on a SKILL.md: instructions an agent loads, not a data file (a 56 MB one made
@@ -147,6 +147,20 @@ def skill_text(path: Path) -> str:
 def read_skill(path: Path) -> SkillDoc:
     """Read and parse ``path`` (a SKILL.md file)."""
     return parse(skill_text(path), path)
+
+
+def frontmatter_mentioning(path: Path, marker: bytes) -> dict[str, Any] | None:
+    """The frontmatter of the SKILL.md at ``path`` when its bytes hold ``marker``; None when
+    they do not, or when it cannot be read or parsed (skills-validate reports that). The
+    byte scan comes first: resolution asks every skill of the chain for its links and its
+    dependencies, and most skills have neither."""
+    try:
+        data = read_bytes(path, limit=SKILL_LIMIT, what="a SKILL.md")
+        if marker not in data:
+            return None
+        return parse(data.decode("utf-8"), path).meta
+    except (ExobrainError, UnicodeDecodeError):
+        return None
 
 
 def _plain_scalar(raw: str) -> str | None:

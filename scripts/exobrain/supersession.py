@@ -28,8 +28,7 @@ from exobrain.errors import ExobrainError
 from exobrain.model import GLOBAL, Identity, Reason, Tier
 from exobrain.refs import parse_ref, ref_identity
 from exobrain.registry import Entry
-from exobrain.skillmd import SKILL_FILE, SKILL_LIMIT, links_of, parse
-from exobrain.util.fileio import read_bytes
+from exobrain.skillmd import SKILL_FILE, frontmatter_mentioning, links_of
 from exobrain.util.graphs import find_cycles
 
 if TYPE_CHECKING:
@@ -75,15 +74,9 @@ def file_reader(root: Path) -> LinksReader:
 
     def read(entry: Entry) -> list[str] | None:
         home = "" if entry.scope == GLOBAL else entry.scope
-        raw = os.path.join(base, home, "skills", entry.name, SKILL_FILE)
-        path = Path(raw)
-        try:  # a plain byte scan first: most skills supersede nothing
-            data = read_bytes(path, limit=SKILL_LIMIT, what="a SKILL.md")
-            if b"supersedes" not in data:
-                return None
-            return links_of(parse(data.decode("utf-8"), path).meta, "supersedes")
-        except (ExobrainError, UnicodeDecodeError):
-            return None  # unreadable SKILL.md files are reported by skills-validate
+        path = Path(os.path.join(base, home, "skills", entry.name, SKILL_FILE))
+        meta = frontmatter_mentioning(path, b"supersedes")
+        return links_of(meta, "supersedes") if meta is not None else None
 
     return read
 

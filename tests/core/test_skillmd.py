@@ -7,7 +7,13 @@ import pytest
 
 from exobrain.errors import InputFileError
 from exobrain.model import AGENT_HOOKS, TOOL_WILDCARDS
-from exobrain.skillmd import parse, powers, split_frontmatter, wildcard_grants
+from exobrain.skillmd import (
+    frontmatter_mentioning,
+    parse,
+    powers,
+    split_frontmatter,
+    wildcard_grants,
+)
 
 
 def meta(*lines: str) -> dict:
@@ -98,3 +104,20 @@ def test_frontmatter_is_split_as_the_line_rule_says(text):
             split_frontmatter(text, Path("SKILL.md"))
     else:
         assert split_frontmatter(text, Path("SKILL.md")) == expected
+
+
+def test_the_frontmatter_is_parsed_only_when_the_file_mentions_the_marker(tmp_path):
+    linked = tmp_path / "linked.md"
+    linked.write_text("---\nname: a\nlinks:\n  supersedes: [skill:b]\n---\nbody\n")
+    plain = tmp_path / "plain.md"
+    plain.write_text("---\nname: a\ndescription: d\n---\nbody\n")
+    broken = tmp_path / "broken.md"
+    broken.write_text("---\nname: [supersedes\n---\n")
+    assert frontmatter_mentioning(linked, b"supersedes") == {
+        "name": "a",
+        "links": {"supersedes": ["skill:b"]},
+    }
+    assert frontmatter_mentioning(plain, b"supersedes") is None  # no parse at all
+    assert frontmatter_mentioning(broken, b"supersedes") is None  # validate reports it
+    assert frontmatter_mentioning(tmp_path / "missing.md", b"x") is None
+    assert frontmatter_mentioning(tmp_path, b"x") is None  # a folder: not a regular file
