@@ -286,16 +286,8 @@ class CommittedTree:
         """Regular files committed below ``folder`` (links left out) → blob id."""
         if not self.head:
             return {}
-        out = self.repo.run_bytes(
-            "ls-tree", "-r", "-z", "--full-tree", self.head, "--", folder + "/"
-        )
-        found: dict[str, str] = {}
-        for record in out.split(b"\0"):
-            info, _, path = record.partition(b"\t")
-            mode, _, oid = info.decode().partition(" blob ")
-            if path and mode in ("100644", "100755"):
-                found[path.decode("utf-8", "surrogateescape")] = oid
-        return found
+        listed = self.repo.tree(self.head, under=folder)
+        return {path: oid for path, (mode, oid) in listed.items() if mode in ("100644", "100755")}
 
     def copies(self, files: dict[str, str]) -> dict[str, Path]:
         """Readable copies of committed files (path → blob id) that the checkout leaves out,

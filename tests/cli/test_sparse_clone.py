@@ -138,6 +138,29 @@ def test_validate_reports_no_false_missing_skill(tmp_path):
     assert [(f["file"], f["entry"]) for f in missing] == [("people/p0003/skills.json", "#4 ghost")]
 
 
+def test_knowledge_outside_the_cone_is_copied_from_git_without_its_links(tmp_path):
+    root, bare = connected(tmp_path)
+    work = full_clone(bare, tmp_path / "work")
+    notes = work / "people/p0003/knowledge"
+    (notes / "deep").mkdir(parents=True)
+    (notes / "runbook.md").write_text("# Runbook\nRestart the queue.\n")
+    (notes / "deep/more.md").write_text("more\n")
+    (notes / "elsewhere.md").symlink_to("../../p0002/skills.json")
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "knowledge of p0003")
+    git(work, "push", "-q", "origin", "HEAD:main")
+    git(root, "pull", "-q", "--no-rebase", "origin", "main")
+    ws = open_workspace(root)
+    try:
+        ws.scan()  # p0003 is read from git from now on
+        copies = ws.sparse.knowledge_copies("people/p0003", "knowledge")
+    finally:
+        close_all()
+    assert sorted(copies) == ["deep/more.md", "runbook.md"]  # the link is left out
+    assert copies["runbook.md"].read_text() == "# Runbook\nRestart the queue.\n"
+    assert not (root / "people/p0003").exists()  # copied into the cache, not checked out
+
+
 def test_search_all_scopes_sees_every_scope(tmp_path):
     root, _ = connected(tmp_path)
 

@@ -270,9 +270,10 @@ class Repository:
         """Tracked files at ``rev`` (INDEX: the staging area) → blob id, relative to the root."""
         return {path: oid for path, (_mode, oid) in self.tree(rev).items()}
 
-    def tree(self, rev: str | None) -> dict[str, tuple[str, str]]:
+    def tree(self, rev: str | None, under: str | None = None) -> dict[str, tuple[str, str]]:
         """Tracked files at ``rev`` (INDEX: the staging area) → (mode, blob id): the mode says
-        which are executable (``100755``) or links (``120000``)."""
+        which are executable (``100755``) or links (``120000``). ``under``: only the files
+        below that folder (a commit's, not the index's)."""
         found: dict[str, tuple[str, str]] = {}
         if rev is INDEX:
             for record in filter(None, self.run("ls-files", "-z", "--stage").split("\0")):
@@ -285,7 +286,8 @@ class Repository:
                     )
                 found[path] = (mode, oid)
             return found
-        for record in filter(None, self.run("ls-tree", "-r", "-z", rev).split("\0")):
+        below = ("--", under + "/") if under is not None else ()
+        for record in filter(None, self.run("ls-tree", "-r", "-z", rev, *below).split("\0")):
             info, path = record.split("\t", 1)
             mode, kind, oid = info.split()
             if kind == "blob":
