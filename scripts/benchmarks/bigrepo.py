@@ -16,6 +16,7 @@ step linear in the size of the repository.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import time
 from pathlib import Path
@@ -118,3 +119,25 @@ def _graft_people(bare: Path, message: str) -> None:
     commit = _git(bare, "commit-tree", tree, "-m", message).decode().strip()
     _git(bare, "update-ref", "refs/heads/main", commit)
     _git(bare, "update-ref", "-d", _STAGING)
+
+
+def commit_change(bare: Path, people: list[str], tag: str) -> None:
+    """One more commit on ``main`` that gives each of ``people`` a new skill, declared in
+    their ``skills.json`` and written as a SKILL.md: what a pull brings in a busy exobrain."""
+    names = "".join(f"main:people/{p}/skills.json\n" for p in people).encode()
+    out = _git(bare, "cat-file", "--batch", stdin=names)
+    buffer = [_commit("refs/heads/main", f"{len(people)} new skills ({tag})")]
+    buffer.append(b"from refs/heads/main^0\n")
+    pos = 0
+    for person in people:
+        end = out.index(b"\n", pos)
+        length = int(out[pos:end].split()[2])
+        registry = json.loads(out[end + 1 : end + 1 + length])
+        pos = end + 2 + length
+        name = f"{person}-new-{tag}"
+        registry["skills"].append({"name": name, "owner": person, "tier": "optional"})
+        skill = f"---\nname: {name}\ndescription: Use when {person} needs {tag}.\n---\n# {name}\n"
+        buffer.append(_file(f"people/{person}/skills.json", json.dumps(registry, indent=2)))
+        buffer.append(_file(f"people/{person}/skills/{name}/SKILL.md", skill))
+    buffer.append(b"\ndone\n")
+    _git(bare, "fast-import", "--quiet", "--done", stdin=b"".join(buffer))

@@ -56,16 +56,27 @@ class CommittedTree:
     not (see the module). ``unread`` names what could not be read and why."""
 
     def __init__(
-        self, root: Path, config: ScopeConfig, checkout: Checkout, progress: Progress | None = None
+        self,
+        root: Path,
+        config: ScopeConfig,
+        checkout: Checkout,
+        progress: Progress | None = None,
+        *,
+        only: frozenset[str] | None = None,
     ) -> None:
         self.root = root
         self.config = config
         self.checkout = checkout
         self.progress = progress  # reading and fetching many blobs: stages ``git-…``
+        #: list only these units (and the global ``skills/``), straight from git without the
+        #: cache file: a catalog patched for what changed (:mod:`exobrain.catalogpatch`)
+        self.only = only
         self.repo = Repository(root, own_env=True)
         self.head = self.repo.commit_of("HEAD")
         self.unread: dict[str, str] = {}
-        self._cache_loaded: TreeCache | None = None
+        #: whether HEAD tracks ``.exobrain-cache`` (then no cache of it is trusted)
+        self.tracks_cache = False
+        self._cache_loaded = TreeCache.detached(root) if only is not None else None
         self._scopes: dict[str, CommittedScope] | None = None
         self._single: dict[str, CommittedScope | None] = {}
         #: unit → the paths of its scopes, once every unit was listed (see :meth:`scopes`)
@@ -100,8 +111,38 @@ class CommittedTree:
         root = reader.tree(f"{self.head}^{{tree}}") or []
         names = {e.name: e for e in root}
         if REPO_CACHE in names:  # a committed cache is nobody's cache: never trust it
+            self.tracks_cache = True
             self._cache.drop()
         collections = {e.name: e.oid for e in root if e.is_tree and self.config.type_of(e.name)}
+        if self.only is not None:
+            known = self._listed_only(self.only | {"skills"}, set(collections))
+        else:
+            known = self._known_units(names, collections)
+        top = names.get(REGISTRY_FILE)
+        found_scopes = {GLOBAL: CommittedScope(GLOBAL, GLOBAL, registry_id(top))}
+        self.units = {}
+        for unit, scopes in known.items():
+            self.units[unit] = [s.path for s in scopes or []]
+            for scope in scopes or []:
+                if scope.path == GLOBAL:
+                    found_scopes[GLOBAL].skills = scope.skills
+                else:
+                    found_scopes[scope.path] = scope
+        return found_scopes
+
+    def _listed_only(
+        self, units: frozenset[str], collections: set[str]
+    ) -> dict[str, list[CommittedScope] | None]:
+        """The scopes of ``units`` listed from git (a unit HEAD does not hold has none)."""
+        listed = self._list(sorted(units), collections)
+        return {u: summarise(u, listed.get(u, []), self.config) for u in sorted(units)}
+
+    def _known_units(
+        self, names: dict[str, TreeEntry], collections: dict[str, str]
+    ) -> dict[str, list[CommittedScope] | None]:
+        """Every unit's scopes: from the cache when its tree id is unchanged, the others
+        listed from git (in one call)."""
+        reader = self.repo.reader()
         members = reader.read(collections.values())
         units: dict[str, str] = {}
         for folder in ("skills", SEED):
@@ -128,17 +169,7 @@ class CommittedTree:
                 if self.progress is not None:
                     self.progress("git-list", len(missing), len(missing))
         self._cache.retain(set(units))
-        top = names.get(REGISTRY_FILE)
-        found_scopes = {GLOBAL: CommittedScope(GLOBAL, GLOBAL, registry_id(top))}
-        self.units = {}
-        for unit, scopes in known.items():
-            self.units[unit] = [s.path for s in scopes or []]
-            for scope in scopes or []:
-                if scope.path == GLOBAL:
-                    found_scopes[GLOBAL].skills = scope.skills
-                else:
-                    found_scopes[scope.path] = scope
-        return found_scopes
+        return known
 
     def _cached_unit(self, unit: str, tree: str) -> list[CommittedScope] | None:
         stored = self._cache.unit(unit, tree)

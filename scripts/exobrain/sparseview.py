@@ -49,6 +49,8 @@ class SparseView:
         self._present: dict[str, bool] = {}  # folders, memoised
         #: where reading a big repository from git reports its progress (set by a command)
         self.progress: Progress | None = None
+        #: read only these units from git, all else being known (see CommittedTree.only)
+        self.only: frozenset[str] | None = None
 
     def checkout(self) -> Checkout:
         """How much of the repository the working tree holds (asked of git once)."""
@@ -71,7 +73,9 @@ class SparseView:
         if self._tree is None:
             from exobrain.committed import CommittedTree
 
-            self._tree = CommittedTree(self.root, self.config, self.checkout(), self._report)
+            self._tree = CommittedTree(
+                self.root, self.config, self.checkout(), self._report, only=self.only
+            )
         return self._tree
 
     def _report(self, stage: str, done: int, total: int) -> None:

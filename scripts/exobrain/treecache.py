@@ -87,15 +87,23 @@ class TreeCache:
     """The cache's three maps (see the module): units and registries loaded on creation, the
     descriptions on first use."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, persist: bool = True) -> None:
         self.root = root
+        self.persist = persist  # False: kept in memory only, never read or written
         self.units: dict[str, Any] = {}
         self.registries: dict[str, list[dict[str, Any]]] = {}
         self.changed = False
-        self._descriptions: dict[str, str] | None = None
+        self._descriptions: dict[str, str] | None = None if persist else {}
         self._descriptions_changed = False
         self._retained: set[str] | None = None  # the units HEAD holds, once all were listed
-        self._load()
+        if persist:
+            self._load()
+
+    @classmethod
+    def detached(cls, root: Path) -> TreeCache:
+        """An empty cache that never touches the files: for a reader of a few units, to
+        which loading and rewriting the whole cache would cost more than it saves."""
+        return cls(root, persist=False)
 
     def _load(self) -> None:
         data = _read(self.root, CACHE_FILE)
@@ -151,7 +159,7 @@ class TreeCache:
         """Write what changed; after a full listing, the registries and descriptions no unit
         uses any more are left out (the descriptions only when they were read)."""
         changed = self.changed or (self._descriptions is not None and self._descriptions_changed)
-        if not changed:
+        if not changed or not self.persist:
             return  # (working out what is used walks every unit: not for nothing)
         used = self._used() if self._retained is not None else None
         if self.changed:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -26,7 +25,6 @@ from exobrain.model import TIERS
 from exobrain.skillmd import one_line
 
 STATUS_HEADER = ["NAME", "SCOPE", "OWNER", "TIER", "DECLARED-BY", "DESCRIPTION"]
-CATALOG_HEADER = ["NAME", "SCOPE", "OWNER", "TIER", "FORCED", "LIFECYCLE", "DESCRIPTION"]
 
 
 @click.command(
@@ -150,53 +148,50 @@ def _show_status(ws, agent, tier, as_json, plain, fmt) -> None:
 
 def _show_catalog(ws, tier, as_json, plain) -> None:
     """The catalog; as text (not a terminal's table), from the memo of its key when nothing
-    it reads has changed since it was printed (:mod:`exobrain.catalogmemo`)."""
-    from exobrain.catalog import catalog_rows
+    it reads has changed since it was printed (:mod:`exobrain.catalogmemo`), else patched
+    from the rows kept at the last run (:mod:`exobrain.catalogpatch`) or rendered in full."""
     from exobrain.catalogmemo import CatalogMemo, catalog_key
+    from exobrain.catalogpatch import catalog_text
+    from exobrain.catalogtext import HEADER, JSON, PLAIN, TABLE, TITLE, cells, footer
     from exobrain.cli.progress import progress_display
 
-    text_out = as_json or plain or not stdout_is_terminal()
-    key = catalog_key(ws) if text_out else None
-    memo = CatalogMemo(ws.root, key) if key else None
-    variant = ("json" if as_json else "plain" if plain else "table") + (f"-{tier}" if tier else "")
+    if not (as_json or plain or not stdout_is_terminal()):
+        from exobrain.catalog import catalog_rows
+
+        with progress_display() as progress:  # the first read of a big repository from git
+            ws.sparse.progress = progress
+            rows = [r for r in catalog_rows(ws) if tier is None or r.tier == tier]
+        ws.sparse.progress = None
+        cells_ = [cells(r) for r in rows]
+        _render(list(HEADER), cells_, title=TITLE, footer=footer(len(rows)))
+        return
+    kind = JSON if as_json else PLAIN if plain else TABLE
+    variant = kind + (f"-{tier}" if tier else "")
+    checkout = ws.sparse.checkout()
+    key = None if checkout.sparse and checkout.cone is not None else catalog_key(ws)
+    memo = CatalogMemo(ws.root, key) if key else None  # (a sparse checkout: patched instead)
     kept = memo.get(variant) if memo else None
     if kept is not None:
         click.echo(kept)
         return
-    with progress_display() as progress:  # the first read of a big repository from git
-        ws.sparse.progress = progress
-        rows = [r for r in catalog_rows(ws) if tier is None or r.tier == tier]
-    ws.sparse.progress = None
-    if as_json:
-        text = json.dumps({"skills": [r.as_json() for r in rows]}, indent=2, ensure_ascii=False)
-    else:
-        cells = [
-            [
-                r.name,
-                r.scope,
-                r.owner or "-",
-                r.tier,
-                "yes" if r.force else "no",
-                r.lifecycle,
-                one_line(r.description, 80),
-            ]
-            for r in rows
-        ]
-        footer = (
-            f"{len(rows)} declared skill(s). Opt in: skills-promote NAME --from SCOPE "
-            f"--to optional|always"
-        )
-        if not (plain or stdout_is_terminal()):
-            body = [plain_table(cells, CATALOG_HEADER)] if cells else []
-            text = "\n".join(["all declared skills", *body, footer])
-        elif plain:
-            text = "\n".join("\t".join(row) for row in cells)
-        else:
-            _render(CATALOG_HEADER, cells, title="all declared skills", footer=footer)
-            return
-    click.echo(text)
+    with progress_display() as progress:
+        text = catalog_text(ws, kind, tier, progress)
+    _write_utf8(text)
     if memo is not None and not ws.findings:
-        memo.put(variant, text)
+        memo.put(variant, b"".join(text).decode("utf-8", "surrogateescape"))
+
+
+def _write_utf8(pieces: list[bytes | memoryview]) -> None:
+    """Print UTF-8 text given in pieces, and a newline: as they are when the output is UTF-8,
+    else through click (which encodes for the output)."""
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    if encoding == "utf8":
+        sys.stdout.flush()
+        for piece in [*pieces, b"\n"]:
+            sys.stdout.buffer.write(piece)
+        sys.stdout.buffer.flush()
+    else:
+        click.echo(b"".join(pieces).decode("utf-8", "surrogateescape"))
 
 
 def _render(header: list[str], cells: list[list[str]], *, title: str, footer: str) -> None:

@@ -129,9 +129,11 @@ class Git:
         stdin: bytes | None = None,
         check: bool = True,
         config: tuple[str, ...] = SAFE_CONFIG,
+        env: dict[str, str] | None = None,
     ) -> subprocess.CompletedProcess[bytes]:
         """Run git, killed after the time limit; remote operations count as network calls.
-        ``check`` raises :class:`GitFailed` with git's own words on a non-zero exit."""
+        ``check`` raises :class:`GitFailed` with git's own words on a non-zero exit; ``env``
+        adds to the environment."""
         self.calls.append(tuple(args))
         if remote:
             self.network_calls += 1
@@ -139,7 +141,7 @@ class Git:
             proc = subprocess.Popen(
                 self.argv(args, config),
                 cwd=cwd,
-                env=self.env(remote=remote),
+                env={**self.env(remote=remote), **(env or {})},
                 start_new_session=True,
                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
