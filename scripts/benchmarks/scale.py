@@ -104,7 +104,14 @@ def _after_pulls(
     for round_ in range(count):
         chosen = [f"p{n:04d}" for n in rng.sample(range(1, people), CHANGED)]
         commit_change(bare, chosen, f"b{round_}")
-        _git(sparse, "pull", "-q", "--ff-only")
+        subprocess.run(  # (the connection's post-merge hook speaks: not shown)
+            ["git", "pull", "-q", "--ff-only"],
+            cwd=sparse,
+            env=bench_env(),
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         done.append(_once(argv, sparse))
     return _stats(done)
 
