@@ -10,8 +10,8 @@ only, no blob read), and re-makes only the rows of
 
 * the units those files belong to (a unit: a folder at the top of a collection, or the
   global ``skills/``; see :mod:`exobrain.committedunits`),
-* the units on the disk now or at the last run, and those the cone touches (read from the
-  disk, so they can change without a commit),
+* the units with a scope on the disk now or at the last run (read from the disk, so they
+  can change without a commit),
 * the global scope (its registry is at the root),
 
 through the same code as a full render, restricted to those units
@@ -21,27 +21,18 @@ and the new ones are merged in at their place in the order (name, then the decla
 The patched text is the full render's, or no patch is made and the catalog is rendered in
 full: when more than 500 units changed, the commit is gone, a table column's width changed,
 anything reported a finding (kept rows were only ever stored from an answer without one), the
-scope configuration or the toolkit changed, or HEAD tracks ``.exobrain-cache``. The rows are
-kept in ``.exobrain-cache/catalog-rows/<variant>.*`` and trusted only while the data files are
-the very files this toolkit wrote (their inode and times are in the meta file, so files
-someone committed or copied never match).
+scope configuration, the cone or the toolkit changed, or HEAD tracks ``.exobrain-cache``.
+How the rows are kept, and why a copy of them is never trusted: :mod:`exobrain.catalogrows`.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import re
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Sequence
-from itertools import accumulate
-from pathlib import Path
-from typing import Any
 
-from exobrain import __version__
 from exobrain.catalog import CatalogRow, catalog_rows
+from exobrain.catalogrows import RowStore, Stored, identity
 from exobrain.catalogtext import (
     SEPARATORS,
     TABLE,
@@ -56,21 +47,12 @@ from exobrain.catalogtext import (
 )
 from exobrain.committed import PATHSPEC_LIMIT
 from exobrain.committedunits import unit_of
-from exobrain.errors import ExobrainError, InputFileError
 from exobrain.model import GLOBAL
-from exobrain.paths import REPO_CACHE, cache_folder
 from exobrain.scopes import SEED, Chain
-from exobrain.util.confine import resolve_inside
-from exobrain.util.fileio import atomic_write_text, read_bytes
 from exobrain.util.progress import Progress
 from exobrain.util.repository import Repository
 from exobrain.workspace import Workspace
 
-FOLDER = "catalog-rows"
-STORE_VERSION = 1
-LIMIT = 1 << 31
-_DATA = ("rows.txt", "offsets.bin", "index.bin", "scopes.txt")
-_COMMIT = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")
 _GLOBAL_UNIT = "skills"  # the global skills/ folder: the global scope's skills
 #: Kept rows are rewritten (about 100 MB at 100,000 people) once this many units changed
 #: since they were made; until then each run patches them again, from their commit.
@@ -78,166 +60,6 @@ REWRITE_AFTER = 50
 #: Printed text in UTF-8, in pieces written one after the other (no copy of a big catalog).
 Printed = list[bytes | memoryview]
 _NAME_SPAN = 256  # bytes from a row's start that hold its name (64 characters at most)
-
-
-class Stored:
-    """A printed catalog as kept: each row's text followed by its separator (``body``),
-    where each row starts (``offsets``, one more: the end), each row's scope as an index into
-    the sorted ``scopes``, and what it was made from (``meta``)."""
-
-    def __init__(
-        self,
-        meta: dict[str, Any],
-        body: bytes,
-        offsets: array[int],
-        index: array[int],
-        scopes: list[str],
-    ) -> None:
-        self.meta = meta
-        self.body = body
-        self.offsets = offsets
-        self.index = index
-        self.scopes = scopes
-        self.head: str = meta["head"]
-        self.fresh: list[str] = meta["fresh"]
-        self.widths = tuple(meta["widths"])
-        self.histograms = [Counter(dict(h)) for h in meta["histograms"]]
-
-    def well_formed(self) -> bool:
-        """Whether the parts fit together (checks that cost no pass over the rows)."""
-        offsets, index = self.offsets, self.index
-        return (
-            _COMMIT.match(self.head) is not None
-            and all(type(u) is str for u in self.fresh)
-            and len(offsets) == len(index) + 1 > 1
-            and offsets[0] == 0
-            and offsets[-1] == len(self.body)
-            and max(index) < len(self.scopes)
-            and len(self.widths) == len(self.histograms)
-        )
-
-
-def identity(ws: Workspace, variant: str) -> dict[str, Any]:
-    """What a kept catalog must have been made with to be patched now: the same format,
-    toolkit, scope configuration and cone."""
-    return {
-        "version": STORE_VERSION,
-        "toolkit": __version__,
-        "variant": variant,
-        "collections": [list(c) for c in ws.config.collections],
-        "cone": list(ws.sparse.checkout().cone or ()),
-    }
-
-
-class RowStore:
-    """The kept rows of one output variant (``table``, ``json-optional``…) of a repository."""
-
-    def __init__(self, root: Path, variant: str, made_with: dict[str, Any]) -> None:
-        self.root = root
-        self.variant = variant
-        self.made_with = made_with
-
-    def _path(self, part: str) -> Path:
-        return self.root / REPO_CACHE / FOLDER / f"{self.variant}.{part}"
-
-    def _read(self, part: str) -> bytes:
-        path = resolve_inside(self.root, self._path(part), links=False)
-        return read_bytes(path, limit=LIMIT, what="the kept catalog rows")
-
-    def _signatures(self) -> dict[str, list[int] | None]:
-        return {part: _signature(self._path(part)) for part in _DATA}
-
-    def load(self) -> Stored | None:
-        """The kept rows when they are whole and were made the way this run would make them."""
-        try:
-            meta = json.loads(self._read("meta.json"))
-            if not isinstance(meta, dict) or meta.get("identity") != self.made_with:
-                return None
-            if meta.get("files") != self._signatures():
-                return None  # not the files this toolkit wrote here
-            offsets, index = array("Q"), array("I")
-            offsets.frombytes(self._read("offsets.bin"))
-            index.frombytes(self._read("index.bin"))
-            scopes = self._read("scopes.txt").decode("utf-8").split("\n")
-            stored = Stored(meta, self._read("rows.txt"), offsets, index, scopes)
-            return stored if stored.well_formed() else None
-        except (InputFileError, ExobrainError, OSError, ValueError, KeyError, TypeError):
-            return None
-
-    def save_rendered(
-        self, text: CatalogText, rows: Sequence[CatalogRow], head: str, fresh: set[str]
-    ) -> None:
-        """Keep a full render's rows (``text``, made from ``rows``)."""
-        if not text.chunks:
-            return
-        scopes = sorted({r.registry for r in rows})
-        position = {path: i for i, path in enumerate(scopes)}
-        sep = SEPARATORS[text.kind]
-        offsets = array("Q", [0])
-        offsets.extend(accumulate(_size(c) + len(sep) for c in text.chunks))
-        body = "".join([sep.join(text.chunks), sep]).encode("utf-8", "surrogateescape")
-        index = array("I", [position[r.registry] for r in rows])
-        self.save(text, body, offsets, index, scopes, head, fresh)
-
-    def save(
-        self,
-        text: CatalogText,
-        body: bytes | None,
-        offsets: array[int],
-        index: array[int],
-        scopes: list[str],
-        head: str,
-        fresh: set[str],
-    ) -> None:
-        """Keep the rows (``body`` None: the data files are unchanged, only the meta file is
-        written). A cache: a failure to write is ignored, and rows that could not be read
-        back are not kept."""
-        if body is not None and not _listable(text.kind, scopes):
-            return
-        try:
-            cache_folder(self.root, FOLDER)
-            if body is not None:
-                parts = {
-                    "rows.txt": body,
-                    "offsets.bin": offsets.tobytes(),
-                    "index.bin": index.tobytes(),
-                    "scopes.txt": "\n".join(scopes).encode("utf-8", "surrogateescape"),
-                }
-                for part, data in parts.items():
-                    atomic_write_text(self._path(part), data, root=self.root, durable=False)
-            meta = {
-                "identity": self.made_with,
-                "head": head,
-                "fresh": sorted(fresh),
-                "widths": list(text.widths),
-                "histograms": [sorted(h.items()) for h in text.histograms or []],
-                "files": self._signatures(),
-            }
-            text_meta = json.dumps(meta, separators=(",", ":"))
-            atomic_write_text(self._path("meta.json"), text_meta, root=self.root, durable=False)
-        except (ExobrainError, OSError):
-            pass
-
-
-def _listable(kind: str, scopes: list[str]) -> bool:
-    """Whether the scope paths can be kept one per line and (a table's) read back at their
-    column, which a path ending in a space would not be."""
-    if "\n".join(scopes).count("\n") != len(scopes) - 1:
-        return False
-    return kind != TABLE or not any(path[-1:].isspace() for path in scopes)
-
-
-def _size(chunk: str) -> int:
-    """The chunk's length in UTF-8 bytes."""
-    return len(chunk) if chunk.isascii() else len(chunk.encode("utf-8", "surrogateescape"))
-
-
-def _signature(path: Path) -> list[int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
 def units_on_disk(ws: Workspace) -> set[str]:
