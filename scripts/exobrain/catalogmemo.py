@@ -3,7 +3,9 @@
 ``skills-status --all`` lists every declaration of the repository: 600,000 rows in an
 exobrain of 100,000 people. Even from the per-registry cache (:mod:`exobrain.treecache`),
 building and printing them takes seconds, and most runs ask the same question of the same
-files. Everything the catalog reads is named by a *key*:
+files. A cone-mode sparse checkout keeps the printed rows and patches them for what changed
+(:mod:`exobrain.catalogpatch`); a full or pattern-mode checkout keeps the whole answer here
+instead. Everything the catalog reads is named by a *key*:
 
 * in a sparse checkout, the ``HEAD`` commit (every scope outside the cone is read from it)
   and the cone;
