@@ -218,3 +218,16 @@ def test_a_broken_registry_is_reported_not_patched_over(tmp_path, patches):
     assert result.exit_code == 2
     assert "people/p0003/skills.json" in result.output
     assert patches == [False]  # a finding: rendered in full, and reported
+
+
+def test_kept_rows_behind_a_link_are_neither_read_nor_written(tmp_path, patches):
+    root, _ = connected(tmp_path)
+    honest = catalog(root, "--plain")
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(root / ROWS, elsewhere)
+    shutil.rmtree(root / ROWS)
+    (root / ROWS).symlink_to(elsewhere, target_is_directory=True)
+    before = {p.name: p.stat().st_mtime_ns for p in elsewhere.iterdir()}
+    assert catalog(root, "--plain") == honest
+    assert patches == []  # refused: not a real folder of the cache
+    assert {p.name: p.stat().st_mtime_ns for p in elsewhere.iterdir()} == before
