@@ -32,7 +32,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 
 from exobrain.catalog import CatalogRow, catalog_rows
-from exobrain.catalogrows import RowStore, Stored, identity
+from exobrain.catalogrows import Rows, RowStore, Stored, identity
 from exobrain.catalogtext import (
     SEPARATORS,
     TABLE,
@@ -93,7 +93,9 @@ def catalog_text(
     tree = ws.sparse.committed() if ws.sparse.reads_git else None
     trusted = tree is not None and tree.head and not tree.tracks_cache
     if store is not None and tree is not None and trusted and not ws.findings:
-        store.save_rendered(text, rows, tree.head or "", units_on_disk(ws))  # a clean answer
+        kept = Rows.rendered(text, rows)  # only from a clean answer
+        if kept is not None:
+            store.save(kept, tree.head or "", units_on_disk(ws))
     return [text.text().encode("utf-8", "surrogateescape")]
 
 
@@ -127,15 +129,14 @@ def _patched(
     merged = _merge(stored, kind, rows, _dropped(stored.scopes, fresh))
     if merged is None:
         return None
-    text, body, offsets, index, scopes = merged
-    if body is stored.body:  # the same rows: the next run diffs from here
+    if merged.body is stored.body:  # the same rows: the next run diffs from here
         if head != stored.head or sorted(now) != stored.fresh:
-            store.save(text, None, offsets, index, scopes, head, now)
+            store.save(merged, head, now, data=False)
     elif len(fresh - now) >= REWRITE_AFTER:
-        store.save(text, body, offsets, index, scopes, head, now)
-    before, after = frame(kind, len(index), text.widths)
+        store.save(merged, head, now)
+    before, after = frame(kind, len(merged.index), merged.text.widths)
     sep = len(SEPARATORS[kind])
-    return [before.encode(), memoryview(body)[:-sep], after.encode()]
+    return [before.encode(), memoryview(merged.body)[:-sep], after.encode()]
 
 
 def _unit_of_scope(scope: str, names: set[str]) -> str | None:
@@ -157,14 +158,10 @@ def _dropped(scopes: list[str], fresh: set[str]) -> bytearray:
     return marks
 
 
-Merged = tuple[CatalogText, bytes, "array[int]", "array[int]", list[str]]
-
-
-def _merge(stored: Stored, kind: str, rows: list[CatalogRow], dropped: bytearray) -> Merged | None:
+def _merge(stored: Stored, kind: str, rows: list[CatalogRow], dropped: bytearray) -> Rows | None:
     """The kept rows without those of the dropped scopes, with ``rows`` (sorted by name and
-    scope) merged in at their places: the text's widths, body, offsets, index and scopes
-    (the body is ``stored.body`` itself when nothing changed); None when a table column
-    would change width or no row is left."""
+    scope) merged in at their places (the body is ``stored.body`` itself when nothing
+    changed); None when a table column would change width or no row is left."""
     body, offsets, index, scopes = stored.body, stored.offsets, stored.index, stored.scopes
     sep = SEPARATORS[kind]
     gone = [j for j, s in enumerate(index) if dropped[s]]
@@ -214,8 +211,8 @@ def _merge(stored: Stored, kind: str, rows: list[CatalogRow], dropped: bytearray
     new_offsets.append(written)
     new_body = b"".join(pieces)
     if new_index == index and new_body == body:
-        return text, body, offsets, index, scopes
-    return text, new_body, new_offsets, new_index, new_scopes
+        return Rows(text, body, offsets, index, scopes)
+    return Rows(text, new_body, new_offsets, new_index, new_scopes)
 
 
 def _rescoped(

@@ -24,9 +24,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from array import array
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
@@ -84,16 +86,83 @@ class Stored:
         )
 
 
-def identity(ws: Workspace, variant: str) -> dict[str, Any]:
-    """What a kept catalog must have been made with to be patched now: the same format,
-    toolkit, scope configuration and cone."""
-    return {
+def identity(ws: Workspace, variant: str, *, cone: bool = True) -> dict[str, Any]:
+    """What kept rows must have been made with to be patched now: the same format, toolkit,
+    scope configuration and (``cone``) cone. Published rows (:mod:`exobrain.catalogpublish`)
+    name no cone: they were read from the commit alone."""
+    made_with: dict[str, Any] = {
         "version": STORE_VERSION,
         "toolkit": __version__,
         "variant": variant,
         "collections": [list(c) for c in ws.config.collections],
-        "cone": list(ws.sparse.checkout().cone or ()),
     }
+    if cone:
+        made_with["cone"] = list(ws.sparse.checkout().cone or ())
+    return made_with
+
+
+@dataclass
+class Rows:
+    """A catalog's rows as kept: the text's kind and widths, each row's text followed by
+    its separator, where each starts (and the end), each row's scope as an index into the
+    sorted scope paths."""
+
+    text: CatalogText
+    body: bytes
+    offsets: array[int]
+    index: array[int]
+    scopes: list[str]
+
+    @classmethod
+    def rendered(cls, text: CatalogText, rows: Sequence[CatalogRow]) -> Rows | None:
+        """The rows of a full render (``text``, made from ``rows``); None when there are none
+        or they could not be read back."""
+        scopes = sorted({r.registry for r in rows})
+        if not text.chunks or not _listable(text.kind, scopes):
+            return None
+        position = {path: i for i, path in enumerate(scopes)}
+        sep = SEPARATORS[text.kind]
+        joined = sep.join(text.chunks)
+        offsets = array("Q", [0])
+        offsets.extend(accumulate(_size(c) + len(sep) for c in text.chunks))
+        body = (joined + sep).encode("utf-8", "surrogateescape")
+        index = array("I", [position[r.registry] for r in rows])
+        return cls(text, body, offsets, index, scopes)
+
+    def parts(self) -> dict[str, bytes]:
+        """The data files' bytes (numbers little-endian, whatever the machine)."""
+        return {
+            "rows.txt": self.body,
+            "offsets.bin": _little(self.offsets),
+            "index.bin": _little(self.index),
+            "scopes.txt": "\n".join(self.scopes).encode("utf-8", "surrogateescape"),
+        }
+
+    def meta(self, made_with: dict[str, Any], head: str, fresh: set[str]) -> dict[str, Any]:
+        text = self.text
+        return {
+            "identity": made_with,
+            "head": head,
+            "fresh": sorted(fresh),
+            "widths": list(text.widths),
+            "histograms": [sorted(h.items()) for h in text.histograms or []],
+        }
+
+
+def _little(numbers: array[int]) -> bytes:
+    if sys.byteorder == "little":
+        return numbers.tobytes()
+    swapped = array(numbers.typecode, numbers)
+    swapped.byteswap()
+    return swapped.tobytes()
+
+
+def _numbers(typecode: str, data: bytes) -> array[int]:
+    numbers = array(typecode)
+    numbers.frombytes(data)
+    if sys.byteorder != "little":
+        numbers.byteswap()
+    return numbers
 
 
 class RowStore:
@@ -122,65 +191,26 @@ class RowStore:
                 return None
             if meta.get("files") != self._signatures():
                 return None  # not the files this toolkit wrote here
-            offsets, index = array("Q"), array("I")
-            offsets.frombytes(self._read("offsets.bin"))
-            index.frombytes(self._read("index.bin"))
+            offsets = _numbers("Q", self._read("offsets.bin"))
+            index = _numbers("I", self._read("index.bin"))
             scopes = self._read("scopes.txt").decode("utf-8").split("\n")
             stored = Stored(meta, self._read("rows.txt"), offsets, index, scopes)
             return stored if stored.well_formed() else None
         except (InputFileError, ExobrainError, OSError, ValueError, KeyError, TypeError):
             return None
 
-    def save_rendered(
-        self, text: CatalogText, rows: Sequence[CatalogRow], head: str, fresh: set[str]
-    ) -> None:
-        """Keep a full render's rows (``text``, made from ``rows``)."""
-        if not text.chunks:
-            return
-        scopes = sorted({r.registry for r in rows})
-        position = {path: i for i, path in enumerate(scopes)}
-        sep = SEPARATORS[text.kind]
-        offsets = array("Q", [0])
-        offsets.extend(accumulate(_size(c) + len(sep) for c in text.chunks))
-        body = "".join([sep.join(text.chunks), sep]).encode("utf-8", "surrogateescape")
-        index = array("I", [position[r.registry] for r in rows])
-        self.save(text, body, offsets, index, scopes, head, fresh)
+    def save(self, rows: Rows, head: str, fresh: set[str], *, data: bool = True) -> None:
+        """Keep ``rows`` read at commit ``head`` (``data`` False: the data files are kept as
+        they are, only the meta file is written). A cache: a failure to write is ignored."""
+        self.keep(rows.parts() if data else {}, rows.meta(self.made_with, head, fresh))
 
-    def save(
-        self,
-        text: CatalogText,
-        body: bytes | None,
-        offsets: array[int],
-        index: array[int],
-        scopes: list[str],
-        head: str,
-        fresh: set[str],
-    ) -> None:
-        """Keep the rows (``body`` None: the data files are unchanged, only the meta file is
-        written). A cache: a failure to write is ignored, and rows that could not be read
-        back are not kept."""
-        if body is not None and not _listable(text.kind, scopes):
-            return
+    def keep(self, parts: dict[str, bytes], meta: dict[str, Any]) -> None:
+        """Write the data files ``parts``, then ``meta`` with their signatures."""
         try:
             cache_folder(self.root, FOLDER)
-            if body is not None:
-                parts = {
-                    "rows.txt": body,
-                    "offsets.bin": offsets.tobytes(),
-                    "index.bin": index.tobytes(),
-                    "scopes.txt": "\n".join(scopes).encode("utf-8", "surrogateescape"),
-                }
-                for part, data in parts.items():
-                    atomic_write_text(self._path(part), data, root=self.root, durable=False)
-            meta = {
-                "identity": self.made_with,
-                "head": head,
-                "fresh": sorted(fresh),
-                "widths": list(text.widths),
-                "histograms": [sorted(h.items()) for h in text.histograms or []],
-                "files": self._signatures(),
-            }
-            text_meta = json.dumps(meta, separators=(",", ":"))
+            for part, data in parts.items():
+                atomic_write_text(self._path(part), data, root=self.root, durable=False)
+            text_meta = json.dumps({**meta, "files": self._signatures()}, separators=(",", ":"))
             atomic_write_text(self._path("meta.json"), text_meta, root=self.root, durable=False)
         except (ExobrainError, OSError):
             pass
