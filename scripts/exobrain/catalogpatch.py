@@ -32,6 +32,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 
 from exobrain.catalog import CatalogRow, catalog_rows
+from exobrain.catalogpublish import adopt
 from exobrain.catalogrows import Rows, RowStore, Stored, identity
 from exobrain.catalogtext import (
     SEPARATORS,
@@ -83,6 +84,8 @@ def catalog_text(
     if checkout.sparse and checkout.cone is not None:
         store = RowStore(ws.root, variant, identity(ws, variant))
         stored = store.load()
+        if stored is None and adopt(ws, store, variant):  # rows published for a fresh clone
+            stored = store.load()
         done = _patched(ws, stored, kind, tier, store) if stored is not None else None
         if done is not None:
             return done

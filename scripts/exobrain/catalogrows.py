@@ -45,8 +45,8 @@ from exobrain.workspace import Workspace
 FOLDER = "catalog-rows"
 STORE_VERSION = 1
 LIMIT = 1 << 31
-_DATA = ("rows.txt", "offsets.bin", "index.bin", "scopes.txt")
-_COMMIT = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")
+DATA_PARTS = ("rows.txt", "offsets.bin", "index.bin", "scopes.txt")
+COMMIT_ID = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")
 
 
 class Stored:
@@ -76,7 +76,7 @@ class Stored:
         """Whether the parts fit together (checks that cost no pass over the rows)."""
         offsets, index = self.offsets, self.index
         return (
-            _COMMIT.match(self.head) is not None
+            COMMIT_ID.match(self.head) is not None
             and all(type(u) is str for u in self.fresh)
             and len(offsets) == len(index) + 1 > 1
             and offsets[0] == 0
@@ -181,7 +181,7 @@ class RowStore:
         return read_bytes(path, limit=LIMIT, what="the kept catalog rows")
 
     def _signatures(self) -> dict[str, list[int] | None]:
-        return {part: _signature(self._path(part)) for part in _DATA}
+        return {part: _signature(self._path(part)) for part in DATA_PARTS}
 
     def load(self) -> Stored | None:
         """The kept rows when they are whole and were made the way this run would make them."""

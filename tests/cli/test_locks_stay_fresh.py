@@ -28,6 +28,7 @@ READ_ONLY = {
     "exobrain get",
     "exobrain links",
     "exobrain list",
+    "exobrain publish-catalog",  # writes a branch of its own, never a file of the work tree
     "exobrain mcp",  # its one writer, the signal tool, appends to a ledger like exobrain signal
     "exobrain quality",
     "exobrain scope list",

@@ -35,6 +35,7 @@ VERBS: dict[str, str] = {
     "list": "list:command",
     "lock": "lock:command",
     "mcp": "mcp_server:command",
+    "publish-catalog": "publish_catalog:command",
     "register": "register:command",
     "remove": "remove:command",
     "move": "move:command",
