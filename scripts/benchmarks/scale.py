@@ -9,7 +9,9 @@ p0000 (group g000, host h0) with ``connect-agent claude --sparse`` — and then 
 * ``skills-status --all``: the first run in the fresh clone (it fetches the registries and
   SKILL.md files the clone lacks, once), a first run with the objects present but no cache,
   the second run (unchanged), a run from the cache of git's objects only, and runs that
-  each follow a pull of a commit changing a few people (the kept rows patched);
+  each follow a pull of a commit changing a few people (the kept rows patched); then the
+  rows published (``exobrain publish-catalog``) and the first run of a fresh clone that
+  starts from them;
 * ``skills-validate`` in the sparse clone (every registry, the chain's skills);
 * ``skills-status --all`` and ``skills-validate`` in the full clone, for comparison;
 * the size of the blob-less sparse clone against the full clone (disk usage, ``du``).
@@ -44,6 +46,19 @@ TARGETS = {
 
 def _git(cwd: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=cwd, check=True, env=bench_env())
+
+
+def _quiet_git(cwd: Path, *args: str) -> None:
+    """git whose hooks (the connection's relink after a pull, its check before a push) are
+    not shown."""
+    subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        env=bench_env(),
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def _du(path: Path, *, apparent: bool = False) -> int:
@@ -104,16 +119,26 @@ def _after_pulls(
     for round_ in range(count):
         chosen = [f"p{n:04d}" for n in rng.sample(range(1, people), CHANGED)]
         commit_change(bare, chosen, f"b{round_}")
-        subprocess.run(  # (the connection's post-merge hook speaks: not shown)
-            ["git", "pull", "-q", "--ff-only"],
-            cwd=sparse,
-            env=bench_env(),
-            check=True,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        _quiet_git(sparse, "pull", "-q", "--ff-only")
         done.append(_once(argv, sparse))
     return _stats(done)
+
+
+def _published_first_run(work: Path, bare: Path, sparse: Path, status: str) -> None:
+    """CI's way: the catalog's rows published from a clean checkout (here the sparse clone)
+    and pushed; then a fresh blob-less clone that names the branch runs its first --all."""
+    exobrain = console_script("exobrain")
+    wall, _ = _once([exobrain, "publish-catalog"], sparse)
+    print(f"{'exobrain publish-catalog':42} {wall * 1000:8.1f} ms")
+    _quiet_git(sparse, "push", "-q", "--force", "origin", "exobrain-catalog")
+    fresh = work / "fresh"
+    _git(work, "clone", "-q", "--filter=blob:none", "--sparse", f"file://{bare}", str(fresh))
+    _once([console_script("connect-agent"), *CONNECT], fresh)
+    _git(fresh, "config", "exobrain.catalog", "origin/exobrain-catalog")
+    first, cpu = _once([status, "--all"], fresh)
+    done = {"median": first, "min": first, "max": first, "cpu": cpu, "runs": 1}
+    print(report("--all, first in a fresh clone (published)", done, TARGETS["all-first"]))
+    shutil.rmtree(fresh)
 
 
 def _stats(done: list[tuple[float, float]]) -> dict[str, float]:
@@ -170,6 +195,7 @@ def measure(work: Path, shape: Shape, runs: int, full: bool) -> None:
     print(report(f"--all after a pull ({CHANGED} people)", pulled, TARGETS["all-cached"]))
     checked = time_command([validate], sparse, max(3, runs // 4), check_codes=(0, 1))
     print(report("skills-validate (sparse)", checked, TARGETS["validate"]))
+    _published_first_run(work, bare, sparse, status)
     if full:
         whole = work / "full"
         start = time.perf_counter()
