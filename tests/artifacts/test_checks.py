@@ -119,3 +119,32 @@ def test_compat_check_speaks_only_when_export_would_refuse(tmp_path):
         "export would refuse it: tags would move into metadata, which already has a 'tags' "
         "entry; rename one (or export with --strip)",
     ]
+
+
+def test_link_name_collision_between_two_scopes_of_the_same_text(tmp_path):
+    # people/a/hosts/b and people/a__hosts__b both link "t" as t.people__a__hosts__b
+    root = exobrain(
+        tmp_path / "x",
+        scopes=["people/a", "people/a/hosts/b", "people/a__hosts__b"],
+        registries={
+            "people/a/hosts/b": [{"name": "t", "owner": "o", "tier": "optional"}],
+            "people/a__hosts__b": [{"name": "t", "owner": "o", "tier": "optional"}],
+        },
+        skills={"people/a/hosts/b/t": md("t"), "people/a__hosts__b/t": md("t")},
+    )
+    code, found = findings(root)
+    assert code == 1
+    assert any(c == "skill_name_unique" and "'t.people__a__hosts__b'" in m for c, _, m in found)
+
+
+def test_scopes_whose_texts_differ_link_apart(tmp_path):
+    root = exobrain(
+        tmp_path / "x",
+        scopes=["people/a_b", "people/a", "people/a/hosts/b_"],
+        registries={
+            s: [{"name": "t", "owner": "o", "tier": "optional"}]
+            for s in ("people/a_b", "people/a", "people/a/hosts/b_")
+        },
+        skills={f"{s}/t": md("t") for s in ("people/a_b", "people/a", "people/a/hosts/b_")},
+    )
+    assert not [f for f in findings(root)[1] if f[0] == "skill_name_unique"]

@@ -29,7 +29,7 @@ from exobrain.artifacts.lockfile import drift, lock_path, read_lock, version_pro
 from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError
 from exobrain.findings import ERROR, INFO, Finding, from_error
-from exobrain.model import EXTERNAL, Identity
+from exobrain.model import EXTERNAL, GLOBAL, Identity
 from exobrain.paths import shown
 from exobrain.refs import parse_ref
 from exobrain.registry import Entry, Registry
@@ -216,6 +216,8 @@ def _link_name_collisions(registries: list[Registry]) -> list[Finding]:
     people, none of them made into an entry), and only the declarations whose link name two
     identities share are looked at per agent; when no entry filters agents, every agent sees
     the same names and one pass stands for all of them."""
+    if _links_are_distinct(registries):
+        return []
     found, reported = [], set()
     keyed = [
         (registry, index, identity, identity.link_name)
@@ -245,6 +247,27 @@ def _link_name_collisions(registries: list[Registry]) -> list[Finding]:
                     )
                 )
     return found
+
+
+def _links_are_distinct(registries: list[Registry]) -> bool:
+    """Whether no two different skills can share a link name, known from the scopes and the
+    external owners alone (a million identities need not be walked for it).
+
+    A link is ``name`` (global), ``name.<home with / as __>`` (in-tree) or ``name.<owner>``
+    (external), and a valid name holds no ``.``: a global link never equals another kind, and
+    two links are equal only when their names are and so are the parts after the dot. Those
+    parts are distinct for in-tree skills when no two scopes turn into the same text (as
+    ``a/_b`` and ``a_/b`` would), and an external's owner can only match a scope's text."""
+    scopes = [r.scope for r in registries if r.scope != GLOBAL]
+    texts = {scope.replace("/", "__") for scope in scopes}
+    if len(texts) != len(set(scopes)):
+        return False
+    return not any(
+        identity.owner in texts
+        for registry in registries
+        for _, identity in registry.declared()
+        if identity.home == EXTERNAL
+    )
 
 
 def _registry_file(scope: str) -> str:

@@ -232,7 +232,8 @@ def _outside_findings(ws: Workspace, declarations: set[Identity]) -> list[Findin
     for scope in outside:
         path, names = scope.path, ws.sparse.committed_skills(scope.path)
         count += len(names)
-        undeclared = [n for n in names if Identity(path, n) not in declarations]
+        # (path, n, "") is Identity(path, n) to a set, without making 600,000 named tuples
+        undeclared = [n for n in names if (path, n, "") not in declarations]
         for name in sorted(undeclared) if undeclared else ():
             rel = shown(skill_dir(ws.root, path, name) / SKILL_FILE, ws.root)
             found.append(_undeclared(rel, scope.path))
