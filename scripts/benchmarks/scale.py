@@ -81,17 +81,14 @@ def _once(argv: list[str], cwd: Path) -> tuple[float, float]:
     return elapsed, children_cpu() - used
 
 
-CACHE_FILES = ("committed.json", "committed-descriptions.json")
-
-
 def _drop_cache(root: Path, *, memo_only: bool = False) -> None:
     """Forget the catalog's memo and kept rows of what it printed, and (unless ``memo_only``)
     what was read from git, so the run after works it out again."""
     cache = root / ".exobrain-cache"
     shutil.rmtree(cache / "catalog", ignore_errors=True)
     shutil.rmtree(cache / "catalog-rows", ignore_errors=True)
-    for name in () if memo_only else CACHE_FILES:
-        (cache / name).unlink(missing_ok=True)
+    if not memo_only:
+        shutil.rmtree(cache / "tree", ignore_errors=True)
 
 
 def _timed_runs(argv: list[str], cwd: Path, count: int, *, memo_only: bool) -> dict[str, float]:
@@ -182,9 +179,10 @@ def measure(work: Path, shape: Shape, runs: int, full: bool) -> None:
         f"{'skills-status --all, first (fetches blobs)':42} {fetching * 1000:8.1f} ms"
         f"  cpu {fetching_cpu * 1000:.1f} ms"
     )
-    for name in CACHE_FILES:
-        size = (sparse / ".exobrain-cache" / name).stat().st_size
-        print(f"cache .exobrain-cache/{name}: {_mb(size)}")
+    for kind in ("units", "registries", "descriptions"):
+        shards = list((sparse / ".exobrain-cache/tree").glob(f"{kind}-*.json"))
+        size = sum(f.stat().st_size for f in shards)
+        print(f"cache .exobrain-cache/tree/{kind}-*.json: {_mb(size)} in {len(shards)} shards")
     cold = _timed_runs([status, "--all"], sparse, max(1, runs // 4), memo_only=False)
     print(report("skills-status --all, first (no cache)", cold, TARGETS["all-first"]))
     warm = _timed_runs([status, "--all"], sparse, max(1, runs // 4), memo_only=True)

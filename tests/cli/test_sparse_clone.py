@@ -76,7 +76,7 @@ def test_catalog_lists_every_declaration_from_git(tmp_path):
     outside = {r["name"]: r for r in rows}["p0003-h0-skill-1"]
     assert outside["scope"] == "people/p0003/hosts/h0" and "p0003 host h0" in outside["description"]
     assert not (root / "people/p0003").exists()  # read from git's objects, not checked out
-    assert (root / ".exobrain-cache/committed.json").is_file()
+    assert list((root / ".exobrain-cache/tree").glob("units-*.json"))
     assert invoke(status_cmd, root, "--all", "--json").stdout == first.stdout  # the memo
 
 

@@ -1,7 +1,7 @@
-"""The cache of what was read from git (``.exobrain-cache/committed.json`` and the descriptions
-beside it): a second run reads only what changed, a command reads the descriptions only when
-it shows them, and a cache that is broken, of the wrong shape or committed by someone is
-ignored, never believed."""
+"""The cache of what was read from git (``.exobrain-cache/tree/``, three maps in shards): a
+second run reads only what changed and rewrites only the shards that did, a command reads the
+descriptions only when it shows them, and a cache that is broken, of the wrong shape or
+committed by someone is ignored, never believed."""
 
 import json
 import shutil
@@ -15,7 +15,15 @@ from exobrain.cli.connect import main as connect_cmd
 from exobrain.cli.status import main as status_cmd
 from exobrain.cli.validate import main as validate_cmd
 from exobrain.committed import CommittedTree
-from exobrain.treecache import CACHE_FILE, CACHE_VERSION, DESCRIPTIONS_FILE
+from exobrain.treecache import (
+    CACHE_VERSION,
+    DESCRIPTIONS,
+    REGISTRIES,
+    SHARDS,
+    UNITS,
+    shard_file,
+    shard_of,
+)
 from exobrain.util.repository import Repository
 from tests.support.helpers import git
 from tests.support.sparse import SHAPE, full_clone, origin, push_change, sparse_clone
@@ -96,46 +104,82 @@ def test_scopes_whose_registries_are_the_same_blob_each_get_theirs(clone, tmp_pa
     ]
 
 
+def stored(root: Path, kind: str) -> dict:
+    """A map of the cache, from its shards."""
+    found: dict = {}
+    for shard in range(SHARDS):
+        path = shard_file(root, kind, shard)
+        if path.is_file():
+            data = json.loads(path.read_text(encoding="utf-8"))
+            assert data["version"] == CACHE_VERSION and list(data) == ["version", kind]
+            found.update(data[kind])
+    return found
+
+
 def test_descriptions_are_read_only_by_a_command_that_shows_them(clone, monkeypatch):
     root, _ = clone
-    folder = root / ".exobrain-cache"
-    stored = json.loads((folder / DESCRIPTIONS_FILE).read_text(encoding="utf-8"))
-    assert stored["version"] == CACHE_VERSION
-    assert len(stored["descriptions"]) == SHAPE.total_skills - 10  # all but the cone's 10
-    assert "descriptions" not in json.loads((folder / CACHE_FILE).read_text(encoding="utf-8"))
+    descriptions = stored(root, DESCRIPTIONS)
+    assert len(descriptions) == SHAPE.total_skills - 10  # all but the cone's 10
     read: list[str] = []
-    real = treecache._read
+    real = treecache._read_map
 
-    def spy(root: Path, name: str):
-        read.append(name)
-        return real(root, name)
+    def spy(root: Path, kind: str):
+        read.append(kind)
+        return real(root, kind)
 
-    monkeypatch.setattr(treecache, "_read", spy)
+    monkeypatch.setattr(treecache, "_read_map", spy)
     CliRunner().invoke(validate_cmd, ["--repo", str(root)])
-    assert read == [CACHE_FILE]
+    assert read == [UNITS, REGISTRIES]
     read.clear()
-    (folder / DESCRIPTIONS_FILE).write_text("{not json", encoding="utf-8")
+    broken = shard_file(root, DESCRIPTIONS, shard_of(DESCRIPTIONS, next(iter(descriptions))))
+    broken.write_text("{not json", encoding="utf-8")
     rows = catalog(root)
-    assert read == [CACHE_FILE, DESCRIPTIONS_FILE]
-    assert all(r["description"] for r in rows)  # read from git again, the file rewritten
-    assert json.loads((folder / DESCRIPTIONS_FILE).read_text(encoding="utf-8")) == stored
+    assert read == [UNITS, REGISTRIES, DESCRIPTIONS]
+    assert all(r["description"] for r in rows)  # read from git again, the shards rewritten
+    assert stored(root, DESCRIPTIONS) == descriptions
 
 
-def _without_tier(data: dict) -> str:
-    """The cache with p0003's registry's first entry lacking its tier (making a row of it
-    would fail)."""
-    _, scopes = data["units"]["people/p0003"]
-    blob = next(registry for path, _, registry, *_ in scopes if path == "people/p0003")
-    del data["registries"][blob][0]["tier"]
-    return json.dumps(data)
+def test_a_second_run_rewrites_only_the_shards_that_changed(clone, tmp_path):
+    root, bare = clone
+    work = full_clone(bare, tmp_path / "work")
+    extra = {"name": "late", "owner": "p0003", "tier": "optional"}
+    push_change(work, "people/p0003/skills.json", lambda entries: [*entries, extra])
+    git(root, "pull", "-q", "--no-rebase", "origin", "main")
+    files = sorted((root / ".exobrain-cache/tree").iterdir())
+    before = {f.name: f.stat().st_mtime_ns for f in files}
+    catalog(root)
+    after = {f.name: f.stat().st_mtime_ns for f in (root / ".exobrain-cache/tree").iterdir()}
+    rewritten = sorted(name for name in after if after[name] != before.get(name))
+    blob = git(root, "rev-parse", "HEAD:people/p0003/skills.json").strip()
+    assert shard_file(root, UNITS, shard_of(UNITS, "people/p0003")).name in rewritten
+    assert shard_file(root, REGISTRIES, shard_of(REGISTRIES, blob)).name in rewritten
+    assert len(rewritten) <= 3  # the unit's, the new registry's and the old one's
+
+
+def _without_tier(root: Path) -> None:
+    """p0003's registry's first cached entry without its tier (making a row of it would
+    fail)."""
+    tree_value = stored(root, UNITS)["people/p0003"]
+    blob = next(registry for path, _, registry, *_ in tree_value[1] if path == "people/p0003")
+    path = shard_file(root, REGISTRIES, shard_of(REGISTRIES, blob))
+    data = json.loads(path.read_text(encoding="utf-8"))
+    del data[REGISTRIES][blob][0]["tier"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+def _rewrite_units_shard(root: Path, edit) -> None:
+    path = shard_file(root, UNITS, shard_of(UNITS, "people/p0003"))
+    path.write_text(edit(json.loads(path.read_text(encoding="utf-8"))), encoding="utf-8")
 
 
 @pytest.mark.parametrize(
     "broken",
     [
-        lambda data: "{not json",
-        lambda data: json.dumps({**data, "version": CACHE_VERSION - 1, "units": {}}),
-        lambda data: json.dumps({**data, "units": []}),
+        lambda root: _rewrite_units_shard(root, lambda data: "{not json"),
+        lambda root: _rewrite_units_shard(
+            root, lambda data: json.dumps({**data, "version": CACHE_VERSION - 1})
+        ),
+        lambda root: _rewrite_units_shard(root, lambda data: json.dumps({**data, UNITS: []})),
         _without_tier,
     ],
     ids=["not-json", "old-version", "units-not-a-map", "entry-without-tier"],
@@ -143,10 +187,9 @@ def _without_tier(data: dict) -> str:
 def test_a_broken_cache_is_ignored_and_rewritten(clone, broken):
     root, _ = clone
     expected = catalog(root)
-    cache = root / ".exobrain-cache" / CACHE_FILE
-    cache.write_text(broken(json.loads(cache.read_text(encoding="utf-8"))), encoding="utf-8")
+    broken(root)
     assert catalog(root) == expected
-    assert json.loads(cache.read_text(encoding="utf-8"))["version"] == CACHE_VERSION
+    assert "people/p0003" in stored(root, UNITS)  # readable again
 
 
 @pytest.mark.parametrize(
@@ -157,11 +200,13 @@ def test_a_broken_cache_is_ignored_and_rewritten(clone, broken):
 def test_a_unit_of_the_wrong_shape_is_listed_again(clone, row):
     root, _ = clone
     expected = catalog(root)
-    cache = root / ".exobrain-cache" / CACHE_FILE
-    data = json.loads(cache.read_text(encoding="utf-8"))
-    tree, _ = data["units"]["people/p0003"]
-    data["units"]["people/p0003"] = [tree, [row]]
-    cache.write_text(json.dumps(data), encoding="utf-8")
+
+    def edit(data: dict) -> str:
+        tree, _ = data[UNITS]["people/p0003"]
+        data[UNITS]["people/p0003"] = [tree, [row]]
+        return json.dumps(data)
+
+    _rewrite_units_shard(root, edit)
     assert catalog(root) == expected
 
 
@@ -171,12 +216,11 @@ def test_a_cache_git_tracks_is_not_believed(tmp_path):
     tree = git(work, "rev-parse", "HEAD:people/p0003").strip()
     lie = {  # p0003 and its hosts declare nothing, says the committed cache
         "version": CACHE_VERSION,
-        "units": {"people/p0003": [tree, [["people/p0003", "person", None, [], []]]]},
-        "registries": {},
-        "descriptions": {},
+        UNITS: {"people/p0003": [tree, [["people/p0003", "person", None, [], []]]]},
     }
-    (work / ".exobrain-cache").mkdir()
-    (work / ".exobrain-cache" / CACHE_FILE).write_text(json.dumps(lie), encoding="utf-8")
+    path = shard_file(work, UNITS, shard_of(UNITS, "people/p0003"))
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(lie), encoding="utf-8")
     git(work, "add", "-f", ".exobrain-cache")
     git(work, "commit", "-q", "-m", "a cache someone committed")
     git(work, "push", "-q", "origin", "HEAD:main")
