@@ -29,7 +29,7 @@ from exobrain.catalog import catalog_rows
 from exobrain.catalogrows import COMMIT_ID, DATA_PARTS, LIMIT, Rows, RowStore, identity
 from exobrain.catalogtext import JSON, PLAIN, TABLE, render
 from exobrain.committedunits import unit_of
-from exobrain.errors import OperationFailed, UsageError
+from exobrain.errors import ExobrainError, OperationFailed, UsageError
 from exobrain.scopes import SEED
 from exobrain.util.repository import Repository
 from exobrain.workspace import Workspace
@@ -151,7 +151,7 @@ def adopt(ws: Workspace, store: RowStore, variant: str) -> bool:
         data = {p: v for p, v in parts.items() if v is not None}
         store.keep(data, {**meta, "identity": store.made_with, "fresh": sorted(units)})
         return True
-    except ValueError:  # not JSON
+    except (ValueError, ExobrainError):  # not JSON, or git could not read the branch
         return False
     finally:
         repo.close()
