@@ -175,8 +175,9 @@ def _declared(registry: Registry) -> list[tuple[Any, ...]]:
     ]
 
 
-def catalog_rows(ws: Workspace) -> list[CatalogRow]:
-    """Every declaration in the repository (seed/ left out), for discovery, by name."""
+def catalog_rows(ws: Workspace, tier: str | None = None) -> list[CatalogRow]:
+    """Every declaration in the repository (seed/ left out), for discovery, by name; of
+    ``tier`` only, when given."""
     with paused_gc():
         declared = [
             row
@@ -189,7 +190,7 @@ def catalog_rows(ws: Workspace) -> list[CatalogRow]:
         make = CatalogRow._make
         rows = [make((*row, text[home])) for row, home in zip(declared, homes, strict=True)]
         rows.sort(key=itemgetter(0, 1))
-    return rows
+    return rows if tier is None else [r for r in rows if r.tier == tier]
 
 
 def prompt_block(ws: Workspace, rows: list[StatusRow]) -> str:

@@ -39,7 +39,7 @@ from exobrain.paths import REPO_CACHE, cache_folder
 from exobrain.registry import REGISTRY_FILE
 from exobrain.skillmd import SKILL_FILE
 from exobrain.util.confine import resolve_inside
-from exobrain.util.fileio import atomic_write_text, read_bytes
+from exobrain.util.fileio import atomic_write_text, read_bytes, stat_signature
 from exobrain.workspace import Workspace
 
 MEMO_FOLDER = "catalog"
@@ -49,14 +49,6 @@ MEMO_LIMIT = 1 << 31
 _NAME = re.compile(r"^[0-9a-f]{64}\.[a-z0-9-]+\.txt\Z")
 
 
-def _signature(path: str) -> list[int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
-
-
 def _skill_files(folder: str) -> list[list[Any]]:
     """(name, SKILL.md signature) of every folder in a scope's ``skills/``, by name (paths
     joined as text: this runs for every scope of a full checkout)."""
@@ -64,7 +56,7 @@ def _skill_files(folder: str) -> list[list[Any]]:
         names = sorted(e.name for e in os.scandir(folder) if e.is_dir())
     except OSError:
         return []
-    return [[name, _signature(f"{folder}/{name}/{SKILL_FILE}")] for name in names]
+    return [[name, stat_signature(f"{folder}/{name}/{SKILL_FILE}")] for name in names]
 
 
 def catalog_key(ws: Workspace) -> str | None:
@@ -87,7 +79,7 @@ def catalog_key(ws: Workspace) -> str | None:
             [
                 scope.path,
                 scope.type,
-                _signature(f"{folder}/{REGISTRY_FILE}"),
+                stat_signature(f"{folder}/{REGISTRY_FILE}"),
                 _skill_files(f"{folder}/skills"),
             ]
         )

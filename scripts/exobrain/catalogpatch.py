@@ -30,6 +30,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
+from collections.abc import Set as AbstractSet
 
 from exobrain.catalog import CatalogRow, catalog_rows
 from exobrain.catalogpublish import adopt
@@ -44,6 +45,7 @@ from exobrain.catalogtext import (
     name_in,
     render,
     table_cells,
+    variant_of,
     widths_of,
 )
 from exobrain.committed import PATHSPEC_LIMIT
@@ -66,8 +68,7 @@ _NAME_SPAN = 256  # bytes from a row's start that hold its name (64 characters a
 def units_on_disk(ws: Workspace) -> set[str]:
     """The units with a scope on the disk (their rows are read from there, so they may
     change without a commit) and the global ``skills/``."""
-    names = {name for name, _ in ws.config.collections}
-    found = {unit_of(s.path, names) for s in ws.disk_scan().scopes}
+    found = {unit_of(s.path, ws.config.folders) for s in ws.disk_scan().scopes}
     return {u for u in found if u is not None} | {_GLOBAL_UNIT}
 
 
@@ -78,7 +79,7 @@ def catalog_text(
     from the rows kept at the last run when it can be (see the module), else rendered in
     full (``progress`` shows the first read of a big repository from git). Rows are kept for
     the next run when the answer has no finding."""
-    variant = kind + (f"-{tier}" if tier else "")
+    variant = variant_of(kind, tier)
     checkout = ws.sparse.checkout()
     store = None
     if checkout.sparse and checkout.cone is not None:
@@ -90,7 +91,7 @@ def catalog_text(
         if done is not None:
             return done
     ws.sparse.progress = progress
-    rows = [r for r in catalog_rows(ws) if tier is None or r.tier == tier]
+    rows = catalog_rows(ws, tier)
     ws.sparse.progress = None
     text = render(kind, rows)
     tree = ws.sparse.committed() if ws.sparse.reads_git else None
@@ -115,7 +116,7 @@ def _patched(
         repo.close()
     if head is None or changed is None:
         return None
-    names = {name for name, _ in ws.config.collections}
+    names = ws.config.folders
     touched = {unit_of(path, names) for path in changed}
     now = units_on_disk(ws)
     fresh = {u for u in touched if u is not None and u != SEED} | set(stored.fresh) | now
@@ -123,7 +124,7 @@ def _patched(
         return None
     view = Workspace(ws.root, ws.config, ws.connection, Chain([]))
     view.sparse.only = frozenset(fresh)
-    rows = [r for r in catalog_rows(view) if tier is None or r.tier == tier]
+    rows = catalog_rows(view, tier)
     tree = view.sparse.committed() if view.sparse.reads_git else None
     if view.findings or tree is None or tree.tracks_cache or tree.head != head:
         return None
@@ -142,7 +143,7 @@ def _patched(
     return [before.encode(), memoryview(merged.body)[:-sep], after.encode()]
 
 
-def _unit_of_scope(scope: str, names: set[str]) -> str | None:
+def _unit_of_scope(scope: str, names: AbstractSet[str]) -> str | None:
     return _GLOBAL_UNIT if scope == GLOBAL else unit_of(scope, names)
 
 

@@ -160,7 +160,7 @@ def adopt(ws: Workspace, store: RowStore, variant: str) -> bool:
 def _cone_units(ws: Workspace) -> set[str] | None:
     """The units the cone holds any of (rows read from the commit alone may differ there);
     None when the cone holds a whole collection."""
-    names = {name for name, _ in ws.config.collections}
+    names = ws.config.folders
     found: set[str] = set()
     for folder in ws.sparse.checkout().cone or ():
         unit = unit_of(folder, names)

@@ -22,7 +22,6 @@ file last.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from array import array
@@ -39,7 +38,7 @@ from exobrain.catalogtext import SEPARATORS, TABLE, CatalogText
 from exobrain.errors import ExobrainError, InputFileError
 from exobrain.paths import REPO_CACHE, cache_folder
 from exobrain.util.confine import resolve_inside
-from exobrain.util.fileio import atomic_write_text, read_bytes
+from exobrain.util.fileio import atomic_write_text, read_bytes, stat_signature
 from exobrain.workspace import Workspace
 
 FOLDER = "catalog-rows"
@@ -181,7 +180,7 @@ class RowStore:
         return read_bytes(path, limit=LIMIT, what="the kept catalog rows")
 
     def _signatures(self) -> dict[str, list[int] | None]:
-        return {part: _signature(self._path(part)) for part in DATA_PARTS}
+        return {part: stat_signature(self._path(part)) for part in DATA_PARTS}
 
     def load(self) -> Stored | None:
         """The kept rows when they are whole and were made the way this run would make them."""
@@ -227,11 +226,3 @@ def _listable(kind: str, scopes: list[str]) -> bool:
 def _size(chunk: str) -> int:
     """The chunk's length in UTF-8 bytes."""
     return len(chunk) if chunk.isascii() else len(chunk.encode("utf-8", "surrogateescape"))
-
-
-def _signature(path: Path) -> list[int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]

@@ -41,6 +41,11 @@ def cells(row: CatalogRow) -> list[str]:
     ]
 
 
+def variant_of(kind: str, tier: str | None) -> str:
+    """The name of one output variant: ``table``, ``json-optional``…"""
+    return kind + (f"-{tier}" if tier else "")
+
+
 def footer(count: int) -> str:
     return (
         f"{count} declared skill(s). Opt in: skills-promote NAME --from SCOPE --to optional|always"

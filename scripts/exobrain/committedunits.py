@@ -8,6 +8,7 @@ below it does, so what is learnt about it is cached under that id.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +39,7 @@ class CommittedScope:
         return [self.path, self.type, self.registry, list(self.skills), list(self.skills.values())]
 
 
-def unit_of(path: str, collections: set[str]) -> str | None:
+def unit_of(path: str, collections: AbstractSet[str]) -> str | None:
     """The unit a committed path belongs to (None: a file of the framework at the root)."""
     head, _, rest = path.partition("/")
     if head in (SEED, "skills"):

@@ -59,6 +59,11 @@ class ScopeConfig:
     collections: tuple[tuple[str, str], ...] = DEFAULT_COLLECTIONS
     bash_era: bool = False
 
+    @property
+    def folders(self) -> frozenset[str]:
+        """The collection folders' names."""
+        return frozenset(name for name, _ in self.collections)
+
     def type_of(self, folder: str) -> str | None:
         for name, kind in self.collections:
             if name == folder:

@@ -152,21 +152,21 @@ def _show_catalog(ws, tier, as_json, plain) -> None:
     from the rows kept at the last run (:mod:`exobrain.catalogpatch`) or rendered in full."""
     from exobrain.catalogmemo import CatalogMemo, catalog_key
     from exobrain.catalogpatch import catalog_text
-    from exobrain.catalogtext import HEADER, JSON, PLAIN, TABLE, TITLE, cells, footer
+    from exobrain.catalogtext import HEADER, JSON, PLAIN, TABLE, TITLE, cells, footer, variant_of
     from exobrain.cli.progress import progress_display
 
-    if not (as_json or plain or not stdout_is_terminal()):
+    if stdout_is_terminal() and not (as_json or plain):  # a rich table, made every time
         from exobrain.catalog import catalog_rows
 
         with progress_display() as progress:  # the first read of a big repository from git
             ws.sparse.progress = progress
-            rows = [r for r in catalog_rows(ws) if tier is None or r.tier == tier]
+            rows = catalog_rows(ws, tier)
         ws.sparse.progress = None
         cells_ = [cells(r) for r in rows]
         _render(list(HEADER), cells_, title=TITLE, footer=footer(len(rows)))
         return
     kind = JSON if as_json else PLAIN if plain else TABLE
-    variant = kind + (f"-{tier}" if tier else "")
+    variant = variant_of(kind, tier)
     checkout = ws.sparse.checkout()
     key = None if checkout.sparse and checkout.cone is not None else catalog_key(ws)
     memo = CatalogMemo(ws.root, key) if key else None  # (a sparse checkout: patched instead)

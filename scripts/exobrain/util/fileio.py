@@ -137,6 +137,17 @@ def load_json(path: Path) -> Any:
     return parse_json(read_text(path), path)
 
 
+def stat_signature(path: Path | str) -> list[int] | None:
+    """What tells one version of a file from another without reading it: its inode, size,
+    modification and change times (None when it is not there). A file rewritten, replaced,
+    copied or checked out anew has another signature."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
 def atomic_write_text(path: Path, text: str | bytes, *, root: Path, durable: bool = True) -> None:
     """Write ``text`` (UTF-8; bytes as they are) to ``path``, which must stay inside ``root``,
     via a temp file in the same folder and an atomic rename.
