@@ -104,7 +104,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> None:
     from exobrain.artifacts.promote import promote, unpromote
-    from exobrain.registry_edit import edit_registry
+    from exobrain.registry.editor import edit_registry
     from exobrain.workspace import open_workspace
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -109,7 +109,7 @@ def _after_pulls(
     argv: list[str], sparse: Path, bare: Path, people: int, count: int
 ) -> dict[str, float]:
     """Runs that each follow a pull of a commit changing :data:`CHANGED` random people (the
-    kept rows patched; every :data:`~exobrain.catalogpatch.REWRITE_AFTER` changed units they
+    kept rows patched; every :data:`~exobrain.catalog.patch.REWRITE_AFTER` changed units they
     are written anew, so the slowest run shows that too)."""
     rng = random.Random(19)
     done = []

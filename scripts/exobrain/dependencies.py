@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from exobrain.errors import ExobrainError
 from exobrain.model import GLOBAL, Identity, Reason, Tier
 from exobrain.refs import parse_ref, ref_identity
-from exobrain.registry import Entry
+from exobrain.registry.entries import Entry
 from exobrain.skillmd import SKILL_FILE, as_list, frontmatter_mentioning
 from exobrain.util.graphs import find_cycles
 

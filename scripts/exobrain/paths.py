@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from exobrain.model import GLOBAL
+
 #: The JSON schemas and default configuration files shipped inside the package.
 PACKAGED_DATA = Path(__file__).parent / "schemas"
 #: The per-repository cache folder (gitignored): the search index, harvested instances.
@@ -34,6 +36,11 @@ def cache_folder(root: Path, *parts: str) -> Path:
     if not ignore.exists() and not ignore.is_symlink():
         atomic_write_text(ignore, "*\n", root=root, durable=False)
     return make_folders(root, base.joinpath(*parts), links=False) if parts else base
+
+
+def skill_dir(root: Path, home: str, name: str) -> Path:
+    """Where an in-tree skill lives: ``<home>/skills/<name>``."""
+    return (root if home == GLOBAL else root / home) / "skills" / name
 
 
 def packaged(name: str) -> Path:

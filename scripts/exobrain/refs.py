@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from exobrain.errors import UsageError
 from exobrain.model import EXTERNAL, Identity
-from exobrain.registry import Entry
+from exobrain.registry.entries import Entry
 
 _REF = re.compile(r"^(?:skill:)?(?P<name>[a-z0-9]+(?:-[a-z0-9]+)*)(?:@(?P<home>[^@\s]+))?\Z")
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from exobrain.model import EXTERNAL, Identity, Lifecycle, Reason, Tier
-from exobrain.registry import Entry
+from exobrain.registry.entries import Entry
 
 
 @dataclass(frozen=True)

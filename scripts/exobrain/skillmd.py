@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.errors import ExobrainError, InputFileError
-from exobrain.model import AGENT_HOOKS, TOOL_WILDCARDS
+from exobrain.findings import WARNING, Finding, from_error
+from exobrain.model import AGENT_HOOKS, EXTERNAL, TOOL_WILDCARDS
+from exobrain.paths import shown, skill_dir
 from exobrain.util.boundedjson import MAX_DEPTH, MAX_NUMBER_CHARS
 from exobrain.util.fileio import read_bytes, read_text
 
@@ -207,6 +209,30 @@ def quick_meta_of(
             return {k: v for k, v in _yaml_load(front, path).items() if k in keys}
         found[match.group(1)] = value
     return found
+
+
+def description_of(root: Path, home: str, name: str, problems: list[Finding] | None = None) -> str:
+    """The full description from an in-tree skill's SKILL.md, or "" when it cannot be read
+    (then, when the file is there, a warning goes to ``problems``: skills-validate is where
+    a broken SKILL.md is an error)."""
+    if home == EXTERNAL:
+        return ""
+    path = skill_dir(root, home, name) / SKILL_FILE
+    try:
+        value = quick_meta(path, ("description",)).get("description")
+    except InputFileError as exc:
+        if problems is not None and path.is_file():
+            problems.append(unreadable_skill(root, path, exc.message))
+        return ""
+    return value if isinstance(value, str) else ""
+
+
+def unreadable_skill(root: Path, path: Path, message: str) -> Finding:
+    """The warning a reading command gives for a SKILL.md it skipped (skills-validate
+    reports the same problem as an error)."""
+    return from_error(
+        "skill-unreadable", shown(path, root), message, path, level=WARNING, bad_input=False
+    )
 
 
 def one_line(description: str, limit: int = 120) -> str:

@@ -17,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from exobrain.registry_schema import packaged_schema_text
+from exobrain.registry.schema import packaged_schema_text
 from exobrain.util.git import Git
 
 SKILL_TEMPLATE = (

@@ -4,7 +4,7 @@ This is the one place that reads those files for the commands, so each command g
 picture and the same findings (broken files, stale connections) to report.
 
 In a sparse checkout what the checkout leaves out is read from git's objects instead
-(:mod:`exobrain.sparseview`, the workspace's ``sparse``): a connected scope, an override's
+(:mod:`exobrain.sparse.view`, the workspace's ``sparse``): a connected scope, an override's
 home or a whole-repository scan outside the cone is still seen.
 """
 
@@ -19,7 +19,7 @@ from exobrain.errors import UsageError
 from exobrain.findings import ERROR, WARNING, Finding
 from exobrain.model import EXTERNAL, GLOBAL, Identity
 from exobrain.refs import SkillRef, canonical, entry_home
-from exobrain.registry import REGISTRY_FILE, Entry, Registry, load_registry
+from exobrain.registry.entries import REGISTRY_FILE, Entry, Registry, load_registry
 from exobrain.resolve import Resolved, override_targets, resolve
 from exobrain.scan import ScopeScan, scan_scopes
 from exobrain.scopes import (
@@ -37,8 +37,8 @@ from exobrain.scopes import (
     scope_at,
     self_ids,
 )
-from exobrain.skillmd import SKILL_FILE
-from exobrain.sparseview import SparseView, in_scope
+from exobrain.skillmd import SKILL_FILE, description_of
+from exobrain.sparse.view import SparseView, in_scope
 from exobrain.supersession import LinksReader, redirect, supersedes_edges
 
 
@@ -107,6 +107,25 @@ class Workspace:
         return self.sparse.is_outside(home) or self.sparse.outside(
             in_scope(home, f"skills/{name}/{SKILL_FILE}")
         )
+
+    def descriptions(self, skills: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+        """(home, name) → description for in-tree skills: from the disk, or from git's
+        objects (in one batch) for those a sparse checkout leaves out; "" when unreadable
+        (a warning in :attr:`findings` for a SKILL.md that is there but broken)."""
+        found: dict[tuple[str, str], str] = {}
+        elsewhere: list[tuple[str, str]] = []
+        for home, name in skills:
+            if home == EXTERNAL:
+                found[(home, name)] = ""
+            elif self.reads_committed(home, name):
+                elsewhere.append((home, name))
+            else:
+                found[(home, name)] = description_of(self.root, home, name, self.findings)
+        if elsewhere:
+            committed = self.sparse.committed_descriptions(elsewhere)
+            for key in elsewhere:
+                found[key] = committed.get(key, "")
+        return found
 
     def resolve(
         self,

@@ -1,5 +1,5 @@
 """``skills-status --all`` prints its memo only while nothing the catalog reads has changed
-(exobrain.catalogmemo): every change of a registry, a description, a scope or (sparse) the
+(exobrain.catalog.memo): every change of a registry, a description, a scope or (sparse) the
 commit shows in the next run; answers with findings and terminals are never memoised."""
 
 import json
@@ -88,7 +88,7 @@ def test_a_memo_that_is_a_link_is_ignored(tmp_path):
 def test_the_collections_of_scopes_json_are_part_of_the_key(tmp_path):
     """A collection that lies wholly outside a sparse checkout changes nothing on the disk, so
     the key must name the collections themselves."""
-    from exobrain.catalogmemo import catalog_key
+    from exobrain.catalog.memo import catalog_key
     from exobrain.workspace import open_workspace
 
     root = sample(tmp_path)

@@ -1,5 +1,5 @@
 """``skills-status --all`` in a sparse clone, patched for what changed since the last run
-(:mod:`exobrain.catalogpatch`): whatever changed — pulled commits adding, removing and
+(:mod:`exobrain.catalog.patch`): whatever changed — pulled commits adding, removing and
 editing declarations, SKILL.md files, scopes and people, or edits on the disk — the patched
 text is byte for byte what a full render prints, in every output variant."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.synthetic import Shape
-from exobrain import catalogpatch
+from exobrain.catalog import answer, patch
 from exobrain.cli.connect import main as connect_cmd
 from exobrain.cli.status import main as status_cmd
 from tests.support.helpers import git
@@ -46,14 +46,14 @@ def full_render(root: Path, *args: str) -> str:
 def patches(monkeypatch) -> list[bool]:
     """Whether each run's catalog came from kept rows (True) or a full render."""
     seen: list[bool] = []
-    real = catalogpatch._patched
+    real = patch.patched
 
     def spy(*args, **kwargs):
         done = real(*args, **kwargs)
         seen.append(done is not None)
         return done
 
-    monkeypatch.setattr(catalogpatch, "_patched", spy)
+    monkeypatch.setattr(answer, "patched", spy)
     return seen
 
 
@@ -125,7 +125,7 @@ def _random_change(work: Path, rng: random.Random, step: int) -> str:
 @pytest.mark.parametrize("seed", [1, 2])
 def test_a_patched_catalog_is_the_full_render(tmp_path, patches, monkeypatch, seed):
     if seed == 2:  # kept rows rewritten after every change, not only after many
-        monkeypatch.setattr(catalogpatch, "REWRITE_AFTER", 1)
+        monkeypatch.setattr(patch, "REWRITE_AFTER", 1)
     root, work = connected(tmp_path)
     for args in VARIANTS:
         catalog(root, *args)  # the first run keeps the rows

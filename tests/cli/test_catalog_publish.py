@@ -1,5 +1,5 @@
 """``exobrain publish-catalog``: the catalog's rows at HEAD on a branch of their own, and a fresh
-clone's first ``skills-status --all`` patched from them (:mod:`exobrain.catalogpublish`) —
+clone's first ``skills-status --all`` patched from them (:mod:`exobrain.catalog.publish`) —
 byte for byte a full render, and taken only from the branch the clone names."""
 
 import json
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from exobrain import catalogpatch, catalogpublish, catalogrows
+from exobrain.catalog import answer, kept, patch, publish
 from exobrain.cli.connect import main as connect_cmd
 from exobrain.cli.status import main as status_cmd
 from exobrain.cli.umbrella import main as exobrain_cmd
@@ -57,7 +57,7 @@ def _config(root: Path, *args: str) -> str:
 def taken(monkeypatch) -> list[tuple[bool, bool]]:
     """(published rows taken, catalog patched) for each run that looked for them."""
     seen: list[tuple[bool, bool]] = []
-    real_adopt, real_patched = catalogpublish.adopt, catalogpatch._patched
+    real_adopt, real_patched = publish.adopt, patch.patched
     state = {"adopted": False}
 
     def adopt(*args, **kwargs):
@@ -70,8 +70,8 @@ def taken(monkeypatch) -> list[tuple[bool, bool]]:
         state["adopted"] = False
         return done
 
-    monkeypatch.setattr(catalogpatch, "adopt", adopt)
-    monkeypatch.setattr(catalogpatch, "_patched", patched)
+    monkeypatch.setattr(answer, "adopt", adopt)
+    monkeypatch.setattr(answer, "patched", patched)
     return seen
 
 
@@ -131,7 +131,7 @@ def test_published_rows_are_taken_only_from_a_named_branch(tmp_path, taken):
 def test_rows_of_another_format_are_ignored(tmp_path, taken, monkeypatch):
     bare, _ = published_origin(tmp_path)
     root = fresh_clone(bare, tmp_path / "clone")
-    monkeypatch.setattr(catalogrows, "STORE_VERSION", catalogrows.STORE_VERSION + 1)
+    monkeypatch.setattr(kept, "STORE_VERSION", kept.STORE_VERSION + 1)
     assert catalog(root, "--plain") == full_render(root, "--plain")
     assert taken == []
 

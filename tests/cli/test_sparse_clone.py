@@ -15,12 +15,12 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from exobrain.catalog import catalog_rows
+from exobrain.catalog.rows import catalog_rows
 from exobrain.cli.connect import main as connect_cmd
 from exobrain.cli.status import main as status_cmd
 from exobrain.cli.umbrella import main as exobrain_cmd
 from exobrain.cli.validate import main as validate_cmd
-from exobrain.committed import close_all
+from exobrain.sparse.committed import close_all
 from exobrain.workspace import open_workspace
 from tests.support.helpers import git
 from tests.support.sparse import CONE, SHAPE, cone, full_clone, origin, push_change, sparse_clone

@@ -1,11 +1,11 @@
-"""The catalog's printed text, chunk by chunk (:mod:`exobrain.catalogtext`): the chunks joined
+"""The catalog's printed text, chunk by chunk (:mod:`exobrain.catalog.text`): the chunks joined
 are what one whole render prints — ``json.dumps`` of all rows, the aligned table — so a
 catalog patched chunk by chunk prints the same."""
 
 import json
 
-from exobrain.catalog import CatalogRow
-from exobrain.catalogtext import (
+from exobrain.catalog.rows import CatalogRow
+from exobrain.catalog.text import (
     HEADER,
     JSON,
     PLAIN,

@@ -1,8 +1,8 @@
 """A committed repository's units and scopes, from what ``git ls-tree -r -z`` prints (pure:
 the listing here is written by hand, in git's format)."""
 
-from exobrain.committedunits import LINK, registry_id, summarise, unit_files, unit_of
 from exobrain.scopes import ScopeConfig
+from exobrain.sparse.units import LINK, registry_id, summarise, unit_files, unit_of
 from exobrain.util.git import TreeEntry
 
 BLOB, LINKED = "100644 blob", "120000 blob"

@@ -3,7 +3,7 @@ is frozen for good instead of being walked once more (and only then)."""
 
 import gc
 
-from exobrain.treecache import paused_gc
+from exobrain.util.gcpause import paused_gc
 
 
 def test_a_pause_for_good_freezes_what_was_made_and_collects_again_after():

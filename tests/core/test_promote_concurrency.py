@@ -13,7 +13,8 @@ import time
 
 from click.testing import CliRunner
 
-import exobrain.registry_edit as registry_edit
+import exobrain.registry.editor as registry_edit
+import exobrain.util.jsonfile as jsonfile
 from tests.support.helpers import exobrain
 
 ROUNDS = 20
@@ -48,7 +49,7 @@ def worker(root, prefix, rounds, start, inside, locked):
     """
     from exobrain.cli.promote import main
 
-    real_write = registry_edit.atomic_write_text
+    real_write = jsonfile.atomic_write_text
 
     def slow_write(path, text, **options):
         if inside is not None:
@@ -57,10 +58,10 @@ def worker(root, prefix, rounds, start, inside, locked):
             time.sleep(0.02)
         real_write(path, text, **options)
 
-    registry_edit.atomic_write_text = slow_write
+    jsonfile.atomic_write_text = slow_write
     if not locked:  # the orphan sweep trusts the lock, so it goes too
         registry_edit.exclusive = lambda path, timeout=0, root=None: contextlib.nullcontext()
-        registry_edit._sweep_temp_files = lambda path: None
+        registry_edit.sweep_temp_files = lambda path: None
     failures = 0
     for i in range(rounds):
         start.wait(timeout=30)

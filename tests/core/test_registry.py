@@ -4,15 +4,15 @@ import jsonschema
 import pytest
 
 from exobrain.model import Lifecycle, Tier
-from exobrain.registry import (
+from exobrain.registry.entries import (
     Entry,
     load_registry,
     make_entry,
     registry_from_text,
     registry_if_clean,
 )
-from exobrain.registry_rules import entry_problem
-from exobrain.registry_schema import schema_findings
+from exobrain.registry.rules import entry_problem
+from exobrain.registry.schema import schema_findings
 from tests.support import ROOT
 
 SCHEMA = json.loads((ROOT / "skills.schema.json").read_text())

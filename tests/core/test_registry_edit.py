@@ -6,13 +6,8 @@ import time
 import pytest
 
 from exobrain.errors import InputFileError, OperationFailed, UsageError
-from exobrain.registry_edit import (
-    edit_registry,
-    ordered_entry,
-    update_json_file,
-    with_key,
-    without_key,
-)
+from exobrain.registry.editor import edit_registry, ordered_entry, with_key, without_key
+from exobrain.util.jsonfile import update_json_file
 from exobrain.util.locking import exclusive as file_lock
 from tests.support.helpers import exobrain
 

@@ -1,5 +1,5 @@
 from exobrain.model import Identity
-from exobrain.registry import make_entry
+from exobrain.registry.entries import make_entry
 from exobrain.resolve import resolve
 
 

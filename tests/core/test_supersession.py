@@ -4,7 +4,7 @@ from click.testing import CliRunner
 
 from exobrain.cli.status import main as status
 from exobrain.model import Identity, Reason
-from exobrain.registry import make_entry
+from exobrain.registry.entries import make_entry
 from exobrain.resolve import resolve
 from exobrain.supersession import redirect
 from exobrain.util.graphs import find_cycles

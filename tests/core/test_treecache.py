@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from exobrain import treecache
 from exobrain.cli.connect import main as connect_cmd
 from exobrain.cli.status import main as status_cmd
 from exobrain.cli.validate import main as validate_cmd
-from exobrain.committed import CommittedTree
-from exobrain.treecache import (
+from exobrain.sparse import treecache
+from exobrain.sparse.committed import CommittedTree
+from exobrain.sparse.treecache import (
     CACHE_VERSION,
     DESCRIPTIONS,
     REGISTRIES,

@@ -24,7 +24,7 @@ from exobrain.cli.validate import main as validate_main
 from exobrain.connect.trust import load_trust
 from exobrain.errors import ExobrainError
 from exobrain.gate.crons import load_crons
-from exobrain.registry import load_registry
+from exobrain.registry.entries import load_registry
 from exobrain.scopes import load_scope_config, read_connection
 from exobrain.signals.aggregate import aggregate
 from exobrain.signals.lines import parse_line

@@ -8,7 +8,7 @@ import json
 import jsonschema
 import pytest
 
-from exobrain.registry_rules import entry_problem, top_level_problem
+from exobrain.registry.rules import entry_problem, top_level_problem
 from tests.support import ROOT
 from tests.support.hostile import invoke
 

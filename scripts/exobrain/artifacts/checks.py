@@ -26,13 +26,12 @@ from typing import Any
 from exobrain.agents import AGENTS
 from exobrain.artifacts.content import content_findings
 from exobrain.artifacts.lockfile import drift, lock_path, read_lock, version_problem
-from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError
 from exobrain.findings import ERROR, INFO, Finding, from_error
 from exobrain.model import EXTERNAL, GLOBAL, Identity
-from exobrain.paths import shown
+from exobrain.paths import shown, skill_dir
 from exobrain.refs import parse_ref
-from exobrain.registry import Entry, Registry
+from exobrain.registry.entries import Entry, Registry
 from exobrain.skillmd import SKILL_FILE, SkillDoc, as_list, links_of
 from exobrain.util.graphs import find_cycles
 

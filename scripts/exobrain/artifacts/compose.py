@@ -16,11 +16,10 @@ from pathlib import Path
 from exobrain.artifacts.content import SCHEMA_VERSION
 from exobrain.artifacts.promote import target_scope
 from exobrain.artifacts.register import FIRST_VERSION, Registered, register
-from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError, UsageError
-from exobrain.paths import shown
+from exobrain.paths import shown, skill_dir
 from exobrain.refs import canonical, parse_ref
-from exobrain.registry import Entry
+from exobrain.registry.entries import Entry
 from exobrain.skillmd import (
     DESCRIPTION_MAX,
     SKILL_FILE,

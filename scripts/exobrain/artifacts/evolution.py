@@ -21,19 +21,12 @@ from exobrain.artifacts.lockfile import (
     recorded_powers,
 )
 from exobrain.artifacts.register import rewrite_skill
-from exobrain.catalog import skill_dir
 from exobrain.errors import UsageError
 from exobrain.model import transition_problem
-from exobrain.paths import shown
+from exobrain.paths import shown, skill_dir
 from exobrain.refs import canonical, parse_ref
-from exobrain.registry import Entry
-from exobrain.registry_edit import (
-    edit_registry,
-    ordered_entry,
-    update_json_file,
-    with_key,
-    without_key,
-)
+from exobrain.registry.editor import edit_registry, ordered_entry, with_key, without_key
+from exobrain.registry.entries import Entry
 from exobrain.scopes import check_scope_path, scope_at
 from exobrain.skillmd import (
     SKILL_FILE,
@@ -47,6 +40,7 @@ from exobrain.skillmd import (
 from exobrain.supersession import supersedes_edges
 from exobrain.util.confine import check_tree
 from exobrain.util.graphs import find_cycles
+from exobrain.util.jsonfile import update_json_file
 from exobrain.util.staging import staged_folder
 from exobrain.util.treecopy import copy_tree
 from exobrain.workspace import Workspace, find_declaration

@@ -30,10 +30,10 @@ from typing import Any
 
 from exobrain.errors import InputFileError
 from exobrain.model import GLOBAL
-from exobrain.registry_edit import update_json_file
 from exobrain.skillmd import powers
 from exobrain.util.dirhash import file_digests, hash_digests
 from exobrain.util.fileio import load_json
+from exobrain.util.jsonfile import update_json_file
 from exobrain.util.versions import parse as parse_version
 
 LOCK_FILE = "skills.lock.json"

@@ -32,13 +32,12 @@ from typing import Any
 from exobrain.artifacts.evolution import in_tree
 from exobrain.artifacts.lockfile import lock_path, read_lock, update_lock
 from exobrain.artifacts.show import incoming_links
-from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError, InputFileError, UsageError
 from exobrain.model import EXTERNAL, Identity
-from exobrain.paths import shown
+from exobrain.paths import shown, skill_dir
 from exobrain.refs import canonical, parse_ref
-from exobrain.registry import Entry
-from exobrain.registry_edit import RegistryEdit, edit_registry, ordered_entry
+from exobrain.registry.editor import RegistryEdit, edit_registry, ordered_entry
+from exobrain.registry.entries import Entry
 from exobrain.scopes import check_scope_path, scope_at
 from exobrain.util.confine import resolve_inside
 from exobrain.util.fileio import make_folders

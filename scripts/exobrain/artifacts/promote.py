@@ -15,8 +15,8 @@ from typing import Any
 from exobrain.errors import InputFileError, UsageError
 from exobrain.model import EXTERNAL, GLOBAL, Identity, Tier
 from exobrain.paths import shown
-from exobrain.registry import Entry, Registry, registry_from_text
-from exobrain.registry_edit import edit_registry, with_key, without_key
+from exobrain.registry.editor import edit_registry, with_key, without_key
+from exobrain.registry.entries import Entry, Registry, registry_from_text
 from exobrain.resolve import resolve
 from exobrain.scopes import SEED, check_scope_path, scope_at
 from exobrain.util.locking import DEFAULT_TIMEOUT

@@ -31,15 +31,15 @@ from exobrain.artifacts.lockfile import (
     version_problem,
     with_powers,
 )
-from exobrain.catalog import skill_dir
 from exobrain.errors import InputFileError, UsageError
 from exobrain.model import GLOBAL
-from exobrain.paths import packaged, shown
-from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
+from exobrain.paths import packaged, shown, skill_dir
+from exobrain.registry.editor import edit_registry, ordered_entry
 from exobrain.scopes import scope_at
 from exobrain.skillmd import SKILL_FILE, parse, quick_meta, set_scalar, skill_text, spec_problems
 from exobrain.util.confine import check_tree, unsafe_entries
 from exobrain.util.fileio import atomic_write_text
+from exobrain.util.jsonfile import update_json_file
 from exobrain.util.versions import bump as bump_version
 from exobrain.util.versions import is_version, newer
 from exobrain.workspace import Workspace

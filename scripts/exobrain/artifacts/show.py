@@ -10,12 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from exobrain.artifacts.lockfile import drift, read_lock, version_problem
-from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError
 from exobrain.model import EXTERNAL
-from exobrain.paths import shown
+from exobrain.paths import shown, skill_dir
 from exobrain.refs import SkillRef, canonical, entry_home, parse_ref
-from exobrain.registry import Entry
+from exobrain.registry.entries import Entry
 from exobrain.skillmd import SKILL_FILE, as_list, links_of, parse, read_skill, skill_text
 from exobrain.workspace import Workspace, find_declaration
 

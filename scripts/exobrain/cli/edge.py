@@ -46,7 +46,7 @@ def command_edge(func: Callable[..., Any]) -> Callable[..., Any]:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(1)
         finally:
-            committed = sys.modules.get("exobrain.committed")
+            committed = sys.modules.get("exobrain.sparse.committed")
             if committed is not None:  # only loaded when git's objects were read
                 committed.close_all()
 

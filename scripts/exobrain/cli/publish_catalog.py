@@ -1,5 +1,5 @@
 """``exobrain publish-catalog``: the catalog's rows at HEAD, committed to a branch for fresh
-clones to start from (:mod:`exobrain.catalogpublish`)."""
+clones to start from (:mod:`exobrain.catalog.publish`)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def command(branch: str, as_json: bool, repo: Path | None) -> None:
     names the branch (git config exobrain.catalog origin/BRANCH) starts its first catalog
     from them and patches them for what changed since, instead of reading every registry
     and SKILL.md. Let only CI push the branch: clones trust what it says."""
-    from exobrain.catalogpublish import publish
+    from exobrain.catalog.publish import publish
     from exobrain.workspace import open_workspace
 
     done = publish(open_workspace(repo), branch)

@@ -82,7 +82,7 @@ def main(
     ws = open_workspace(repo)
     keep_until_exit(ws)  # freed by nobody: the process ends (ConsoleEntry)
     if show_all:
-        from exobrain.treecache import paused_gc
+        from exobrain.util.gcpause import paused_gc
 
         with paused_gc(for_good=True):  # every row stays alive until the end
             _show_catalog(ws, tier, as_json, plain)
@@ -101,7 +101,7 @@ def _connection_line(ws) -> str:
 
 
 def _show_status(ws, agent, tier, as_json, plain, fmt) -> None:
-    from exobrain.catalog import prompt_block, status_rows
+    from exobrain.catalog.status import prompt_block, status_rows
 
     skills = ws.resolve(agent)
     rows = status_rows(skills, ws, tier, everything=as_json)
@@ -147,38 +147,25 @@ def _show_status(ws, agent, tier, as_json, plain, fmt) -> None:
 
 
 def _show_catalog(ws, tier, as_json, plain) -> None:
-    """The catalog; as text (not a terminal's table), from the memo of its key when nothing
-    it reads has changed since it was printed (:mod:`exobrain.catalogmemo`), else patched
-    from the rows kept at the last run (:mod:`exobrain.catalogpatch`) or rendered in full."""
-    from exobrain.catalogmemo import CatalogMemo, catalog_key
-    from exobrain.catalogpatch import catalog_text
-    from exobrain.catalogtext import HEADER, JSON, PLAIN, TABLE, TITLE, cells, footer, variant_of
+    """The catalog: a rich table on a terminal (made every time), else the printed text of
+    :func:`exobrain.catalog.answer.printed_catalog` (memo, patch or full render)."""
+    from exobrain.catalog.text import HEADER, JSON, PLAIN, TABLE, TITLE, cells, footer
     from exobrain.cli.progress import progress_display
 
-    if stdout_is_terminal() and not (as_json or plain):  # a rich table, made every time
-        from exobrain.catalog import catalog_rows
+    if stdout_is_terminal() and not (as_json or plain):
+        from exobrain.catalog.rows import catalog_rows
 
         with progress_display() as progress:  # the first read of a big repository from git
             ws.sparse.progress = progress
             rows = catalog_rows(ws, tier)
         ws.sparse.progress = None
-        cells_ = [cells(r) for r in rows]
-        _render(list(HEADER), cells_, title=TITLE, footer=footer(len(rows)))
+        _render(list(HEADER), [cells(r) for r in rows], title=TITLE, footer=footer(len(rows)))
         return
-    kind = JSON if as_json else PLAIN if plain else TABLE
-    variant = variant_of(kind, tier)
-    checkout = ws.sparse.checkout()
-    key = None if checkout.sparse and checkout.cone is not None else catalog_key(ws)
-    memo = CatalogMemo(ws.root, key) if key else None  # (a sparse checkout: patched instead)
-    kept = memo.get(variant) if memo else None
-    if kept is not None:
-        click.echo(kept)
-        return
+    from exobrain.catalog.answer import printed_catalog
+
     with progress_display() as progress:
-        text = catalog_text(ws, kind, tier, progress)
+        text = printed_catalog(ws, JSON if as_json else PLAIN if plain else TABLE, tier, progress)
     _write_utf8(text)
-    if memo is not None and not ws.findings:
-        memo.put(variant, b"".join(text).decode("utf-8", "surrogateescape"))
 
 
 def _write_utf8(pieces: list[bytes | memoryview]) -> None:

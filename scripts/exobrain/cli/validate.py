@@ -45,7 +45,7 @@ def main(strict: bool, quiet: bool, as_json: bool, repo: Path | None) -> None:
     from exobrain.cli.progress import progress_display
     from exobrain.findings import ERROR
     from exobrain.gate.validate import exit_code, validate
-    from exobrain.treecache import paused_gc
+    from exobrain.util.gcpause import paused_gc
     from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.agents import AGENTS, Agent, get_agent
-from exobrain.catalog import skill_dir
 from exobrain.connect import cone, external, githooks, linker, preload, scopehooks, surfaces, trust
 from exobrain.connect.choice import (
     Choice,
@@ -32,8 +31,8 @@ from exobrain.connect.connection import (
 )
 from exobrain.errors import UsageError
 from exobrain.findings import Finding
-from exobrain.paths import shown
-from exobrain.registry import REGISTRY_FILE
+from exobrain.paths import shown, skill_dir
+from exobrain.registry.entries import REGISTRY_FILE
 from exobrain.resolve import Resolved
 from exobrain.scopes import CONNECTION_FILE
 from exobrain.workspace import Workspace, open_workspace, workspace_for

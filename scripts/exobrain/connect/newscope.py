@@ -17,7 +17,7 @@ from pathlib import Path
 
 from exobrain.errors import UsageError
 from exobrain.paths import shown
-from exobrain.registry import SCHEMA_FILE, registry_path
+from exobrain.registry.entries import SCHEMA_FILE, registry_path
 from exobrain.scopes import (
     SCOPE_FLAG,
     SEED,

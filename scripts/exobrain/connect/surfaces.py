@@ -26,15 +26,14 @@ from exobrain.agents import (
     Agent,
     optional_dir,
 )
-from exobrain.catalog import description_of, skill_dir
 from exobrain.connect import blocks, budgets, configs, indexes, linker
 from exobrain.connect.preload import DISCOVERED_FILE, without_mark
 from exobrain.errors import InputFileError
 from exobrain.model import EXTERNAL, GLOBAL
-from exobrain.paths import link_text, shown
+from exobrain.paths import link_text, shown, skill_dir
 from exobrain.resolve import Resolved
 from exobrain.scopes import SCOPE_FLAG
-from exobrain.skillmd import SKILL_FILE
+from exobrain.skillmd import SKILL_FILE, description_of
 from exobrain.util.fileio import read_text
 from exobrain.workspace import Workspace
 

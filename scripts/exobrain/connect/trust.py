@@ -28,8 +28,8 @@ from typing import Any
 
 from exobrain.errors import InputFileError, UsageError
 from exobrain.paths import user_config_dir
-from exobrain.registry_edit import update_json_file
 from exobrain.util.fileio import load_json
+from exobrain.util.jsonfile import update_json_file
 
 TRUST_FILE = "trust.json"
 FORMAT = 1

@@ -31,7 +31,7 @@ from exobrain.fetch.plan import Want, fetch_settings, sharing_agents, wants_for
 from exobrain.fetch.remote import Source, SourceRefused, check_source
 from exobrain.fetch.report import FetchReport, SkillEvent, error_text, failed, settled, short
 from exobrain.paths import shown
-from exobrain.registry import Entry
+from exobrain.registry.entries import Entry
 from exobrain.resolve import Resolved
 from exobrain.util.dirhash import content_hash
 from exobrain.util.fileio import make_folders

@@ -291,7 +291,7 @@ def _known_skills(ws: Workspace) -> set[tuple[str, str]]:
     """(home, name) of every declared skill (home ``external/<owner>`` for external ones) and
     of every in-tree skill folder holding a SKILL.md (for a scope a sparse checkout leaves
     out, the folders git's tree holds: one outside the cone is not unknown)."""
-    from exobrain.catalog import skill_dir
+    from exobrain.paths import skill_dir
     from exobrain.refs import entry_home
 
     known = {

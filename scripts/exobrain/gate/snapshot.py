@@ -14,7 +14,7 @@ from typing import Any
 from exobrain.errors import InputFileError
 from exobrain.gate.crons import CRONS_FILE, CronJob, parse_crons
 from exobrain.model import GLOBAL, Identity
-from exobrain.registry import REGISTRY_FILE
+from exobrain.registry.entries import REGISTRY_FILE
 from exobrain.scopes import SCOPE_FLAG, ScopeConfig, parse_scope_config, scopes_from_flags
 from exobrain.util.fileio import parse_json
 

@@ -16,16 +16,15 @@ from pathlib import Path
 
 from exobrain.artifacts.checks import artifact_findings
 from exobrain.artifacts.lockfile import read_lock, recorded_powers
-from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError, InputFileError
 from exobrain.findings import ERROR, INFO, WARNING, Finding, from_error
 from exobrain.gate.crons import crons_findings
 from exobrain.gate.legacy import legacy_findings
 from exobrain.model import EXTERNAL, GLOBAL, Identity
-from exobrain.paths import shown
-from exobrain.registry import REGISTRY_FILE, Entry, Policy, Registry
-from exobrain.registry_rules import ALLOW, REFUSE
-from exobrain.registry_schema import explained_findings, schema_findings, schema_is_packaged
+from exobrain.paths import shown, skill_dir
+from exobrain.registry.entries import REGISTRY_FILE, Entry, Policy, Registry
+from exobrain.registry.rules import ALLOW, REFUSE
+from exobrain.registry.schema import explained_findings, schema_findings, schema_is_packaged
 from exobrain.scopes import SEED
 from exobrain.skillmd import SKILL_FILE, SkillDoc, powers, read_skill, spec_problems
 from exobrain.util.confine import leaves, unsafe_entries

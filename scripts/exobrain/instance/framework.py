@@ -30,7 +30,7 @@ from pathlib import Path
 
 from exobrain.errors import UsageError
 from exobrain.model import GLOBAL
-from exobrain.registry import load_registry
+from exobrain.registry.entries import load_registry
 from exobrain.util.git import Git
 
 #: Single framework files, relative to the root (copied only when the seed has them).

@@ -16,17 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_entry, lock_path
-from exobrain.catalog import skill_dir
 from exobrain.errors import UsageError
 from exobrain.gate.proof import kind_of
 from exobrain.gate.review import skill_folder
 from exobrain.gate.snapshot import PERSONAL_TYPES
 from exobrain.instance.harvest import InstanceReport, harvest
 from exobrain.model import Identity
-from exobrain.paths import shown
-from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
+from exobrain.paths import shown, skill_dir
+from exobrain.registry.editor import edit_registry, ordered_entry
 from exobrain.scopes import check_scope_path, scope_at
 from exobrain.skillmd import SKILL_FILE, quick_meta
+from exobrain.util.jsonfile import update_json_file
 from exobrain.util.repository import Repository
 from exobrain.util.staging import staged_folder
 from exobrain.util.versions import is_version

@@ -17,12 +17,12 @@ from typing import Any
 
 from exobrain.artifacts.evolution import in_tree
 from exobrain.artifacts.promote import real_scope
-from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError, OperationFailed, UsageError
 from exobrain.interop.formats import exporter
 from exobrain.interop.formats.fields import slugify
+from exobrain.paths import skill_dir
 from exobrain.refs import canonical
-from exobrain.registry import Entry
+from exobrain.registry.entries import Entry
 from exobrain.skillmd import SKILL_FILE, read_skill
 from exobrain.util.archive import Member, write_zip
 from exobrain.util.confine import unsafe_entries

@@ -23,7 +23,6 @@ from typing import Any
 from exobrain.artifacts.checks import resolve_ref, skill_refs
 from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_path
 from exobrain.artifacts.promote import target_scope
-from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError, UsageError
 from exobrain.interop.formats import detect, importer
 from exobrain.interop.formats.bundle import Bundle, FoundSkill, discover
@@ -39,9 +38,10 @@ from exobrain.interop.plan import (
     upstream_record,
 )
 from exobrain.model import GLOBAL, Identity
-from exobrain.paths import shown
-from exobrain.registry_edit import edit_registry, ordered_entry, update_json_file
+from exobrain.paths import shown, skill_dir
+from exobrain.registry.editor import edit_registry, ordered_entry
 from exobrain.skillmd import SKILL_FILE
+from exobrain.util.jsonfile import update_json_file
 from exobrain.util.staging import staged_folder
 from exobrain.util.treecopy import copy_tree
 from exobrain.workspace import Workspace

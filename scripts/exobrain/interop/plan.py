@@ -21,8 +21,8 @@ from exobrain.interop.formats.bundle import FoundSkill
 from exobrain.interop.formats.fields import dump, read_lenient
 from exobrain.interop.formats.translation import translate
 from exobrain.interop.inputs import Opened
-from exobrain.registry import Policy
-from exobrain.registry_rules import FLAG, REFUSE
+from exobrain.registry.entries import Policy
+from exobrain.registry.rules import FLAG, REFUSE
 from exobrain.skillmd import SKILL_FILE, powers, skill_text, spec_problems
 from exobrain.util.confine import unsafe_entries
 from exobrain.util.dirhash import hash_digests

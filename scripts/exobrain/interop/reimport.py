@@ -27,7 +27,6 @@ from exobrain.artifacts.lockfile import (
     renewed,
 )
 from exobrain.artifacts.promote import real_scope
-from exobrain.catalog import skill_dir
 from exobrain.errors import ExobrainError, OperationFailed, UsageError
 from exobrain.interop.formats import importer_for_source_format
 from exobrain.interop.formats.bundle import FoundSkill, discover
@@ -44,11 +43,11 @@ from exobrain.interop.plan import (
     upstream_record,
 )
 from exobrain.model import GLOBAL
-from exobrain.paths import shown
+from exobrain.paths import shown, skill_dir
 from exobrain.refs import SkillRef, canonical, parse_ref
-from exobrain.registry_edit import update_json_file
 from exobrain.skillmd import SKILL_FILE, read_skill
 from exobrain.util.dirhash import file_digests, hash_digests
+from exobrain.util.jsonfile import update_json_file
 from exobrain.util.staging import staged_folder
 from exobrain.util.treecopy import copy_tree
 from exobrain.util.versions import bump, newer

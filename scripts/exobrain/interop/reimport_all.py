@@ -21,7 +21,7 @@ from exobrain.errors import ExobrainError
 from exobrain.interop.plan import Item
 from exobrain.interop.reimport import update_skill
 from exobrain.refs import canonical
-from exobrain.registry import Entry
+from exobrain.registry.entries import Entry
 from exobrain.workspace import Workspace
 
 FAILED = "skipped"  # the status of a skill that could not be updated, as in an import

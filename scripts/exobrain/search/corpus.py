@@ -27,7 +27,7 @@ from exobrain.agents import AGENTS, optional_dir
 from exobrain.errors import UsageError
 from exobrain.fetch import installs
 from exobrain.model import EXTERNAL, GLOBAL
-from exobrain.registry import Entry
+from exobrain.registry.entries import Entry
 from exobrain.resolve import Resolved
 from exobrain.scopes import Scope
 from exobrain.skillmd import SKILL_FILE

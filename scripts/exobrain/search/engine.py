@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from exobrain.catalog import unreadable_skill
 from exobrain.errors import OperationFailed
 from exobrain.search import embedding
 from exobrain.search.corpus import Artifact, View, open_view
@@ -38,7 +37,7 @@ from exobrain.search.ranking import (
     relevance,
     score,
 )
-from exobrain.skillmd import as_list
+from exobrain.skillmd import as_list, unreadable_skill
 from exobrain.util.progress import Progress
 from exobrain.workspace import Workspace
 

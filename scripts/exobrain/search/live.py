@@ -36,7 +36,7 @@ import sqlite3
 import stat
 from pathlib import Path
 
-from exobrain.registry import registry_path
+from exobrain.registry.entries import registry_path
 from exobrain.scopes import CONNECTION_FILE, build_chain
 from exobrain.search.corpus import Artifact, View, open_view
 from exobrain.search.engine import (
@@ -274,7 +274,7 @@ class Live:
 
 
 def _text(path: str) -> str:
-    """A registry's text as :func:`exobrain.registry.load_registry` reads it ("" when it
+    """A registry's text as :func:`exobrain.registry.entries.load_registry` reads it ("" when it
     cannot be read: a registry that could not be read has no text either)."""
     try:
         return read_text(Path(path))

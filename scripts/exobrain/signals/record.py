@@ -15,7 +15,7 @@ from typing import Any
 
 from exobrain.model import Identity, Lifecycle
 from exobrain.refs import canonical, parse_ref
-from exobrain.registry import Entry
+from exobrain.registry.entries import Entry
 from exobrain.signals.ledger import author, host_id, make_signal, record_signal
 from exobrain.supersession import successors, supersedes_edges
 from exobrain.util.graphs import find_cycles

@@ -26,7 +26,7 @@ from typing import Any
 
 from exobrain.errors import ExobrainError
 from exobrain.paths import shown
-from exobrain.registry import Entry, Registry
+from exobrain.registry.entries import Entry, Registry
 from exobrain.signals.aggregate import Aggregate, Folder, aggregate, file_records
 from exobrain.signals.ledger import day_number, format_ts, ledger_files, ts_ms
 from exobrain.signals.lines import Record, read_ledger_text
@@ -263,7 +263,7 @@ def apply_sweep(root: Path, decisions: list[Decision]) -> list[str]:
     files changed. Under each registry's lock the entry is re-read and moved only if the
     lifecycle table still allows it (someone may have archived it since the plan)."""
     from exobrain.model import transition_problem
-    from exobrain.registry_edit import edit_registry, with_key
+    from exobrain.registry.editor import edit_registry, with_key
 
     changed = []
     for scope in sorted({d.entry.scope for d in decisions if d.deprecate}):

@@ -165,7 +165,7 @@ def fresh_resolution(root: str, agent: str) -> dict[str, Any]:
     """Resolve the connection, then cache the result keyed on every file that was read."""
     from exobrain.errors import ExobrainError
     from exobrain.paths import user_cache_dir
-    from exobrain.registry import registry_path
+    from exobrain.registry.entries import registry_path
     from exobrain.scopes import CONNECTION_FILE, SCOPE_FLAG, ancestor_paths
     from exobrain.signals.ledger import author, host_id
     from exobrain.util.fileio import atomic_write_text

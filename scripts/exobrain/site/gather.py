@@ -23,11 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.artifacts.lockfile import lock_state, read_lock
-from exobrain.catalog import unreadable_skill
 from exobrain.errors import ExobrainError
 from exobrain.model import GLOBAL
 from exobrain.paths import shown
-from exobrain.registry import Entry
+from exobrain.registry.entries import Entry
 from exobrain.scopes import SEED, build_chain
 from exobrain.search.corpus import Artifact, View, repository_view, shared_view
 from exobrain.search.docs import read_doc
@@ -37,7 +36,7 @@ from exobrain.signals.ledger import day_label
 from exobrain.signals.quality import load_weights, quality_all
 from exobrain.signals.view import summary
 from exobrain.site.data import LINK_TYPES, USAGE_DAYS, search_settings
-from exobrain.skillmd import as_list, links_of
+from exobrain.skillmd import as_list, links_of, unreadable_skill
 from exobrain.util.dirhash import file_digests
 from exobrain.util.progress import Progress
 from exobrain.util.repository import Repository

@@ -3,7 +3,7 @@ plain Python.
 
 Every load runs it on every entry (a repository of 100,000 people has a million), so
 resolution never sees a malformed entry and commands such as ``skills-status`` need not
-import jsonschema; :mod:`exobrain.registry_schema` runs the schema itself for
+import jsonschema; :mod:`exobrain.registry.schema` runs the schema itself for
 ``skills-validate`` and the registry editor, and a test keeps the two in agreement.
 """
 

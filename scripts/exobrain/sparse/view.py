@@ -1,7 +1,7 @@
 """What a workspace reads from git's objects because the sparse checkout leaves it out.
 
 In a sparse checkout a file may be missing from the disk only because the checkout leaves it
-out; then git's objects hold it (:mod:`exobrain.committed`), and the workspace reads it from
+out; then git's objects hold it (:mod:`exobrain.sparse.committed`), and the workspace reads it from
 there: a connected scope, an override's home or a whole-repository scan outside the cone is
 still seen, and whatever could not be read is said in one warning line. A file on disk costs
 no git call at all, so a command that needs only the chain pays nothing for this.
@@ -20,15 +20,15 @@ from typing import TYPE_CHECKING
 
 from exobrain.findings import WARNING, Finding
 from exobrain.model import GLOBAL
-from exobrain.registry import Registry
+from exobrain.registry.entries import Registry
 from exobrain.scopes import SCOPE_FLAG, Scope, ScopeConfig
 from exobrain.skillmd import SKILL_FILE
 from exobrain.util.progress import Progress
 
 if TYPE_CHECKING:  # git is imported only by commands that read from it
-    from exobrain.checkout import Checkout
-    from exobrain.committed import CommittedTree
-    from exobrain.committedunits import CommittedScope
+    from exobrain.sparse.committed import CommittedTree
+    from exobrain.sparse.units import CommittedScope
+    from exobrain.util.checkout import Checkout
 
 NOT_READ = "not-read"
 
@@ -55,7 +55,7 @@ class SparseView:
     def checkout(self) -> Checkout:
         """How much of the repository the working tree holds (asked of git once)."""
         if self._checkout is None:
-            from exobrain.checkout import read_checkout
+            from exobrain.util.checkout import read_checkout
 
             self._checkout = read_checkout(self.root)
         return self._checkout
@@ -69,9 +69,9 @@ class SparseView:
         return checkout.sparse and not checkout.holds(rel)
 
     def committed(self) -> CommittedTree:
-        """The repository as committed at HEAD (opened once; see :mod:`exobrain.committed`)."""
+        """The repository as committed at HEAD (opened once; :mod:`exobrain.sparse.committed`)."""
         if self._tree is None:
-            from exobrain.committed import CommittedTree
+            from exobrain.sparse.committed import CommittedTree
 
             self._tree = CommittedTree(
                 self.root, self.config, self.checkout(), self._report, only=self.only

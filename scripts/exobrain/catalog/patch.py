@@ -2,27 +2,27 @@
 
 ``skills-status --all`` in an exobrain of 100,000 people prints 600,000 rows. After a pull
 that changed a few people's folders, making them all again from the per-registry cache
-(:mod:`exobrain.treecache`) takes seconds; the memo (:mod:`exobrain.catalogmemo`) does not
+(:mod:`exobrain.sparse.treecache`) takes seconds; the memo (:mod:`exobrain.catalog.memo`) does not
 help, since its key changed. So each printed catalog is also kept as *rows*: the text of each
-row (:mod:`exobrain.catalogtext`) and the scope that declares it, with the commit it was read
+row (:mod:`exobrain.catalog.text`) and the scope that declares it, with the commit it was read
 at. The next run asks git which files changed since that commit (``git diff-tree``: trees
 only, no blob read), and re-makes only the rows of
 
 * the units those files belong to (a unit: a folder at the top of a collection, or the
-  global ``skills/``; see :mod:`exobrain.committedunits`),
+  global ``skills/``; see :mod:`exobrain.sparse.units`),
 * the units with a scope on the disk now or at the last run (read from the disk, so they
   can change without a commit),
 * the global scope (its registry is at the root),
 
 through the same code as a full render, restricted to those units
-(:attr:`exobrain.sparseview.SparseView.only`). The other rows are kept as they were printed,
+(:attr:`exobrain.sparse.view.SparseView.only`). The other rows are kept as they were printed,
 and the new ones are merged in at their place in the order (name, then the declaring scope).
 
 The patched text is the full render's, or no patch is made and the catalog is rendered in
 full: when more than 500 units changed, the commit is gone, a table column's width changed,
 anything reported a finding (kept rows were only ever stored from an answer without one), the
 scope configuration, the cone or the toolkit changed, or HEAD tracks ``.exobrain-cache``.
-How the rows are kept, and why a copy of them is never trusted: :mod:`exobrain.catalogrows`.
+How the rows are kept, and why a copy of them is never trusted: :mod:`exobrain.catalog.kept`.
 """
 
 from __future__ import annotations
@@ -32,27 +32,24 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Set as AbstractSet
 
-from exobrain.catalog import CatalogRow, catalog_rows
-from exobrain.catalogpublish import adopt
-from exobrain.catalogrows import Rows, RowStore, Stored, identity
-from exobrain.catalogtext import (
+from exobrain.catalog.kept import Rows, RowStore, Stored
+from exobrain.catalog.rows import CatalogRow, catalog_rows
+from exobrain.catalog.text import (
     SEPARATORS,
     TABLE,
     CatalogText,
+    Printed,
     cells,
     chunks_of,
     frame,
     name_in,
-    render,
     table_cells,
-    variant_of,
     widths_of,
 )
-from exobrain.committed import PATHSPEC_LIMIT
-from exobrain.committedunits import unit_of
 from exobrain.model import GLOBAL
 from exobrain.scopes import SEED, Chain
-from exobrain.util.progress import Progress
+from exobrain.sparse.committed import PATHSPEC_LIMIT
+from exobrain.sparse.units import unit_of
 from exobrain.util.repository import Repository
 from exobrain.workspace import Workspace
 
@@ -60,8 +57,6 @@ _GLOBAL_UNIT = "skills"  # the global skills/ folder: the global scope's skills
 #: Kept rows are rewritten (about 100 MB at 100,000 people) once this many units changed
 #: since they were made; until then each run patches them again, from their commit.
 REWRITE_AFTER = 50
-#: Printed text in UTF-8, in pieces written one after the other (no copy of a big catalog).
-Printed = list[bytes | memoryview]
 _NAME_SPAN = 256  # bytes from a row's start that hold its name (64 characters at most)
 
 
@@ -72,38 +67,7 @@ def units_on_disk(ws: Workspace) -> set[str]:
     return {u for u in found if u is not None} | {_GLOBAL_UNIT}
 
 
-def catalog_text(
-    ws: Workspace, kind: str, tier: str | None, progress: Progress | None = None
-) -> Printed:
-    """The catalog as ``kind`` text in UTF-8, in pieces (rows of ``tier`` only, when given): patched
-    from the rows kept at the last run when it can be (see the module), else rendered in
-    full (``progress`` shows the first read of a big repository from git). Rows are kept for
-    the next run when the answer has no finding."""
-    variant = variant_of(kind, tier)
-    checkout = ws.sparse.checkout()
-    store = None
-    if checkout.sparse and checkout.cone is not None:
-        store = RowStore(ws.root, variant, identity(ws, variant))
-        stored = store.load()
-        if stored is None and adopt(ws, store, variant):  # rows published for a fresh clone
-            stored = store.load()
-        done = _patched(ws, stored, kind, tier, store) if stored is not None else None
-        if done is not None:
-            return done
-    ws.sparse.progress = progress
-    rows = catalog_rows(ws, tier)
-    ws.sparse.progress = None
-    text = render(kind, rows)
-    tree = ws.sparse.committed() if ws.sparse.reads_git else None
-    trusted = tree is not None and tree.head and not tree.tracks_cache
-    if store is not None and tree is not None and trusted and not ws.findings:
-        kept = Rows.rendered(text, rows)  # only from a clean answer
-        if kept is not None:
-            store.save(kept, tree.head or "", units_on_disk(ws))
-    return [text.text().encode("utf-8", "surrogateescape")]
-
-
-def _patched(
+def patched(
     ws: Workspace, stored: Stored, kind: str, tier: str | None, store: RowStore
 ) -> Printed | None:
     """The kept catalog with the rows of every unit that may have changed made anew (and

@@ -1,5 +1,5 @@
 """The catalog as printed text (not a terminal's table): one *chunk* per row, so that a
-printed catalog can be patched row by row (:mod:`exobrain.catalogpatch`).
+printed catalog can be patched row by row (:mod:`exobrain.catalog.patch`).
 
 Three kinds: ``table`` (aligned columns, what a pipe gets), ``plain`` (tab-separated) and
 ``json``. A chunk is the text of one row, and the whole text is the chunks joined around a
@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from exobrain.catalog import CatalogRow
+from exobrain.catalog.rows import CatalogRow
 from exobrain.skillmd import one_line
 
 TABLE, PLAIN, JSON = "table", "plain", "json"
@@ -84,6 +84,8 @@ def name_in(kind: str, chunk: str) -> str:
     return chunk.partition("\t" if kind == PLAIN else " ")[0]
 
 
+#: Printed text in UTF-8, in pieces written one after the other (no copy of a big catalog).
+Printed = list[bytes | memoryview]
 #: What comes between two rows' chunks, by kind.
 SEPARATORS = {TABLE: "\n", PLAIN: "\n", JSON: ",\n"}
 

@@ -4,7 +4,7 @@ A big exobrain is cloned the way large monorepos are: ``git clone --filter=blob:
 --sparse`` and a cone-mode sparse checkout of the connection's folders (``exobrain sparse``).
 Then a registry or a SKILL.md missing from the disk may simply lie outside the cone, and
 what needs the whole repository reads it from git's objects instead
-(:mod:`exobrain.committed`). This module tells the two cases apart.
+(:mod:`exobrain.sparse.committed`). This module tells the two cases apart.
 
 Cone mode (what ``git sparse-checkout set --cone`` writes and ``exobrain sparse`` uses) holds
 every file at the root, every file below a listed folder, and the files directly inside each

@@ -1,4 +1,4 @@
-"""The one writer of ``skills.json`` files, and the locked atomic update every JSON writer shares.
+"""The one writer of ``skills.json`` files.
 
 Every command that changes a registry (promote now; lifecycle, register and import later) goes
 through :func:`edit_registry`, so they all get the same guarantees:
@@ -13,109 +13,31 @@ through :func:`edit_registry`, so they all get the same guarantees:
   entries keep their bytes and an add followed by a remove gives back the original file;
 * the write is atomic (temp file + rename) and happens only when the text changed.
 
-:func:`update_json_file` is the same machinery for other JSON files we own (``skills.lock.json``).
+The locked atomic update under it is :mod:`exobrain.util.jsonfile`, which the other JSON files
+the toolkit owns (``skills.lock.json``, the trust records) use directly.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from exobrain.checkout import refuse_outside
-from exobrain.errors import InputFileError, OperationFailed, UsageError
+from exobrain.errors import InputFileError, UsageError
 from exobrain.findings import Finding
 from exobrain.paths import shown
-from exobrain.registry import SCHEMA_FILE, Registry, registry_path
-from exobrain.registry_rules import ENTRY_KEY_ORDER, entry_problem, top_level_problem
-from exobrain.registry_schema import schema_findings
-from exobrain.util.fileio import atomic_write_text, dump_json, parse_json, read_text
-from exobrain.util.jsonstyle import locate_array, render_like, splice_array
+from exobrain.registry.entries import SCHEMA_FILE, Registry, registry_path
+from exobrain.registry.rules import ENTRY_KEY_ORDER, entry_problem, top_level_problem
+from exobrain.registry.schema import schema_findings
+from exobrain.util.checkout import refuse_outside
+from exobrain.util.fileio import dump_json, parse_json
+from exobrain.util.jsonfile import read_existing, sweep_temp_files, write_file
+from exobrain.util.jsonstyle import locate_array, splice_array
 from exobrain.util.locking import DEFAULT_TIMEOUT, exclusive
-
-
-def _read_existing(path: Path) -> str | None:
-    if not path.exists() and not path.is_symlink():
-        return None
-    return read_text(path)
-
-
-def _write(root: Path, path: Path, text: str, rel: str, durable: bool = True) -> None:
-    """Write through a symlinked registry that stays inside ``root`` (the link is kept); one
-    leading outside is refused by the file layer, with the link named."""
-    try:
-        atomic_write_text(path, text, root=root, durable=durable)
-    except OSError as exc:
-        raise OperationFailed(
-            f"{rel}: cannot write ({exc.strerror or exc}); the file is unchanged",
-            hint="check the folder's permissions and free space",
-        ) from exc
-
-
-@dataclass
-class JsonUpdate:
-    """A JSON document being updated under its lock; change ``data`` in place or replace it."""
-
-    path: Path
-    data: Any
-    original: str | None
-    text: str | None = None  # the rendered result, set when the block ends
-    written: bool = False
-
-    @property
-    def changed(self) -> bool:
-        return self.text is not None and self.text != self.original
-
-
-@contextmanager
-def update_json_file(
-    path: Path,
-    *,
-    root: Path,
-    default: Callable[[], Any] | None = None,
-    check: Callable[[Any], None] | None = None,
-    timeout: float = DEFAULT_TIMEOUT,
-    dry_run: bool = False,
-    durable: bool = True,
-) -> Iterator[JsonUpdate]:
-    """Lock, read and parse ``path`` (a file inside ``root``), let the block change it, then
-    write it back atomically.
-
-    ``default`` builds the document when the file is missing (None: a missing file is an
-    error). ``check`` raises on data that must not be written; it runs on the file as read
-    (so a broken file is refused before the block runs) and on the result. The result keeps
-    the file's indentation and newlines; a new file is written in the house style. With
-    ``dry_run`` nothing is locked or written, but ``text`` still shows the result.
-    ``durable=False`` skips the fsync, for files that can be regenerated (locks).
-    """
-    if not dry_run:
-        refuse_outside(root, path)
-    with nullcontext() if dry_run else exclusive(path, timeout, root=root):
-        original = _read_existing(path)
-        if original is None:
-            if default is None:
-                raise InputFileError(f"{path}: no such file")
-            data = default()
-        else:
-            data = parse_json(original, path)
-            if check:
-                check(data)
-        update = JsonUpdate(path, data, original)
-        yield update
-        if check:
-            check(update.data)
-        update.text = (
-            render_like(original, update.data) if original is not None else dump_json(update.data)
-        )
-        if update.changed and not dry_run:
-            _write(root, path, update.text, str(path), durable)
-            update.written = True
-        if not dry_run:
-            _sweep_temp_files(path)
 
 
 def ordered_entry(entry: dict[str, Any]) -> dict[str, Any]:
@@ -296,7 +218,7 @@ def edit_registry(
     if not dry_run:
         refuse_outside(root, path)
     with nullcontext() if dry_run else exclusive(path, timeout, root=root):
-        original = _read_existing(path)
+        original = read_existing(path)
         if original is None and not create:
             raise UsageError(f"{rel} does not exist")
         entries: list[dict[str, Any]] = []
@@ -329,22 +251,7 @@ def edit_registry(
                 f"the change would break the schema of {_describe(problems)}; nothing was written"
             )
         if edit.changed and not dry_run:
-            _write(root, path, edit.text, rel)
+            write_file(root, path, edit.text, rel)
             edit.written = True
         if not dry_run:
-            _sweep_temp_files(path)
-
-
-def _sweep_temp_files(path: Path) -> None:
-    """Remove temp files a writer killed mid-write left (only callable under the file's lock).
-
-    ``atomic_write_text`` names them ``.<file>.<random>.tmp``; every writer of ``path`` holds
-    the lock while its temp file exists, so under the lock any such file is an orphan.
-    """
-    prefix = f".{path.name}."
-    for orphan in path.parent.iterdir():
-        if orphan.name.startswith(prefix) and orphan.name.endswith(".tmp"):
-            try:
-                orphan.unlink()
-            except OSError:
-                pass
+            sweep_temp_files(path)

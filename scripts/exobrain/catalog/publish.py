@@ -4,13 +4,13 @@ The first ``skills-status --all`` in a fresh blob-less clone of 100,000 people f
 parses 900,000 registries and SKILL.md files: over half a minute on two cores, however the
 parsing is done. Yet the rows a catalog prints at a commit are the same in every clone. So
 whoever has a clean checkout — CI, after each merge — publishes them once:
-``exobrain publish-catalog`` commits the kept rows (:mod:`exobrain.catalogrows`) of the
+``exobrain publish-catalog`` commits the kept rows (:mod:`exobrain.catalog.kept`) of the
 ``table``, ``plain`` and ``json`` variants, read at ``HEAD``, to the branch
 ``exobrain-catalog``, as a commit of its own (no parent: the branch never grows a history, and
 no work tree is touched). A clone that names the branch
 (``git config exobrain.catalog origin/exobrain-catalog``) and has no kept rows of its own
 takes the published ones as its own, then patches them for what changed since their commit
-and for its own cone (:mod:`exobrain.catalogpatch`), exactly as it patches rows it made.
+and for its own cone (:mod:`exobrain.catalog.patch`), exactly as it patches rows it made.
 
 Trust: published rows say what registries and SKILL.md files hold without this clone reading
 them, so they are trusted as far as whoever may push that branch, and no further. Nothing is
@@ -25,12 +25,12 @@ import json
 import re
 from dataclasses import dataclass
 
-from exobrain.catalog import catalog_rows
-from exobrain.catalogrows import COMMIT_ID, DATA_PARTS, LIMIT, Rows, RowStore, identity
-from exobrain.catalogtext import JSON, PLAIN, TABLE, render
-from exobrain.committedunits import unit_of
+from exobrain.catalog.kept import COMMIT_ID, DATA_PARTS, LIMIT, Rows, RowStore, rows_key
+from exobrain.catalog.rows import catalog_rows
+from exobrain.catalog.text import JSON, PLAIN, TABLE, render
 from exobrain.errors import ExobrainError, OperationFailed, UsageError
 from exobrain.scopes import SEED
+from exobrain.sparse.units import unit_of
 from exobrain.util.repository import Repository
 from exobrain.workspace import Workspace
 
@@ -88,7 +88,7 @@ def publish(ws: Workspace, branch: str = BRANCH) -> Published:
                     "ends in a space or holds a line break)"
                 )
             parts = kept.parts()
-            meta = kept.meta(identity(ws, kind, cone=False), head, set())
+            meta = kept.meta(rows_key(ws, kind, cone=False), head, set())
             parts["meta.json"] = json.dumps(meta, separators=(",", ":")).encode()
             for part, data in parts.items():
                 oid = repo.run("hash-object", "-w", "--stdin", stdin=data).strip()
@@ -141,7 +141,7 @@ def adopt(ws: Workspace, store: RowStore, variant: str) -> bool:
         blobs = repo.blobs([v[1] for v in wanted.values() if v], limit=LIMIT, what="rows")
         parts = {p: blobs[v[1]].data for p, v in wanted.items() if v and v[1] in blobs}
         meta = json.loads(parts.pop("meta.json") or b"null")
-        if not isinstance(meta, dict) or meta.get("identity") != identity(ws, variant, cone=False):
+        if not isinstance(meta, dict) or meta.get("key") != rows_key(ws, variant, cone=False):
             return False
         head = meta.get("head")
         if not isinstance(head, str) or not COMMIT_ID.match(head) or not repo.commit_of(head):
@@ -149,7 +149,7 @@ def adopt(ws: Workspace, store: RowStore, variant: str) -> bool:
         if len(parts) != len(DATA_PARTS) or any(v is None for v in parts.values()):
             return False
         data = {p: v for p, v in parts.items() if v is not None}
-        store.keep(data, {**meta, "identity": store.made_with, "fresh": sorted(units)})
+        store.keep(data, {**meta, "key": store.key, "fresh": sorted(units)})
         return True
     except (ValueError, ExobrainError):  # not JSON, or git could not read the branch
         return False

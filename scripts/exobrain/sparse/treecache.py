@@ -24,12 +24,9 @@ changed, and only what the repository still holds is kept.
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import zlib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -38,6 +35,7 @@ from exobrain.model import Lifecycle, Tier
 from exobrain.paths import REPO_CACHE, cache_folder
 from exobrain.util.confine import resolve_inside
 from exobrain.util.fileio import atomic_write_text, read_bytes
+from exobrain.util.gcpause import paused_gc
 
 FOLDER = "tree"
 UNITS, REGISTRIES, DESCRIPTIONS = "units", "registries", "descriptions"
@@ -48,27 +46,6 @@ CACHE_LIMIT = 1 << 30
 _FORMER = ("committed.json", "committed-descriptions.json")
 _TIERS = frozenset(t.value for t in Tier)
 _LIFECYCLES = frozenset(c.value for c in Lifecycle)
-
-
-@contextmanager
-def paused_gc(*, for_good: bool = False) -> Iterator[None]:
-    """No cyclic garbage collection while a big graph of objects that all stay alive is built
-    (a catalog of a million entries): collecting them again and again only costs time.
-
-    ``for_good``: what was made stays alive until the process ends (a command's last step).
-    Then it is handed to the permanent generation (:func:`gc.freeze`) instead of being walked
-    by the first collection after the pause (about 1 s for a million objects); reference
-    counting still frees each of them when dropped. Not for a long-lived process (the MCP
-    server), where cyclic garbage frozen with them would never be collected."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            if for_good:
-                gc.freeze()
-            gc.enable()
 
 
 def _registries_shaped(registries: Any) -> TypeGuard[dict[str, list[dict[str, Any]]]]:

@@ -1,6 +1,6 @@
 """skills.json against its JSON Schema: what ``skills-validate`` and the registry editor report.
 
-The fast structural check of :mod:`exobrain.registry_rules` (``entry_problem``) runs on every load;
+The fast structural check of :mod:`exobrain.registry.rules` (``entry_problem``) runs on every load;
 this is the full one, ``skills.schema.json`` run by jsonschema, with each problem located by
 entry and line. A test keeps the two in agreement, so when a repository uses the packaged
 schema, jsonschema runs only where the fast check found something to explain.
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from exobrain.errors import InputFileError
 from exobrain.findings import ERROR, Finding
 from exobrain.paths import packaged, shown
-from exobrain.registry import SCHEMA_FILE, Registry
+from exobrain.registry.entries import SCHEMA_FILE, Registry
 from exobrain.util.fileio import read_text
 
 if TYPE_CHECKING:

@@ -1,5 +1,5 @@
 """A committed repository's units and their scopes, worked out from git's listings: pure
-functions over what :mod:`exobrain.committed` asked git (no git call here).
+functions over what :mod:`exobrain.sparse.committed` asked git (no git call here).
 
 A *unit* is the global ``skills/``, ``seed/`` or a folder directly inside a collection at the
 root (``groups/acme``, ``people/alice`` with her hosts): its tree id changes whenever anything
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from exobrain.model import GLOBAL
-from exobrain.registry import REGISTRY_FILE
+from exobrain.registry.entries import REGISTRY_FILE
 from exobrain.scopes import SCOPE_FLAG, SEED, ScopeConfig, scopes_from_flags
 from exobrain.skillmd import SKILL_FILE
 from exobrain.util.git import TreeEntry

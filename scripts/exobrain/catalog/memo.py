@@ -1,10 +1,10 @@
 """The catalog's printed answer, kept while nothing it was made from has changed.
 
 ``skills-status --all`` lists every declaration of the repository: 600,000 rows in an
-exobrain of 100,000 people. Even from the per-registry cache (:mod:`exobrain.treecache`),
+exobrain of 100,000 people. Even from the per-registry cache (:mod:`exobrain.sparse.treecache`),
 building and printing them takes seconds, and most runs ask the same question of the same
 files. A cone-mode sparse checkout keeps the printed rows and patches them for what changed
-(:mod:`exobrain.catalogpatch`); a full or pattern-mode checkout keeps the whole answer here
+(:mod:`exobrain.catalog.patch`); a full or pattern-mode checkout keeps the whole answer here
 instead. Everything the catalog reads is named by a *key*:
 
 * in a sparse checkout, the ``HEAD`` commit (every scope outside the cone is read from it)
@@ -36,7 +36,7 @@ from exobrain import __version__
 from exobrain.errors import ExobrainError, InputFileError
 from exobrain.model import GLOBAL
 from exobrain.paths import REPO_CACHE, cache_folder
-from exobrain.registry import REGISTRY_FILE
+from exobrain.registry.entries import REGISTRY_FILE
 from exobrain.skillmd import SKILL_FILE
 from exobrain.util.confine import resolve_inside
 from exobrain.util.fileio import atomic_write_text, read_bytes, stat_signature
@@ -97,15 +97,18 @@ class CatalogMemo:
     def _path(self, variant: str) -> Path:
         return self.root / REPO_CACHE / MEMO_FOLDER / f"{self.key}.{variant}.txt"
 
-    def get(self, variant: str) -> str | None:
-        """The text kept for ``variant``, or None (absent, a link, unreadable, too big)."""
+    def get(self, variant: str) -> bytes | None:
+        """The UTF-8 text kept for ``variant``, or None (absent, a link, unreadable, too big,
+        not UTF-8)."""
         try:
             path = resolve_inside(self.root, self._path(variant), links=False)
-            return read_bytes(path, limit=MEMO_LIMIT, what="a catalog memo").decode("utf-8")
+            data = read_bytes(path, limit=MEMO_LIMIT, what="a catalog memo")
+            data.decode("utf-8")
+            return data
         except (InputFileError, ExobrainError, OSError, UnicodeDecodeError):
             return None
 
-    def put(self, variant: str, text: str) -> None:
+    def put(self, variant: str, text: bytes) -> None:
         """Keep ``text`` for ``variant`` and drop the memos of other keys (only files named
         the way this module names them). A cache: a failure to write is ignored."""
         try:

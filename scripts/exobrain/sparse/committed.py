@@ -5,12 +5,12 @@ Commands that need the whole repository (``skills-status --all``, ``skills-valid
 search ``--all-scopes``, sweep) take what the working tree holds from the disk and the rest
 from here, so a sparse checkout never shrinks their answer. The repository is split into
 *units*: the global ``skills/``, ``seed/`` and every folder directly inside a collection at
-the root (``groups/acme``, ``people/alice`` with her hosts; :mod:`exobrain.committedunits`
-works out their scopes from git's listings). A unit's tree id changes whenever
-anything below it does, so what was learnt about a unit — its scopes, their registries' blob
-ids, each skill's SKILL.md blob id — is cached under that id (:mod:`exobrain.treecache`), with
-each registry's parsed entries and each description under the blob's id: a second run lists
-and reads only the units that changed.
+the root (``groups/acme``, ``people/alice`` with her hosts; :mod:`exobrain.sparse.units`
+works out their scopes from git's listings). A unit's tree id changes whenever anything below
+it does, so what was learnt about a unit — its scopes, their registries' blob ids, each skill's
+SKILL.md blob id — is cached under that id (:mod:`exobrain.sparse.treecache`), with each
+registry's parsed entries and each description under the blob's id: a second run lists and
+reads only the units that changed.
 """
 
 from __future__ import annotations
@@ -18,19 +18,10 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from exobrain.checkout import Checkout
-from exobrain.committedunits import (
-    LINK,
-    LINK_MODE,
-    CommittedScope,
-    registry_id,
-    summarise,
-    unit_files,
-)
 from exobrain.errors import ExobrainError
 from exobrain.model import GLOBAL
 from exobrain.paths import REPO_CACHE, cache_folder
-from exobrain.registry import (
+from exobrain.registry.entries import (
     REGISTRY_FILE,
     Registry,
     registry_from_text,
@@ -38,8 +29,18 @@ from exobrain.registry import (
 )
 from exobrain.scopes import SCOPE_FLAG, SEED, ScopeConfig, scopes_from_flags
 from exobrain.skillmd import SKILL_FILE, SKILL_LIMIT, quick_meta_of
-from exobrain.treecache import TreeCache, paused_gc
+from exobrain.sparse.treecache import TreeCache
+from exobrain.sparse.units import (
+    LINK,
+    LINK_MODE,
+    CommittedScope,
+    registry_id,
+    summarise,
+    unit_files,
+)
+from exobrain.util.checkout import Checkout
 from exobrain.util.fileio import JSON_LIMIT, atomic_write_text, make_folders
+from exobrain.util.gcpause import paused_gc
 from exobrain.util.git import GitObject, TreeEntry, parse_tree
 from exobrain.util.progress import Progress, counted
 from exobrain.util.repository import Repository
@@ -69,7 +70,7 @@ class CommittedTree:
         self.checkout = checkout
         self.progress = progress  # reading and fetching many blobs: stages ``git-…``
         #: list only these units (and the global ``skills/``), straight from git without the
-        #: cache file: a catalog patched for what changed (:mod:`exobrain.catalogpatch`)
+        #: cache file: a catalog patched for what changed (:mod:`exobrain.catalog.patch`)
         self.only = only
         self.repo = Repository(root, own_env=True)
         self.head = self.repo.commit_of("HEAD")

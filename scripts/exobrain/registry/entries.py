@@ -2,10 +2,10 @@
 
 Two levels of checking share one set of rules:
 
-* :mod:`exobrain.registry_rules` (``entry_problem``) is a fast structural check used on
+* :mod:`exobrain.registry.rules` (``entry_problem``) is a fast structural check used on
   every load, so resolution never sees a malformed entry and commands such as
   ``skills-status`` need not import jsonschema;
-* :mod:`exobrain.registry_schema` runs the JSON Schema itself (``skills.schema.json``) for
+* :mod:`exobrain.registry.schema` runs the JSON Schema itself (``skills.schema.json``) for
   ``skills-validate`` and the registry editor; a test keeps the two in agreement.
 
 A broken file never stops other files from loading: its problems travel with the
@@ -29,7 +29,7 @@ from exobrain.model import (
     Tier,
 )
 from exobrain.paths import shown
-from exobrain.registry_rules import FLAG, entry_problem, top_level_problem
+from exobrain.registry.rules import FLAG, entry_problem, top_level_problem
 from exobrain.util import boundedjson
 from exobrain.util.fileio import parse_json, read_text
 from exobrain.util.jsonstyle import element_lines
@@ -167,7 +167,7 @@ class Registry:
     """The valid entries of one skills.json plus findings about everything else in it.
 
     A registry made by :meth:`known_valid` (from a parse cached by blob id: see
-    :mod:`exobrain.committed`) makes its entries only on first use, so a catalog of a million
+    :mod:`exobrain.sparse.committed`) makes its entries only on first use, so a catalog of a million
     entries need not make a million objects it does not look at."""
 
     scope: str

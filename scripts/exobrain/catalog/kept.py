@@ -1,9 +1,9 @@
-"""The rows of a printed catalog, kept for the next run to patch (:mod:`exobrain.catalogpatch`).
+"""The rows of a printed catalog, kept for the next run to patch (:mod:`exobrain.catalog.patch`).
 
 One variant of the catalog (``table``, ``json-optional``…) of one repository is kept in
 ``.exobrain-cache/catalog-rows/<variant>.*``:
 
-* ``rows.txt``: each row's text (:mod:`exobrain.catalogtext`) followed by the separator the
+* ``rows.txt``: each row's text (:mod:`exobrain.catalog.text`) followed by the separator the
   variant puts between rows, in printed order, UTF-8;
 * ``offsets.bin``: where each row starts in it, and its end (unsigned 64-bit, native order);
 * ``index.bin``: each row's scope, as an index into ``scopes.txt`` (unsigned 32-bit);
@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from exobrain import __version__
-from exobrain.catalog import CatalogRow
-from exobrain.catalogtext import SEPARATORS, TABLE, CatalogText
+from exobrain.catalog.rows import CatalogRow
+from exobrain.catalog.text import SEPARATORS, TABLE, CatalogText
 from exobrain.errors import ExobrainError, InputFileError
 from exobrain.paths import REPO_CACHE, cache_folder
 from exobrain.util.confine import resolve_inside
@@ -42,7 +42,7 @@ from exobrain.util.fileio import atomic_write_text, read_bytes, stat_signature
 from exobrain.workspace import Workspace
 
 FOLDER = "catalog-rows"
-STORE_VERSION = 1
+STORE_VERSION = 2
 LIMIT = 1 << 31
 DATA_PARTS = ("rows.txt", "offsets.bin", "index.bin", "scopes.txt")
 COMMIT_ID = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")
@@ -85,19 +85,19 @@ class Stored:
         )
 
 
-def identity(ws: Workspace, variant: str, *, cone: bool = True) -> dict[str, Any]:
-    """What kept rows must have been made with to be patched now: the same format, toolkit,
-    scope configuration and (``cone``) cone. Published rows (:mod:`exobrain.catalogpublish`)
-    name no cone: they were read from the commit alone."""
-    made_with: dict[str, Any] = {
+def rows_key(ws: Workspace, variant: str, *, cone: bool = True) -> dict[str, Any]:
+    """The key of kept rows: what they must have been made with to be patched now (the same
+    format, toolkit, scope configuration and, with ``cone``, cone). Published rows
+    (:mod:`exobrain.catalog.publish`) name no cone: they were read from the commit alone."""
+    key: dict[str, Any] = {
         "version": STORE_VERSION,
         "toolkit": __version__,
         "variant": variant,
         "collections": [list(c) for c in ws.config.collections],
     }
     if cone:
-        made_with["cone"] = list(ws.sparse.checkout().cone or ())
-    return made_with
+        key["cone"] = list(ws.sparse.checkout().cone or ())
+    return key
 
 
 @dataclass
@@ -137,10 +137,10 @@ class Rows:
             "scopes.txt": "\n".join(self.scopes).encode("utf-8", "surrogateescape"),
         }
 
-    def meta(self, made_with: dict[str, Any], head: str, fresh: set[str]) -> dict[str, Any]:
+    def meta(self, key: dict[str, Any], head: str, fresh: set[str]) -> dict[str, Any]:
         text = self.text
         return {
-            "identity": made_with,
+            "key": key,
             "head": head,
             "fresh": sorted(fresh),
             "widths": list(text.widths),
@@ -167,10 +167,10 @@ def _numbers(typecode: str, data: bytes) -> array[int]:
 class RowStore:
     """The kept rows of one output variant (``table``, ``json-optional``…) of a repository."""
 
-    def __init__(self, root: Path, variant: str, made_with: dict[str, Any]) -> None:
+    def __init__(self, root: Path, variant: str, key: dict[str, Any]) -> None:
         self.root = root
         self.variant = variant
-        self.made_with = made_with
+        self.key = key
 
     def _path(self, part: str) -> Path:
         return self.root / REPO_CACHE / FOLDER / f"{self.variant}.{part}"
@@ -186,7 +186,7 @@ class RowStore:
         """The kept rows when they are whole and were made the way this run would make them."""
         try:
             meta = json.loads(self._read("meta.json"))
-            if not isinstance(meta, dict) or meta.get("identity") != self.made_with:
+            if not isinstance(meta, dict) or meta.get("key") != self.key:
                 return None
             if meta.get("files") != self._signatures():
                 return None  # not the files this toolkit wrote here
@@ -201,7 +201,7 @@ class RowStore:
     def save(self, rows: Rows, head: str, fresh: set[str], *, data: bool = True) -> None:
         """Keep ``rows`` read at commit ``head`` (``data`` False: the data files are kept as
         they are, only the meta file is written). A cache: a failure to write is ignored."""
-        self.keep(rows.parts() if data else {}, rows.meta(self.made_with, head, fresh))
+        self.keep(rows.parts() if data else {}, rows.meta(self.key, head, fresh))
 
     def keep(self, parts: dict[str, bytes], meta: dict[str, Any]) -> None:
         """Write the data files ``parts``, then ``meta`` with their signatures."""

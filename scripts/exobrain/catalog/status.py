@@ -1,0 +1,77 @@
+"""The status view: the skills a connection resolves, as rows with their descriptions, and
+the ``<available_skills>`` block of the Agent Skills tooling (``skills-status``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+from exobrain.paths import skill_dir
+from exobrain.resolve import Resolved
+from exobrain.skillmd import SKILL_FILE
+from exobrain.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class StatusRow:
+    skill: Resolved
+    description: str
+
+    def as_json(self) -> dict[str, Any]:
+        s = self.skill
+        return {
+            "name": s.name,
+            "scope": s.home,
+            "owner": s.owner,
+            "tier": s.tier,
+            "declared_by": s.declared_by,
+            "lifecycle": s.lifecycle,
+            "note": s.note,
+            "link_name": s.link_name,
+            "description": self.description,
+        }
+
+
+def is_worth_listing(skill: Resolved) -> bool:
+    """On skills, and off ones somebody decided on (an override, a lifecycle, an agent filter).
+
+    A plain non-forced declaration of someone else is off by design; listing every one of them
+    would bury what reaches you (``skills-status --all`` is the catalog for those).
+    """
+    return skill.tier != "off" or skill.decided_by is not None or bool(skill.note)
+
+
+def status_rows(
+    skills: list[Resolved], ws: Workspace, tier: str | None = None, *, everything: bool = False
+) -> list[StatusRow]:
+    """Rows with descriptions: ``tier`` picks one tier, else every row (``everything``) or
+    the ones worth listing. A SKILL.md that cannot be read is a warning in ``ws.findings``."""
+    chosen = [s for s in skills if (s.tier == tier if tier else everything or is_worth_listing(s))]
+    text = ws.descriptions([(s.home, s.name) for s in chosen])
+    rows = [StatusRow(s, text[(s.home, s.name)]) for s in chosen]
+    return sorted(rows, key=lambda r: (r.skill.name, r.skill.home))
+
+
+def prompt_block(ws: Workspace, rows: list[StatusRow]) -> str:
+    """The ``<available_skills>`` block of the Agent Skills reference tooling."""
+    parts = ["<available_skills>"]
+    for row in rows:
+        location = skill_dir(ws.root, row.skill.home, row.skill.name) / SKILL_FILE
+        if not location.is_file():
+            continue
+        parts += [
+            "<skill>",
+            "<name>",
+            escape(row.skill.name),
+            "</name>",
+            "<description>",
+            escape(row.description),
+            "</description>",
+            "<location>",
+            escape(str(location)),
+            "</location>",
+            "</skill>",
+        ]
+    parts.append("</available_skills>")
+    return "\n".join(parts)
