@@ -135,7 +135,7 @@ def _sync(root: Path, cache: Path):
 
     agent = get_agent("claude")
     started = time.perf_counter()
-    result = sync_external(open_workspace(root), agent, agent.skills_dir(root), cache_dir=cache)
+    result = sync_external(open_workspace(root), agent.folders(root), cache_dir=cache)
     if result.failed:
         raise SystemExit("\n".join(e.line() for e in result.events if e.failed))
     return result, time.perf_counter() - started

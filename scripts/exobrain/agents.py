@@ -50,7 +50,9 @@ class Agent:
     Gemini's ``GEMINI.md``); None where the index file itself is the surface, or where the
     agent reads no file at that level (Cursor's user rules live in its settings). ``sidecar``
     is the per-scope file of that agent the bash implementation kept beside ``AGENTS.md``;
-    ``front`` the frontmatter lines a generated rule file needs to be read in every session.
+    ``front`` the frontmatter lines a generated rule file needs to be read in every session;
+    ``settings`` and ``user_settings`` the agent's own settings files, where connect-agent's
+    usage hook goes (Claude's ``settings.local.json`` in the project: it is per machine).
     """
 
     name: str
@@ -66,6 +68,8 @@ class Agent:
     project_files: str | None = None
     sidecar: str | None = None
     front: tuple[str, ...] = ()
+    settings: str | None = None  # the project settings file, relative to the repository
+    user_settings: str | None = None  # the user settings file, relative to the home
 
     def home(self) -> Path:
         value = os.environ.get(self.home_env) if self.home_env else None
@@ -74,60 +78,88 @@ class Agent:
     def user_skills_dir(self) -> Path:
         return self.home() / self.home_skills
 
-    def skills_dir(self, root: Path, user: bool = False) -> Path:
-        """The folder skills are linked into: project-level by default, user-level with --user."""
-        if user or self.project_skills is None:
-            return self.user_skills_dir()
-        return root / self.project_skills
+    def folders(self, root: Path, user: bool = False) -> Folders:
+        """Where this agent's files go for a connection of the repository at ``root``, at
+        project level or (``user``) at its user level: worked out once, here."""
+        user_level = user and self.project_skills is not None
+        in_repository = not user and self.project_skills is not None
+        if in_repository and self.project_skills is not None:
+            skills = root / self.project_skills
+        else:
+            skills = self.user_skills_dir()
+        own_files = self.project_files and in_repository
+        files = root / self.project_files if own_files and self.project_files else skills.parent
+        name = self.user_surface_file if user_level else self.surface_file
+        if name is None:
+            surface = None
+        elif self.surface_at_root:
+            surface = (root if in_repository else self.home()) / name
+        else:
+            surface = skills.parent / name
+        if in_repository:
+            settings = root / self.settings if self.settings else None
+        else:
+            settings = self.home() / self.user_settings if self.user_settings else None
+        return Folders(self, root, user, skills, files, surface, settings)
 
-    def is_user_level(self, user: bool) -> bool:
+
+@dataclass(frozen=True)
+class Folders:
+    """One agent's folders and files for one connection (see :meth:`Agent.folders`): ``user``
+    is ``--user`` as asked; ``files`` holds the generated files (the index, its overflow,
+    Claude's connected scopes); ``surface`` is the file the agent reads that carries or
+    imports them (None: the index file is read as it is); ``settings`` the agent's settings
+    file, where its hooks go (None: it has none)."""
+
+    agent: Agent
+    root: Path
+    user: bool
+    skills: Path
+    files: Path
+    surface: Path | None
+    settings: Path | None
+
+    @property
+    def user_level(self) -> bool:
         """Whether ``--user`` really changes anything (an agent without a project folder is
         always connected at its user level, and recorded like a project-level one)."""
-        return user and self.project_skills is not None
+        return self.user and self.agent.project_skills is not None
 
-    def in_repository(self, user: bool = False) -> bool:
-        """Whether this agent's folders are the repository's (``.claude/skills``), not the
-        user's (``~/.claude/skills``, or OpenClaw's workspace)."""
-        return not user and self.project_skills is not None
+    @property
+    def in_repository(self) -> bool:
+        """Whether the folders are the repository's (``.claude/skills``), not the user's
+        (``~/.claude/skills``, or OpenClaw's workspace)."""
+        return not self.user and self.agent.project_skills is not None
 
-    def write_root(self, root: Path, folder: Path, user: bool = False) -> Path:
-        """The folder a file this agent gets in ``folder`` must stay inside: the repository
-        for project-level folders (anything committed there may be a link leading out), the
+    @property
+    def level(self) -> str:
+        return "user" if self.user_level else "project"
+
+    @property
+    def optional(self) -> Path:
+        """Where optional and unlisted external skills are installed."""
+        return optional_dir(self.skills)
+
+    def write_root(self, folder: Path) -> Path:
+        """The folder a file written in ``folder`` must stay inside: the repository for
+        project-level folders (anything committed there may be a link leading out), the
         folder itself at user level (where the user keeps an agent's folders, links
         included, is the user's choice)."""
-        return root if self.in_repository(user) else folder
+        return self.root if self.in_repository else folder
 
-    def check_folders(self, root: Path, user: bool = False) -> None:
+    def check(self) -> None:
         """Refuse project-level agent folders that are (or pass through) links: a committed
         ``.claude`` link would send every link, index and install to wherever it points.
         They must be real folders inside the repository, or not exist yet
         (:class:`~exobrain.util.confine.UnsafePath`, exit 2). User-level folders are the
         user's own and are not checked."""
-        if not self.in_repository(user):
+        if not self.in_repository:
             return
-        skills = self.skills_dir(root)
-        surface = self.surface_path(root)
-        folders = {skills, optional_dir(skills), self.files_dir(root)}
-        if surface is not None:
-            folders.add(surface.parent)
+        folders = {self.skills, self.optional, self.files}
+        if self.surface is not None:
+            folders.add(self.surface.parent)
         for folder in folders:
-            resolve_inside(root, folder, links=False)
-
-    def files_dir(self, root: Path, user: bool = False) -> Path:
-        """The folder holding the agent's generated files (index, overflow, scopes)."""
-        if self.project_files and self.in_repository(user):
-            return root / self.project_files
-        return self.skills_dir(root, user).parent
-
-    def surface_path(self, root: Path, user: bool = False) -> Path | None:
-        """The file the agent reads that carries or imports the generated files; None when
-        the index file is read (or offered) as it is."""
-        name = self.user_surface_file if self.is_user_level(user) else self.surface_file
-        if name is None:
-            return None
-        if self.surface_at_root:
-            return (root if self.in_repository(user) else self.home()) / name
-        return self.skills_dir(root, user).parent / name
+            resolve_inside(self.root, folder, links=False)
 
 
 #: Budgets and surfaces, with their sources (knowledge/exobrain/agents.md, "Context budgets").
@@ -145,6 +177,8 @@ AGENTS: tuple[Agent, ...] = (
         surface_file="CLAUDE.md",
         user_surface_file="CLAUDE.md",
         sidecar="CLAUDE.md",
+        settings=".claude/settings.local.json",
+        user_settings="settings.json",
     ),
     # Codex concatenates AGENTS files from the project root down to the working folder and
     # stops at project_doc_max_bytes, 32 KiB by default, cutting the rest silently
@@ -194,6 +228,8 @@ AGENTS: tuple[Agent, ...] = (
         surface_at_root=True,
         surface_file="GEMINI.md",
         user_surface_file="GEMINI.md",
+        settings=".gemini/settings.json",
+        user_settings="settings.json",
     ),
     # OpenCode reads AGENTS.md and the files opencode.json lists under "instructions"
     # (https://opencode.ai/docs/rules, https://opencode.ai/docs/config: .opencode/opencode.json

@@ -478,7 +478,7 @@ def test_external_rows_call_the_fetcher_and_its_failure_is_a_warning(tmp_path):
 
     report = connect(Request("claude", root, external_sync=failing_sync))
     assert [r.name for r in calls[0]["rows"] if r.is_external] == ["ext"]
-    assert calls[0]["skills_dir"] == root / ".claude/skills"
+    assert calls[0]["folders"].skills == root / ".claude/skills"
     assert report.warnings == ["external skills not updated: remote unreachable"]
     assert report.exit_code == 0 and (root / ".claude/skills/common").is_symlink()
     report = connect(Request("claude", root, dry_run=True, external_sync=failing_sync))

@@ -15,21 +15,23 @@ def test_folders_honour_agent_variables(tmp_path, monkeypatch, isolated_home):
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "cx"))
     monkeypatch.setenv("OPENCLAW_WORKSPACE", str(tmp_path / "ow"))
     repo = tmp_path / "repo"
-    assert get_agent("claude").skills_dir(repo) == repo / ".claude/skills"
-    assert get_agent("claude").skills_dir(repo, user=True) == tmp_path / "cc/skills"
-    assert get_agent("codex").skills_dir(repo, user=True) == tmp_path / "cx/skills"
-    assert get_agent("openclaw").skills_dir(repo) == tmp_path / "ow/skills"
+    assert get_agent("claude").folders(repo).skills == repo / ".claude/skills"
+    assert get_agent("claude").folders(repo, user=True).skills == tmp_path / "cc/skills"
+    assert get_agent("codex").folders(repo, user=True).skills == tmp_path / "cx/skills"
+    assert get_agent("openclaw").folders(repo).skills == tmp_path / "ow/skills"
     monkeypatch.delenv("CLAUDE_CONFIG_DIR")
-    assert get_agent("claude").skills_dir(repo, user=True) == isolated_home / ".claude/skills"
+    assert get_agent("claude").folders(repo, user=True).skills == isolated_home / ".claude/skills"
     assert (
-        get_agent("opencode").skills_dir(repo, user=True)
+        get_agent("opencode").folders(repo, user=True).skills
         == isolated_home / ".config/opencode/skills"
     )
     assert optional_dir(repo / ".claude/skills") == repo / ".claude/skills-optional"
 
 
 def test_codex_and_agents_share_a_project_folder(tmp_path):
-    assert get_agent("codex").skills_dir(tmp_path) == get_agent("agents").skills_dir(tmp_path)
+    assert (
+        get_agent("codex").folders(tmp_path).skills == get_agent("agents").folders(tmp_path).skills
+    )
     assert len({a.name for a in AGENTS}) == len(AGENTS) == 8
 
 
@@ -47,7 +49,7 @@ def test_every_agent_carries_a_budget_and_a_file_it_reads(tmp_path, isolated_hom
     }
     assert all(a.budget.why for a in AGENTS)
     repo = tmp_path / "repo"
-    surfaces = {a.name: a.surface_path(repo) for a in AGENTS}
+    surfaces = {a.name: a.folders(repo).surface for a in AGENTS}
     assert surfaces == {
         "claude": repo / ".claude/CLAUDE.md",
         "codex": repo / "AGENTS.override.md",
@@ -59,11 +61,11 @@ def test_every_agent_carries_a_budget_and_a_file_it_reads(tmp_path, isolated_hom
         "agents": None,
     }
     home = isolated_home
-    assert get_agent("gemini").surface_path(repo, user=True) == home / ".gemini/GEMINI.md"
-    assert get_agent("copilot").surface_path(repo, user=True) == (
+    assert get_agent("gemini").folders(repo, user=True).surface == home / ".gemini/GEMINI.md"
+    assert get_agent("copilot").folders(repo, user=True).surface == (
         home / ".copilot/instructions/exobrain-skills.instructions.md"
     )
-    assert get_agent("cursor").surface_path(repo, user=True) is None  # rules live in settings
+    assert get_agent("cursor").folders(repo, user=True).surface is None  # rules live in settings
     # codex's generated files stay out of .agents, which it shares with `agents`
-    assert get_agent("codex").files_dir(repo) == repo / ".codex"
-    assert get_agent("agents").files_dir(repo) == repo / ".agents"
+    assert get_agent("codex").folders(repo).files == repo / ".codex"
+    assert get_agent("agents").folders(repo).files == repo / ".agents"

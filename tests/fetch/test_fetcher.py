@@ -53,7 +53,7 @@ def brain(tmp_path, entries, connection=None, scope_entries=None):
 def sync(root, agent=CLAUDE, **kw):
     kw.setdefault("allow_local", True)
     ws = open_workspace(root)
-    return sync_external(ws, agent, agent.skills_dir(root), user=False, **kw)
+    return sync_external(ws, agent.folders(root), **kw)
 
 
 def actions(report):
@@ -371,7 +371,7 @@ def crash(new, target, **options):
 staging.move_in = crash
 agent = get_agent("claude")
 ws = open_workspace(__import__("pathlib").Path(sys.argv[1]))
-fetcher.sync_external(ws, agent, agent.skills_dir(ws.root), user=False, allow_local=True)
+fetcher.sync_external(ws, agent.folders(ws.root), allow_local=True)
 """
 
 

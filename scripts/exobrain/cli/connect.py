@@ -17,7 +17,6 @@ from exobrain.cli.edge import (
     report_findings,
     version_option,
 )
-from exobrain.paths import shown
 
 
 @click.command(
@@ -146,20 +145,8 @@ def main(
     from exobrain.connect.choice import Flags
     from exobrain.connect.connector import Request, connect
     from exobrain.connect.external import fetch_external
-    from exobrain.connect.mcpconfig import PLACES
-    from exobrain.errors import UsageError
     from exobrain.search import preload as search_preloads
 
-    if track_usage and agent not in ("claude", "gemini"):
-        raise UsageError(
-            "--track-usage is for claude and gemini (the agents whose hooks see a skill used)",
-            hint=f"{agent} records usage through the MCP signal tool: connect-agent {agent} --mcp",
-        )
-    if mcp and agent not in PLACES:
-        raise UsageError(
-            f"--mcp: {agent} has no MCP configuration of its own",
-            hint=f"use one of: {', '.join(PLACES)}",
-        )
     request = Request(
         agent,
         repo,
@@ -174,64 +161,23 @@ def main(
         preloads=search_preloads,
         sparse=sparse,
         force=force,
+        track_usage=track_usage,
+        mcp=mcp,
     )
     if not as_json and sys.stdin.isatty() and sys.stdout.isatty():
         request.wizard = _terminal_wizard
         request.confirm = _confirm
     report = connect(request)
-    usage = _track_usage(report, user) if track_usage and not dry_run else None
-    server = _register_mcp(report, user) if mcp and not dry_run else None
     if as_json:
-        extra = {"usage_hook": usage} if usage else {}
-        emit_json({**report_json(report), **extra, **({"mcp": server.as_json()} if server else {})})
+        emit_json(report_json(report))
     else:
         render_report(report, quiet)
-        if usage:
-            mark = "+ usage hook  " if usage["changed"] else "✓ usage hook  "
-            click.echo(f"{mark}{shown(Path(usage['settings']), report.root)}")
-        if server:
-            where = shown(server.path, report.root)
-            if server.skipped:
-                click.echo(f"! mcp server   {where}: skipped: {server.skipped}")
-            else:
-                click.echo(f"{'+' if server.changed else '✓'} mcp server   {where}")
     report_findings(report.findings)
     sys.exit(report.exit_code)
 
 
-def _track_usage(report, user: bool) -> dict:
-    """Install the usage hook into the agent's settings: Claude's project settings.local.json
-    (with --user its settings.json), Gemini's .gemini/settings.json (with --user
-    ~/.gemini/settings.json)."""
-    from exobrain.agents import get_agent
-    from exobrain.signals.usage_hook import install_usage_hook, usage_hook_command
-
-    if report.agent == "gemini":
-        place = Path.home() if user else report.root
-        settings = place / ".gemini" / "settings.json"
-    else:
-        home = get_agent("claude").home()
-        place = home if user else report.root
-        settings = (
-            home / "settings.json" if user else report.root / ".claude" / "settings.local.json"
-        )
-    command = usage_hook_command(report.root, report.agent)
-    changed = install_usage_hook(settings, command, root=place, agent=report.agent)
-    return {"settings": str(settings), "changed": changed}
-
-
 def _confirm(text: str, default: bool) -> bool:
     return click.confirm(text, default=default)
-
-
-def _register_mcp(report, user: bool):
-    """Register the MCP server for the agent just connected (nothing for a never-connected
-    relink: there is no connection to serve)."""
-    from exobrain.connect.mcpconfig import register
-
-    if report.never_connected:
-        return None
-    return register(report.agent, report.root, user=user)
 
 
 def _terminal_wizard(ws):

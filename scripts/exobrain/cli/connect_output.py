@@ -87,6 +87,7 @@ def render_report(report, quiet: bool) -> None:
     if report.never_connected:
         for note in report.notes:
             click.echo(note)
+        _render_steps(report)
         return
     who = ", ".join(report.connected_scopes) or "guest: global only"
     if report.person:
@@ -119,6 +120,22 @@ def render_report(report, quiet: bool) -> None:
     for problem in report.problems:
         click.echo(f"problem: {problem}", err=True)
     click.echo(_summary(report))
+    _render_steps(report)
+
+
+def _render_steps(report) -> None:
+    """The lines of --track-usage and --mcp, after the rest."""
+    root = report.root
+    if report.usage_hook is not None:
+        mark = "+ usage hook  " if report.usage_hook.changed else "✓ usage hook  "
+        click.echo(f"{mark}{shown(report.usage_hook.settings, root)}")
+    server = report.mcp
+    if server is not None:
+        where = shown(server.path, root)
+        if server.skipped:
+            click.echo(f"! mcp server   {where}: skipped: {server.skipped}")
+        else:
+            click.echo(f"{'+' if server.changed else '✓'} mcp server   {where}")
 
 
 def _render_hook(result, root: Path) -> None:
@@ -202,4 +219,6 @@ def report_json(report) -> dict:
         "warnings": report.warnings,
         "problems": report.problems,
         "findings": [f.as_json() for f in report.findings],
+        **({"usage_hook": report.usage_hook.as_json()} if report.usage_hook else {}),
+        **({"mcp": report.mcp.as_json()} if report.mcp else {}),
     }

@@ -118,9 +118,7 @@ def main(
             reports.append(
                 sync_external(
                     ws,
-                    agent,
-                    agent.skills_dir(ws.root, user),
-                    user=user,
+                    agent.folders(ws.root, user),
                     cache_dir=cache_dir,
                     force=force,
                     check=check,

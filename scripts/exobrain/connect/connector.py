@@ -12,8 +12,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from exobrain.agents import AGENTS, Agent, get_agent
-from exobrain.connect import cone, external, githooks, linker, preload, scopehooks, surfaces, trust
+from exobrain.agents import AGENTS, Folders, get_agent
+from exobrain.connect import (
+    cone,
+    external,
+    githooks,
+    linker,
+    mcpconfig,
+    preload,
+    scopehooks,
+    surfaces,
+    trust,
+    usage,
+)
 from exobrain.connect.choice import (
     Choice,
     Confirm,
@@ -60,6 +71,8 @@ class Request:
     discover: str | None = None  # write discovered-skills.md for this task ("" forgets)
     preloads: preload.Preloads | None = None  # search's side of --persona and --discover
     sparse: bool | None = None  # keep a sparse checkout of the connection (None: as stored)
+    track_usage: bool = False  # install the usage hook in the agent's settings (--track-usage)
+    mcp: bool = False  # register the MCP server in the agent's MCP configuration (--mcp)
 
 
 @dataclass
@@ -86,6 +99,8 @@ class Report:
     applied: int = 0
     owned_links: dict[str, str] = field(default_factory=dict)  # link name → text, ours
     external: Any = None  # the fetcher's report (a FetchReport) when it ran
+    usage_hook: usage.UsageHook | None = None  # --track-usage, when it ran
+    mcp: mcpconfig.Registration | None = None  # --mcp, when it ran
 
     @property
     def exit_code(self) -> int:
@@ -97,26 +112,42 @@ class Report:
 
 def connect(request: Request) -> Report:
     """Choose the connection, resolve for the agent, plan every change, then (unless
-    ``dry_run``) apply the plan, record the connection and run the scope hooks.
+    ``dry_run``) apply the plan, record the connection, run the scope hooks and the steps
+    asked for (``track_usage``, ``mcp``), whose results are in the report.
 
     A run that has something to change takes the connection file's lock and, when another
     process rewrote the connection meanwhile, plans again under it from a fresh read, so two
     connects at once never lose each other's agent; a run with nothing to change takes no
     lock and writes nothing."""
     agent = get_agent(request.agent)
+    if request.track_usage:
+        usage.check_tracking(agent.name)
+    if request.mcp:
+        mcpconfig.check_agent(agent.name)
     ws = open_workspace(request.repo)
+    folders = agent.folders(ws.root, request.user)
+    report = _connect(ws, folders, request)
+    if not request.dry_run:
+        if request.track_usage:
+            report.usage_hook = usage.install(folders)
+        if request.mcp and not report.never_connected:  # no connection to serve
+            report.mcp = mcpconfig.register(agent.name, ws.root, user=request.user)
+    return report
+
+
+def _connect(ws: Workspace, folders: Folders, request: Request) -> Report:
+    agent = folders.agent
     if not request.force:
         refuse_outside_exobrain(ws)
-    user_level = agent.is_user_level(request.user)
     if request.relink:
         if request.flags.given:
             raise UsageError(
                 "--relink re-applies the stored connection: drop "
                 "--person/--host/--group/--scope/--guest, or drop --relink"
             )
-        connected = agent_list(ws.connection, user_level)
+        connected = agent_list(ws.connection, folders.user_level)
         if agent.name not in connected:
-            report = _empty_report(ws, agent, request)
+            report = _empty_report(folders, request)
             report.never_connected = True
             report.notes.append(
                 f"{agent.name} was never connected here at {report.level} level "
@@ -129,8 +160,8 @@ def connect(request: Request) -> Report:
     if choice.create and not request.dry_run:
         create_scopes(ws.root, ws.config, choice.create)
         choice.notes += [f"created the scope {path}" for path in choice.create]
-    ws = _follow_cone(ws, agent, choice, request)
-    report = _prepare(ws, agent, choice, request, sync=True)
+    ws = _follow_cone(ws, folders, choice, request)
+    report = _prepare(ws, folders, choice, request, sync=True)
     if request.dry_run:
         return report
     if any(action.changes for action in report.actions):
@@ -141,7 +172,7 @@ def connect(request: Request) -> Report:
                 fresh = open_workspace(ws.root)
                 if choice.source == "stored":
                     choice = stored_choice(fresh.connection)
-                first, report = report, _prepare(fresh, agent, choice, request, sync=False)
+                first, report = report, _prepare(fresh, folders, choice, request, sync=False)
                 report.notes = list(dict.fromkeys(first.notes + report.notes))  # fetcher's too
                 report.warnings = list(dict.fromkeys(first.warnings + report.warnings))
             report.applied = linker.apply(report.actions)
@@ -152,12 +183,11 @@ def connect(request: Request) -> Report:
     return report
 
 
-def _follow_cone(ws: Workspace, agent: Agent, choice: Choice, request: Request) -> Workspace:
+def _follow_cone(ws: Workspace, folders: Folders, choice: Choice, request: Request) -> Workspace:
     """With a sparse checkout wanted (``--sparse``, or stored), bring its cone in line with
     the connection before anything is planned, so links point at folders on disk."""
-    user_level = agent.is_user_level(request.user)
     connection = updated_connection(
-        ws.connection, choice, agent.name, user_level, sparse=request.sparse
+        ws.connection, choice, folders.agent.name, folders.user_level, sparse=request.sparse
     )
     if connection.raw.get(cone.SPARSE_KEY) is not True:
         return ws
@@ -177,19 +207,17 @@ def refuse_outside_exobrain(ws: Workspace) -> None:
     )
 
 
-def _empty_report(ws: Workspace, agent: Agent, request: Request) -> Report:
-    level = "user" if agent.is_user_level(request.user) else "project"
-    return Report(
-        agent.name, level, ws.root, agent.skills_dir(ws.root, request.user), request.dry_run
-    )
+def _empty_report(folders: Folders, request: Request) -> Report:
+    return Report(folders.agent.name, folders.level, folders.root, folders.skills, request.dry_run)
 
 
 def _prepare(
-    ws: Workspace, agent: Agent, choice: Choice, request: Request, *, sync: bool
+    ws: Workspace, folders: Folders, choice: Choice, request: Request, *, sync: bool
 ) -> Report:
     """Everything up to applying: the connection to record, the resolution, the plan."""
-    agent.check_folders(ws.root, request.user)
-    report = _empty_report(ws, agent, request)
+    agent = folders.agent
+    folders.check()
+    report = _empty_report(folders, request)
     report.source, report.notes = choice.source, list(choice.notes)
     stored = ws.connection
     user_level = report.level == "user"
@@ -223,16 +251,15 @@ def _prepare(
         external.sync(
             request.external_sync,
             dry_run=request.dry_run,
-            user=request.user,
             ws=ws,
-            agent=agent,
+            folders=folders,
             rows=rows,
             report=report,
         )
     discovered = None
     if wanted.discover and request.preloads is not None:
         discovered, notes = preload.discovered_index(
-            request.preloads, ws, wanted.discover, agent.files_dir(ws.root, request.user)
+            request.preloads, ws, wanted.discover, folders.files
         )
         report.notes += (
             notes
@@ -243,7 +270,7 @@ def _prepare(
             ]
         )
     actions = [
-        *plan(ws, agent, rows, request, report, discovered=discovered),
+        *plan(ws, folders, rows, report, discovered=discovered),
         connection_action(ws.root, stored, connection),
     ]
     report.actions = [a for a in actions if a is not None]
@@ -277,16 +304,15 @@ def _choose(ws: Workspace, request: Request) -> Choice:
 
 def plan(
     ws: Workspace,
-    agent: Agent,
+    folders: Folders,
     rows: list[Resolved],
-    request: Request,
     report: Report,
     *,
     discovered: str | None = None,
 ) -> list[linker.Action]:
     """Every action for this agent: links, context files (``discovered``: the text of
     discovered-skills.md), git hooks (pure over what it reads)."""
-    root, skills_dir = ws.root, report.skills_dir
+    agent, root, skills_dir = folders.agent, ws.root, folders.skills
     wanted, optional = {}, []
     for row in rows:
         if row.is_external:
@@ -306,9 +332,9 @@ def plan(
         skills_dir,
         wanted,
         root,
-        place=agent.write_root(root, skills_dir, request.user),
+        place=folders.write_root(skills_dir),
         owned=report.owned_links,
-        protected=_shared_wants(ws, agent, request.user, skills_dir),
+        protected=_shared_wants(ws, folders),
         keep_unwanted=ws.has_bad_input,
     )
     if ws.has_bad_input and set(report.owned_links) - set(wanted):
@@ -317,30 +343,28 @@ def plan(
             "until they are fixed"
         )
     report.problems += [f"{a.name}: {a.reason}" for a in actions if a.problem]
-    files = agent.files_dir(root, request.user)
     remarks = surfaces.Remarks(report.problems, report.warnings)
-    listed = surfaces.index_rows(ws, rows, optional, files, skills_dir, remarks)
-    place = agent.write_root(root, files, request.user)
+    listed = surfaces.index_rows(ws, rows, optional, folders.files, skills_dir, remarks)
     actions += [
         a
-        for a in surfaces.context_actions(
-            ws, agent, request.user, listed, remarks, discovered, place
-        )
+        for a in surfaces.context_actions(ws, folders, listed, remarks, discovered)
         if a is not None
     ]
     actions += _git_hook_actions(ws, report, user_level=report.level == "user", agent=agent.name)
     return actions
 
 
-def _shared_wants(ws: Workspace, agent: Agent, user: bool, skills_dir: Path) -> frozenset[str]:
+def _shared_wants(ws: Workspace, folders: Folders) -> frozenset[str]:
     """Link names that other connected agents using the same folder want (codex and agents
     share ``.agents/skills``): pruning for one agent must leave them."""
     names: set[str] = set()
-    level = agent.is_user_level(user)
+    agent = folders.agent
     for other in AGENTS:
-        if other.name == agent.name or other.name not in agent_list(ws.connection, level):
+        if other.name == agent.name or other.name not in agent_list(
+            ws.connection, folders.user_level
+        ):
             continue
-        if other.skills_dir(ws.root, user) != skills_dir:
+        if other.folders(ws.root, folders.user).skills != folders.skills:
             continue
         names |= {
             r.link_name for r in ws.resolve(other.name) if r.tier == "always" and not r.is_external

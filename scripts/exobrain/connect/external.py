@@ -4,36 +4,31 @@ becomes the connect's notes and warnings (a failure never stops the connect)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from exobrain.agents import Agent
+from exobrain.agents import Folders
 from exobrain.fetch.installs import may_hold_installs
 from exobrain.resolve import Resolved
 from exobrain.workspace import Workspace
 
 #: Installs external skills before links are planned: called with keyword arguments ws,
-#: agent, rows, skills_dir and user (see :func:`fetch_external`); whatever it raises is a
-#: warning.
+#: folders and rows (see :func:`fetch_external`); whatever it raises is a warning.
 ExternalSync = Callable[..., Any]
 
 
-def fetch_external(
-    *, ws: Workspace, agent: Agent, rows: list[Resolved], skills_dir: Path, user: bool
-):
+def fetch_external(*, ws: Workspace, folders: Folders, rows: list[Resolved]) -> Any:
     """The external sync the command uses: the fetcher, for this agent's skills folder."""
     from exobrain.fetch.fetcher import sync_external
 
-    return sync_external(ws, agent, skills_dir, user=user, rows=rows)
+    return sync_external(ws, folders, rows=rows)
 
 
 def sync(
     run: ExternalSync | None,
     *,
     dry_run: bool,
-    user: bool,
     ws: Workspace,
-    agent: Agent,
+    folders: Folders,
     rows: list[Resolved],
     report: Any,  # the connector's Report: notes, warnings, skills_dir, external
 ) -> None:
@@ -51,7 +46,7 @@ def sync(
             )
         return
     try:
-        result = run(ws=ws, agent=agent, rows=rows, skills_dir=report.skills_dir, user=user)
+        result = run(ws=ws, folders=folders, rows=rows)
     except Exception as exc:
         report.warnings.append(f"external skills not updated: {exc}")
         return

@@ -136,6 +136,11 @@ def is_ours(entry: Any) -> bool:
     return MODULE in [str(w) for w in words]
 
 
+def check_agent(agent: str) -> None:
+    """Refuse ``--mcp`` for an agent without an MCP configuration of its own."""
+    _place(agent)
+
+
 def _place(agent: str) -> Place:
     place = PLACES.get(agent)
     if place is None:

@@ -24,6 +24,7 @@ from exobrain.agents import (
     CONTEXT_OPENCODE,
     CONTEXT_RULE,
     Agent,
+    Folders,
     optional_dir,
 )
 from exobrain.connect import blocks, budgets, configs, indexes, linker
@@ -51,16 +52,23 @@ class Surface:
     """One agent's context at one level: where its files go and what it is handed."""
 
     ws: Workspace
-    agent: Agent
-    user: bool
+    folders: Folders
     rows: list[indexes.IndexRow]
     remarks: Remarks
     discovered: str | None
-    place: Path  # the root every file must stay inside
+
+    @property
+    def agent(self) -> Agent:
+        return self.folders.agent
 
     @property
     def files(self) -> Path:
-        return self.agent.files_dir(self.ws.root, self.user)
+        return self.folders.files
+
+    @property
+    def place(self) -> Path:
+        """The root every generated file must stay inside."""
+        return self.folders.write_root(self.folders.files)
 
     def shown(self, path: Path) -> str:
         """``path`` as the agent should read it: from the repository root, else absolute."""
@@ -154,17 +162,15 @@ def _joined(first: Path, second: Path | None) -> str:
 
 def context_actions(
     ws: Workspace,
-    agent: Agent,
-    user: bool,
+    folders: Folders,
     rows: list[indexes.IndexRow],
     remarks: Remarks,
     discovered: str | None,
-    place: Path,
 ) -> list[linker.Action | None]:
     """The agent's context surface (see the module docstring). ``discovered`` (connect-agent
-    --discover) is one more generated file, inlined where the surface inlines everything;
-    ``place`` is the root every file must stay inside."""
-    surface = Surface(ws, agent, user, rows, remarks, discovered, place)
+    --discover) is one more generated file, inlined where the surface inlines everything."""
+    agent = folders.agent
+    surface = Surface(ws, folders, rows, remarks, discovered)
     kinds = {
         CONTEXT_CLAUDE: _claude,
         CONTEXT_GEMINI: _gemini,
@@ -173,7 +179,7 @@ def context_actions(
         CONTEXT_RULE: _rule,
         CONTEXT_OPENCODE: _opencode,
     }
-    path = agent.surface_path(ws.root, user)
+    path = folders.surface
     if agent.context not in kinds or path is None:
         actions = _index_only(surface)
     else:
@@ -352,7 +358,7 @@ def _retired(surface: Surface) -> list[linker.Action | None]:
     when they are ours."""
     if surface.agent.context != CONTEXT_RULE:
         return []
-    if surface.agent.surface_path(surface.ws.root, surface.user) is None:
+    if surface.folders.surface is None:
         return []
     old = [surface.files / indexes.INDEX_FILE, surface.files / DISCOVERED_FILE]
     actions = [linker.plan_file(path, None, root=surface.place) for path in old]

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from exobrain.agents import Agent, optional_dir
+from exobrain.agents import Folders, optional_dir
 from exobrain.errors import ExobrainError, InputFileError, OperationFailed
 from exobrain.fetch import installs
 from exobrain.fetch.plan import Want, fetch_settings, sharing_agents, wants_for
@@ -45,10 +45,8 @@ if TYPE_CHECKING:  # git plumbing is imported only when something has to be fetc
 
 def sync_external(
     ws: Workspace,
-    agent: Agent,
-    skills_dir: Path,
+    folders: Folders,
     *,
-    user: bool,
     cache_dir: Path | None = None,
     force: bool = False,
     check: bool = False,
@@ -57,24 +55,23 @@ def sync_external(
     rows: list[Resolved] | None = None,
     git: Git | None = None,
 ) -> FetchReport:
-    """Bring ``agent``'s external skills in ``skills_dir`` (and its ``skills-optional/``
-    sibling) in line with the resolver; with ``check`` only report what would change.
+    """Bring an agent's external skills in its skills folder (``folders``: project or user
+    level, and its ``skills-optional/`` sibling) in line with the resolver; with ``check``
+    only report what would change.
 
     ``progress`` is called with an event whose action is ``"checking"`` when a skill starts
     and with its final event when it is done. ``allow_local`` None means the
     ``.exobrain.json`` setting. ``rows`` are ``ws.resolve(agent.name)`` when the caller has
     them already; ``git`` an injected runner (its ``network_calls`` is what the report shows).
-    ``user``: ``skills_dir`` is the agent's user-level folder. Raises only for bad settings and
-    for project-level agent folders that are links; per-skill problems are events.
+    Raises only for bad settings and for project-level agent folders that are links;
+    per-skill problems are events.
     """
     settings = fetch_settings(ws.connection)
     allow = settings.allow_local if allow_local is None else allow_local
-    agent.check_folders(ws.root, user)
+    folders.check()
     run = _Run(
         ws,
-        agent,
-        skills_dir,
-        user,
+        folders,
         cache_dir,
         git,
         settings.max_bytes,
@@ -83,7 +80,7 @@ def sync_external(
         allow,
         progress,
     )
-    return run.go(ws.resolve(agent.name) if rows is None else rows)
+    return run.go(ws.resolve(folders.agent.name) if rows is None else rows)
 
 
 class _Run:
@@ -92,9 +89,7 @@ class _Run:
     def __init__(
         self,
         ws: Workspace,
-        agent: Agent,
-        skills_dir: Path,
-        user: bool,
+        folders: Folders,
         cache_dir: Path | None,
         git: Git | None,
         max_bytes: int,
@@ -103,11 +98,11 @@ class _Run:
         allow_local: bool,
         progress: Callable[[SkillEvent], None] | None,
     ) -> None:
-        self.ws, self.agent, self.skills_dir, self.cache_dir = ws, agent, skills_dir, cache_dir
-        self.user = user
+        self.ws, self.folders, self.cache_dir = ws, folders, cache_dir
+        self.agent, self.skills_dir = folders.agent, folders.skills
         self._git, self.max_bytes, self.force, self.check = git, max_bytes, force, check
         self.allow_local, self.progress = allow_local, progress or (lambda event: None)
-        self.report = FetchReport(agent.name, skills_dir, check)
+        self.report = FetchReport(folders.agent.name, folders.skills, check)
         self.listings: dict[str, dict[str, str] | ExobrainError] = {}
         self.refs: dict[str, set[str]] = {}
         self.ours: dict[Path, set[str]] = {}  # place → names of our installs there
@@ -127,8 +122,8 @@ class _Run:
         return self.cache_dir or user_cache_dir()
 
     def root_of(self, place: Path) -> Path:
-        """The folder writes in ``place`` must stay inside (see Agent.write_root)."""
-        return self.agent.write_root(self.ws.root, place, self.user)
+        """The folder writes in ``place`` must stay inside (see Folders.write_root)."""
+        return self.folders.write_root(place)
 
     def go(self, rows: list[Resolved]) -> FetchReport:
         places = (self.skills_dir, optional_dir(self.skills_dir))

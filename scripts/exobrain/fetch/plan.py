@@ -69,8 +69,8 @@ def sharing_agents(ws: Workspace, agent: Agent, skills_dir: Path) -> list[Agent]
         except UsageError:
             continue
         if other.name != agent.name and skills_dir in (
-            other.skills_dir(ws.root, False),
-            other.skills_dir(ws.root, True),
+            other.folders(ws.root).skills,
+            other.folders(ws.root, user=True).skills,
         ):
             found.append(other)
     return found

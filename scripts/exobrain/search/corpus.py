@@ -190,7 +190,7 @@ class View:
         if self._installed is None:
             self._installed = {}
             for agent in AGENTS:
-                folders = {agent.skills_dir(self.ws.root), agent.user_skills_dir()}
+                folders = {agent.folders(self.ws.root).skills, agent.user_skills_dir()}
                 for folder in sorted(folders | {optional_dir(f) for f in folders}):
                     for name, record in sorted(installs.scan(folder).items()):
                         path = folder / name / SKILL_FILE
