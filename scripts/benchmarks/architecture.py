@@ -71,8 +71,19 @@ def measure() -> dict:
         return (module, *best)
 
     chain = max((longest(m) for m in modules), key=len)
+    top = [m for m in modules if family(m) == "exobrain (core)" and m != "exobrain"]
+    catalog_importers = sorted(
+        a
+        for a, targets in edges.items()
+        if not _within(a, "exobrain.catalog") and not _within(a, "exobrain.cli")
+        for b in targets
+        if _within(b, "exobrain.catalog")
+    )
     return {
         "modules": len(modules),
+        "package_top": len(top),
+        "floors": len(table),
+        "catalog_importers": sorted(set(catalog_importers)),
         "imports": sum(map(len, edges.values())),
         "modules_per_package": dict(sorted(Counter(family(m) for m in modules).items())),
         "longest_chain": list(chain),
@@ -80,6 +91,10 @@ def measure() -> dict:
         "circles": [sorted(c) for c in cycles],
         "against_layers": against,
     }
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
 
 
 def strongly_connected(edges: dict[str, list[str]]) -> list[set[str]]:
@@ -127,6 +142,7 @@ def run(args: argparse.Namespace) -> None:
         print(json.dumps(facts, indent=2))
         return
     print(f"{facts['modules']} modules, {facts['imports']} imports between them")
+    print(f"modules at the package top: {facts['package_top']}; floors (layers): {facts['floors']}")
     for package, count in facts["modules_per_package"].items():
         print(f"  {package:<24} {count:>3} modules")
     print(f"longest import chain: {facts['longest_chain_length']} modules")
@@ -134,6 +150,9 @@ def run(args: argparse.Namespace) -> None:
     print(f"circles: {len(facts['circles'])}")
     for circle in facts["circles"]:
         print("  " + " <-> ".join(circle))
+    print(f"families importing the catalog: {len(facts['catalog_importers'])}")
+    for importer in facts["catalog_importers"]:
+        print(f"  {importer}")
     print(f"imports against the layers: {len(facts['against_layers'])}")
     for importer, imported in facts["against_layers"]:
         print(f"  {importer} -> {imported}")

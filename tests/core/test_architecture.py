@@ -60,3 +60,27 @@ def test_the_graph_has_no_circles_and_nothing_against_the_layers():
     facts = measure()
     assert facts["circles"] == [] and facts["against_layers"] == []
     assert facts["modules"] > 100
+    assert facts["package_top"] <= 16, "a new module belongs in a family package"
+    assert facts["catalog_importers"] == []
+
+
+#: The CLI's shared parts: the edge (errors, grammar, console entries), the progress display,
+#: how one operation's result is shown (``*_output``), and the umbrella that loads the verbs.
+CLI_SHARED = ("edge", "progress", "umbrella")
+
+
+def test_no_command_module_imports_another():
+    import grimp
+
+    graph = grimp.build_graph("exobrain", cache_dir=None)
+    found = []
+    for module in sorted(graph.modules):
+        if not module.startswith("exobrain.cli.") or module.endswith("umbrella"):
+            continue
+        for imported in graph.find_modules_directly_imported_by(module):
+            name = imported.removeprefix("exobrain.cli.")
+            if imported.startswith("exobrain.cli.") and not (
+                name in CLI_SHARED or name.endswith("_output")
+            ):
+                found.append(f"{module} -> {imported}")
+    assert found == []

@@ -49,9 +49,9 @@ def command(
     triggers match it, that fit the persona and whose dependencies resolve, and print the top
     N. Missing tools are flagged, not filtered."""
     from exobrain.cli.progress import progress_display
-    from exobrain.cli.search import quality_of
     from exobrain.errors import UsageError
     from exobrain.search.discover import discover, render_markdown, render_prompt
+    from exobrain.search.engine import signal_quality
     from exobrain.workspace import open_workspace
 
     if as_json and fmt not in ("md", "json"):
@@ -64,7 +64,7 @@ def command(
             persona=persona,
             k=limit,
             semantic=not lexical,
-            quality=quality_of(ws),
+            quality=signal_quality(ws),
             progress=progress,
         )
     for note in result.notes:

@@ -171,3 +171,30 @@ def plain_table(rows: list[list[str]], header: list[str]) -> str:
     widths = [max(map(len, column)) for column in zip(*table, strict=True)]
     line = "  ".join(f"{{:<{width}}}" for width in widths)  # one format per row: fast at scale
     return "\n".join(line.format(*row).rstrip() for row in table)
+
+
+def split_list(values: tuple[str, ...]) -> tuple[str, ...]:
+    """``--x a,b --x c`` → (a, b, c)."""
+    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
+
+
+def parse_types(text: str) -> tuple[str, ...]:
+    from exobrain.errors import UsageError
+    from exobrain.search.corpus import TYPES
+
+    types = split_list((text,))
+    unknown = [t for t in types if t not in TYPES]
+    if unknown or not types:
+        raise UsageError(f"--types {text!r}: use one or more of {', '.join(TYPES)}")
+    return types
+
+
+def parse_lifecycles(values: tuple[str, ...]) -> tuple[str, ...] | None:
+    from exobrain.errors import UsageError
+    from exobrain.search.ranking import LIFECYCLES
+
+    chosen = split_list(values)
+    unknown = [v for v in chosen if v not in LIFECYCLES]
+    if unknown:
+        raise UsageError(f"--lifecycle {', '.join(unknown)}: use {', '.join(LIFECYCLES)}")
+    return chosen or None

@@ -29,12 +29,12 @@ from exobrain.cli.edge import (
 def command(ref: str, as_json: bool, repo: Path | None) -> None:
     """Print an artifact you can see: skill:NAME[@HOME] or knowledge:PATH[@SCOPE] (PATH below
     knowledge/, without .md). Its frontmatter, body and links; --json for all fields."""
-    from exobrain.cli.search import quality_of
+    from exobrain.search.engine import signal_quality
     from exobrain.search.substrate import Substrate
     from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
-    row = Substrate(ws, quality_of(ws)).get(ref)
+    row = Substrate(ws, signal_quality(ws)).get(ref)
     if as_json:
         emit_json(row)
         finish_read(ws)

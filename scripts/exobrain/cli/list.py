@@ -63,7 +63,8 @@ def command(
     name, home, owner, lifecycle, tier, path, version, hash, quality, description and content
     (the frontmatter); --filter and --sort read any of them by dotted path (content.KEY for a
     frontmatter field); a field a row does not have is refused."""
-    from exobrain.cli.search import parse_types, quality_of
+    from exobrain.cli.edge import parse_types
+    from exobrain.search.engine import signal_quality
     from exobrain.search.substrate import Substrate
     from exobrain.util.jsonlogic import parse_rule, parse_sort
     from exobrain.workspace import open_workspace
@@ -72,7 +73,7 @@ def command(
     rule = parse_rule(rule_text) if rule_text is not None else None
     keys = parse_sort(sort)
     ws = open_workspace(repo)
-    rows = Substrate(ws, quality_of(ws)).list(chosen, rule, keys, limit)
+    rows = Substrate(ws, signal_quality(ws)).list(chosen, rule, keys, limit)
     if as_json:
         emit_json(rows)
     elif not rows:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
@@ -16,9 +15,6 @@ from exobrain.cli.edge import (
     repo_option,
     version_option,
 )
-
-if TYPE_CHECKING:
-    from exobrain.artifacts.move import Change
 
 
 @click.command("move", context_settings=HELP, epilog=exit_codes(ok="moved"))
@@ -34,6 +30,7 @@ def command(ref: str, scope: str, dry_run: bool, as_json: bool, repo: Path | Non
     declaration with every field, the overrides that named its old home (rewritten to follow
     it), and its lock entry. Prints what the authoring gate will say about the new home."""
     from exobrain.artifacts.move import move_skill
+    from exobrain.cli.change_output import echo_change
     from exobrain.gate.review import after_move
     from exobrain.scopes import scope_at
     from exobrain.workspace import open_workspace
@@ -58,13 +55,3 @@ def command(ref: str, scope: str, dry_run: bool, as_json: bool, repo: Path | Non
         click.echo(line)
     if not dry_run:
         click.echo("next: review with git status, commit, then connect-agent AGENT --relink")
-
-
-def echo_change(change: Change) -> None:
-    """The files, overrides and links a move or a removal touched (or would), one per line."""
-    for line in change.files:
-        click.echo(f"  changed: {line}")
-    for line in change.overrides:
-        click.echo(f"  override {line}")
-    for line in change.links:
-        click.echo(f"  note: {line} still names {change.ref} in its SKILL.md links")

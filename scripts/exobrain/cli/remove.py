@@ -38,7 +38,7 @@ def command(ref: str, force: bool, dry_run: bool, as_json: bool, repo: Path | No
     from git's index) and its lock entry. Overrides in other registries that would dangle are
     listed and the removal refused, unless --force removes them too."""
     from exobrain.artifacts.move import remove_skill
-    from exobrain.cli.move import echo_change
+    from exobrain.cli.change_output import echo_change
     from exobrain.workspace import open_workspace
 
     change = remove_skill(open_workspace(repo), ref, force=force, dry_run=dry_run)

@@ -14,15 +14,13 @@ from exobrain.cli.edge import (
     finish_read,
     json_option,
     limit_option,
+    parse_lifecycles,
+    parse_types,
     repo_option,
+    split_list,
     stdout_is_terminal,
     version_option,
 )
-
-
-def split_list(values: tuple[str, ...]) -> tuple[str, ...]:
-    """``--x a,b --x c`` → (a, b, c)."""
-    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
 
 
 @click.command(
@@ -84,7 +82,7 @@ def command(
     components and, when it is not on for you, how to opt in. The first search of a
     repository builds its index (a progress display on a terminal)."""
     from exobrain.cli.progress import progress_display
-    from exobrain.search.engine import Filters, search
+    from exobrain.search.engine import Filters, search, signal_quality
     from exobrain.search.hits import hit_json
     from exobrain.workspace import open_workspace
 
@@ -104,7 +102,7 @@ def command(
             filters,
             k=limit,
             semantic=not lexical,
-            quality=quality_of(ws),
+            quality=signal_quality(ws),
             progress=progress,
         )
     for note in result.notes:
@@ -152,32 +150,3 @@ def _print_hits(hits: list) -> None:
             click.echo(f"    {data['description']}")
         if data.get("opt_in"):
             click.echo(f"    opt in: {data['opt_in']}")
-
-
-def parse_types(text: str) -> tuple[str, ...]:
-    from exobrain.errors import UsageError
-    from exobrain.search.corpus import TYPES
-
-    types = split_list((text,))
-    unknown = [t for t in types if t not in TYPES]
-    if unknown or not types:
-        raise UsageError(f"--types {text!r}: use one or more of {', '.join(TYPES)}")
-    return types
-
-
-def parse_lifecycles(values: tuple[str, ...]) -> tuple[str, ...] | None:
-    from exobrain.errors import UsageError
-    from exobrain.search.ranking import LIFECYCLES
-
-    chosen = split_list(values)
-    unknown = [v for v in chosen if v not in LIFECYCLES]
-    if unknown:
-        raise UsageError(f"--lifecycle {', '.join(unknown)}: use {', '.join(LIFECYCLES)}")
-    return chosen or None
-
-
-def quality_of(ws):
-    """The quality scores ranking and rows use: the skills' signals."""
-    from exobrain.search.engine import signal_quality
-
-    return signal_quality(ws)

@@ -42,7 +42,6 @@ def command(no_suite: bool, suite_paths: tuple[str, ...], as_json: bool, repo: P
     """Check this exobrain: schemas present, skills-validate clean, locks current, agent docs
     true, each connected agent's links and indexes equal to connect-agent's plan, git hooks
     installed, and the package's own tests passing. Exit 1 when any check fails."""
-    from exobrain.cli.umbrella import VERBS
     from exobrain.errors import UsageError
     from exobrain.instance.selftest import Options, selftest
     from exobrain.workspace import open_workspace
@@ -50,7 +49,10 @@ def command(no_suite: bool, suite_paths: tuple[str, ...], as_json: bool, repo: P
     if no_suite and suite_paths:
         raise UsageError("--no-suite and --suite exclude each other")
     ws = open_workspace(repo)
-    options = Options(suite=not no_suite, suite_paths=tuple(suite_paths), verbs=frozenset(VERBS))
+    umbrella = click.get_current_context().find_root()  # exobrain: the verbs docs may name
+    group = umbrella.command
+    verbs = frozenset(group.list_commands(umbrella) if isinstance(group, click.Group) else ())
+    options = Options(suite=not no_suite, suite_paths=tuple(suite_paths), verbs=verbs)
     result = selftest(ws, options, progress=None if as_json else _line)
     if as_json:
         emit_json(result.as_json())
