@@ -625,4 +625,4 @@ def test_a_write_between_plan_and_apply_is_not_lost(tmp_path, monkeypatch):
     assert run(root, "claude").exit_code == 0
     stored = json.loads((root / ".exobrain.json").read_text())
     assert stored["agents"] == ["codex", "claude"] and stored["theme"] == "dark"
-    assert not (root / ".exobrain.json.lock").exists()
+    assert not (root / ".exobrain.json.flock").exists()

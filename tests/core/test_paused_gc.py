@@ -19,6 +19,9 @@ def test_a_pause_for_good_freezes_what_was_made_and_collects_again_after():
 
 
 def test_a_plain_pause_or_one_inside_another_freezes_nothing():
+    # what an earlier test in this process froze may be freed meanwhile, which lowers the
+    # count: start from nothing frozen
+    gc.unfreeze()
     before = gc.get_freeze_count()
     with paused_gc():
         with paused_gc(for_good=True):  # the outer pause decides

@@ -46,7 +46,7 @@ def test_new_file_gets_house_style_and_relative_schema(tmp_path, scope, schema):
         '{\n  "$schema": "' + schema + '",\n  "skills": [\n'
         '    { "name": "tidy", "from": "groups/acme", "tier": "always" }\n  ]\n}\n'
     )
-    assert not path.with_name("skills.json.lock").exists()
+    assert not path.with_name("skills.json.flock").exists()
 
 
 def test_no_entries_no_new_file_and_no_write_when_unchanged(tmp_path):
@@ -141,7 +141,7 @@ def test_exception_in_the_block_writes_nothing(tmp_path):
     with pytest.raises(RuntimeError), edit_registry(root, "people/alice") as edit:
         edit.remove(name="tidy")
         raise RuntimeError("boom")
-    assert path.read_bytes() == original and not (path.parent / "skills.json.lock").exists()
+    assert path.read_bytes() == original and not (path.parent / "skills.json.flock").exists()
 
 
 def test_missing_file_with_create_false(tmp_path):
@@ -171,7 +171,7 @@ def test_lock_timeout_names_the_file_and_writes_nothing(tmp_path):
         with pytest.raises(
             OperationFailed,
             match=r"people/alice/skills.json: another process "
-            r"kept skills.json.lock locked for over 0.2s",
+            r"kept skills.json.flock locked for over 0.2s",
         ):
             with edit_registry(root, "people/alice", timeout=0.2) as edit:
                 edit.entries.append(OVERRIDE)
@@ -203,7 +203,7 @@ def test_waiting_writer_gets_the_lock_when_it_is_released(tmp_path):
 def test_stale_lock_file_and_orphan_temp_files_are_handled(tmp_path):
     root = repo(tmp_path, {"groups/acme": []})
     folder = root / "groups/acme"
-    (folder / "skills.json.lock").write_text("")  # a writer died holding it
+    (folder / "skills.json.flock").write_text("")  # a writer died holding it
     (folder / ".skills.json.k1d2.tmp").write_text("half")  # and left its temp file
     (folder / ".other.json.k1d2.tmp").write_text("not ours to judge")
     with edit_registry(root, "groups/acme", timeout=1) as edit:

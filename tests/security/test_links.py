@@ -25,10 +25,10 @@ def committed_link(box, rel, target):
 
 def test_registry_lock_file_link_is_refused_by_promote(box):
     target = box.outside / "created-by-promote"
-    committed_link(box, "people/alice/skills.json.lock", target)
+    committed_link(box, "people/alice/skills.json.flock", target)
     result = box.run("skills-promote", "tidy", "--from", "global", "--to", "off")
     assert result.code == 2
-    assert f"skills.json.lock: is a symbolic link (→ {target})" in result.err
+    assert f"skills.json.flock: is a symbolic link (→ {target})" in result.err
     assert "never followed, nothing was written" in result.err
     assert not target.exists()
     assert "off" not in (box.repo / "people/alice/skills.json").read_text()

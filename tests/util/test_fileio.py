@@ -81,8 +81,8 @@ def test_a_file_link_staying_inside_is_written_through(tmp_path):
 
 def test_lock_files_are_never_followed(tmp_path):
     victim = tmp_path / "victim"
-    os.symlink(victim, tmp_path / "skills.json.lock")
-    with pytest.raises(UnsafePath, match=r"skills.json.lock: is a symbolic link \(→ .*victim\)"):
+    os.symlink(victim, tmp_path / "skills.json.flock")
+    with pytest.raises(UnsafePath, match=r"skills.json.flock: is a symbolic link \(→ .*victim\)"):
         with exclusive(tmp_path / "skills.json", root=tmp_path):
             pass
     assert not victim.exists()

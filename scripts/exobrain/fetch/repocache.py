@@ -81,7 +81,7 @@ class RepoCache:
 
     @contextmanager
     def locked(self) -> Iterator[RepoCache]:
-        """Serialise runs that share this cache repository (the file lock ``<dir>.lock``; a
+        """Serialise runs that share this cache repository (the file lock ``<dir>.flock``; a
         waiter gives up after a few remote time limits, in case a run hangs; when git has no time
         limit, neither has the wait)."""
         make_folders(self.root, self.dir.parent)

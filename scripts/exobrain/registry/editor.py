@@ -3,7 +3,7 @@
 Every command that changes a registry (promote now; lifecycle, register and import later) goes
 through :func:`edit_registry`, so they all get the same guarantees:
 
-* writers are serialised by the file lock ``<file>.lock`` next to the target
+* writers are serialised by the file lock ``<file>.flock`` next to the target
   (:mod:`exobrain.util.locking`), taken with a timeout, so two commands never lose each
   other's entries;
 * a file that does not parse or breaks the schema is refused (named by file, entry and rule)

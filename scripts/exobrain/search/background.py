@@ -8,7 +8,7 @@ way ``git gc --auto`` detaches: that process brings the whole cache up to date (
 every batch, so it can be stopped at any point) and exits. ``exobrain index`` does the same in
 the foreground with a progress display.
 
-One builder at a time: it holds ``.exobrain-cache/index.lock`` while it runs (the kernel drops
+One builder at a time: it holds ``.exobrain-cache/index.flock`` while it runs (the kernel drops
 the lock with the process, so a killed builder never blocks the next). Setting
 ``EXOBRAIN_SEARCH_BACKGROUND=0`` stops searches from starting one (the test suite does).
 """
@@ -32,7 +32,7 @@ started: list[subprocess.Popen[bytes]] = []
 
 
 def lock_target(root: Path) -> Path:
-    """What the builder locks (:func:`exobrain.util.locking.exclusive` adds ``.lock``), in
+    """What the builder locks (:func:`exobrain.util.locking.exclusive` adds ``.flock``), in
     the repository's cache folder (made when missing; a link there is refused, as for the
     index)."""
     return cache_folder(root) / "index"

@@ -250,7 +250,8 @@ class CommittedTree:
         named in :attr:`unread`."""
         found: dict[str, Registry] = {}
         fresh: dict[str, list[CommittedScope]] = {}  # blob id → the scopes whose registry it is
-        known, root = self._cache.registries, self.root
+        blobs = [s.registry for s in scopes if s.registry and s.registry != LINK]
+        known, root = self._cache.registries(blobs), self.root
         for scope in scopes:  # one look at the cache each: 300,000 of them at 100k people
             blob = scope.registry
             cached = known.get(blob) if blob and blob != LINK else None
@@ -295,7 +296,7 @@ class CommittedTree:
     def descriptions(self, wanted: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:
         """(home, name) → description for SKILL.md blobs (read once, then cached by id; each
         parsed as git hands it over)."""
-        known = self._cache.descriptions
+        known = self._cache.descriptions(list(wanted.values()))
         fresh = list(dict.fromkeys(b for b in wanted.values() if b != LINK and b not in known))
         stream = self.repo.stream_blobs(
             fresh, limit=SKILL_LIMIT, what="SKILL.md files", progress=self.progress

@@ -3,22 +3,24 @@ repository a sparse checkout leaves out, so the next run reads only what changed
 
 Three maps, each split into :data:`SHARDS` files (``units-00.json`` … ``units-3f.json``,
 likewise ``registries-`` and ``descriptions-``), so that a run that learnt a few things
-rewrites a few small files rather than 200 MB:
+rewrites a few small files rather than 200 MB, and a run that asks for a few things reads a few
+small files:
 
 * units (the global ``skills/``, ``seed/``, every folder at the top of a collection) by git's
   tree id: ``[tree id, [[scope path, type, registry blob id, [skill, …], [its SKILL.md
-  blob id, …]], …]]``, in the shard of the unit's name;
+  blob id, …]], …]]``, in the shard of the unit's name; read whole by a command that lists
+  every unit (the catalog, skills-validate);
 * registries by blob id: their entries as parsed JSON (only registries without findings), in
-  the shard of the blob id;
-* descriptions by the SKILL.md's blob id, read only by a command that asks for one (the
-  catalog does, skills-validate does not: at 100,000 people they are 80 MB of the 210 MB,
-  about 0.8 s to load).
+  the shard of the blob id; a command reads the shards of the blobs it asks for
+  (``skills-status`` with a scope outside the cone: one or two files, not 6 MB);
+* descriptions by the SKILL.md's blob id, likewise read only for the blobs asked for (the
+  catalog does, skills-validate does not: at 100,000 people they are 80 MB of the 210 MB).
 
 It is a speed-up, never a source of truth. It is read only from real files in a real
 ``.exobrain-cache`` folder inside the repository (never through a link), and only when git
-does not track it (:meth:`TreeCache.drop`); a map with a shard that is unreadable, too big,
-not JSON, of another version or of the wrong shape is ignored whole (a missing shard is an
-empty one). Each shard is written atomically, once per command and only when something in it
+does not track it (:meth:`TreeCache.drop`); a shard that is unreadable, too big, not JSON, of
+another version or of the wrong shape is ignored (a missing shard is an empty one) and
+rewritten. Each shard is written atomically, once per command and only when something in it
 changed, and only what the repository still holds is kept.
 """
 
@@ -27,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import zlib
+from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -84,21 +87,76 @@ def shard_file(root: Path, kind: str, shard: int) -> Path:
     return root / REPO_CACHE / FOLDER / f"{kind}-{shard:02x}.json"
 
 
+class _Map:
+    """One map of the cache, its shards read as their keys are asked for (``persist`` False:
+    none is ever read, every shard counts as read and empty)."""
+
+    def __init__(self, root: Path, kind: str, persist: bool) -> None:
+        self.root = root
+        self.kind = kind
+        self.values: dict[str, Any] = {}
+        self.loaded: set[int] = set() if persist else set(range(SHARDS))
+        self.dirty: set[int] = set()
+
+    def shard(self, key: str) -> int:
+        return shard_of(self.kind, key)
+
+    def load(self, shards: Iterable[int]) -> None:
+        """Read the shards not read yet (a bad one counts as empty, and is rewritten)."""
+        for shard in shards:
+            if shard in self.loaded:
+                continue
+            self.loaded.add(shard)
+            found = _read_shard(self.root, self.kind, shard)
+            if found is None:
+                self.dirty.add(shard)  # unreadable or of the wrong shape: written anew
+            else:
+                self.values.update(found)
+
+    def load_all(self) -> None:
+        self.load(range(SHARDS))
+
+    def for_keys(self, keys: Collection[str]) -> dict[str, Any]:
+        """The map, with the shards of ``keys`` read (all of them for many keys: working out
+        the shard of each of a million would cost more than reading them all)."""
+        if len(self.loaded) < SHARDS:
+            if len(keys) > 4 * SHARDS:
+                self.load_all()
+            else:
+                self.load({self.shard(key) for key in keys})
+        return self.values
+
+    def put(self, key: str, value: Any) -> None:
+        shard = self.shard(key)
+        self.load((shard,))  # a shard is written whole: what it held must be kept
+        self.values[key] = value
+        self.dirty.add(shard)
+
+    def delete(self, key: str) -> None:
+        del self.values[key]
+        self.dirty.add(self.shard(key))
+
+    def clear(self) -> None:
+        self.values = {}
+        self.loaded = set(range(SHARDS))
+        self.dirty = set(range(SHARDS))
+
+    def save(self) -> None:
+        _write_shards(self.root, self.kind, self.values, self.dirty)
+        self.dirty = set()
+
+
 class TreeCache:
-    """The cache's three maps (see the module): units and registries loaded on creation, the
-    descriptions on first use. ``persist`` False: kept in memory only, never read or
-    written."""
+    """The cache's three maps (see the module), each read shard by shard on first need.
+    ``persist`` False: kept in memory only, never read or written."""
 
     def __init__(self, root: Path, *, persist: bool = True) -> None:
         self.root = root
         self.persist = persist
-        self.units: dict[str, Any] = {}
-        self.registries: dict[str, list[dict[str, Any]]] = {}
-        self._descriptions: dict[str, str] | None = None if persist else {}
-        self._dirty: dict[str, set[int]] = {UNITS: set(), REGISTRIES: set(), DESCRIPTIONS: set()}
+        self._units = _Map(root, UNITS, persist)
+        self._registries = _Map(root, REGISTRIES, persist)
+        self._descriptions = _Map(root, DESCRIPTIONS, persist)
         self._retained: set[str] | None = None  # the units HEAD holds, once all were listed
-        if persist:
-            self._load()
 
     @classmethod
     def detached(cls, root: Path) -> TreeCache:
@@ -106,76 +164,63 @@ class TreeCache:
         which loading and rewriting the whole cache would cost more than it saves."""
         return cls(root, persist=False)
 
-    def _load(self) -> None:
-        units = _read_map(self.root, UNITS)
-        registries = _read_map(self.root, REGISTRIES)
-        if units is not None and all(type(v) is list for v in units.values()):
-            self.units = units
-        if _registries_shaped(registries):
-            self.registries = registries
-
-    @property
-    def descriptions(self) -> dict[str, str]:
-        if self._descriptions is None:
-            found = _read_map(self.root, DESCRIPTIONS)
-            ok = found is not None and all(type(v) is str for v in found.values())
-            self._descriptions = found if ok and found is not None else {}
-        return self._descriptions
-
     def drop(self) -> None:
         """Forget everything (a cache git tracks was put there by someone else)."""
-        self.units, self.registries, self._descriptions = {}, {}, {}
-        for shards in self._dirty.values():
-            shards.update(range(SHARDS))
+        for values in (self._units, self._registries, self._descriptions):
+            values.clear()
 
     def unit(self, unit: str, tree: str) -> list[list[Any]] | None:
         """The unit's scopes as stored when its tree id is still ``tree``."""
-        value = self.units.get(unit)
+        if len(self._units.loaded) < SHARDS:  # (asked of every unit by a full listing)
+            self._units.load_all()
+        value = self._units.values.get(unit)
         if type(value) is list and len(value) == 2 and value[0] == tree:
             scopes = value[1]
             return scopes if type(scopes) is list else None
         return None
 
     def put_unit(self, unit: str, tree: str, scopes: list[list[Any]]) -> None:
-        self.units[unit] = [tree, scopes]
-        self._dirty[UNITS].add(shard_of(UNITS, unit))
+        self._units.put(unit, [tree, scopes])
 
     def retain(self, units: set[str]) -> None:
         """Keep only these units (the ones HEAD holds): called once every unit was seen."""
-        gone = [u for u in self.units if u not in units]
-        for unit in gone:
-            del self.units[unit]
-            self._dirty[UNITS].add(shard_of(UNITS, unit))
+        self._units.load_all()
+        for unit in [u for u in self._units.values if u not in units]:
+            self._units.delete(unit)
         self._retained = units
+
+    def registries(self, blobs: Collection[str]) -> dict[str, list[dict[str, Any]]]:
+        """The cached registries, with those of ``blobs`` among them when known."""
+        return self._registries.for_keys(blobs)
 
     def put_registry(self, blob: str, raw: Any) -> None:
         if isinstance(raw, list) and all(isinstance(e, dict) for e in raw):
-            self.registries[blob] = raw
-            self._dirty[REGISTRIES].add(shard_of(REGISTRIES, blob))
+            self._registries.put(blob, raw)
+
+    def descriptions(self, blobs: Collection[str]) -> dict[str, str]:
+        """The cached descriptions, with those of ``blobs`` among them when known."""
+        return self._descriptions.for_keys(blobs)
 
     def put_description(self, blob: str, text: str) -> None:
-        self.descriptions[blob] = text
-        self._dirty[DESCRIPTIONS].add(shard_of(DESCRIPTIONS, blob))
+        self._descriptions.put(blob, text)
 
     def save(self) -> None:
-        """Write the shards that changed; after a full listing, the registries and
-        descriptions no unit uses any more are left out (the descriptions only when they
-        were read)."""
-        if not self.persist or not any(self._dirty.values()):
+        """Write the shards that changed; after a full listing, the registries (and, when
+        any were read, the descriptions) no unit uses any more are left out."""
+        maps = (self._units, self._registries, self._descriptions)
+        if not self.persist or not any(m.dirty for m in maps):
             return  # (working out what is used walks every unit: not for nothing)
-        maps: dict[str, dict[str, Any]] = {UNITS: self.units, REGISTRIES: self.registries}
-        if self._descriptions is not None:
-            maps[DESCRIPTIONS] = self._descriptions
         if self._retained is not None:
             used = self._used()
-            for kind in (REGISTRIES, DESCRIPTIONS):
-                if kind in maps:
-                    self._forget_unused(maps[kind], kind, used)
+            for values in (self._registries, self._descriptions):
+                if values is self._registries or values.loaded:
+                    values.load_all()
+                    for key in [k for k in values.values if k not in used]:
+                        values.delete(key)
         try:
             cache_folder(self.root, FOLDER)
-            for kind, values in maps.items():
-                _write_shards(self.root, kind, values, self._dirty[kind])
-                self._dirty[kind] = set()
+            for values in maps:
+                values.save()
             for name in _FORMER:
                 former = self.root / REPO_CACHE / name
                 if former.is_file() and not former.is_symlink():
@@ -183,39 +228,39 @@ class TreeCache:
         except (ExobrainError, OSError):
             pass  # only a speed-up
 
-    def _forget_unused(self, values: dict[str, Any], kind: str, used: set[str]) -> None:
-        for key in [k for k in values if k not in used]:
-            del values[key]
-            self._dirty[kind].add(shard_of(kind, key))
-
     def _used(self) -> set[str]:
         """The blob ids the units name (every id kept, when a unit is of the wrong shape)."""
         used: set[str] = set()
         try:
-            for value in self.units.values():
+            for value in self._units.values.values():
                 for scope in value[1]:
                     used.add(scope[2])
                     used.update(scope[4])
         except (TypeError, IndexError, AttributeError):
-            return set(self.registries) | set(self._descriptions or {})
+            self._registries.load_all()
+            self._descriptions.load_all()
+            return set(self._registries.values) | set(self._descriptions.values)
         return used
 
 
-def _read_map(root: Path, kind: str) -> dict[str, Any] | None:
-    """One map from its shards (a missing shard is an empty one); None when a shard is
-    unreadable, not JSON, of another version or not a map of the right keys."""
-    found: dict[str, Any] = {}
-    with paused_gc():  # a million objects that all stay: collecting them is only cost
-        for shard in range(SHARDS):
-            path = shard_file(root, kind, shard)
-            if not os.path.lexists(path):
-                continue
-            data = _read(root, path)
-            values = data.get(kind) if data is not None else None
-            if not isinstance(values, dict):
-                return None
-            found.update(values)
-    return found
+def _read_shard(root: Path, kind: str, shard: int) -> dict[str, Any] | None:
+    """One shard's map ({} when the file is missing); None when it is unreadable, not JSON,
+    of another version or of the wrong shape."""
+    path = shard_file(root, kind, shard)
+    if not os.path.lexists(path):
+        return {}
+    with paused_gc():  # many objects that all stay: collecting them is only cost
+        data = _read(root, path)
+    values = data.get(kind) if data is not None else None
+    if not isinstance(values, dict):
+        return None
+    if kind == UNITS:
+        ok = all(type(v) is list for v in values.values())
+    elif kind == REGISTRIES:
+        ok = _registries_shaped(values)
+    else:
+        ok = all(type(v) is str for v in values.values())
+    return values if ok else None
 
 
 def _write_shards(root: Path, kind: str, values: dict[str, Any], shards: set[int]) -> None:

@@ -1,7 +1,7 @@
 """Paths that must stay inside a root: resolved one component at a time, links included.
 
 A shared repository is written by many people, so any folder or file in it may be a committed
-symbolic link: ``people/alice/skills.json.lock`` pointing at ``~/.bashrc``, ``.claude``
+symbolic link: ``people/alice/skills.json.flock`` pointing at ``~/.bashrc``, ``.claude``
 pointing at another project, a skill's ``r -> p/p/../..`` that looks harmless as text but
 reaches ``/`` once ``p -> .`` is followed. Checking a link's target as text, or the final
 ``realpath`` only, misses these; so every path the toolkit writes through, and every link a

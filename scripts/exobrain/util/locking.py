@@ -14,7 +14,7 @@ leaves anything locked; at worst an empty lock file stays behind and the next wr
 Lock files and ledgers are the toolkit's own, so they are never followed: the folder is
 resolved inside the caller's root (:mod:`exobrain.util.confine`) and the file is opened with
 ``O_NOFOLLOW`` and ``O_NONBLOCK`` and checked to be a regular file. A committed
-``skills.json.lock`` link to ``~/.bashrc`` is refused, not created or appended through.
+``skills.json.flock`` link to ``~/.bashrc`` is refused, not created or appended through.
 """
 
 from __future__ import annotations
@@ -32,7 +32,9 @@ from exobrain.errors import OperationFailed
 from exobrain.util.confine import UnsafePath, resolve_inside, special_kind
 
 DEFAULT_TIMEOUT = 10.0
-LOCK_SUFFIX = ".lock"
+#: The file a writer holds its lock on, beside the file it guards: ``skills.json.flock``.
+#: Not ``.lock``, which would read like ``skills.lock.json``, the registry's lock of versions.
+LOCK_SUFFIX = ".flock"
 
 
 def lock_fd(
@@ -115,7 +117,7 @@ def _same_file(fd: int, path: Path) -> bool:
 def exclusive(
     path: Path, timeout: float = DEFAULT_TIMEOUT, *, root: Path, remove: bool = True
 ) -> Iterator[None]:
-    """Hold the lock file ``<path>.lock`` (inside ``root``) for the duration of the block.
+    """Hold the lock file ``<path>.flock`` (inside ``root``) for the duration of the block.
 
     ``remove`` deletes the lock file on release (safe: a waiter checks it locked the file still
     at the path); keep it for long-lived shared locks such as a cache repository's.
