@@ -85,8 +85,7 @@ def _drop_cache(root: Path, *, memo_only: bool = False) -> None:
     """Forget the catalog's memo and kept rows of what it printed, and (unless ``memo_only``)
     what was read from git, so the run after works it out again."""
     cache = root / ".exobrain-cache"
-    shutil.rmtree(cache / "catalog", ignore_errors=True)
-    shutil.rmtree(cache / "catalog-rows", ignore_errors=True)
+    shutil.rmtree(cache / "catalog", ignore_errors=True)  # the memo and the kept rows
     if not memo_only:
         shutil.rmtree(cache / "tree", ignore_errors=True)
 

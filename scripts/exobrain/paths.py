@@ -10,12 +10,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from exobrain.caches import OWNED, REPO_CACHE
 from exobrain.model import GLOBAL
 
 #: The JSON schemas and default configuration files shipped inside the package.
 PACKAGED_DATA = Path(__file__).parent / "schemas"
-#: The per-repository cache folder (gitignored): the search index, harvested instances.
-REPO_CACHE = ".exobrain-cache"
 #: Overrides where the per-user cache lives (else ``$XDG_CACHE_HOME/exobrain``).
 CACHE_ENV = "EXOBRAIN_CACHE_DIR"
 
@@ -69,7 +68,7 @@ def user_state_dir() -> Path:
 
 def owned_records() -> Path:
     """Where the ownership records of agent folders live (:mod:`exobrain.util.ownership`)."""
-    return user_state_dir() / "owned"
+    return user_state_dir() / OWNED.folder
 
 
 #: The console scripts this toolkit installs (pyproject.toml's [project.scripts]).

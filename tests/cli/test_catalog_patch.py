@@ -20,7 +20,7 @@ from tests.support.sparse import full_clone, origin, sparse_clone
 SHAPE = Shape(groups=3, people=8, hosts=2, per_scope=2, global_skills=4, ledger_every=1)
 CONNECT = ["claude", "--person", "p0001", "--group", "g001", "--host", "h1", "--sparse"]
 VARIANTS = [[], ["--json"], ["--plain"], ["--tier", "optional"], ["--json", "--tier", "always"]]
-ROWS = ".exobrain-cache/catalog-rows"
+ROWS = ".exobrain-cache/catalog/rows"
 
 
 def catalog(root: Path, *args: str) -> str:

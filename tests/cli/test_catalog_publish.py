@@ -18,7 +18,7 @@ from tests.support.helpers import git
 from tests.support.sparse import full_clone, origin, sparse_clone
 
 CONNECT = ["claude", "--person", "p0001", "--group", "g001", "--host", "h1", "--sparse"]
-ROWS = ".exobrain-cache/catalog-rows"
+ROWS = ".exobrain-cache/catalog/rows"
 
 
 def run(command, root: Path, *args: str):

@@ -181,3 +181,31 @@ def test_the_doc_checker_catches_what_is_wrong(tmp_path):
     ]
     (tmp_path / "seed").mkdir()  # in a seed, seed/ paths are checked too
     assert "`seed/AGENTS.md` does not exist" in docfacts.problems(tmp_path, text, set(), set())
+
+
+def test_the_state_doc_shows_the_table_of_caches():
+    """knowledge/exobrain/state.md has exactly the rows of exobrain.caches.TABLE, and each
+    reader's folder and version are the table's."""
+    from exobrain import caches
+    from exobrain.catalog import kept, memo
+    from exobrain.connect import trust
+    from exobrain.search import background, indexfiles, vectors
+    from exobrain.signals import cache as signal_cache
+    from exobrain.sparse import committed, treecache
+    from exobrain.util import ownership
+
+    text = (ROOT / "knowledge/exobrain/state.md").read_text()
+    rows = [
+        [cell.strip() for cell in line.strip("|").split(" | ")]
+        for line in text.splitlines()
+        if line.startswith("| `")
+    ]
+    assert rows == caches.table_rows()
+    assert (caches.TREE.folder, caches.TREE.version) == (treecache.FOLDER, treecache.CACHE_VERSION)
+    assert caches.COMMITTED.folder == committed.COPIES
+    assert caches.CATALOG.folder == memo.MEMO_FOLDER and kept.FOLDER.startswith(memo.MEMO_FOLDER)
+    assert caches.SEARCH.folder == indexfiles.INDEX_FILE and vectors.VECTORS_DIR == "vectors"
+    assert background.LOG_FILE.startswith(caches.INDEX_BUILD.folder)
+    assert signal_cache.FORMAT[0] == caches.SIGNALS.version
+    assert caches.TRUST.folder == trust.TRUST_FILE
+    assert caches.OWNED.version == ownership.RECORD_VERSION

@@ -122,7 +122,9 @@ def test_a_writer_killed_before_the_rename_leaves_the_old_file(tmp_path):
     assert done.returncode == -signal.SIGKILL
     assert path.read_bytes() == original
     leftovers = sorted(os.listdir(path.parent))
-    assert "skills.json.flock" in leftovers and any(n.startswith(".skills.json.") for n in leftovers)
+    assert "skills.json.flock" in leftovers and any(
+        n.startswith(".skills.json.") for n in leftovers
+    )
     # the next writer is not blocked by the dead one, and cleans up after it
     done = subprocess.run(["skills-promote", *args], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

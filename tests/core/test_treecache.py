@@ -40,8 +40,7 @@ def invoke(command, root: Path, *args: str):
 def catalog(root: Path) -> list[dict]:
     """The catalog worked out from the registries (the memo of what was printed and the rows
     kept for patching are removed first: these tests are about the cache it is made from)."""
-    shutil.rmtree(root / ".exobrain-cache" / "catalog", ignore_errors=True)
-    shutil.rmtree(root / ".exobrain-cache" / "catalog-rows", ignore_errors=True)
+    shutil.rmtree(root / ".exobrain-cache" / "catalog", ignore_errors=True)  # memo and rows
     return json.loads(invoke(status_cmd, root, "--all", "--json").stdout)["skills"]
 
 

@@ -1,7 +1,7 @@
 """The rows of a printed catalog, kept for the next run to patch (:mod:`exobrain.catalog.patch`).
 
 One variant of the catalog (``table``, ``json-optional``…) of one repository is kept in
-``.exobrain-cache/catalog-rows/<variant>.*``:
+``.exobrain-cache/catalog/rows/<variant>.*`` (beside the memos of :mod:`exobrain.catalog.memo`):
 
 * ``rows.txt``: each row's text (:mod:`exobrain.catalog.text`) followed by the separator the
   variant puts between rows, in printed order, UTF-8;
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
 from array import array
 from collections import Counter
@@ -33,16 +34,20 @@ from pathlib import Path
 from typing import Any
 
 from exobrain import __version__
+from exobrain.caches import CATALOG, REPO_CACHE
 from exobrain.catalog.rows import CatalogRow
 from exobrain.catalog.text import SEPARATORS, TABLE, CatalogText
 from exobrain.errors import ExobrainError, InputFileError
-from exobrain.paths import REPO_CACHE, cache_folder
+from exobrain.paths import cache_folder
 from exobrain.util.confine import resolve_inside
 from exobrain.util.fileio import atomic_write_text, read_bytes, stat_signature
 from exobrain.workspace import Workspace
 
-FOLDER = "catalog-rows"
-STORE_VERSION = 2
+#: Kept rows live beside the memos of a full checkout, in the one folder of the printed catalog.
+FOLDER = f"{CATALOG.folder}/rows"
+STORE_VERSION = CATALOG.version
+#: Where the rows were kept before they joined the memos (removed when rows are written).
+_FORMER = "catalog-rows"
 LIMIT = 1 << 31
 DATA_PARTS = ("rows.txt", "offsets.bin", "index.bin", "scopes.txt")
 COMMIT_ID = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")
@@ -211,6 +216,9 @@ class RowStore:
                 atomic_write_text(self._path(part), data, root=self.root, durable=False)
             text_meta = json.dumps({**meta, "files": self._signatures()}, separators=(",", ":"))
             atomic_write_text(self._path("meta.json"), text_meta, root=self.root, durable=False)
+            former = self.root / REPO_CACHE / _FORMER
+            if former.is_dir() and not former.is_symlink():
+                shutil.rmtree(former, ignore_errors=True)
         except (ExobrainError, OSError):
             pass
 

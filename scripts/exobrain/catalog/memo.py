@@ -33,17 +33,18 @@ from pathlib import Path
 from typing import Any
 
 from exobrain import __version__
+from exobrain.caches import CATALOG, REPO_CACHE
 from exobrain.errors import ExobrainError, InputFileError
 from exobrain.model import GLOBAL
-from exobrain.paths import REPO_CACHE, cache_folder
+from exobrain.paths import cache_folder
 from exobrain.registry.entries import REGISTRY_FILE
 from exobrain.skillmd import SKILL_FILE
 from exobrain.util.confine import resolve_inside
 from exobrain.util.fileio import atomic_write_text, read_bytes, stat_signature
 from exobrain.workspace import Workspace
 
-MEMO_FOLDER = "catalog"
-MEMO_VERSION = 1
+MEMO_FOLDER = CATALOG.folder
+MEMO_VERSION = CATALOG.version
 #: The largest memo read back (a catalog of a million rows as JSON is about 400 MB).
 MEMO_LIMIT = 1 << 31
 _NAME = re.compile(r"^[0-9a-f]{64}\.[a-z0-9-]+\.txt\Z")

@@ -26,12 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from exobrain.caches import TRUST
 from exobrain.errors import InputFileError, UsageError
 from exobrain.paths import user_config_dir
 from exobrain.util.fileio import load_json
 from exobrain.util.jsonfile import update_json_file
 
-TRUST_FILE = "trust.json"
+TRUST_FILE = TRUST.folder
 FORMAT = 1
 TRUSTED, NEW, CHANGED, MISSING = "trusted", "new", "changed", "missing"
 #: An executable larger than this is never trusted (a hook is a short script).

@@ -31,6 +31,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from exobrain.caches import REPOS
 from exobrain.errors import OperationFailed
 from exobrain.util.fileio import make_folders
 from exobrain.util.git import FETCH_OBJECTS, Git, GitFailed, git_message
@@ -76,7 +77,7 @@ class RepoCache:
         slug = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[-60:]
         digest = hashlib.sha256(url.encode("utf-8")).hexdigest()[:16]
         self.root = cache_root
-        self.dir = cache_root / "git" / f"{slug}-{digest}.git"
+        self.dir = cache_root / REPOS.folder / f"{slug}-{digest}.git"
         self._rejected: set[str] | None = None
 
     @contextmanager

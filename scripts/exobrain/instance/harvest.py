@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from exobrain.caches import INSTANCES as INSTANCES_CACHE
+from exobrain.caches import REPO_CACHE
 from exobrain.errors import InputFileError, OperationFailed, UsageError
 from exobrain.gate.review import skill_folder
 from exobrain.gate.snapshot import Snapshot, snapshot, wanted_blobs
@@ -40,14 +42,14 @@ from exobrain.instance.framework import (
     read_framework,
 )
 from exobrain.model import Identity
-from exobrain.paths import REPO_CACHE, cache_folder
+from exobrain.paths import cache_folder
 from exobrain.scan import scan_scopes
 from exobrain.scopes import CONNECTION_FILE, Connection, ScopeConfig, load_scope_config
 from exobrain.util.git import Git
 from exobrain.util.repository import Repository
 
 INSTANCES_KEY = "instances"
-INSTANCES = "instances"  # the fetched instances, inside the cache folder
+INSTANCES = INSTANCES_CACHE.folder  # the fetched instances, inside the cache folder
 OK, DIRTY, ABSENT, NOT_EXOBRAIN = "ok", "dirty", "absent", "not an exobrain"
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://|^[A-Za-z0-9._~+-]+@[^/:]+:")
 

@@ -20,13 +20,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from exobrain.caches import INDEX_BUILD, REPO_CACHE
 from exobrain.errors import OperationFailed
-from exobrain.paths import REPO_CACHE, cache_folder
+from exobrain.paths import cache_folder
 from exobrain.util.locking import exclusive
 from exobrain.util.staging import staged_file
 
 ENV = "EXOBRAIN_SEARCH_BACKGROUND"
-LOG_FILE = "index.log"
+LOG_FILE = f"{INDEX_BUILD.folder}.log"
 #: The builds this process started (a caller that must not outlive them can wait on them).
 started: list[subprocess.Popen[bytes]] = []
 
@@ -35,7 +36,7 @@ def lock_target(root: Path) -> Path:
     """What the builder locks (:func:`exobrain.util.locking.exclusive` adds ``.flock``), in
     the repository's cache folder (made when missing; a link there is refused, as for the
     index)."""
-    return cache_folder(root) / "index"
+    return cache_folder(root) / INDEX_BUILD.folder
 
 
 def allowed() -> bool:

@@ -21,13 +21,14 @@ import os
 import sqlite3
 from pathlib import Path
 
-from exobrain.paths import REPO_CACHE, cache_folder
+from exobrain.caches import EMBEDDINGS, REPO_CACHE, SEARCH
+from exobrain.paths import cache_folder
 from exobrain.search.index import COLUMNS, Index
 
-FORMAT = "3"  # of SCHEMA: a file of another format is replaced
-INDEX_FILE = "search.sqlite"
-EMBEDDINGS_FILE = "embeddings.sqlite"
-EMBEDDINGS_FORMAT = "1"
+FORMAT = str(SEARCH.version)  # of SCHEMA: a file of another format is replaced
+INDEX_FILE = SEARCH.folder
+EMBEDDINGS_FILE = EMBEDDINGS.folder
+EMBEDDINGS_FORMAT = str(EMBEDDINGS.version)
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs (

@@ -30,13 +30,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from exobrain.caches import VECTORS
 from exobrain.paths import cache_folder
 from exobrain.search.embedding import Encoder, Model
 from exobrain.search.index import Index
 from exobrain.util.progress import Progress
 from exobrain.util.staging import staged_file
 
-VECTORS_DIR = "vectors"
+VECTORS_DIR = VECTORS.folder
 #: Texts embedded (and committed) at a time: a lost batch costs a second of MiniLM at most.
 BATCH = 32
 

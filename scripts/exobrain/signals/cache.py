@@ -18,14 +18,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from exobrain.caches import SIGNALS
 from exobrain.paths import user_cache_dir
 
-FORMAT = (4, marshal.version, sys.version_info[:2])
+FORMAT = (SIGNALS.version, marshal.version, sys.version_info[:2])
 MAGIC = b"exobrain-signals\x00"
 
 
 def cache_dir() -> Path:
-    return user_cache_dir() / "signals"
+    return user_cache_dir() / SIGNALS.folder
 
 
 def cache_path(root: Path) -> Path:

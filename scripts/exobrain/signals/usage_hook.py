@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from exobrain.caches import USAGE_HOOK, USAGE_LOG
 from exobrain.util import boundedjson
 
 HOOK_MODULE = "exobrain.signals.usage_hook"
@@ -53,7 +54,7 @@ HOOKS = {
 def log_path() -> Path:
     from exobrain.paths import user_state_dir
 
-    return user_state_dir() / "usage-hook.log"
+    return user_state_dir() / USAGE_LOG.folder
 
 
 def log(message: str) -> None:
@@ -130,7 +131,7 @@ def _cache_path(root: str, agent: str) -> str:
     from exobrain.paths import user_cache_dir
 
     digest = hashlib.sha256(f"{root}\0{agent}".encode()).hexdigest()[:20]
-    return os.path.join(user_cache_dir(), "usage-hook", f"{digest}.json")
+    return os.path.join(user_cache_dir(), USAGE_HOOK.folder, f"{digest}.json")
 
 
 def _stamp(path: str) -> list[int] | None:

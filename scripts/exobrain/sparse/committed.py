@@ -18,9 +18,10 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from exobrain.caches import COMMITTED, REPO_CACHE
 from exobrain.errors import ExobrainError
 from exobrain.model import GLOBAL
-from exobrain.paths import REPO_CACHE, cache_folder
+from exobrain.paths import cache_folder
 from exobrain.registry.entries import (
     REGISTRY_FILE,
     Registry,
@@ -46,7 +47,7 @@ from exobrain.util.progress import Progress, counted
 from exobrain.util.repository import Repository
 
 #: ``.exobrain-cache/committed/``: readable copies of files outside the checkout (search).
-COPIES = "committed"
+COPIES = COMMITTED.folder
 #: Above this many units to list, one ``ls-tree`` walks whole collections instead.
 PATHSPEC_LIMIT = 500
 _SKILL_PATH = Path(SKILL_FILE)  # what a committed SKILL.md's problems are reported against

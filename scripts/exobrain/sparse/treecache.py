@@ -33,17 +33,18 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from exobrain.caches import REPO_CACHE, TREE
 from exobrain.errors import ExobrainError, InputFileError
 from exobrain.model import Lifecycle, Tier
-from exobrain.paths import REPO_CACHE, cache_folder
+from exobrain.paths import cache_folder
 from exobrain.util.confine import resolve_inside
 from exobrain.util.fileio import atomic_write_text, read_bytes
 from exobrain.util.gcpause import paused_gc
 
-FOLDER = "tree"
+FOLDER = TREE.folder
 UNITS, REGISTRIES, DESCRIPTIONS = "units", "registries", "descriptions"
 SHARDS = 64
-CACHE_VERSION = 4
+CACHE_VERSION = TREE.version
 CACHE_LIMIT = 1 << 30
 #: The single files of the cache's version 3, removed when the shards are written.
 _FORMER = ("committed.json", "committed-descriptions.json")

@@ -29,7 +29,7 @@ from exobrain.util.fileio import atomic_write_text, dump_json, read_text
 from exobrain.util.locking import exclusive
 
 TOOL = "exobrain-skills"
-RECORD_VERSION = 1
+RECORD_VERSION = 1  # (exobrain.caches.OWNED.version: util imports no core module)
 LINKS, INSTALLS = "links", "installs"
 
 
