@@ -75,7 +75,7 @@ class Workspace:
         """A scope's registry, loaded once; its findings are collected on first load."""
         if scope not in self.registries:
             registry = None
-            if self.sparse.is_outside(scope) or self.sparse.outside(in_scope(scope, REGISTRY_FILE)):
+            if self.sparse.scope_left_out(scope) or self.sparse.file_left_out(in_scope(scope, REGISTRY_FILE)):
                 registry = self.sparse.registries([scope]).get(scope)
             if registry is None:
                 registry = load_registry(self.root, scope)
@@ -93,18 +93,18 @@ class Workspace:
     def skill_exists(self, home: str, name: str) -> bool:
         """Whether ``<home>/skills/<name>/SKILL.md`` exists: on disk, or committed where the
         checkout leaves it out."""
-        if not self.sparse.is_outside(home):
+        if not self.sparse.scope_left_out(home):
             rel = in_scope(home, f"skills/{name}/{SKILL_FILE}")
             if os.path.isfile(os.path.join(self.root, rel)):
                 return True
-            if not self.sparse.outside(rel):
+            if not self.sparse.file_left_out(rel):
                 return False
         committed = self.sparse.committed_scope(home)
         return committed is not None and name in committed.skills
 
     def reads_committed(self, home: str, name: str) -> bool:
         """Whether a skill's SKILL.md is read from git's objects rather than the disk."""
-        return self.sparse.is_outside(home) or self.sparse.outside(
+        return self.sparse.scope_left_out(home) or self.sparse.file_left_out(
             in_scope(home, f"skills/{name}/{SKILL_FILE}")
         )
 
@@ -195,7 +195,7 @@ class Workspace:
                     Finding(ERROR, "scope-unreadable", folder, reason, bad_input=True)
                 )
             if self.sparse.checkout().sparse:
-                left_out = self.sparse.left_out(scan.scopes)
+                left_out = self.sparse.scopes_left_out(scan.scopes)
                 scan.scopes = order_chain(scan.scopes + left_out, self.config)
             self._scan = scan
         return self._scan
@@ -206,7 +206,7 @@ class Workspace:
         fresh = [
             s.path
             for s in scopes
-            if self.sparse.is_outside(s.path) and s.path not in self.registries
+            if self.sparse.scope_left_out(s.path) and s.path not in self.registries
         ]
         if fresh:
             for path, registry in self.sparse.registries(fresh).items():

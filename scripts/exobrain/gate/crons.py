@@ -298,7 +298,7 @@ def _known_skills(ws: Workspace) -> set[tuple[str, str]]:
         (entry_home(e), e.name) for r in ws.all_registries() for e in r.entries if not e.is_override
     }
     for scope in ws.scan().scopes:
-        if ws.sparse.is_outside(scope.path):
+        if ws.sparse.scope_left_out(scope.path):
             known.update((scope.path, name) for name in ws.sparse.committed_skills(scope.path))
             continue
         folder = skill_dir(ws.root, scope.path, "x").parent

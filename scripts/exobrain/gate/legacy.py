@@ -37,7 +37,7 @@ def legacy_findings(ws: Workspace) -> list[Finding]:
     for scope in ws.scan().scopes:
         if scope.path == LOCAL:
             found.append(_local(ws))
-        if ws.sparse.off_disk(scope.path):
+        if ws.sparse.without_folder(scope.path):
             continue  # outside the sparse checkout, no file of it on the disk
         folder = scope.directory(ws.root)
         found += _schedule(ws, folder / SCHEDULE_FILE)

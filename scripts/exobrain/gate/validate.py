@@ -76,7 +76,7 @@ def _entry_findings(
     shown_base = "skills/" if registry.scope == GLOBAL else f"{registry.scope}/skills/"
     # outside the cone git's tree says first; the disk is asked only when it has no folder
     committed = (
-        ws.sparse.committed_skills(registry.scope) if ws.sparse.is_outside(registry.scope) else None
+        ws.sparse.committed_skills(registry.scope) if ws.sparse.scope_left_out(registry.scope) else None
     )
     for index, identity in registry.declared():
         name = identity.name
@@ -146,7 +146,7 @@ def _folder_findings(
     found: list[Finding] = []
     policy = ws.registry(GLOBAL).policy
     for scope in ws.scan().scopes:
-        if scope.path == SEED or ws.sparse.off_disk(scope.path):
+        if scope.path == SEED or ws.sparse.without_folder(scope.path):
             continue
         folder = skill_dir(ws.root, scope.path, "x").parent
         try:
@@ -223,7 +223,7 @@ def _outside_findings(ws: Workspace, declarations: set[Identity]) -> list[Findin
     says that their files were not checked. A folder is declared when its scope's own
     skills.json declares it in-tree: that declaration, and only it, has the identity
     (scope, folder name)."""
-    outside = [s for s in ws.scan().scopes if ws.sparse.is_outside(s.path) and s.path != SEED]
+    outside = [s for s in ws.scan().scopes if ws.sparse.scope_left_out(s.path) and s.path != SEED]
     if not outside:
         return []
     found: list[Finding] = []

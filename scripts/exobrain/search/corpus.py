@@ -206,7 +206,7 @@ class View:
             base = scope.directory(self.ws.root) / KNOWLEDGE_DIR
             private_ok = scope.type in PERSONAL and scope.path in chain
             files = {rel: base / rel for rel in _markdown_files(base, private_ok)}
-            if self.ws.sparse.is_outside(scope.path):
+            if self.ws.sparse.scope_left_out(scope.path):
                 # read from git: copies, never private ones
                 copies = self.ws.sparse.knowledge_copies(scope.path, KNOWLEDGE_DIR)
                 files = {
@@ -311,7 +311,7 @@ def index_artifacts(ws: Workspace) -> list[Artifact]:
     on disk, so a whole-repository update reads no registry."""
     found: list[Artifact] = []
     view = repository_view(ws)
-    outside = [s for s in view.scopes if ws.sparse.is_outside(s.path)]
+    outside = [s for s in view.scopes if ws.sparse.scope_left_out(s.path)]
     copies = ws.sparse.skill_copies(
         [(s.path, n) for s in outside for n in ws.sparse.committed_skills(s.path)]
     )

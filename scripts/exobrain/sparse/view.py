@@ -44,8 +44,8 @@ class SparseView:
         self._checkout: Checkout | None = None
         self._tree: CommittedTree | None = None
         self._listed_scopes: dict[str, CommittedScope] | None = None  # the scan's
-        self._outside: set[str] = set()  # scopes read from git
-        self._listed: dict[str, frozenset[str]] = {}  # off_disk's folder listings
+        self._left_out: set[str] = set()  # scopes left out, so read from git
+        self._listed: dict[str, frozenset[str]] = {}  # without_folder's folder listings
         self._present: dict[str, bool] = {}  # folders, memoised
         #: where reading a big repository from git reports its progress (set by a command)
         self.progress: Progress | None = None
@@ -60,7 +60,7 @@ class SparseView:
             self._checkout = read_checkout(self.root)
         return self._checkout
 
-    def outside(self, rel: str) -> bool:
+    def file_left_out(self, rel: str) -> bool:
         """Whether the file at ``rel`` is off the disk because the sparse checkout leaves it
         out (git's objects then hold it). Free when the file is on disk."""
         if os.path.lexists(self.root / rel):
@@ -85,13 +85,13 @@ class SparseView:
     def scope(self, path: str) -> Scope | None:
         """The committed scope at ``path`` when the checkout leaves its folder out (then it is
         read from git from now on); None when the folder is not left out or HEAD has none."""
-        if not self.outside(in_scope(path, SCOPE_FLAG)):
+        if not self.file_left_out(in_scope(path, SCOPE_FLAG)):
             return None
         committed = self.committed().scope(path)
         self._note_unread()
         if committed is None:
             return None
-        self._outside.add(path)
+        self._left_out.add(path)
         return Scope(committed.path, committed.type)
 
     def committed_scope(self, path: str) -> CommittedScope | None:
@@ -108,7 +108,7 @@ class SparseView:
         self._note_unread()
         return registries
 
-    def left_out(self, on_disk: list[Scope]) -> list[Scope]:
+    def scopes_left_out(self, on_disk: list[Scope]) -> list[Scope]:
         """The committed scopes the sparse checkout leaves out, beside the scopes found
         ``on_disk`` (whole units at once when no folder of theirs is in the cone); they are
         read from git from now on."""
@@ -124,19 +124,24 @@ class SparseView:
                 if touched and checkout.holds(in_scope(path, SCOPE_FLAG)):
                     continue  # in the cone but gone from the disk: deleted here
                 found.append(Scope(path, committed[path].type))
-        self._outside.update(s.path for s in found)
+        self._left_out.update(s.path for s in found)
         return found
 
-    def is_outside(self, scope: str) -> bool:
-        """Whether the scope's folder is off the disk (read from git's objects)."""
-        return scope in self._outside
+    def scope_left_out(self, scope: str) -> bool:
+        """Whether the sparse checkout leaves the scope out (it is read from git's objects).
 
-    def off_disk(self, scope: str) -> bool:
+        The one word of this view is *left out*: a file (:meth:`file_left_out`), a scope
+        (this) or every such scope (:meth:`scopes_left_out`) the checkout does not hold, so
+        git's objects are read instead; :meth:`without_folder` adds that nothing of the
+        scope is on the disk at all."""
+        return scope in self._left_out
+
+    def without_folder(self, scope: str) -> bool:
         """Whether a scope the checkout leaves out has no folder on the disk at all, so no
         file of it needs a look there (a scope on disk: False). Asked of each parent folder's
         listing, made once: 300,000 scopes outside the cone cost a few listings, not a stat
         each."""
-        return scope in self._outside and not self._on_disk(scope)
+        return scope in self._left_out and not self._on_disk(scope)
 
     def _on_disk(self, rel: str) -> bool:
         present = self._present.get(rel)
@@ -159,7 +164,7 @@ class SparseView:
     def committed_skills(self, scope: str) -> Set[str]:
         """The names of the skill folders git holds for a scope the checkout leaves out, in
         git's order (a set-like view: asking whether one is there costs no list)."""
-        committed = self.committed_scope(scope) if scope in self._outside else None
+        committed = self.committed_scope(scope) if scope in self._left_out else None
         return committed.skills.keys() if committed is not None else frozenset()
 
     def committed_descriptions(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
@@ -185,7 +190,7 @@ class SparseView:
         wanted: dict[str, tuple[str, str]] = {}
         blobs: dict[str, str] = {}
         for home, name in keys:
-            committed = self.committed_scope(home) if home in self._outside else None
+            committed = self.committed_scope(home) if home in self._left_out else None
             blob = committed.skills.get(name) if committed is not None else None
             if blob and blob != "link":
                 rel = in_scope(home, f"skills/{name}/{SKILL_FILE}")
@@ -197,7 +202,7 @@ class SparseView:
     def knowledge_copies(self, scope: str, folder: str) -> dict[str, Path]:
         """Readable copies of the files below ``<scope>/<folder>`` when the checkout leaves
         that scope out, by path below the folder."""
-        if scope not in self._outside:
+        if scope not in self._left_out:
             return {}
         base = in_scope(scope, folder)
         tree = self.committed()
