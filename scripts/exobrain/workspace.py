@@ -75,7 +75,9 @@ class Workspace:
         """A scope's registry, loaded once; its findings are collected on first load."""
         if scope not in self.registries:
             registry = None
-            if self.sparse.scope_left_out(scope) or self.sparse.file_left_out(in_scope(scope, REGISTRY_FILE)):
+            if self.sparse.scope_left_out(scope) or self.sparse.file_left_out(
+                in_scope(scope, REGISTRY_FILE)
+            ):
                 registry = self.sparse.registries([scope]).get(scope)
             if registry is None:
                 registry = load_registry(self.root, scope)

@@ -89,7 +89,9 @@ def test_files_on_disk_outside_the_cone_are_still_looked_at(broken, tmp_path):
     ws = open_workspace(root)
     ws.scan()
     assert not ws.sparse.without_folder("people/p0003/hosts/h0")
-    assert ws.sparse.without_folder("people/p0003/hosts/h1") and ws.sparse.without_folder("people/p0002")
+    assert ws.sparse.without_folder("people/p0003/hosts/h1") and ws.sparse.without_folder(
+        "people/p0002"
+    )
     assert not ws.sparse.without_folder("people/p0001")  # in the cone
     done = CliRunner().invoke(validate_cmd, ["--json", "--repo", str(root)])
     files = {f["file"] for f in json.loads(done.stdout)["findings"] if f["code"] == "bash-era-form"}

@@ -13,12 +13,12 @@ from pathlib import Path
 
 from exobrain.artifacts.content import SCHEMA_VERSION
 from exobrain.artifacts.lockfile import (
-    check_lock_data,
-    empty_lock,
     lock_entry,
     lock_path,
     read_lock,
     recorded_powers,
+    replaced,
+    update_lock,
 )
 from exobrain.artifacts.register import rewrite_skill
 from exobrain.errors import UsageError
@@ -40,7 +40,6 @@ from exobrain.skillmd import (
 from exobrain.supersession import supersedes_edges
 from exobrain.util.confine import check_tree
 from exobrain.util.graphs import find_cycles
-from exobrain.util.jsonfile import update_json_file
 from exobrain.util.staging import staged_folder
 from exobrain.util.treecopy import copy_tree
 from exobrain.workspace import Workspace, find_declaration
@@ -183,15 +182,8 @@ def fork(
         if target_dir.exists():  # we created it a moment ago; the registry was not written
             shutil.rmtree(target_dir)
         raise
-    with update_json_file(
-        lock_path(ws.root, scope),
-        root=ws.root,
-        default=empty_lock,
-        check=check_lock_data,
-        durable=False,
-    ) as update:
-        update.data["skills"][new_name] = {**lock_entry(target_dir, FORK_VERSION), **accepted}
-        update.data["skills"] = dict(sorted(update.data["skills"].items()))
+    entry = {**lock_entry(target_dir, FORK_VERSION), **accepted}
+    update_lock(ws.root, scope, {new_name: entry}, merge=replaced)
     return Outcome(
         f"forked {canonical(original)} into skill:{new_name}@{scope} "
         f"(draft {FORK_VERSION}, owner {who})",

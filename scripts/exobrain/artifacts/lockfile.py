@@ -23,7 +23,7 @@ the rest of the lock.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,11 +79,32 @@ def read_lock(root: Path, scope: str) -> dict[str, Any]:
     return data
 
 
-def update_lock(root: Path, scope: str, changes: dict[str, dict[str, Any] | None]) -> bool:
+#: How a new lock entry meets the one it replaces (``previous`` None: there was none).
+Merge = Callable[[dict[str, Any] | None, dict[str, Any]], dict[str, Any]]
+
+
+def kept_beside(previous: dict[str, Any] | None, entry: dict[str, Any]) -> dict[str, Any]:
+    """``entry``, with every other key of the previous entry kept (an imported skill's
+    ``upstream``, its ``powers``): for a lock entry made again from unchanged content."""
+    return {**entry, **{k: v for k, v in (previous or {}).items() if k not in entry}}
+
+
+def replaced(previous: dict[str, Any] | None, entry: dict[str, Any]) -> dict[str, Any]:
+    """``entry`` alone: a skill that is new at this name (an import, a fork, a pick)."""
+    return entry
+
+
+def update_lock(
+    root: Path,
+    scope: str,
+    changes: Mapping[str, dict[str, Any] | None],
+    *,
+    merge: Merge = kept_beside,
+) -> bool:
     """Set (an entry) or drop (None) the named lock entries of ``scope`` under the lock file's
-    lock, keeping the other keys of an entry that is set (an imported skill's ``upstream``);
-    the file is written sorted, only when it changed, and not created just to drop entries.
-    Returns True when it was written."""
+    lock, each entry set as ``merge`` makes it of the previous one; the file is written
+    sorted, only when it changed, and not created just to drop entries. The one writer of
+    ``skills.lock.json`` entries. Returns True when it was written."""
     path = lock_path(root, scope)
     if not path.exists() and all(entry is None for entry in changes.values()):
         return False
@@ -95,10 +116,7 @@ def update_lock(root: Path, scope: str, changes: dict[str, dict[str, Any] | None
             if entry is None:
                 skills.pop(name, None)
             else:
-                skills[name] = {
-                    **entry,
-                    **{k: v for k, v in skills.get(name, {}).items() if k not in entry},
-                }
+                skills[name] = merge(skills.get(name), entry)
         update.data["skills"] = dict(sorted(skills.items()))
     return update.written
 

@@ -19,11 +19,8 @@ from typing import Any
 
 from exobrain.artifacts.content import SCHEMA_VERSION
 from exobrain.artifacts.lockfile import (
-    check_lock_data,
     drift,
-    empty_lock,
     lock_entry,
-    lock_path,
     powers_of,
     read_lock,
     renewed,
@@ -39,7 +36,6 @@ from exobrain.scopes import scope_at
 from exobrain.skillmd import SKILL_FILE, parse, quick_meta, set_scalar, skill_text, spec_problems
 from exobrain.util.confine import check_tree, unsafe_entries
 from exobrain.util.fileio import atomic_write_text
-from exobrain.util.jsonfile import update_json_file
 from exobrain.util.versions import bump as bump_version
 from exobrain.util.versions import is_version, newer
 from exobrain.workspace import Workspace
@@ -164,15 +160,7 @@ def register(
         return Registered(
             f"skill:{name}@{scope}", str(version), entry["hash"], bumped_from, declared, notes
         )
-    with update_json_file(
-        lock_path(ws.root, scope),
-        root=ws.root,
-        default=empty_lock,
-        check=check_lock_data,
-        durable=False,
-    ) as update:
-        update.data["skills"][name] = renewed(update.data["skills"].get(name), entry)
-        update.data["skills"] = dict(sorted(update.data["skills"].items()))
+    update_lock(ws.root, scope, {name: entry}, merge=renewed)
     return Registered(
         f"skill:{name}@{scope}", str(version), entry["hash"], bumped_from, declared, notes
     )

@@ -76,7 +76,9 @@ def _entry_findings(
     shown_base = "skills/" if registry.scope == GLOBAL else f"{registry.scope}/skills/"
     # outside the cone git's tree says first; the disk is asked only when it has no folder
     committed = (
-        ws.sparse.committed_skills(registry.scope) if ws.sparse.scope_left_out(registry.scope) else None
+        ws.sparse.committed_skills(registry.scope)
+        if ws.sparse.scope_left_out(registry.scope)
+        else None
     )
     for index, identity in registry.declared():
         name = identity.name

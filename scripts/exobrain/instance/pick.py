@@ -15,7 +15,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_entry, lock_path
+from exobrain.artifacts.lockfile import lock_entry, replaced, update_lock
 from exobrain.errors import UsageError
 from exobrain.gate.proof import kind_of
 from exobrain.gate.review import skill_folder
@@ -26,7 +26,6 @@ from exobrain.paths import shown, skill_dir
 from exobrain.registry.editor import edit_registry, ordered_entry
 from exobrain.scopes import check_scope_path, scope_at
 from exobrain.skillmd import SKILL_FILE, quick_meta
-from exobrain.util.jsonfile import update_json_file
 from exobrain.util.repository import Repository
 from exobrain.util.staging import staged_folder
 from exobrain.util.versions import is_version
@@ -130,15 +129,7 @@ def pick(
         raise
     version = quick_meta(target / SKILL_FILE, ("version",)).get("version")
     if is_version(version):
-        with update_json_file(
-            lock_path(ws.root, scope),
-            root=ws.root,
-            default=empty_lock,
-            check=check_lock_data,
-            durable=False,
-        ) as update:
-            update.data["skills"][name] = lock_entry(target, str(version))
-            update.data["skills"] = dict(sorted(update.data["skills"].items()))
+        update_lock(ws.root, scope, {name: lock_entry(target, str(version))}, merge=replaced)
     rel = skill_folder(scope, name)
     return Picked(
         name,

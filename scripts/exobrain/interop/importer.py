@@ -21,7 +21,10 @@ from types import ModuleType
 from typing import Any
 
 from exobrain.artifacts.checks import resolve_ref, skill_refs
-from exobrain.artifacts.lockfile import check_lock_data, empty_lock, lock_path
+from exobrain.artifacts.lockfile import (
+    replaced,
+    update_lock,
+)
 from exobrain.artifacts.promote import target_scope
 from exobrain.errors import ExobrainError, UsageError
 from exobrain.interop.formats import detect, importer
@@ -41,7 +44,6 @@ from exobrain.model import GLOBAL, Identity
 from exobrain.paths import shown, skill_dir
 from exobrain.registry.editor import edit_registry, ordered_entry
 from exobrain.skillmd import SKILL_FILE
-from exobrain.util.jsonfile import update_json_file
 from exobrain.util.staging import staged_folder
 from exobrain.util.treecopy import copy_tree
 from exobrain.workspace import Workspace
@@ -282,13 +284,5 @@ def _apply(
             shutil.rmtree(target, ignore_errors=True)
         raise
     if created:
-        with update_json_file(
-            lock_path(ws.root, scope),
-            root=ws.root,
-            default=empty_lock,
-            check=check_lock_data,
-            durable=False,
-        ) as update:
-            for plan, _, entry in created:
-                update.data["skills"][plan.item.name] = entry
-            update.data["skills"] = dict(sorted(update.data["skills"].items()))
+        entries = {plan.item.name: entry for plan, _, entry in created}
+        update_lock(ws.root, scope, entries, merge=replaced)

@@ -20,11 +20,10 @@ from pathlib import Path
 
 from exobrain.artifacts.evolution import fork
 from exobrain.artifacts.lockfile import (
-    check_lock_data,
-    empty_lock,
     lock_path,
     read_lock,
     renewed,
+    update_lock,
 )
 from exobrain.artifacts.promote import real_scope
 from exobrain.errors import ExobrainError, OperationFailed, UsageError
@@ -47,7 +46,6 @@ from exobrain.paths import shown, skill_dir
 from exobrain.refs import SkillRef, canonical, parse_ref
 from exobrain.skillmd import SKILL_FILE, read_skill
 from exobrain.util.dirhash import file_digests, hash_digests
-from exobrain.util.jsonfile import update_json_file
 from exobrain.util.staging import staged_folder
 from exobrain.util.treecopy import copy_tree
 from exobrain.util.versions import bump, newer
@@ -195,12 +193,5 @@ def _swap(
     with staged_folder(local_dir, root=ws.root, replace=True) as staging:
         upstream, local = copy_tree(plan.found.folder, staging, replace={SKILL_FILE: plan.text})
     record = upstream_record(src, plan.found, adapter, upstream, local, plan.item.repairs)
-    with update_json_file(
-        lock_path(ws.root, scope),
-        root=ws.root,
-        default=empty_lock,
-        check=check_lock_data,
-        durable=False,
-    ) as update:
-        entry = lock_entry_for(str(plan.meta["version"]), local, record, plan.powers)
-        update.data["skills"][name] = renewed(update.data["skills"].get(name), entry)
+    entry = lock_entry_for(str(plan.meta["version"]), local, record, plan.powers)
+    update_lock(ws.root, scope, {name: entry}, merge=renewed)
