@@ -108,10 +108,14 @@ class Identity(NamedTuple):
         return self.home == EXTERNAL
 
     @property
+    def ref_home(self) -> str:
+        """The home as a reference names it: the scope path, or ``external/OWNER``."""
+        return f"{EXTERNAL}/{self.owner}" if self.is_external else self.home
+
+    @property
     def ref(self) -> str:
         """The home-qualified reference: ``skill:NAME@HOME`` (``@external/OWNER``)."""
-        home = f"{EXTERNAL}/{self.owner}" if self.is_external else self.home
-        return f"skill:{self.name}@{home}"
+        return f"skill:{self.name}@{self.ref_home}"
 
     @property
     def link_name(self) -> str:

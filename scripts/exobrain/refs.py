@@ -49,7 +49,8 @@ def canonical(entry: Entry) -> str:
 
 
 def entry_home(entry: Entry) -> str:
-    return f"{EXTERNAL}/{entry.owner}" if entry.source else entry.scope
+    """The home a reference names a declaration by (its identity's ``ref_home``)."""
+    return entry.identity.ref_home
 
 
 def ref_identity(ref: SkillRef, chain_declarations: Iterable[Entry]) -> Identity | None:

@@ -110,19 +110,21 @@ class Workspace:
             in_scope(home, f"skills/{name}/{SKILL_FILE}")
         )
 
-    def descriptions(self, skills: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
-        """(home, name) → description for in-tree skills: from the disk, or from git's
-        objects (in one batch) for those a sparse checkout leaves out; "" when unreadable
-        (a warning in :attr:`findings` for a SKILL.md that is there but broken)."""
-        found: dict[tuple[str, str], str] = {}
-        elsewhere: list[tuple[str, str]] = []
-        for home, name in skills:
+    def descriptions(self, skills: list[Identity]) -> dict[Identity, str]:
+        """Each skill's description: an in-tree one's from the disk, or from git's objects
+        (in one batch) for those a sparse checkout leaves out; "" for an external skill and
+        when unreadable (a warning in :attr:`findings` for a SKILL.md that is there but
+        broken)."""
+        found: dict[Identity, str] = {}
+        elsewhere: list[Identity] = []
+        for key in skills:
+            home, name = key.home, key.name
             if home == EXTERNAL:
-                found[(home, name)] = ""
+                found[key] = ""
             elif self.reads_committed(home, name):
-                elsewhere.append((home, name))
+                elsewhere.append(key)
             else:
-                found[(home, name)] = description_of(self.root, home, name, self.findings)
+                found[key] = description_of(self.root, home, name, self.findings)
         if elsewhere:
             committed = self.sparse.committed_descriptions(elsewhere)
             for key in elsewhere:

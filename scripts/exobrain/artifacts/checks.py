@@ -102,7 +102,7 @@ def metadata_conflicts(
 
 
 def artifact_findings(
-    root: Path, registries: list[Registry], docs: dict[tuple[str, str], SkillDoc]
+    root: Path, registries: list[Registry], docs: dict[Identity, SkillDoc]
 ) -> list[Finding]:
     found = _link_name_collisions(registries)
     named = {_ref_name(text) for doc in docs.values() for _, text in skill_refs(doc.meta)}
@@ -112,7 +112,7 @@ def artifact_findings(
             if identity.name in named:
                 by_name[identity.name].add(identity)
     graph: dict[Identity, list[Identity]] = defaultdict(list)
-    for (home, name), doc in sorted(docs.items()):
+    for (home, name, _), doc in sorted(docs.items()):
         rel = shown(skill_dir(root, home, name) / SKILL_FILE, root)
         found.extend(_reference_findings(rel, doc, by_name, graph, Identity(home, name)))
         found.extend(content_findings(rel, skill_dir(root, home, name), doc))
@@ -274,10 +274,10 @@ def _registry_file(scope: str) -> str:
 
 
 def _lock_findings(
-    root: Path, registries: list[Registry], docs: dict[tuple[str, str], SkillDoc]
+    root: Path, registries: list[Registry], docs: dict[Identity, SkillDoc]
 ) -> list[Finding]:
     found: list[Finding] = []
-    with_docs = {scope for scope, _ in docs}  # a lock is checked against skills on disk
+    with_docs = {key.home for key in docs}  # a lock is checked against skills on disk
     for registry in registries:
         if registry.scope not in with_docs:
             continue
@@ -291,7 +291,7 @@ def _lock_findings(
             found.append(from_error("version_bumped", rel, exc.message, path))
             continue
         for name, locked in sorted(lock["skills"].items()):
-            doc = docs.get((registry.scope, name))
+            doc = docs.get(Identity(registry.scope, name))
             if doc is None:
                 continue  # a missing folder is reported against its declaration
             version = doc.meta.get("version")

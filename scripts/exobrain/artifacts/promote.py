@@ -186,14 +186,6 @@ def find_declaration(ws: Workspace, name: str, origin: str, owner: str | None) -
     )
 
 
-def _identity(entry: Entry) -> Identity:
-    """A declaration's identity (its ``source``, not an ``external`` override, makes it
-    external)."""
-    if entry.source is not None:
-        return Identity.external(entry.name, entry.owner or "")
-    return Identity(entry.scope, entry.name)
-
-
 def _declaration_of(ws: Workspace, identity: Identity) -> Entry | None:
     """The declaration behind an identity, when the repository still holds one."""
     if identity.is_external:
@@ -203,7 +195,7 @@ def _declaration_of(ws: Workspace, identity: Identity) -> Entry | None:
     else:
         return None
     found = [
-        e for r in registries for e in r.entries if not e.is_override and _identity(e) == identity
+        e for r in registries for e in r.entries if not e.is_override and e.identity == identity
     ]
     return found[-1] if found else None
 
@@ -249,7 +241,7 @@ def promote(
     origin = _origin(origin)
     declaration = find_declaration(ws, name, origin, owner)
     target = target_scope(ws, into)
-    identity = _identity(declaration)
+    identity = declaration.identity
     before_view = _my_view(ws, identity, declaration)
     entry = {
         "name": name,
@@ -368,7 +360,7 @@ def set_force(
             source=before.get("source"),
             lifecycle=before.get("lifecycle", "active"),
         )
-        before_view = _my_view(ws, _identity(declared), declared)  # the file is still the old one
+        before_view = _my_view(ws, declared.identity, declared)  # the file is still the old one
         after = with_key(before, "force", True) if force else without_key(before, "force")
         edit.entries[index] = after
     subject = f"declaration {name} (owner {before.get('owner')}, tier {before.get('tier')})"
@@ -382,7 +374,7 @@ def set_force(
         edit.written,
         dry_run,
     )
-    change.effect = _effect(ws, _identity(declared), declared, home, edit.text, before_view)
+    change.effect = _effect(ws, declared.identity, declared, home, edit.text, before_view)
     if force and declared.lifecycle == "draft":
         change.notes.append(f"{name} is a draft: it reaches only its owner even when forced")
     if change.changed:

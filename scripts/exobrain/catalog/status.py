@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from exobrain.model import Identity
 from exobrain.paths import skill_dir
 from exobrain.resolve import Resolved
 from exobrain.skillmd import SKILL_FILE
@@ -48,8 +49,9 @@ def status_rows(
     """Rows with descriptions: ``tier`` picks one tier, else every row (``everything``) or
     the ones worth listing. A SKILL.md that cannot be read is a warning in ``ws.findings``."""
     chosen = [s for s in skills if (s.tier == tier if tier else everything or is_worth_listing(s))]
-    text = ws.descriptions([(s.home, s.name) for s in chosen])
-    rows = [StatusRow(s, text[(s.home, s.name)]) for s in chosen]
+    keys = [Identity(s.home, s.name) for s in chosen]
+    text = ws.descriptions(keys)
+    rows = [StatusRow(s, text[key]) for s, key in zip(chosen, keys, strict=True)]
     return sorted(rows, key=lambda r: (r.skill.name, r.skill.home))
 
 

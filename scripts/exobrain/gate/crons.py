@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from exobrain.errors import InputFileError, UsageError
 from exobrain.findings import ERROR, Finding, from_error
+from exobrain.model import Identity
 from exobrain.paths import CONSOLE_SCRIPTS, console_script, packaged
 from exobrain.refs import parse_ref
 from exobrain.util.fileio import parse_json, read_text
@@ -287,33 +288,30 @@ def crons_findings(ws: Workspace) -> list[Finding]:
     return found
 
 
-def _known_skills(ws: Workspace) -> set[tuple[str, str]]:
-    """(home, name) of every declared skill (home ``external/<owner>`` for external ones) and
-    of every in-tree skill folder holding a SKILL.md (for a scope a sparse checkout leaves
-    out, the folders git's tree holds: one outside the cone is not unknown)."""
+def _known_skills(ws: Workspace) -> set[Identity]:
+    """Every declared skill and every in-tree skill folder holding a SKILL.md (for a scope a
+    sparse checkout leaves out, the folders git's tree holds: one outside the cone is not
+    unknown)."""
     from exobrain.paths import skill_dir
-    from exobrain.refs import entry_home
 
-    known = {
-        (entry_home(e), e.name) for r in ws.all_registries() for e in r.entries if not e.is_override
-    }
+    known = {e.identity for r in ws.all_registries() for e in r.entries if not e.is_override}
     for scope in ws.scan().scopes:
         if ws.sparse.scope_left_out(scope.path):
-            known.update((scope.path, name) for name in ws.sparse.committed_skills(scope.path))
+            known.update(Identity(scope.path, n) for n in ws.sparse.committed_skills(scope.path))
             continue
         folder = skill_dir(ws.root, scope.path, "x").parent
         if folder.is_dir():
             known.update(
-                (scope.path, item.name)
+                Identity(scope.path, item.name)
                 for item in folder.iterdir()
                 if (item / "SKILL.md").is_file()
             )
     return known
 
 
-def _skill_exists(text: str, known: set[tuple[str, str]]) -> bool:
+def _skill_exists(text: str, known: set[Identity]) -> bool:
     ref = parse_ref(text)
-    return any(name == ref.name and ref.home in (None, home) for home, name in known)
+    return any(k.name == ref.name and ref.home in (None, k.ref_home) for k in known)
 
 
 def crontab_lines(root: Path, jobs: list[CronJob]) -> list[str]:

@@ -46,7 +46,7 @@ def validate(ws: Workspace) -> list[Finding]:
     declarations = _declarations(registries)
     for registry in scanned:
         findings.extend(_entry_findings(ws, registry, declarations))
-    docs: dict[tuple[str, str], SkillDoc] = {}
+    docs: dict[Identity, SkillDoc] = {}
     findings.extend(_folder_findings(ws, declarations, docs))
     findings.extend(_outside_findings(ws, declarations))
     findings.extend(artifact_findings(ws.root, scanned, docs))
@@ -141,10 +141,10 @@ def _dangling_override(rel: str, registry: Registry, entry: Entry) -> Finding:
 
 
 def _folder_findings(
-    ws: Workspace, declarations: set[Identity], docs: dict[tuple[str, str], SkillDoc]
+    ws: Workspace, declarations: set[Identity], docs: dict[Identity, SkillDoc]
 ) -> list[Finding]:
     """Check every skill folder outside seed/: its SKILL.md, and whether anything declares it.
-    Each SKILL.md that parses lands in ``docs`` under (scope, folder name)."""
+    Each SKILL.md that parses lands in ``docs`` under its skill (scope, folder name)."""
     found: list[Finding] = []
     policy = ws.registry(GLOBAL).policy
     for scope in ws.scan().scopes:
@@ -200,7 +200,7 @@ def _folder_findings(
             except InputFileError as exc:
                 found.append(from_error("skill-frontmatter", rel, exc.message, skill_file))
                 continue
-            docs[(scope.path, item.name)] = doc
+            docs[Identity(scope.path, item.name)] = doc
             found.extend(
                 Finding(ERROR, code, rel, message)
                 for code, message in spec_problems(doc.meta, item.name)

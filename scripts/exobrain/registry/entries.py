@@ -76,10 +76,21 @@ class Entry:
     @cached_property
     def identity(self) -> Identity:
         """The skill this entry declares or overrides (computed once: the checks of a large
-        registry ask for it several times per entry)."""
-        if self.is_external:
-            return Identity.external(self.name, self.owner or "")
-        return Identity(self.origin if self.origin is not None else self.scope, self.name)
+        registry ask for it several times per entry). The one rule: :meth:`identity_for`."""
+        return self.identity_for(self.name, self.scope, self.origin, self.owner, self.source)
+
+    @staticmethod
+    def identity_for(
+        name: str, scope: str, origin: str | None, owner: str | None, source: Any
+    ) -> Identity:
+        """Which skill an entry of ``scope`` names: an external one (owner-qualified) when it
+        declares a ``source`` or overrides ``from: external``; else the skill at its home —
+        the override's ``from``, or the declaring scope itself. A declaration is therefore
+        its own skill: external exactly when it has a ``source``. Raw JSON items are given
+        their identity by the same rule (:func:`make_entry`, :meth:`Registry.declared`)."""
+        if source is not None or origin == EXTERNAL:
+            return Identity(EXTERNAL, name, owner or "")
+        return Identity(origin if origin is not None else scope, name)
 
     def applies_to(self, agent: str | None) -> bool:
         """Agent filtering: ``agent`` = only that agent, ``skipAgents`` = all but those."""
@@ -108,7 +119,7 @@ def make_entry(raw: dict[str, Any], scope: str, index: int) -> Entry:
     """
     name, origin, owner, source = raw["name"], raw.get("from"), raw.get("owner"), raw.get("source")
     skip = raw.get("skipAgents")
-    identity = identity_of(raw, scope)
+    identity = Entry.identity_for(name, scope, origin, owner, source)
     entry = _new(Entry)
     _set(
         entry,
@@ -130,15 +141,6 @@ def make_entry(raw: dict[str, Any], scope: str, index: int) -> Entry:
         },
     )
     return entry
-
-
-def identity_of(raw: dict[str, Any], scope: str) -> Identity:
-    """The skill a valid raw ``skills.json`` item of ``scope`` declares or overrides (what
-    :attr:`Entry.identity` is for its entry)."""
-    name, origin = raw["name"], raw.get("from")
-    if origin == EXTERNAL or raw.get("source") is not None:
-        return Identity(EXTERNAL, name, raw.get("owner") or "")
-    return Identity(origin if origin is not None else scope, name)
 
 
 _new = object.__new__
@@ -229,10 +231,12 @@ class Registry:
                 for e in self.entries:
                     (overridden if e.is_override else declared).append((e.index, e.identity))
             else:
-                scope = self.scope
+                scope, rule = self.scope, Entry.identity_for
                 for i, d in enumerate(raw):
-                    kind = declared if d.get("from") is None else overridden
-                    kind.append((i, identity_of(d, scope)))
+                    origin = d.get("from")
+                    kind = declared if origin is None else overridden
+                    identity = rule(d["name"], scope, origin, d.get("owner"), d.get("source"))
+                    kind.append((i, identity))
             self._declared, self._overridden = declared, overridden
         return self._declared, self._overridden
 

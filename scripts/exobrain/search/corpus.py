@@ -26,7 +26,7 @@ from typing import Any
 from exobrain.agents import AGENTS, optional_dir
 from exobrain.errors import UsageError
 from exobrain.fetch import installs
-from exobrain.model import EXTERNAL, GLOBAL
+from exobrain.model import EXTERNAL, GLOBAL, Identity
 from exobrain.registry.entries import Entry
 from exobrain.resolve import Resolved
 from exobrain.scopes import Scope
@@ -109,11 +109,11 @@ class View:
     scopes: list[Scope]  # scopes whose artifacts are visible
     everywhere: bool = False
     supersedes: LinksReader | None = None
-    _rows: dict[tuple[str, ...], Resolved] | None = None
-    _declared: dict[tuple[str, ...], Artifact] | None = None
+    _rows: dict[Identity, Resolved] | None = None
+    _declared: dict[Identity, Artifact] | None = None
     _skills: list[Artifact] | None = None
     _installed: dict[tuple[str, str], str] | None = None
-    _copies: dict[tuple[str, str], Path] = field(default_factory=dict)
+    _copies: dict[Identity, Path] = field(default_factory=dict)
 
     @property
     def scope_paths(self) -> set[str]:
@@ -122,18 +122,18 @@ class View:
     def declared(self) -> list[Artifact]:
         """The skills declared in the visible scopes, not yet resolved."""
         if self._declared is None:
-            entries: dict[tuple[str, ...], Entry] = {}
+            entries: dict[Identity, Entry] = {}
             for scope in self.scopes:
                 for entry in self.ws.registry(scope.path).entries:
                     if not entry.is_override and entry.identity not in entries:
                         entries[entry.identity] = entry
             self._copies = self.ws.sparse.skill_copies(
-                [(e.scope, e.name) for e in entries.values() if not e.source]
+                [Identity(e.scope, e.name) for e in entries.values() if not e.source]
             )
             self._declared = {key: self._artifact(e, None) for key, e in entries.items()}
         return list(self._declared.values())
 
-    def rows(self) -> dict[tuple[str, ...], Resolved]:
+    def rows(self) -> dict[Identity, Resolved]:
         """My resolution of the chain, by identity. A skill declared outside the view is kept
         only when an override in the chain makes it reach me (it is then linked into my agents
         anyway); an override to "off" reveals nothing."""
@@ -170,8 +170,8 @@ class View:
     def _artifact(self, entry: Entry, row: Resolved | None) -> Artifact:
         if entry.source:
             file = self.installed().get((entry.name, entry.owner or ""))
-        elif (entry.scope, entry.name) in self._copies:  # outside the sparse checkout
-            file = str(self._copies[(entry.scope, entry.name)])
+        elif Identity(entry.scope, entry.name) in self._copies:  # outside the sparse checkout
+            file = str(self._copies[Identity(entry.scope, entry.name)])
         else:  # a string, not a Path: this runs for every visible skill
             folder = "" if entry.scope == GLOBAL else entry.scope + "/"
             file = f"{self.ws.root}/{folder}skills/{entry.name}/{SKILL_FILE}"
@@ -313,9 +313,9 @@ def index_artifacts(ws: Workspace) -> list[Artifact]:
     view = repository_view(ws)
     outside = [s for s in view.scopes if ws.sparse.scope_left_out(s.path)]
     copies = ws.sparse.skill_copies(
-        [(s.path, n) for s in outside for n in ws.sparse.committed_skills(s.path)]
+        [Identity(s.path, n) for s in outside for n in ws.sparse.committed_skills(s.path)]
     )
-    for (home, name), copy in sorted(copies.items()):  # scopes outside a sparse checkout
+    for (home, name, _), copy in sorted(copies.items()):  # scopes outside a sparse checkout
         found.append(Artifact(f"skill:{name}@{home}", "skill", name, home, home, str(copy)))
     for scope in view.scopes:
         base = os.path.join(scope.directory(ws.root), "skills")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from exobrain.caches import COMMITTED, REPO_CACHE
 from exobrain.errors import ExobrainError
-from exobrain.model import GLOBAL
+from exobrain.model import GLOBAL, Identity
 from exobrain.paths import cache_folder
 from exobrain.registry.entries import (
     REGISTRY_FILE,
@@ -294,9 +294,9 @@ class CommittedTree:
         self._cache.put_registry(blob, clean.data["skills"])  # all a cached parse keeps
         return clean
 
-    def descriptions(self, wanted: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:
-        """(home, name) → description for SKILL.md blobs (read once, then cached by id; each
-        parsed as git hands it over)."""
+    def descriptions(self, wanted: dict[Identity, str]) -> dict[Identity, str]:
+        """Each skill's description, from its SKILL.md's blob id (read once, then cached by
+        id; each parsed as git hands it over)."""
         known = self._cache.descriptions(list(wanted.values()))
         fresh = list(dict.fromkeys(b for b in wanted.values() if b != LINK and b not in known))
         stream = self.repo.stream_blobs(
@@ -306,13 +306,13 @@ class CommittedTree:
             text = _description(obj.data)
             if text is not None:
                 self._cache.put_description(blob, text)
-        result: dict[tuple[str, str], str] = {}
+        result: dict[Identity, str] = {}
         for key, blob in wanted.items():
             text = known.get(blob)
             if text is not None:
                 result[key] = text
             elif blob != LINK:
-                rel = _in_scope(key[0], f"skills/{key[1]}/{SKILL_FILE}")
+                rel = _in_scope(key.home, f"skills/{key.name}/{SKILL_FILE}")
                 self.unread[rel] = self.repo.unread.get(blob, "over the 1 MB cap")
         return result
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from exobrain.findings import WARNING, Finding
-from exobrain.model import GLOBAL
+from exobrain.model import GLOBAL, Identity
 from exobrain.registry.entries import Registry
 from exobrain.scopes import SCOPE_FLAG, Scope, ScopeConfig
 from exobrain.skillmd import SKILL_FILE
@@ -167,34 +167,35 @@ class SparseView:
         committed = self.committed_scope(scope) if scope in self._left_out else None
         return committed.skills.keys() if committed is not None else frozenset()
 
-    def committed_descriptions(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
-        """Descriptions of in-tree skills whose SKILL.md the checkout leaves out, by (home,
-        name); the others are read from disk by the caller."""
-        wanted: dict[tuple[str, str], str] = {}
+    def committed_descriptions(self, keys: list[Identity]) -> dict[Identity, str]:
+        """Descriptions of in-tree skills whose SKILL.md the checkout leaves out; the others
+        are read from disk by the caller."""
+        wanted: dict[Identity, str] = {}
         scopes: dict[str, CommittedScope | None] = {}
         for key in keys:
-            home = key[0]
+            home = key.home
             if home not in scopes:
                 scopes[home] = self.committed_scope(home)
             committed = scopes[home]
-            blob = committed.skills.get(key[1]) if committed is not None else None
+            blob = committed.skills.get(key.name) if committed is not None else None
             if blob:
                 wanted[key] = blob
         found = self.committed().descriptions(wanted) if wanted else {}
         self._note_unread()
         return found
 
-    def skill_copies(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], Path]:
+    def skill_copies(self, keys: list[Identity]) -> dict[Identity, Path]:
         """Readable copies of the SKILL.md of skills whose scope the checkout leaves out (see
-        :meth:`CommittedTree.copies`), by (home, name)."""
-        wanted: dict[str, tuple[str, str]] = {}
+        :meth:`CommittedTree.copies`)."""
+        wanted: dict[str, Identity] = {}
         blobs: dict[str, str] = {}
-        for home, name in keys:
+        for key in keys:
+            home, name = key.home, key.name
             committed = self.committed_scope(home) if home in self._left_out else None
             blob = committed.skills.get(name) if committed is not None else None
             if blob and blob != "link":
                 rel = in_scope(home, f"skills/{name}/{SKILL_FILE}")
-                wanted[rel], blobs[rel] = (home, name), blob
+                wanted[rel], blobs[rel] = key, blob
         copies = self.committed().copies(blobs) if blobs else {}
         self._note_unread()
         return {wanted[rel]: path for rel, path in copies.items()}
