@@ -103,7 +103,7 @@ def small_exobrain(
     return root
 
 
-def run(argv: list[str], cwd: Path, *, timeout: float = 300) -> subprocess.CompletedProcess:
+def run(argv: list[str], cwd: Path, *, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     """Run a command (a console script of the toolkit, a skill's script) and capture text."""
     return subprocess.run(
         argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL

@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from exobrain.artifacts.content import SCHEMA_VERSION
 from exobrain.artifacts.lockfile import (
@@ -54,7 +55,7 @@ class Outcome:
     summary: str
     files: list[str]
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return {"summary": self.summary, "files": self.files}
 
 

@@ -74,7 +74,7 @@ def read_lock(root: Path, scope: str) -> dict[str, Any]:
     path = lock_path(root, scope)
     if not path.exists():
         return empty_lock()
-    data = load_json(path)
+    data: dict[str, Any] = load_json(path)
     check_lock_data(data, path)
     return data
 

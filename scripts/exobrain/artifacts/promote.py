@@ -43,8 +43,8 @@ class Change:
     scope: str
     action: str  # added | updated | removed | unchanged
     subject: str  # "override tidy from groups/acme", "declaration tidy (owner acme)"
-    before: dict | None
-    after: dict | None
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
     written: bool
     dry_run: bool
     effect: Effect | None = None
@@ -87,7 +87,7 @@ class Change:
         }
 
 
-def _state(entry: dict | None) -> str:
+def _state(entry: dict[str, Any] | None) -> str:
     if entry is None:
         return NONE
     if "from" in entry:

@@ -44,7 +44,7 @@ FIRST_VERSION = "0.1.0"
 
 
 @lru_cache(maxsize=1)
-def _native_validator():
+def _native_validator() -> Any:
     import jsonschema
 
     schema = json.loads(packaged("skill.schema.json").read_text())

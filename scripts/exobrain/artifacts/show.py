@@ -7,6 +7,7 @@ directions. (Its quality comes from the signals family; the command adds it.)
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from exobrain.artifacts.lockfile import drift, read_lock, version_problem
@@ -21,7 +22,7 @@ from exobrain.workspace import Workspace, find_declaration
 LINK_PREDICATES = ("uses_tool", "uses_skill", "derives_from", "documents_artifact", "supersedes")
 
 
-def entry_json(entry: Entry, root) -> dict[str, Any]:
+def entry_json(entry: Entry, root: Path) -> dict[str, Any]:
     data = {
         "registry": shown(
             (root if entry.scope == "global" else root / entry.scope) / "skills.json", root

@@ -4,6 +4,7 @@ closing summary, and the ``--json`` document (:mod:`exobrain.cli.connect` runs t
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -184,7 +185,7 @@ def _summary(report) -> str:
     return prefix + ", ".join(parts)
 
 
-def report_json(report) -> dict:
+def report_json(report) -> dict[str, Any]:
     """The report as ``--json`` prints it."""
     root = report.root
     return {

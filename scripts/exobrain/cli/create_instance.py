@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -86,7 +87,7 @@ def command(
     sys.exit(0 if connected is None else connected["exit_code"])
 
 
-def _connect(root: Path, agent: str, person: str | None, host: str | None) -> dict:
+def _connect(root: Path, agent: str, person: str | None, host: str | None) -> dict[str, Any]:
     """connect-agent AGENT in the new instance, with the scopes just created (external skills
     are fetched as connect-agent fetches them; a failed fetch is only a warning)."""
     from exobrain.connect.choice import Flags

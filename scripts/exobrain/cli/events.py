@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -90,7 +91,7 @@ def _follow(ws, cursor: str | None, interval: float, as_json: bool) -> None:
         sys.exit(0)
 
 
-def _line(event: dict) -> str:
+def _line(event: dict[str, Any]) -> str:
     """One event as a line of text."""
     kind, extra = event["type"], ""
     if kind == "skill.lifecycle":

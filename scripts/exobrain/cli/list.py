@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -83,7 +84,7 @@ def command(
     finish_read(ws)
 
 
-def _table(rows: list[dict]) -> None:
+def _table(rows: list[dict[str, Any]]) -> None:
     click.echo(
         plain_table(
             [

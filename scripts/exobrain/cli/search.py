@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -130,7 +131,7 @@ def command(
     finish_read(ws)
 
 
-def _print_hits(hits: list) -> None:
+def _print_hits(hits: list[Any]) -> None:
     from exobrain.search.hits import hit_json
 
     bold = stdout_is_terminal()

@@ -240,7 +240,7 @@ def plan_links(
     return sorted(actions, key=lambda a: a.name)
 
 
-def _real_reason(entry: os.DirEntry) -> str:
+def _real_reason(entry: os.DirEntry[str]) -> str:
     if entry.is_dir() and os.path.exists(os.path.join(entry.path, INSTALL_RECORD)):
         return "an external skill installed by the fetcher is in the way"
     return "real path exists"

@@ -18,6 +18,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from exobrain.connect import trust as trust_state
 from exobrain.connect.trust import TrustRecord
@@ -57,7 +58,7 @@ class HookResult:
     def ok(self) -> bool:
         return self.exit_code == 0
 
-    def as_json(self, root: Path) -> dict:
+    def as_json(self, root: Path) -> dict[str, Any]:
         return {
             "scope": self.hook.scope,
             "path": shown(self.hook.path, root),

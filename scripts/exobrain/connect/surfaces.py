@@ -13,6 +13,7 @@ Paths are relative to the repository when the file lives inside it, absolute oth
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -187,8 +188,12 @@ def context_actions(
     return [*actions, *_retired(surface)]
 
 
+#: Renders a surface's text from the index rows that fit and the line pointing at the rest.
+Render = Callable[[list[indexes.IndexRow], str | None], str | None]
+
+
 def _fitted(
-    surface: Surface, render, where: Path, size: int | None = None
+    surface: Surface, render: Render, where: Path, size: int | None = None
 ) -> tuple[str | None, linker.Action | None]:
     """The text for ``where`` with the rows that fit the agent's budget (``size`` when given:
     what is left of it), and the overflow file's action."""
@@ -250,10 +255,14 @@ def _gemini(surface: Surface, path: Path) -> list[linker.Action | None]:
 
 
 def _imported(
-    surface: Surface, path: Path, files, seen, folder: Path | None = None
+    surface: Surface,
+    path: Path,
+    files: list[tuple[str, str | None]],
+    seen: Callable[[str], str],
+    folder: Path | None = None,
 ) -> list[linker.Action | None]:
     """Generated ``files`` (name, text) in ``folder`` (default: beside ``path``) and the block
-    in ``path`` importing those written, as ``seen(name)`` says."""
+    in ``path`` importing those written, each by the path ``seen(name)`` gives."""
     folder = folder or path.parent
     actions = [linker.plan_file(folder / name, text, root=surface.place) for name, text in files]
     imports = [
@@ -280,7 +289,7 @@ def _codex(surface: Surface, path: Path) -> list[linker.Action | None]:
     docs = scope_docs(surface.ws, folder, sidecar=sidecar, texts=True, remarks=surface.remarks)
     extra_text = without_mark(surface.discovered) if surface.discovered else None
 
-    def render(rows, more):
+    def render(rows: list[indexes.IndexRow], more: str | None) -> str | None:
         return indexes.codex_override(shadowed, docs, rows, more, extra_text)
 
     text, overflow = _fitted(surface, render, path)
@@ -299,7 +308,7 @@ def _openclaw(surface: Surface, path: Path) -> list[linker.Action | None]:
         outside = 0  # the block's action reports the unreadable file
     frame = len(f"\n\n{blocks.BEGIN}\n\n{blocks.END}\n".encode())
 
-    def render(rows, more):
+    def render(rows: list[indexes.IndexRow], more: str | None) -> str | None:
         return indexes.openclaw_block(docs, rows, more, extra)
 
     body, overflow = _fitted(surface, render, path, surface.agent.budget.size - outside - frame)
@@ -311,7 +320,7 @@ def _rule(surface: Surface, path: Path) -> list[linker.Action | None]:
     front = list(surface.agent.front)
     extra = without_mark(surface.discovered) if surface.discovered else None
 
-    def render(rows, more):
+    def render(rows: list[indexes.IndexRow], more: str | None) -> str | None:
         return indexes.rule_file(front, rows, more, extra)
 
     text, overflow = _fitted(surface, render, path)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from exobrain.agents import optional_dir
 from exobrain.errors import InputFileError
@@ -44,7 +45,7 @@ class InstallRecord:
     exobrain: str  # the repository root that installed it (user-level folders are shared)
     tool: str = TOOL
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return asdict(self)
 
 

@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from exobrain.caches import REPOS
 from exobrain.errors import OperationFailed
@@ -105,7 +106,7 @@ class RepoCache:
             ):
                 self.git.run(["config", key, value], cwd=tmp)
 
-    def _local(self, args: list[str], **kw) -> subprocess.CompletedProcess:
+    def _local(self, args: list[str], **kw: Any) -> subprocess.CompletedProcess[bytes]:
         return self.git.run(args, cwd=self.dir, **kw)
 
     # -- asking the remote -------------------------------------------------------------------

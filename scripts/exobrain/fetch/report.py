@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from exobrain.errors import ExobrainError
 
@@ -84,7 +85,7 @@ class SkillEvent:
         symbol = ACTIONS.get(self.action, ("…",))[0]
         return f"{self.agent}  {self.link_name}  {symbol} {self.text()}"
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return {
             "agent": self.agent,
             "name": self.name,
@@ -137,7 +138,7 @@ class FetchReport:
         ]
         return f"{self.agent}: " + (", ".join(parts) if parts else "no external skills")
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return {
             "agent": self.agent,
             "skills_dir": str(self.skills_dir),

@@ -181,7 +181,7 @@ class CronFile:
 
 
 @lru_cache(maxsize=1)
-def _validator():
+def _validator() -> Any:
     import jsonschema
 
     schema = json.loads(packaged(SCHEMA_FILE).read_text(encoding="utf-8"))

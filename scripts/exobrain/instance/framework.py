@@ -27,6 +27,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from exobrain.errors import UsageError
 from exobrain.model import GLOBAL
@@ -73,7 +74,7 @@ class Framework:
     root: Path
     files: tuple[str, ...]  # framework paths, sorted
     shipped: tuple[str, ...]  # in-tree global skills declared in skills.json
-    declarations: tuple[dict, ...]  # their declarations and the external ones, file order
+    declarations: tuple[dict[str, Any], ...]  # their declarations and the external ones, file order
 
     def blob_ids(self) -> dict[str, str]:
         """Path → git blob id of the working-tree content (what harvest compares)."""

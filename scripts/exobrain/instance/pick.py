@@ -14,6 +14,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from exobrain.artifacts.lockfile import lock_entry, replaced, update_lock
 from exobrain.errors import UsageError
@@ -44,7 +45,7 @@ class Picked:
     version: str | None
     proof: list[str] = field(default_factory=list)
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "into": self.scope,

@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from exobrain.instance import agentcheck
 from exobrain.instance.verdict import FAIL, PASS, SKIP, Check
@@ -58,7 +59,7 @@ class Result:
     def exit_code(self) -> int:
         return 1 if self.failed else 0
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         counts = {s: sum(1 for c in self.checks if c.status == s) for s in (PASS, FAIL, SKIP)}
         return {"checks": [c.as_json() for c in self.checks], **counts, "exit_code": self.exit_code}
 
@@ -210,7 +211,7 @@ def _installed_scripts() -> set[str]:
     }
 
 
-def _pytest_options(root: Path) -> dict:
+def _pytest_options(root: Path) -> dict[str, Any]:
     """``[tool.pytest.ini_options]`` of the pyproject.toml in ``root`` ({} when there is none)."""
     import tomllib
 
@@ -218,7 +219,8 @@ def _pytest_options(root: Path) -> dict:
     if not path.is_file():
         return {}
     with open(path, "rb") as handle:
-        return tomllib.load(handle).get("tool", {}).get("pytest", {}).get("ini_options", {})
+        options = tomllib.load(handle).get("tool", {}).get("pytest", {}).get("ini_options", {})
+    return options if isinstance(options, dict) else {}
 
 
 def suite_paths(root: Path) -> list[str]:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from exobrain.artifacts.evolution import in_tree
@@ -81,7 +82,7 @@ def _entries(
 
 
 def _prepare(
-    ws: Workspace, entries: list[Entry], module, strip: bool
+    ws: Workspace, entries: list[Entry], module: ModuleType, strip: bool
 ) -> tuple[list[tuple[Entry, Path, str, list[str]]], list[str]]:
     """(entry, folder, exported SKILL.md text, moved fields) for each skill, and the problems."""
     prepared, problems = [], []
@@ -111,7 +112,7 @@ def _prepare(
     return prepared, problems
 
 
-def _members(prepared: list) -> Iterator[Member]:
+def _members(prepared: list[Any]) -> Iterator[Member]:
     """The archive members of the prepared skills: ``<name>/<path>``, SKILL.md translated."""
     for entry, folder, text, _ in prepared:
         for rel, path, link in iter_tree(folder):
@@ -122,7 +123,7 @@ def _members(prepared: list) -> Iterator[Member]:
                 yield name, path, None, link
 
 
-def _stage_skills(staging: Path, prepared: list) -> list[Exported]:
+def _stage_skills(staging: Path, prepared: list[Any]) -> list[Exported]:
     """Write every prepared skill into its own folder under ``staging``."""
     done = []
     for item in prepared:

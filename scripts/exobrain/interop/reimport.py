@@ -17,6 +17,7 @@ last import (``hash``) and the local content hash right after it (``imported``).
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 
 from exobrain.artifacts.evolution import fork
 from exobrain.artifacts.lockfile import (
@@ -68,7 +69,7 @@ def _find_upstream(src: Opened, path: str) -> FoundSkill:
     return FoundSkill(folder, rel, None)
 
 
-def _translated_anew(adapter, src: Opened, found: FoundSkill, local_dir: Path) -> bool:
+def _translated_anew(adapter: ModuleType, src: Opened, found: FoundSkill, local_dir: Path) -> bool:
     """Whether today's translation of the (unchanged) upstream SKILL.md differs from the
     imported copy's, version aside: a copy imported before a repair existed (an over-long
     description kept as it was) is then brought in again, repaired."""
@@ -187,7 +188,13 @@ def update_skill(
 
 
 def _swap(
-    ws: Workspace, scope: str, name: str, local_dir: Path, plan: Plan, src: Opened, adapter
+    ws: Workspace,
+    scope: str,
+    name: str,
+    local_dir: Path,
+    plan: Plan,
+    src: Opened,
+    adapter: ModuleType,
 ) -> None:
     """Stage the new copy, swap it in, then rewrite the lock entry."""
     with staged_folder(local_dir, root=ws.root, replace=True) as staging:

@@ -53,7 +53,9 @@ class Batch:
         }
 
 
-def imported_skills(ws: Workspace, scope: str | None = None) -> Iterator[tuple[Entry, dict]]:
+def imported_skills(
+    ws: Workspace, scope: str | None = None
+) -> Iterator[tuple[Entry, dict[str, Any]]]:
     """Every in-tree declaration whose lock entry has an upstream record, with that record."""
     for registry in ws.all_registries():
         if scope is not None and registry.scope != scope:

@@ -104,7 +104,8 @@ class Exobrain:
 
     def resources(self) -> list[dict[str, str]]:
         """Every visible skill and knowledge document with a file here, as resource rows."""
-        return self._run(self._resources).result()
+        rows: list[dict[str, str]] = self._run(self._resources).result()
+        return rows
 
     def _resources(self) -> list[dict[str, str]]:
         from exobrain.search.substrate import Substrate
@@ -123,7 +124,8 @@ class Exobrain:
 
     def read(self, uri: str) -> str:
         """The markdown of the visible artifact ``uri`` names (SKILL.md for a skill)."""
-        return self._run(lambda: self._read(uri)).result()
+        text: str = self._run(lambda: self._read(uri)).result()
+        return text
 
     def _read(self, uri: str) -> str:
         from exobrain.errors import UsageError

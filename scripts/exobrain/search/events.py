@@ -130,11 +130,11 @@ def _registry_events(
     return events
 
 
-def _declarations(view: View, scope: str, blob: bytes | None) -> dict[tuple, Entry]:
+def _declarations(view: View, scope: str, blob: bytes | None) -> dict[tuple[Any, ...], Entry]:
     if blob is None:
         return {}
     registry = registry_from_text(view.ws.root, scope, blob.decode("utf-8", "replace"))
-    found: dict[tuple, Entry] = {}
+    found: dict[tuple[Any, ...], Entry] = {}
     for entry in registry.entries:
         if not entry.is_override:
             found.setdefault(entry.identity, entry)

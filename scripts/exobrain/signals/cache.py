@@ -34,7 +34,7 @@ def cache_path(root: Path) -> Path:
     return cache_dir() / f"{digest}.pickle"
 
 
-def manifest(root: Path, files: list[Path]) -> tuple:
+def manifest(root: Path, files: list[Path]) -> tuple[Any, ...]:
     """What the cache is keyed on: (path, size, mtime_ns, inode) of every ledger."""
     rows = []
     for path in files:
@@ -48,7 +48,7 @@ def manifest(root: Path, files: list[Path]) -> tuple:
     return (FORMAT, tuple(rows))
 
 
-def load(path: Path, key: tuple) -> tuple[Any, ...] | None:
+def load(path: Path, key: tuple[Any, ...]) -> tuple[Any, ...] | None:
     try:
         with open(path, "rb") as handle:
             if handle.read(len(MAGIC)) != MAGIC:
@@ -81,7 +81,7 @@ def well_formed(fields: Any) -> bool:
     )
 
 
-def save(path: Path, key: tuple, fields: tuple[Any, ...]) -> None:
+def save(path: Path, key: tuple[Any, ...], fields: tuple[Any, ...]) -> None:
     """Write the cache (inside the user cache dir); a failure only costs the speed-up."""
     from exobrain.errors import ExobrainError
     from exobrain.util.fileio import atomic_write_text

@@ -66,9 +66,11 @@ def compact_text(text: str, cutoff_day: int, host: str, owner: str) -> tuple[str
     (lines that do not count, a foreign ``by`` among them, are kept as they are)."""
     old_kept: list[tuple[int, str]] = []  # (position, line) kept among the old lines
     new_lines: list[str] = []
-    latest: dict[tuple, tuple[int, int, str]] = {}  # vote/rank key → (code, position, line)
-    buckets: dict[tuple, dict[str, Any]] = {}
-    covered: dict[tuple, tuple[Record, str]] = {}
+    latest: dict[
+        tuple[Any, ...], tuple[int, int, str]
+    ] = {}  # vote/rank key → (code, position, line)
+    buckets: dict[tuple[Any, ...], dict[str, Any]] = {}
+    covered: dict[tuple[Any, ...], tuple[Record, str]] = {}
     for position, line in enumerate(text.split("\n")):
         record = parse_line(line, owner)
         if record is None:
@@ -119,7 +121,7 @@ def compact_text(text: str, cutoff_day: int, host: str, owner: str) -> tuple[str
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines), len(snapshots)
 
 
-def _snapshot_line(bucket: tuple, data: dict[str, Any], host: str) -> str:
+def _snapshot_line(bucket: tuple[Any, ...], data: dict[str, Any], host: str) -> str:
     kind, skill, day, key2 = bucket
     line: dict[str, Any] = {"ts": format_ts(day * 86400), "skill": skill, "kind": kind}
     if kind == "calibration":

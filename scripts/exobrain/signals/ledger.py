@@ -28,12 +28,15 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from exobrain.errors import InputFileError, OperationFailed, UsageError
 from exobrain.signals.comments import check_comment_id, comment_id, comment_text
 from exobrain.util.fileio import make_folders
 from exobrain.util.locking import lock_fd
+
+if TYPE_CHECKING:  # the ledger's readers need no workspace
+    from exobrain.workspace import Workspace
 
 SIGNALS_DIR = "signals"
 LEDGER_SUFFIX = ".jsonl"
@@ -277,7 +280,7 @@ def dump_line(line: dict[str, Any]) -> str:
 # --- who and where ----------------------------------------------------------------------
 
 
-def author(ws) -> str:
+def author(ws: Workspace) -> str:
     """The person signals are filed under: the connection's person, else the one person scope
     in the chain, else ``guest`` (a documented placeholder shared by every unconnected user)."""
     if ws.connection.person:
@@ -286,7 +289,7 @@ def author(ws) -> str:
     return check_id(people[0], "person") if len(people) == 1 else GUEST
 
 
-def host_id(ws, override: str | None = None) -> str:
+def host_id(ws: Workspace, override: str | None = None) -> str:
     """``--host``, else ``$EXOBRAIN_HOST``, else the host scope I am connected to, else the
     short hostname (characters outside the id alphabet become '-')."""
     if override:
@@ -295,7 +298,7 @@ def host_id(ws, override: str | None = None) -> str:
         return check_id(os.environ["EXOBRAIN_HOST"], "--host / EXOBRAIN_HOST")
     hosts = sorted(s.name for s in ws.chain.scopes if s.type == "host")
     if len(hosts) == 1:
-        return hosts[0]
+        return str(hosts[0])
     short = os.uname().nodename.split(".")[0]
     cleaned = re.sub(r"[^A-Za-z0-9._-]", "-", short).lstrip(".-")[:64]
     return cleaned or "unknown-host"

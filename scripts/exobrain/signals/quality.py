@@ -131,7 +131,7 @@ def wilson_lower(positive: float, total: float, z: float) -> float:
     return max(0.0, (centre - spread) / (1 + z2 / total))
 
 
-class Decay(dict):
+class Decay(dict[int, float]):
     """``0.5 ** (age / half_life)`` at a fixed ``now``; as a mapping, the factor of each day
     bucket (dated at noon UTC), computed on first use. Anything dated after ``now`` weighs 1."""
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from exobrain.errors import ExobrainError
 from exobrain.paths import shown
@@ -32,6 +32,9 @@ from exobrain.signals.ledger import day_number, format_ts, ledger_files, ts_ms
 from exobrain.signals.lines import Record, read_ledger_text
 from exobrain.signals.quality import DAY, Decay, Weights, quality
 from exobrain.util.repository import Repository
+
+if TYPE_CHECKING:
+    from exobrain.workspace import Workspace
 
 #: Versions of a registry read per git call while looking for when an entry last changed.
 _BATCH = 32
@@ -72,7 +75,7 @@ def _ref(entry: Entry) -> str:
 
 
 def plan_sweep(
-    ws, weights: Weights, now: float, window_days: float, agg: Aggregate | None = None
+    ws: Workspace, weights: Weights, now: float, window_days: float, agg: Aggregate | None = None
 ) -> list[Decision]:
     """Every active skill whose signals are low now, with the decision and its reason."""
     settings = weights["sweep"]

@@ -33,10 +33,13 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from exobrain.caches import USAGE_HOOK, USAGE_LOG
 from exobrain.util import boundedjson
+
+if TYPE_CHECKING:  # a hook call that hits its cache imports no workspace
+    from exobrain.workspace import Workspace
 
 HOOK_MODULE = "exobrain.signals.usage_hook"
 EVENT = "PostToolUse"
@@ -94,7 +97,7 @@ def invoked_skill(payload: Any, agent: str = "claude") -> str | None:
     return None
 
 
-def skill_names(ws, agent: str) -> dict[str, str]:
+def skill_names(ws: Workspace, agent: str) -> dict[str, str]:
     """Every name ``agent`` may invoke a skill of this connection by → its canonical ref: the
     link names (``tidy.groups__acme``), plus plain names that only one resolved skill has.
     A name that is not here (a plugin's skill, a personal one) is not one of ours."""
@@ -112,7 +115,7 @@ def skill_names(ws, agent: str) -> dict[str, str]:
     return refs
 
 
-def superseded_names(ws, agent: str) -> dict[str, list[str]]:
+def superseded_names(ws: Workspace, agent: str) -> dict[str, list[str]]:
     """The link names of skills resolution replaced by a successor → [the successor's ref, the
     superseded skill's own ref]: a use through an old link counts for the successor."""
     return {
@@ -157,7 +160,7 @@ def cached_resolution(root: str, agent: str) -> dict[str, Any] | None:
         for path, stamp in data["files"].items():
             if _stamp(path) != stamp:
                 return None
-        return data
+        return data if isinstance(data, dict) else None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
