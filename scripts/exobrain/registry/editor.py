@@ -171,18 +171,7 @@ def registry_problems(
         raw = skills[index]
         problem = entry_problem(raw)
         if problem:
-            label = f"#{index} {raw.get('name')}" if isinstance(raw, dict) else f"#{index}"
-            found.append(
-                Finding(
-                    "error",
-                    "registry-schema",
-                    rel,
-                    problem,
-                    entry=label,
-                    line=registry.line_of(index),
-                    bad_input=True,
-                )
-            )
+            found.append(registry.entry_finding(index, raw, problem))
     if found:
         return found
     positions = list(range(len(skills))) if full is None else full

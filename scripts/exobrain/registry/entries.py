@@ -259,6 +259,15 @@ class Registry:
     def exists(self) -> bool:
         return self.parsed
 
+    def entry_finding(self, index: int, raw: Any, problem: str) -> Finding:
+        """The error for entry ``index`` (as ``raw`` in the file) breaking a rule."""
+        label = f"#{index} {raw.get('name')}" if isinstance(raw, dict) else f"#{index}"
+        rel = shown(self.path, self.root)
+        line = self.line_of(index)
+        return Finding(
+            ERROR, "registry-schema", rel, problem, entry=label, line=line, bad_input=True
+        )
+
     def line_of(self, index: int) -> int | None:
         """The line where entry ``index`` starts (computed once, only when asked)."""
         if self._lines is None:
@@ -325,16 +334,7 @@ def _parse_into(registry: Registry, rel: str) -> Registry:
         if problem is None:
             registry.entries.append(make_entry(raw, registry.scope, index))
             continue
-        label = f"#{index} {raw.get('name')}" if isinstance(raw, dict) else f"#{index}"
-        finding = Finding(
-            ERROR,
-            "registry-schema",
-            rel,
-            problem,
-            entry=label,
-            line=registry.line_of(index),
-            bad_input=True,
-        )
+        finding = registry.entry_finding(index, raw, problem)
         registry.findings.append(finding)
         registry.bad_entries[index] = finding
     return registry

@@ -48,14 +48,7 @@ class Checkout:
         if self.cone is None:
             return os.path.lexists(self.root / rel)
         folder = rel.rpartition("/")[0]
-        if not folder or folder in self._parents:
-            return True
-        probe = folder
-        while probe:
-            if probe in self._recursive:
-                return True
-            probe = probe.rpartition("/")[0]
-        return False
+        return not folder or folder in self._parents or self._below_cone(folder)
 
     def touches(self, folder: str) -> bool:
         """Whether anything below the folder ``rel`` belongs to the checkout (pattern mode: it
@@ -68,9 +61,11 @@ class Checkout:
         """Whether everything below the folder ``rel`` belongs to the checkout."""
         if not self.sparse:
             return True
-        if self.cone is None:
-            return False
-        probe = rel
+        return self.cone is not None and self._below_cone(rel)
+
+    def _below_cone(self, folder: str) -> bool:
+        """Whether ``folder`` is a folder of the cone or lies below one."""
+        probe = folder
         while probe:
             if probe in self._recursive:
                 return True
