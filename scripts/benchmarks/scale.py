@@ -12,7 +12,8 @@ p0000 (group g000, host h0) with ``connect-agent claude --sparse`` — and then 
   each follow a pull of a commit changing a few people (the kept rows patched); then the
   rows published (``exobrain publish-catalog``) and the first run of a fresh clone that
   starts from them;
-* ``skills-validate`` in the sparse clone (every registry, the chain's skills);
+* ``skills-validate`` in the sparse clone (every registry, the chain's skills), then
+  ``skills-status`` again, with the cache of what validate read from git in place;
 * ``skills-status --all`` and ``skills-validate`` in the full clone, for comparison;
 * the size of the blob-less sparse clone against the full clone (disk usage, ``du``).
 
@@ -192,6 +193,9 @@ def measure(work: Path, shape: Shape, runs: int, full: bool) -> None:
     print(report(f"--all after a pull ({CHANGED} people)", pulled, TARGETS["all-cached"]))
     checked = time_command([validate], sparse, max(3, runs // 4), check_codes=(0, 1))
     print(report("skills-validate (sparse)", checked, TARGETS["validate"]))
+    # the cache validate wrote (.exobrain-cache/tree/) must not slow the chain's status down
+    after = time_command([status], sparse, runs)
+    print(report("skills-status (sparse, after validate)", after, TARGETS["status"]))
     _published_first_run(work, bare, sparse, status)
     if full:
         whole = work / "full"
