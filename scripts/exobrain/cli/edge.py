@@ -157,12 +157,13 @@ def report_notes(notes: Iterable[str]) -> None:
         click.echo(f"note: {note}", err=True)
 
 
-def finish_read(ws: Workspace) -> NoReturn:
+def finish_read(ws: Workspace, *, found: bool = True) -> NoReturn:
     """End a read command: the problems met in the files it read go to stderr, and a broken
     input it depended on (a registry of the chain, the connection file) makes it exit 2 —
-    after its output, so what could be read is still shown."""
+    after its output, so what could be read is still shown; else 1 when nothing was
+    ``found`` (as grep does), 0 otherwise."""
     report_findings(ws.findings)
-    sys.exit(2 if ws.has_bad_input else 0)
+    sys.exit(2 if ws.has_bad_input else 0 if found else 1)
 
 
 def plain_table(rows: list[list[str]], header: list[str]) -> str:

@@ -61,6 +61,12 @@ from exobrain.cli.edge import (
 )
 @limit_option(10, "hits")
 @click.option("--lexical", is_flag=True, help="Lexical (BM25) ranking only.")
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="Also list the closest hits below the relevance floor, marked as such.",
+)
 @version_option
 @json_option
 @repo_option
@@ -74,6 +80,7 @@ def command(
     everywhere: bool,
     limit: int,
     lexical: bool,
+    show_all: bool,
     as_json: bool,
     repo: Path | None,
 ) -> None:
@@ -119,23 +126,33 @@ def command(
                 "considered": result.considered,
                 "notes": result.notes,
                 "hits": [hit_json(h) for h in result.hits],
+                "floor": result.floor,
+                **({"below_floor": [hit_json(h) for h in result.below]} if show_all else {}),
             }
         )
-    elif not result.hits:
-        click.echo(
-            f"no match among {result.considered} visible artifacts"
-            + ("" if everywhere else " (--all-scopes searches every scope)")
-        )
     else:
+        if not result.hits:
+            click.echo(_nothing_fits(result, everywhere, show_all))
         _print_hits(result.hits)
-    finish_read(ws)
+        if show_all and result.below:
+            click.echo(f"below the relevance floor ({len(result.below)}):")
+            _print_hits(result.below, start=len(result.hits) + 1)
+    finish_read(ws, found=bool(result.hits))
 
 
-def _print_hits(hits: list[Any]) -> None:
+def _nothing_fits(result: Any, everywhere: bool, show_all: bool) -> str:
+    """The line for a query no visible artifact matches well."""
+    closest = f"; {len(result.below)} closest below the floor" if result.below else ""
+    hint = "" if show_all or not result.below else " (--all lists them)"
+    scope = "" if everywhere else "; --all-scopes searches every scope"
+    return f"nothing matched well among {result.considered} visible artifacts{closest}{hint}{scope}"
+
+
+def _print_hits(hits: list[Any], start: int = 1) -> None:
     from exobrain.search.hits import hit_json
 
     bold = stdout_is_terminal()
-    for number, hit in enumerate(hits, 1):
+    for number, hit in enumerate(hits, start):
         data = hit_json(hit)
         c = data["components"]
         parts = [f"bm25 {c['bm25']:.2f}" if c["bm25"] is not None else "no word match"]

@@ -168,12 +168,20 @@ def _search(live: Live, args: dict[str, Any]) -> dict[str, Any]:
     types = tuple(args.get("types") or ("skill",))
     filters = Filters(types=_types(types), everywhere=bool(args.get("all_scopes")))
     result = live.search(str(args["query"]), filters, k=_k(args, 10), quality=live.quality())
+    notes = list(result.notes)
+    if not result.hits:  # "nothing fits" is an answer an agent can act on
+        notes.append(
+            f"nothing matched well among {result.considered} visible artifacts "
+            f"({len(result.below)} below the relevance floor); do not use a skill for this"
+            + ("" if filters.everywhere else ", or search again with all_scopes")
+        )
     return {
         "query": args["query"],
         "mode": result.mode,
         "considered": result.considered,
-        "notes": result.notes,
+        "notes": notes,
         "hits": [hit_json(h) for h in result.hits],
+        "floor": result.floor,
     }
 
 

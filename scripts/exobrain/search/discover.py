@@ -89,7 +89,7 @@ def discover(
         and not (a.resolved is None and a.lifecycle == "draft")
     ]
     searcher.refresh(pool)
-    hits = searcher.rank(task, pool, k=max(k * POOL, k), quality=quality)
+    hits, _ = searcher.rank(task, pool, k=max(k * POOL, k), quality=quality)
     visible = {a.ref: a for a in pool}
     task_words = content_words(task)
     meaning = _TriggerMeaning(searcher, task)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
@@ -25,7 +25,7 @@ from exobrain.search.encoders import Encoders
 from exobrain.search.hits import Hit
 from exobrain.search.index import Index, Update
 from exobrain.search.indexfiles import discard, index_path, is_corrupt, open_index
-from exobrain.search.query import fts_query
+from exobrain.search.query import fts_query, query_words
 from exobrain.search.ranking import (
     LEXICAL,
     Components,
@@ -70,6 +70,13 @@ class Result:
     considered: int = 0
     encoders: list[str] = field(default_factory=list)  # the encoders that voted
     pending: dict[str, int] = field(default_factory=dict)  # encoder → texts still to embed
+    below: list[Hit] = field(default_factory=list)  # the best hits under the relevance floor
+    floor: dict[str, float] = field(default_factory=dict)  # the floor that applied
+
+
+#: How many of the best hits the relevance floor looks at, whatever ``k``: a hit below the
+#: floor must not take the place of one above it further down.
+FLOOR_POOL = 20
 
 
 class Searcher:
@@ -150,27 +157,33 @@ class Searcher:
 
     def rank(
         self, query: str, artifacts: list[Artifact], *, k: int, quality: QualityFn | None = None
-    ) -> list[Hit]:
-        """The top ``k`` of ``artifacts`` for ``query`` (rows must be fresh)."""
+    ) -> tuple[list[Hit], list[Hit]]:
+        """The top ``k`` of ``artifacts`` for ``query`` (rows must be fresh) that pass the
+        relevance floor, and the best of those that do not (at most ``k``, best first)."""
         w = self.weights
         ids = self.index.ids(a.ref for a in artifacts)
         by_id = {ids[a.ref]: a for a in artifacts if a.ref in ids}
         doc_ids = list(by_id)
         bm25, signals = self.signals(query, doc_ids)
-        contenders = self._shortlist(bm25, signals, doc_ids, by_id, k)
+        wide = max(k, FLOOR_POOL)  # a hit below the floor must not hide one above it
+        contenders = self._shortlist(bm25, signals, doc_ids, by_id, wide)
         known = quality(sorted(by_id[i].ref for i in contenders)) if quality else {}
         final: dict[int, Components] = {}
         for i, (n, fused, rel) in contenders.items():
             total, q, factor = score(rel, known.get(by_id[i].ref), by_id[i].lifecycle, w)
             cosines = {role: float(signals[role][n]) for role in self.encoders.used}
-            final[i] = Components(bm25.get(i), cosines, fused, rel, q, factor, total)
+            final[i] = Components(bm25.get(i), cosines, 0.0, fused, rel, q, factor, total)
         ref_of = {by_id[i].ref: i for i in final}
-        best = [ref_of[r] for r in order({r: final[i].score for r, i in ref_of.items()})[:k]]
+        best = [ref_of[r] for r in order({r: final[i].score for r, i in ref_of.items()})[:wide]]
+        covered = self.index.coverage(query_words(query), best)
         rows = self.index.rows(by_id[i].ref for i in best)
-        return [
-            Hit(by_id[i], rows[by_id[i].ref].description, rows[by_id[i].ref].meta, final[i])
-            for i in best
-        ]
+        above: list[Hit] = []
+        below: list[Hit] = []
+        for i in best:
+            parts = replace(final[i], coverage=covered[i])
+            hit = Hit(by_id[i], rows[by_id[i].ref].description, rows[by_id[i].ref].meta, parts)
+            (above if w.floor.passes(parts.cosines, parts.coverage) else below).append(hit)
+        return above[:k], below[:k]
 
     def _shortlist(
         self,
@@ -317,13 +330,21 @@ def answer(
     if filters.tags or filters.personas:
         rows = searcher.index.rows(a.ref for a in pool)
         pool = [a for a in pool if a.ref in rows and matches_labels(rows[a.ref].meta, filters)]
-    hits = searcher.rank(query, pool, k=k, quality=quality)
+    hits, below = searcher.rank(query, pool, k=k, quality=quality)
     notes = list(searcher.notes)
     encoders = searcher.encoders
     if searcher.semantic and not encoders.models:
         notes.append(LEXICAL_NOTE)
     return Result(
-        hits, searcher.mode, notes, update, len(pool), encoders.used, dict(encoders.pending)
+        hits,
+        searcher.mode,
+        notes,
+        update,
+        len(pool),
+        encoders.used,
+        dict(encoders.pending),
+        below,
+        searcher.weights.floor.as_json(),
     )
 
 

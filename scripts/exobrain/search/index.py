@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import sqlite3
 import uuid
 from collections.abc import Iterable, Iterator
@@ -31,6 +32,7 @@ from typing import Any, NamedTuple
 from exobrain.errors import ExobrainError
 from exobrain.search.corpus import Artifact
 from exobrain.search.docs import Doc, artifact_hash, read_doc, stat_signature
+from exobrain.search.query import quoted
 from exobrain.skillmd import links_of
 from exobrain.util.progress import Progress
 
@@ -295,6 +297,29 @@ class Index:
             )
             if (refs := links_of(json.loads(meta), "supersedes"))
         }
+
+    def coverage(self, words: list[str], doc_ids: list[int]) -> dict[int, float]:
+        """doc id → the share of ``words``, each weighted by its inverse document frequency
+        over the whole index, that the doc's name, triggers or description hold (0 to 1; see
+        :class:`~exobrain.search.ranking.Floor`). Two small queries per word, over the few
+        ``doc_ids`` asked about."""
+        if not doc_ids or not words:
+            return dict.fromkeys(doc_ids, 0.0)
+        total = self.db.execute("SELECT count(*) FROM docs").fetchone()[0]
+        ids = ",".join(str(int(i)) for i in doc_ids)
+        weights: dict[str, float] = {}
+        holders: dict[str, set[int]] = {}
+        for word in words:
+            text = quoted(word)
+            df = self.db.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (text,)).fetchone()
+            weights[word] = math.log((total - df[0] + 0.5) / (df[0] + 0.5) + 1)
+            found = self.db.execute(
+                f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({ids})",
+                (f"{{name triggers description}}: {text}",),
+            )
+            holders[word] = {row[0] for row in found}
+        whole = math.fsum(weights.values()) or 1.0
+        return {i: math.fsum(weights[w] for w in words if i in holders[w]) / whole for i in doc_ids}
 
     def lexical(
         self, match: str, boosts: tuple[float, ...], limit: int, pool: list[int]

@@ -16,17 +16,27 @@ STOPWORDS = frozenset(_STOPWORDS.split())
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-def fts_query(text: str) -> str:
-    """An FTS5 expression for any user text: its words, each quoted (so no character of the
-    input is FTS5 syntax), joined with OR; stopwords dropped unless nothing else is left."""
+def query_words(text: str) -> list[str]:
+    """The words a query is searched by, lowercased, each once: stopwords dropped unless
+    nothing else is left."""
     words = [w.lower() for w in _WORD.findall(text)]
     if not words:
         raise UsageError(
             "the query has no words to search for",
             hint='e.g. exobrain search "dock a ligand into a pocket"',
         )
-    content = [w for w in words if w not in STOPWORDS] or words
-    return " OR ".join(f'"{w}"' for w in dict.fromkeys(content))
+    return list(dict.fromkeys([w for w in words if w not in STOPWORDS] or words))
+
+
+def fts_query(text: str) -> str:
+    """An FTS5 expression for any user text: its words (:func:`query_words`), each quoted (so
+    no character of the input is FTS5 syntax), joined with OR."""
+    return " OR ".join(quoted(w) for w in query_words(text))
+
+
+def quoted(word: str) -> str:
+    """One word as an FTS5 string (a word of ``\\w`` characters holds no quote)."""
+    return f'"{word}"'
 
 
 def stem(word: str) -> str:

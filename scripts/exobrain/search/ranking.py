@@ -61,6 +61,49 @@ class SearchWeights:
     lifecycle: dict[str, float]
     trigger_min_cosine: dict[str, float]  # discover: encoder role → "close in meaning"
     path: Path
+    floor: Floor = field(default_factory=lambda: Floor())
+
+
+@dataclass(frozen=True)
+class Floor:
+    """The relevance floor: what a hit must show, in absolute terms, to be listed at all.
+
+    Scores are relative to the candidates (the best hit always has relevance 1), so they cannot
+    tell a miss from a hit; the floor looks only at what does not depend on the other
+    candidates:
+
+    * the cosines of the query and the skill, one per encoder that voted;
+    * ``coverage`` — the share of the query's content words, weighted by their inverse
+      document frequency over the whole index, that the skill's name, triggers or description
+      hold (a word no skill has weighs most, so "lasagne" is not covered by "make").
+
+    With an encoder a hit passes when one cosine reaches ``cosine``, or their mean reaches
+    ``mean_cosine``, or its coverage reaches ``coverage``; without one, when its coverage
+    reaches ``lexical_coverage``. How the figures were chosen, and what they cost:
+    knowledge/exobrain/search.md ("Nothing fits")."""
+
+    cosine: float = 0.30
+    mean_cosine: float = 0.26
+    coverage: float = 0.3
+    lexical_coverage: float = 0.1
+
+    def passes(self, cosines: Mapping[str, float], coverage: float) -> bool:
+        if not cosines:
+            return coverage >= self.lexical_coverage
+        mean = math.fsum(cosines.values()) / len(cosines)
+        return (
+            max(cosines.values()) >= self.cosine
+            or mean >= self.mean_cosine
+            or coverage >= self.coverage
+        )
+
+    def as_json(self) -> dict[str, float]:
+        return {
+            "cosine": self.cosine,
+            "mean_cosine": self.mean_cosine,
+            "coverage": self.coverage,
+            "lexical_coverage": self.lexical_coverage,
+        }
 
 
 def load_search_weights(root: Path) -> SearchWeights:
@@ -108,6 +151,16 @@ def parse_search_weights(block: Any, path: Path) -> SearchWeights:
     weights = {s: number(fusion, f"fusion.{s}") for s in SIGNALS}
     if weights[LEXICAL] <= 0:
         raise bad("fusion.lexical", "above 0 (without the semantic extra it is the ranking)")
+    floor_block = block.get("floor", {})
+    if not isinstance(floor_block, dict):
+        raise bad("floor", "an object (cosine, mean_cosine, coverage, lexical_coverage)")
+    floor = Floor(
+        **{
+            key: number(floor_block, f"floor.{key}", 0.0, 1.0)
+            for key in ("cosine", "mean_cosine", "coverage", "lexical_coverage")
+            if key in floor_block
+        }
+    )
     triggers = discover.get("trigger_min_cosine")
     if not isinstance(triggers, dict):
         raise bad("discover.trigger_min_cosine", "an object with a cosine per encoder")
@@ -122,6 +175,7 @@ def parse_search_weights(block: Any, path: Path) -> SearchWeights:
             r: number(triggers, f"discover.trigger_min_cosine.{r}", -1.0, 1.0) for r in ROLES
         },
         path=path,
+        floor=floor,
     )
 
 
@@ -131,6 +185,7 @@ class Components:
 
     bm25: float | None  # raw BM25 (higher is better); None: not among the lexical matches
     cosines: dict[str, float] = field(default_factory=dict)  # encoder role → cosine
+    coverage: float = 0.0  # the share of the query's words it holds (see Floor)
     fused: float = 0.0
     relevance: float = 0.0
     quality: float = 0.0
@@ -144,6 +199,7 @@ class Components:
         return {
             "bm25": r(self.bm25),
             "cosines": {role: r(c) for role, c in self.cosines.items()},
+            "coverage": r(self.coverage),
             "fused": r(self.fused),
             "relevance": r(self.relevance),
             "quality": r(self.quality),
