@@ -85,25 +85,37 @@ def test_search_hits_say_how_to_opt_in(root):
 @pytest.mark.parametrize(
     "args",
     [
-        ["get", "skill:bob-secret@people/bob"],
-        ["get", "skill:bob-secret"],
         ["get", "skill:bob-private"],
-        ["get", "knowledge:bob-plan@people/bob"],
-        ["get", "knowledge:bob-plan"],
         ["get", "knowledge:local/knowledge/bob-diary@people/bob"],
         ["get", "knowledge:leak/knowledge/bob-diary"],
         ["get", "knowledge:leak-plan"],
         ["get", "knowledge:../people/bob/knowledge/bob-plan"],
         ["get", "knowledge:../../people/bob/local/knowledge/bob-diary@global"],
+    ],
+)
+def test_substrate_verbs_refuse_what_is_private(root, args):
+    code, out = run(root, *args)
+    assert code == 2, out
+    assert "Zebra care" not in out and "Notes about zebra" not in out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["get", "skill:bob-secret@people/bob"],
+        ["get", "skill:bob-secret"],
+        ["get", "knowledge:bob-plan@people/bob"],
+        ["get", "knowledge:bob-plan"],
         ["get", "skill:other-deploy@groups/other"],
         ["links", "skill:bob-secret@people/bob"],
         ["links", "knowledge:bob-plan@people/bob"],
     ],
 )
-def test_substrate_verbs_refuse_what_is_not_visible(root, args):
+def test_substrate_verbs_read_what_lies_outside_the_chain(root, args):
+    """Every member can read every scope (only local/ folders are private): what search
+    --all-scopes lists, get and links read."""
     code, out = run(root, *args)
-    assert code == 2, out
-    assert "Zebra care" not in out and "Notes about zebra" not in out
+    assert code == 0, out
 
 
 def test_list_and_discover_never_show_private_artifacts(root):

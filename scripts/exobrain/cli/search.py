@@ -160,6 +160,8 @@ def _print_hits(hits: list[Any], start: int = 1) -> None:
         parts += [f"quality {c['quality']:.2f}", data["lifecycle"]]
         head = click.style(data["name"], bold=True) if bold else data["name"]
         tier = f"tier {data['tier']}" if data["type"] == "skill" else data["type"]
+        if data.get("reach") == "outside":
+            tier += " (outside your chain)"
         click.echo(
             f"{number:2}. {head}  {data['home']}  {tier}  score {data['score']:.3f} "
             f"({', '.join(parts)})"
@@ -168,3 +170,5 @@ def _print_hits(hits: list[Any], start: int = 1) -> None:
             click.echo(f"    {data['description']}")
         if data.get("opt_in"):
             click.echo(f"    opt in: {data['opt_in']}")
+        if data.get("same_content"):
+            click.echo(f"    same content as: {', '.join(data['same_content'])}")

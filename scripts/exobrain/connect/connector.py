@@ -259,7 +259,7 @@ def _prepare(
     discovered = None
     if wanted.discover and request.preloads is not None:
         discovered, notes = preload.discovered_index(
-            request.preloads, ws, wanted.discover, folders.files
+            request.preloads, ws, wanted.discover, folders.files, agent.name
         )
         report.notes += (
             notes

@@ -44,17 +44,20 @@ class Preloads(Protocol):
         """``rows`` with the visible skills for ``persona`` raised to ``always``; the names."""
         ...
 
-    def discovered(self, ws: Workspace, task: str) -> tuple[list[tuple[str, Path, str]], list[str]]:
-        """The top skills for ``task`` as (name, folder, description), best first; notes."""
+    def discovered(
+        self, ws: Workspace, task: str, agent: str
+    ) -> tuple[list[tuple[str, Path, str]], list[str]]:
+        """The top skills for ``task`` that may be preloaded for ``agent``, as (name, folder,
+        description), best first; notes."""
         ...
 
 
 def discovered_index(
-    preloads: Preloads, ws: Workspace, task: str, context: Path
+    preloads: Preloads, ws: Workspace, task: str, context: Path, agent: str
 ) -> tuple[str | None, list[str]]:
-    """The content of ``discovered-skills.md`` for ``task`` (None when nothing fits) and the
-    notes discovery printed."""
-    picks, notes = preloads.discovered(ws, task)
+    """The content of ``discovered-skills.md`` for ``task`` and ``agent`` (None when nothing
+    fits) and the notes discovery printed."""
+    picks, notes = preloads.discovered(ws, task, agent)
     inside = context == ws.root or ws.root in context.parents
     rows = [
         indexes.index_row(name, link_text(path, ws.root, inside), description)

@@ -88,7 +88,7 @@ class Exobrain:
         if self._live is None:
             from exobrain.search.live import Live
 
-            self._live = Live(self.repo)
+            self._live = Live(self.repo, agent=self.agent)
         return self._live
 
     def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -103,15 +103,23 @@ class Exobrain:
         return result
 
     def resources(self) -> list[dict[str, str]]:
-        """Every visible skill and knowledge document with a file here, as resource rows."""
+        """The skills that reach the agent (always, optional) and the visible knowledge
+        documents with a file here, as resource rows; any visible one is read by its URI."""
         rows: list[dict[str, str]] = self._run(self._resources).result()
         return rows
 
     def _resources(self) -> list[dict[str, str]]:
+        from exobrain.reach import Reach
         from exobrain.search.substrate import Substrate
 
-        substrate = Substrate(self.live().workspace())
-        artifacts = [a for a in substrate.view.artifacts() if a.path is not None]
+        live = self.live()
+        substrate = Substrate(live.workspace(), agent=live.agent)
+        # a resource list is read by the agent unasked: only what reaches it (always, optional)
+        artifacts = [
+            a
+            for a in substrate.view.artifacts()
+            if a.path is not None and (a.type != "skill" or a.reach is Reach.LISTED)
+        ]
         return [
             {
                 "uri": uri_of(row["ref"]),
@@ -129,12 +137,12 @@ class Exobrain:
 
     def _read(self, uri: str) -> str:
         from exobrain.errors import UsageError
-        from exobrain.search.corpus import View, open_view
+        from exobrain.search.substrate import Substrate
         from exobrain.skillmd import SKILL_LIMIT
         from exobrain.util.fileio import read_text
 
-        view: View = open_view(self.live().workspace())
-        artifact = view.find(ref_of(uri))
+        live = self.live()
+        artifact = Substrate(live.workspace(), agent=live.agent).find(ref_of(uri))
         if artifact.path is None:
             raise UsageError(f"{artifact.ref} is an external skill that is not installed here")
         return read_text(artifact.path, limit=SKILL_LIMIT, what="a skill or knowledge document")
@@ -196,6 +204,7 @@ def _discover(live: Live, args: dict[str, Any]) -> dict[str, Any]:
         persona=args.get("persona"),
         k=_k(args, 5),
         quality=signal_quality(ws),
+        agent=live.agent,
     )
     return {
         "task": result.task,
@@ -211,7 +220,7 @@ def _get(live: Live, args: dict[str, Any]) -> dict[str, Any]:
     from exobrain.search.engine import signal_quality
     from exobrain.search.substrate import Substrate
 
-    return Substrate(ws, signal_quality(ws)).get(str(args["ref"]))
+    return Substrate(ws, signal_quality(ws), agent=live.agent).get(str(args["ref"]))
 
 
 def _list(live: Live, args: dict[str, Any]) -> dict[str, Any]:
@@ -221,7 +230,7 @@ def _list(live: Live, args: dict[str, Any]) -> dict[str, Any]:
     from exobrain.util.jsonlogic import parse_rule, parse_sort
 
     rule = args.get("filter")
-    rows = Substrate(ws, signal_quality(ws)).list(
+    rows = Substrate(ws, signal_quality(ws), agent=live.agent).list(
         _types(tuple(args.get("types") or ("skill", "knowledge"))),
         None if rule is None else parse_rule(json.dumps(rule)),
         parse_sort(tuple(args.get("sort") or ())),
@@ -234,7 +243,7 @@ def _links(live: Live, args: dict[str, Any]) -> dict[str, Any]:
     ws = live.workspace()
     from exobrain.search.substrate import Substrate
 
-    return Substrate(ws).links(str(args["ref"]), args.get("predicate"))
+    return Substrate(ws, agent=live.agent).links(str(args["ref"]), args.get("predicate"))
 
 
 def _signals(live: Live, args: dict[str, Any]) -> dict[str, Any]:

@@ -19,19 +19,20 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from exobrain.agents import AGENTS, optional_dir
 from exobrain.errors import UsageError
 from exobrain.fetch import installs
-from exobrain.model import EXTERNAL, GLOBAL, Identity
+from exobrain.model import EXTERNAL, GLOBAL, Identity, Reason
+from exobrain.reach import Reach, reach_of
 from exobrain.registry.entries import Entry
 from exobrain.resolve import Resolved
 from exobrain.scopes import Scope
 from exobrain.skillmd import SKILL_FILE
-from exobrain.supersession import LinksReader
+from exobrain.supersession import LinksReader, supersedes_edges
 from exobrain.workspace import Workspace
 
 PERSONAL = frozenset({"person", "host"})
@@ -53,6 +54,13 @@ class Artifact:
     file: str | None  # SKILL.md or the .md file; None: external not installed
     declaration: Entry | None = None
     resolved: Resolved | None = None
+    in_chain: bool = True  # declared in (or opted into from) the connection's chain
+    successor: str | None = None  # the ref of the visible skill that supersedes this one
+
+    @property
+    def reach(self) -> Reach:
+        """How it stands for this connection and agent (:mod:`exobrain.reach`)."""
+        return reach_of(self.resolved, in_chain=self.in_chain)
 
     @property
     def path(self) -> Path | None:
@@ -80,7 +88,7 @@ class Artifact:
 
     def fields(self) -> dict[str, Any]:
         """What every JSON answer says of an artifact first (search hits, substrate rows)."""
-        return {
+        data: dict[str, Any] = {
             "ref": self.ref,
             "type": self.type,
             "name": self.name,
@@ -89,6 +97,11 @@ class Artifact:
             "lifecycle": self.lifecycle,
             "tier": self.tier,
         }
+        if self.type == "skill":
+            data["reach"] = self.reach.value
+            if self.successor:
+                data["superseded_by"] = self.successor
+        return data
 
 
 def skill_ref(entry: Entry) -> str:
@@ -109,6 +122,8 @@ class View:
     scopes: list[Scope]  # scopes whose artifacts are visible
     everywhere: bool = False
     supersedes: LinksReader | None = None
+    #: the agent the answers are for (its agent filters apply); None: agent-neutral
+    agent: str | None = None
     _rows: dict[Identity, Resolved] | None = None
     _declared: dict[Identity, Artifact] | None = None
     _skills: list[Artifact] | None = None
@@ -142,7 +157,9 @@ class View:
             self._rows = {
                 row.identity: row
                 # ranking, not linking: a dependency keeps its own tier (and no file is read)
-                for row in self.ws.resolve(supersedes=self.supersedes, dependencies=False)
+                for row in self.ws.resolve(
+                    self.agent, supersedes=self.supersedes, dependencies=False
+                )
                 if row.declaration is not None
                 and (row.declaration.scope in allowed or row.tier != "off")
             }
@@ -155,17 +172,35 @@ class View:
             rows = self.rows()
             self.declared()
             assert self._declared is not None
+            chain = set(self.ws.chain.paths)
             found = {
-                key: Artifact(
-                    a.ref, a.type, a.name, a.home, a.scope, a.file, a.declaration, rows.get(key)
-                )
+                key: replace(a, resolved=rows.get(key), in_chain=key in rows or a.scope in chain)
                 for key, a in self._declared.items()
             }
             for identity, row in rows.items():
                 if identity not in found and row.declaration is not None:
                     found[identity] = self._artifact(row.declaration, row)
-            self._skills = list(found.values())
+            successor = self._successors(found)
+            self._skills = [
+                replace(a, successor=successor[key]) if key in successor else a
+                for key, a in found.items()
+            ]
         return self._skills
+
+    def _successors(self, found: dict[Identity, Artifact]) -> dict[Identity, str]:
+        """Each visible skill some other visible, unarchived skill supersedes → that one's ref
+        (whatever either's tier: a search lists both, the successor first)."""
+        entries = [a.declaration for a in found.values() if a.declaration is not None]
+        edges = supersedes_edges(self.ws.root, entries, self.supersedes)
+        successor: dict[Identity, str] = {}
+        for new, olds in edges.items():
+            artifact = found.get(new)
+            if artifact is None or artifact.lifecycle == "archived":
+                continue
+            for old in olds:
+                if old in found and old != new:
+                    successor.setdefault(old, artifact.ref)
+        return successor
 
     def _artifact(self, entry: Entry, row: Resolved | None) -> Artifact:
         if entry.source:
@@ -276,7 +311,8 @@ class View:
                 for a in self.skills()
                 if a.name == ref.name and (ref.home is None or a.home == ref.home)
             ]
-        candidates = [a for a in candidates if a.type in types]
+        # what the view's agent may not use is not there for it (agent and skipAgents)
+        candidates = [a for a in candidates if a.type in types and not not_for_agent(a)]
         if not candidates:
             raise UsageError(
                 f"no visible artifact {text!r}",
@@ -286,10 +322,18 @@ class View:
         return candidates[-1]  # the deepest in the chain
 
 
-def open_view(ws: Workspace, *, everywhere: bool = False) -> View:
-    """The connection's view: the chain, or with ``everywhere`` every scope of the repository
-    (what the catalog lists)."""
-    return repository_view(ws) if everywhere else View(ws, list(ws.chain.scopes), False)
+def not_for_agent(artifact: Artifact) -> bool:
+    """Whether the artifact's declaration keeps it from the view's agent."""
+    row = artifact.resolved
+    return row is not None and row.reason is Reason.NOT_FOR_AGENT
+
+
+def open_view(ws: Workspace, *, everywhere: bool = False, agent: str | None = None) -> View:
+    """The connection's view for ``agent`` (None: agent-neutral): the chain, or with
+    ``everywhere`` every scope of the repository (what the catalog lists)."""
+    if everywhere:
+        return View(ws, list(ws.scan().scopes), True, agent=agent)
+    return View(ws, list(ws.chain.scopes), False, agent=agent)
 
 
 def shared_view(ws: Workspace) -> View:

@@ -24,12 +24,12 @@ from html import escape
 from typing import Any
 
 from exobrain.errors import ExobrainError
-from exobrain.model import Reason
+from exobrain.reach import Reach
 from exobrain.refs import parse_ref
 from exobrain.search import embedding
-from exobrain.search.corpus import Artifact
+from exobrain.search.corpus import Artifact, open_view
 from exobrain.search.engine import LEXICAL_NOTE, QualityFn, Searcher, guarded
-from exobrain.search.hits import Hit, hit_json
+from exobrain.search.hits import Hit, hit_json, opt_in_hint
 from exobrain.search.query import content_words, fts_query
 from exobrain.skillmd import as_list, one_line
 from exobrain.util.progress import Progress
@@ -77,15 +77,23 @@ def discover(
     semantic: bool = True,
     quality: QualityFn | None = None,
     progress: Progress | None = None,
+    agent: str | None = None,
+    preload: bool = False,
 ) -> Discovery:
+    """The top ``k`` skills for ``task`` among what the connection shows ``agent`` (None:
+    agent-neutral), above the relevance floor: never a barred one (filtered for the agent,
+    set off, someone else's draft, superseded), and with ``preload`` (an auto-loaded file) no
+    unlisted one either. When the best match is in a scope the connection does not reach, a
+    note says which and how to opt in."""
     fts_query(task)  # an empty task is a usage error, before any work
-    searcher = Searcher(ws, semantic=semantic, progress=progress)
+    searcher = Searcher(ws, semantic=semantic, progress=progress, agent=agent)
     view = searcher.view()
+    shut = {Reach.BARRED, Reach.BY_NAME} if preload else {Reach.BARRED}
     pool = [
         a
         for a in view.skills()
         if a.lifecycle != "archived"
-        and not (a.resolved and a.resolved.reason is Reason.DRAFT_OWNER_ONLY)
+        and a.reach not in shut
         and not (a.resolved is None and a.lifecycle == "draft")
     ]
     searcher.refresh(pool)
@@ -118,7 +126,35 @@ def discover(
     notes = list(searcher.notes)
     if semantic and not searcher.encoders.models:
         notes.append(LEXICAL_NOTE)
+    elsewhere = None if preload else _best_elsewhere(searcher, task, picks, quality)
+    if elsewhere is not None:
+        notes.append(elsewhere)
     return Discovery(task, picks, excluded, searcher.mode, notes, list(searcher.encoders.used))
+
+
+def _best_elsewhere(
+    searcher: Searcher, task: str, picks: list[Pick], quality: QualityFn | None
+) -> str | None:
+    """A note when the best match for ``task`` among every scope's skills lies outside the
+    connection's chain (and above the floor): which it is and the command that opts in."""
+    view = open_view(searcher.ws, everywhere=True, agent=searcher.agent)
+    outside = [
+        a
+        for a in view.skills()
+        if a.reach is Reach.OUTSIDE and a.lifecycle in ("active", "deprecated")
+    ]
+    if not outside:
+        return None
+    searcher.refresh(outside)
+    pool = [*outside, *(p.hit.artifact for p in picks)]
+    found, _ = searcher.rank(task, pool, k=1, quality=quality)
+    if not found or found[0].artifact.reach is not Reach.OUTSIDE:
+        return None
+    best = found[0].artifact
+    return (
+        f"the best match, {best.ref}, is in a scope you are not connected to; to use it: "
+        f"{opt_in_hint(best)}"
+    )
 
 
 def _persona_problem(meta: dict[str, Any], persona: str | None) -> str | None:

@@ -20,9 +20,9 @@ from typing import Any, ParamSpec, TypeVar
 
 from exobrain.errors import OperationFailed
 from exobrain.search import embedding
-from exobrain.search.corpus import Artifact, View, open_view
+from exobrain.search.corpus import Artifact, View, not_for_agent, open_view
 from exobrain.search.encoders import Encoders
-from exobrain.search.hits import Hit
+from exobrain.search.hits import Hit, folded
 from exobrain.search.index import Index, Update
 from exobrain.search.indexfiles import discard, index_path, is_corrupt, open_index
 from exobrain.search.query import fts_query, query_words
@@ -83,7 +83,8 @@ class Searcher:
     """An open index for one workspace: refresh, then answer queries (and discover).
 
     ``semantic`` False (``--lexical``, the substrate verbs) never looks for an encoder.
-    ``progress`` sees long refreshes and embedding runs (the command line draws it)."""
+    ``progress`` sees long refreshes and embedding runs (the command line draws it).
+    ``agent``: the answers are that agent's (its agent filters apply); None: agent-neutral."""
 
     def __init__(
         self,
@@ -92,8 +93,10 @@ class Searcher:
         semantic: bool = True,
         weights: SearchWeights | None = None,
         progress: Progress | None = None,
+        agent: str | None = None,
     ) -> None:
         self.ws = ws
+        self.agent = agent
         self.weights = weights or load_search_weights(ws.root)
         self.semantic = semantic
         self.progress = progress
@@ -149,7 +152,7 @@ class Searcher:
     def view(self, *, everywhere: bool = False) -> View:
         """The connection's view with the declared skills' rows refreshed first, so resolution
         reads ``links.supersedes`` from the index instead of opening every SKILL.md."""
-        view = open_view(self.ws, everywhere=everywhere)
+        view = open_view(self.ws, everywhere=everywhere, agent=self.agent)
         self.refresh(view.declared())
         known = self.index.supersedes()
         view.supersedes = lambda entry: known.get(f"skill:{entry.name}@{entry.scope}")
@@ -170,7 +173,9 @@ class Searcher:
         known = quality(sorted(by_id[i].ref for i in contenders)) if quality else {}
         final: dict[int, Components] = {}
         for i, (n, fused, rel) in contenders.items():
-            total, q, factor = score(rel, known.get(by_id[i].ref), by_id[i].lifecycle, w)
+            # a superseded skill ranks as a deprecated one: below its successor, marked
+            state = "deprecated" if by_id[i].successor else by_id[i].lifecycle
+            total, q, factor = score(rel, known.get(by_id[i].ref), state, w)
             cosines = {role: float(signals[role][n]) for role in self.encoders.used}
             final[i] = Components(bm25.get(i), cosines, 0.0, fused, rel, q, factor, total)
         ref_of = {by_id[i].ref: i for i in final}
@@ -181,9 +186,10 @@ class Searcher:
         below: list[Hit] = []
         for i in best:
             parts = replace(final[i], coverage=covered[i])
-            hit = Hit(by_id[i], rows[by_id[i].ref].description, rows[by_id[i].ref].meta, parts)
+            row = rows[by_id[i].ref]
+            hit = Hit(by_id[i], row.description, row.meta, parts, row.hash)
             (above if w.floor.passes(parts.cosines, parts.coverage) else below).append(hit)
-        return above[:k], below[:k]
+        return folded(above)[:k], folded(below)[:k]
 
     def _shortlist(
         self,
@@ -236,9 +242,12 @@ class Searcher:
 
 
 def candidates(view: View, filters: Filters) -> list[Artifact]:
-    """The visible artifacts the filters keep before reading any file (type and lifecycle)."""
+    """The visible artifacts the filters keep before reading any file (type and lifecycle);
+    for an agent, never one its declaration filters out (it is not that agent's to use)."""
     allowed = filters.lifecycles or ("draft", "active", "deprecated")
-    return [a for a in view.artifacts(filters.types) if a.lifecycle in allowed]
+    return [
+        a for a in view.artifacts(filters.types) if a.lifecycle in allowed and not not_for_agent(a)
+    ]
 
 
 def matches_labels(meta: dict[str, Any], filters: Filters) -> bool:
@@ -260,17 +269,19 @@ def search(
     semantic: bool = True,
     quality: QualityFn | None = None,
     progress: Progress | None = None,
+    agent: str | None = None,
 ) -> Result:
-    """Search what the connection can see (``filters.everywhere``: the shared scopes too)."""
+    """Search what the connection can see (``filters.everywhere``: the shared scopes too),
+    for ``agent`` (None: agent-neutral)."""
     fts_query(query)  # refuse an empty query before any work
     try:
         try:
-            return _search(ws, query, filters, k, semantic, quality, progress)
+            return _search(ws, query, filters, k, semantic, quality, progress, agent)
         except sqlite3.DatabaseError as exc:
             if not is_corrupt(exc):
                 raise
             discard(index_path(ws.root))  # corrupted while in use: start again, once
-            result = _search(ws, query, filters, k, semantic, quality, progress)
+            result = _search(ws, query, filters, k, semantic, quality, progress, agent)
             result.notes.insert(0, f"search index: unreadable index ({exc}) rebuilt")
             return result
     except sqlite3.DatabaseError as exc:
@@ -309,8 +320,9 @@ def _search(
     semantic: bool,
     quality: QualityFn | None,
     progress: Progress | None,
+    agent: str | None,
 ) -> Result:
-    searcher = Searcher(ws, semantic=semantic, progress=progress)
+    searcher = Searcher(ws, semantic=semantic, progress=progress, agent=agent)
     view = searcher.view(everywhere=filters.everywhere)
     return answer(searcher, view, candidates(view, filters), query, filters, k, quality)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from exobrain.model import Reason
@@ -17,6 +17,9 @@ class Hit:
     description: str
     meta: dict[str, Any]
     components: Components
+    content_hash: str = ""
+    #: the refs of lower hits with the same content hash, folded into this one
+    same_content: tuple[str, ...] = ()
 
     @property
     def score(self) -> float:
@@ -27,6 +30,8 @@ def opt_in_hint(artifact: Artifact) -> str | None:
     """How to turn a skill on for me, or why it cannot be; None when it is already on."""
     if artifact.type != "skill" or artifact.tier != "off":
         return None
+    if artifact.successor:
+        return f"superseded by {artifact.successor}: opt into that one instead"
     row = artifact.resolved
     reason = row.reason if row else None
     if artifact.lifecycle == "archived":
@@ -54,4 +59,23 @@ def hit_json(hit: Hit) -> dict[str, Any]:
     hint = opt_in_hint(a)
     if hint:
         data["opt_in"] = hint
+    if hit.same_content:
+        data["same_content"] = list(hit.same_content)
     return data
+
+
+def folded(hits: list[Hit]) -> list[Hit]:
+    """``hits`` (best first) with each one whose content hash an earlier hit has folded
+    into that one's ``same_content``: the same files imported twice are one answer."""
+    first: dict[str, int] = {}
+    kept: list[Hit] = []
+    for hit in hits:
+        at = first.get(hit.content_hash) if hit.content_hash else None
+        if at is None:
+            if hit.content_hash:
+                first[hit.content_hash] = len(kept)
+            kept.append(hit)
+        else:
+            prior = kept[at]
+            kept[at] = replace(prior, same_content=(*prior.same_content, hit.artifact.ref))
+    return kept

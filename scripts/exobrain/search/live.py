@@ -86,9 +86,15 @@ class Live:
     thread-safe: one thread uses it (the MCP server's worker)."""
 
     def __init__(
-        self, repo: Path | None = None, *, semantic: bool = True, watch: bool = True
+        self,
+        repo: Path | None = None,
+        *,
+        semantic: bool = True,
+        watch: bool = True,
+        agent: str | None = None,
     ) -> None:
         self.repo = repo
+        self.agent = agent  # whose answers these are (None: agent-neutral)
         self.semantic = semantic  # False: lexical only, never looking for an encoder
         self._watching = watch  # False: ask every file on every call
         self._watch: FolderWatch | None = None
@@ -188,7 +194,7 @@ class Live:
         if searcher is None or (
             searcher.index.path is not None and (stat and stat[2]) != self._index_inode
         ):
-            searcher = self._searcher = Searcher(ws, semantic=self.semantic)
+            searcher = self._searcher = Searcher(ws, semantic=self.semantic, agent=self.agent)
             self._seen, self._views = {}, {}
             self._vouched = {}
             opened = file_stat(index_path(ws.root))  # opening creates it
@@ -234,12 +240,12 @@ class Live:
         if self._installed is not None and View(ws, [], everywhere).installed() != self._installed:
             self._views, self._installed = {}, None
         kept = self._views.get(everywhere)
-        view = kept[1] if kept else open_view(ws, everywhere=everywhere)
+        view = kept[1] if kept else open_view(ws, everywhere=everywhere, agent=self.agent)
         self._sync(searcher, view.declared(), checked)
         generation = searcher.index.meta("docs_gen")
         if kept is None or kept[0] != generation:
             if kept is not None:  # rows changed: resolve again, with their supersession links
-                view = open_view(ws, everywhere=everywhere)
+                view = open_view(ws, everywhere=everywhere, agent=self.agent)
             known = searcher.index.supersedes()
             view.supersedes = lambda entry: known.get(f"skill:{entry.name}@{entry.scope}")
             self._views[everywhere] = (generation, view)

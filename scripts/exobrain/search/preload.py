@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.model import Reason, Tier
+from exobrain.reach import may_preload
 from exobrain.resolve import Resolved
 from exobrain.search.discover import discover
 from exobrain.search.engine import Searcher
@@ -29,7 +30,7 @@ def persona_rows(
     """``rows`` with the visible in-tree skills for ``persona`` raised to ``always``, and the
     names raised."""
     searcher = Searcher(ws, semantic=False)
-    view = searcher.view()
+    view = searcher.view()  # rows are the agent's already: the view only finds the skills
     visible = {a.declaration.identity: a for a in view.skills() if a.declaration is not None}
     searcher.refresh(list(visible.values()))
     metas = {
@@ -58,16 +59,17 @@ def _for_persona(meta: dict[str, Any], persona: str) -> bool:
 
 
 def _may_raise(row: Resolved) -> bool:
-    if row.reason is not None and (row.reason.unavailable or row.reason is Reason.SUPERSEDED):
-        return False
-    decided = row.decided_by
-    return not (decided is not None and decided.is_override and decided.tier == "off")
+    """A preload links what it raises: only a skill an auto-loaded surface may list (never an
+    unlisted one, nor one barred for the agent, set off by an override or superseded)."""
+    return may_preload(row)
 
 
-def discovered(ws: Workspace, task: str) -> tuple[list[tuple[str, Path, str]], list[str]]:
-    """The top skills for ``task`` as (name, SKILL.md folder, description), best first, and the
-    notes discovery printed (e.g. that it is lexical only)."""
-    result = discover(ws, task, k=DISCOVER_K)
+def discovered(
+    ws: Workspace, task: str, agent: str
+) -> tuple[list[tuple[str, Path, str]], list[str]]:
+    """The top skills for ``task`` that may be preloaded for ``agent``, as (name, SKILL.md
+    folder, description), best first, and the notes discovery printed."""
+    result = discover(ws, task, k=DISCOVER_K, agent=agent, preload=True)
     picks = [
         (p.hit.artifact.name, p.hit.artifact.path, p.hit.description)
         for p in result.picks

@@ -64,11 +64,26 @@ class Substrate:
     """One connection's read-only view with fresh frontmatter rows."""
 
     @guarded
-    def __init__(self, ws: Workspace, quality: QualityFn | None = None) -> None:
+    def __init__(
+        self, ws: Workspace, quality: QualityFn | None = None, agent: str | None = None
+    ) -> None:
         self.ws = ws
-        self.searcher = Searcher(ws, semantic=False)
+        self.searcher = Searcher(ws, semantic=False, agent=agent)
         self.view: View = self.searcher.view()
         self.quality = quality
+        self._everywhere: View | None = None
+
+    def find(self, text_ref: str) -> Artifact:
+        """The artifact a reference names: in the chain first, else in every scope (what
+        ``search --all-scopes`` lists is readable: the repository is readable by every member;
+        only ``local/`` folders stay private). A skill its declaration keeps from this agent
+        is not found."""
+        try:
+            return self.view.find(text_ref)
+        except UsageError:
+            if self._everywhere is None:
+                self._everywhere = self.searcher.view(everywhere=True)
+            return self._everywhere.find(text_ref)
 
     def rows(self, artifacts: list[Artifact]) -> list[dict[str, Any]]:
         """The rows of ``artifacts`` (index refreshed first; unreadable files are left out)."""
@@ -110,7 +125,7 @@ class Substrate:
     @guarded
     def get(self, text_ref: str) -> dict[str, Any]:
         """One artifact in full: its row, its body and its links both ways."""
-        artifact = self.view.find(text_ref)
+        artifact = self.find(text_ref)
         if artifact.path is None:
             raise UsageError(
                 f"{artifact.ref} is an external skill that is not installed here",
@@ -154,7 +169,7 @@ class Substrate:
         incoming links from the visible artifacts, optionally one predicate only."""
         if predicate is not None and predicate not in PREDICATES:
             raise UsageError(f"--predicate {predicate!r}: use one of {', '.join(PREDICATES)}")
-        artifact = self.view.find(text_ref)
+        artifact = self.find(text_ref)
         everything = self.view.artifacts(TYPES)
         rows = {r["ref"]: r for r in self.rows(everything)}
         mine = rows.get(artifact.ref, {}).get("content", {})
