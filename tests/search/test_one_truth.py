@@ -141,7 +141,7 @@ def test_search_shows_each_kind_as_resolution_decided(repo, searched, kind):
     name = SKILL_OF[kind]
     if kind == "out-of-chain":
         assert name not in found
-        code, out = run(repo, "search", TASK, "--json", "--lexical", "--all-scopes", "-k", "20")
+        _code, out = run(repo, "search", TASK, "--json", "--lexical", "--all-scopes", "-k", "20")
         hit = hits(json.loads(out))[name]
         assert hit["reach"] == "outside"
         assert hit["opt_in"] == "skills-promote outside-zebra --from groups/other --to optional"
@@ -208,7 +208,7 @@ def test_get_reads_every_ref_search_all_scopes_lists(repo):
 
 
 def test_discover_names_the_best_match_outside_the_chain(repo):
-    code, out = run(repo, "discover", "--task", "groom an outside zebra herd", "--json")
+    _code, out = run(repo, "discover", "--task", "groom an outside zebra herd", "--json")
     notes = " ".join(json.loads(out)["notes"])
     assert "skill:outside-zebra@groups/other" in notes
     assert "skills-promote outside-zebra --from groups/other --to optional" in notes

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from exobrain.site.data import Skill
 from exobrain.site.layout import SiteModel, scope_path, skill_path
 from exobrain.site.skeleton import badge, page, table
 from exobrain.site.svg import quality_bar, sparkline
@@ -40,6 +41,22 @@ def _select(ident: str, label: str, counts: Iterable[tuple[str, int]], any_label
     )
 
 
+def _marks(m: SiteModel, s: Skill) -> str:
+    """A superseded skill and one whose files another skill has too say so in the table."""
+    marks = []
+    successor = m.superseded_by(s)
+    if successor is not None:
+        marks.append(
+            f'<span class="mark" title="superseded by {esc(successor.ref)}">superseded</span>'
+        )
+    same = m.same_content.get(s.ref)
+    if same:
+        marks.append(
+            f'<span class="mark" title="same content as {esc(", ".join(same))}">same content</span>'
+        )
+    return "".join(f" {mark}" for mark in marks)
+
+
 def _row(m: SiteModel, i: int) -> str:
     s = m.cat.skills[i]
     q = "—" if s.quality is None else f"{s.quality:.2f}"
@@ -48,7 +65,8 @@ def _row(m: SiteModel, i: int) -> str:
         f'<td class="d">{esc(one_line(s.description))}</td>'
         f'<td class="nw"><a href="{esc(scope_path(s.home))}">{esc(s.home)}</a></td>'
         f'<td class="o">{esc(s.owner)}</td><td class="nw">{esc(s.tier)}</td>'
-        f'<td class="nw">{badge("lc", s.lifecycle)}</td><td class="v">{esc(s.version)}</td>'
+        f'<td class="nw">{badge("lc", s.lifecycle)}{_marks(m, s)}</td>'
+        f'<td class="v">{esc(s.version)}</td>'
         f'<td class="q">{quality_bar(s.quality)} {q}</td>'
         f'<td class="u">{sparkline(s.usage)} {sum(s.usage)}</td>'
         f'<td class="nw">{esc(s.last_change[:10])}</td></tr>'

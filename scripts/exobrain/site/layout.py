@@ -44,6 +44,8 @@ class SiteModel:
         default_factory=lambda: defaultdict(list)
     )
     children: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    #: ref → the refs of the other skills whose files are the same (paths and digests)
+    same_content: dict[str, list[str]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, cat: Catalog) -> SiteModel:
@@ -69,7 +71,20 @@ class SiteModel:
         for name, sc in cat.scopes.items():
             if len(sc.chain) >= 2:
                 m.children[sc.chain[-2]].append(name)
+        groups: dict[tuple[tuple[str, str], ...], list[str]] = defaultdict(list)
+        for s in cat.skills:
+            files = tuple(sorted((str(f["path"]), str(f.get("sha256", ""))) for f in s.files))
+            if files and all(digest for _, digest in files):
+                groups[files].append(s.ref)
+        for refs in groups.values():
+            for ref in refs if len(refs) > 1 else ():
+                m.same_content[ref] = [r for r in refs if r != ref]
         return m
+
+    def superseded_by(self, s: Skill) -> Skill | None:
+        """The skill whose links supersede ``s`` (None: none does)."""
+        found = [other for kind, other in self.incoming[s.ref] if kind == "superseded_by"]
+        return found[0] if found else None
 
     def resolve(self, target: str, origin: Skill | None = None) -> Skill | None:
         """``NAME@HOME`` exactly, or a bare ``NAME``: the only skill so named, else the one

@@ -102,6 +102,13 @@ def _skill_link(m: SiteModel, t: Skill | None, label: str) -> str:
     return f'<a href="{esc(ROOT + skill_path(t))}">{esc(t.ref)}</a>'
 
 
+def _superseded(m: SiteModel, s: Skill) -> str:
+    successor = m.superseded_by(s)
+    if successor is None:
+        return ""
+    return " — superseded by " + _skill_link(m, successor, successor.ref)
+
+
 def _links(m: SiteModel, s: Skill) -> str:
     out: list[str] = []
     for typ in LINK_TYPES:
@@ -170,7 +177,7 @@ def skill_html(m: SiteModel, s: Skill) -> str:
         ("Home", f'<a href="{esc(ROOT + scope_path(s.home))}">{esc(s.home)}</a>'),
         ("Owner", esc(s.owner)),
         ("Default tier", esc(s.tier)),
-        ("Lifecycle", badge("lc", s.lifecycle)),
+        ("Lifecycle", badge("lc", s.lifecycle) + _superseded(m, s)),
         ("Version", esc(s.version)),
         ("Quality", f"{quality_bar(s.quality)} {q}"),
         ("Uses, 90 days", f"{sparkline(s.usage, 180, 30)} {sum(s.usage)}"),
@@ -179,6 +186,11 @@ def skill_html(m: SiteModel, s: Skill) -> str:
         ("Personas", esc(", ".join(s.personas))),
         ("Triggers", esc("; ".join(s.triggers))),
     ]
+    same = [m.by_ref[ref] for ref in m.same_content.get(s.ref, [])]
+    if same:
+        facts.append(
+            ("Same content as", ", ".join(_skill_link(m, other, other.ref) for other in same))
+        )
     dl = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in facts)
     files = table(
         ("Path", "Size", "SHA-256"),
