@@ -183,8 +183,11 @@ def _search(live: Live, args: dict[str, Any]) -> dict[str, Any]:
             f"({len(result.below)} below the relevance floor); do not use a skill for this"
             + ("" if filters.everywhere else ", or search again with all_scopes")
         )
+    if live.agent is None:
+        notes.append("answered for the connection, agent-neutral (the server has no --agent)")
     return {
         "query": args["query"],
+        "agent": live.agent,
         "mode": result.mode,
         "considered": result.considered,
         "notes": notes,
@@ -208,6 +211,7 @@ def _discover(live: Live, args: dict[str, Any]) -> dict[str, Any]:
     )
     return {
         "task": result.task,
+        "agent": live.agent,
         "mode": result.mode,
         "skills": [p.as_json() for p in result.picks],
         "excluded": result.excluded,
