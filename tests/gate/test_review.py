@@ -115,6 +115,8 @@ def test_staged_proof_counts_untracked_proof_does_not(tmp_path):
         ("test_tidy.py", "def test_it():\n    assert tidy('a') == 'a'\n"),
         ("scripts/tidy_test.sh", "tidy --check\n"),
         ("web/tidy.test.js", "expect(tidy('a')).toBe('a')\n"),
+        ("test_new_skill.sh", "tidy --check sample.txt\n"),  # a test in any language
+        ("tidy_test.go", "func TestTidy(t *testing.T) {}\n"),
         ("evals/one.json", EVAL),
         ("smoke.eval.json", EVAL),
         ("ab-results.json", AB_RESULTS),
@@ -667,12 +669,12 @@ def test_pure_helpers():
         "eval",
         "eval",
         "A/B result",
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
+        None,  # SKILL.md
+        None,  # notes/evals.md
+        None,  # eval.json
+        None,  # latest.txt
+        "test",  # test_cases.yaml: test_* in any language
+        None,  # evals/notes.md
     ]
 
 

@@ -2,8 +2,9 @@
 
 A file in the skill's own folder is proof when it is one of these and holds what it claims:
 
-* a test — named ``test_*.py``, ``*_test.*`` or ``*.test.*``, or any file under a ``tests/``
-  folder — that is not empty;
+* a test — named ``test_*``, ``*_test.*`` or ``*.test.*`` in any language (``test_tidy.py``,
+  ``test_tidy.sh``, ``tidy_test.go``, ``tidy.test.ts``), or any file under a ``tests/`` folder
+  — that is not empty;
 * an eval — a ``.json`` file under an ``evals/`` folder, or ``*.eval.json`` — that parses as
   JSON and is not empty;
 * an A/B result — ``ab-results.json`` in the shape the skill-authoring skill documents
@@ -30,7 +31,7 @@ WINNERS = ("with", "without", "tie")
 MAX_PROOF_BYTES = 1 << 20
 
 PROOF_RULES = (
-    "a test: test_*.py, *_test.*, *.test.* or a file under tests/, not empty",
+    "a test: test_*, *_test.*, *.test.* (any language) or a file under tests/, not empty",
     "an eval: evals/*.json or <case>.eval.json that parses as JSON",
     f"an A/B result: {AB_FILE} with at least one run "
     '({"runs": [{"prompt": …, "winner": "with"|"without"|"tie"}], "summary": {…}})',
@@ -61,9 +62,7 @@ def kind_of(inside: str) -> str | None:
     if "tests" in folders:
         return TEST
     stem = name.split(".", 1)[0]
-    if (name.startswith("test_") and name.endswith(".py")) or (
-        stem.endswith("_test") and "." in name
-    ):
+    if (stem.startswith("test_") and len(stem) > 5) or (stem.endswith("_test") and "." in name):
         return TEST
     if len(name.split(".")) > 2 and "test" in name.split(".")[1:-1]:
         return TEST
@@ -86,7 +85,7 @@ def judge(inside: str, content: bytes | None) -> Verdict:
             inside,
             None,
             False,
-            "the name is not a test, eval or A/B result (test_*.py, *_test.*, *.test.*, "
+            "the name is not a test, eval or A/B result (test_*, *_test.*, *.test.*, "
             f"tests/…, evals/*.json, *.eval.json, {AB_FILE})",
         )
     if content is None:

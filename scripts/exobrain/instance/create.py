@@ -317,4 +317,7 @@ def install_pre_commit(root: Path) -> list[str]:
             f"pre-commit install failed ({(done.stderr or done.stdout).strip()[-200:]}); "
             f"run it in the instance by hand"
         ]
-    return ["pre-commit hook installed (skills-validate and authoring-review before each commit)"]
+    return [
+        "pre-commit hook installed (skills-validate and authoring-review before each commit; "
+        "ruff, mypy and import-linter on the toolkit's own scripts/ and tests/ only)"
+    ]
