@@ -45,14 +45,13 @@ def test_validate_says_how_to_move_each_old_shape_as_info(tmp_path):
     root = bash_era_repo(tmp_path)
     result = run(validate, root, "--json")
     data = json.loads(result.stdout)
-    # the one error is today's rule, not an old shape: SPEC-013 requires instructions, and the
-    # bash era let a SKILL.md end after its frontmatter
+    # the bash era let a SKILL.md end after its frontmatter: an empty body is an info today
     notes = "groups/acme/people/alex/hosts/laptop/skills/notes/SKILL.md"
-    assert result.exit_code == 1 and data["errors"] == 1
-    assert [(f["code"], f["file"]) for f in data["findings"] if f["level"] == "error"] == [
-        ("skill-instructions", notes)
-    ]
-    found = {f["file"]: f["message"] for f in data["findings"] if f["level"] != "error"}
+    assert result.exit_code == 0 and data["errors"] == 0
+    assert ("skill-instructions", notes) in [(f["code"], f["file"]) for f in data["findings"]]
+    found = {
+        f["file"]: f["message"] for f in data["findings"] if f["code"] != "skill-instructions"
+    }
     assert {f["code"] for f in data["findings"]} == {"bash-era-form", "skill-instructions"}
     assert set(found) == {
         "scopes.json",
@@ -71,7 +70,7 @@ def test_validate_says_how_to_move_each_old_shape_as_info(tmp_path):
     assert "rename it to scripts/connect-agent" in found["groups/acme/scripts/connect-agent.sh"]
     assert run(validate, root, "--strict").exit_code == 1
     quiet = run(validate, root, "--quiet")
-    assert quiet.stdout.endswith("Errors: 1  Info: 4\n")
+    assert quiet.stdout.endswith("Errors: 0  Info: 5\n")
     # the old files are read, never rewritten
     assert git(root, "status", "--porcelain") == ""
 

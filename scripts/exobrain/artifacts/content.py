@@ -1,7 +1,10 @@
 """The content rules of SPEC-013's skill type that the Agent Skills standard leaves out.
 
-* ``skill-instructions`` (error) — the body of a SKILL.md is the skill's ``instructions``, a
-  required field: a SKILL.md with nothing but frontmatter teaches an agent nothing;
+* ``skill-instructions`` (info) — the body of a SKILL.md is optional (the seed's "frontmatter —
+  name, description — plus an optional body", as the Agent Skills reference validator
+  accepts), but a skill without one teaches an agent nothing beyond its description, and an
+  export to a format that requires instructions (SPEC-013's artifact, ``agentskills-io``)
+  refuses it there;
 * ``skill-description`` (warning) — a description under :data:`DESCRIPTION_MIN` characters is
   too short to be found by search or to trigger (the spec's ``minLength``);
 * ``skill-files`` — ``files: [{path, sha256}]`` in the frontmatter, when present, must describe
@@ -17,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.errors import ExobrainError
-from exobrain.findings import ERROR, WARNING, Finding
+from exobrain.findings import ERROR, INFO, WARNING, Finding
 from exobrain.skillmd import SKILL_FILE, SkillDoc
 from exobrain.util.dirhash import file_digests
 
@@ -32,11 +35,11 @@ def content_findings(rel: str, folder: Path, doc: SkillDoc) -> list[Finding]:
     if not doc.body.strip():
         found.append(
             Finding(
-                ERROR,
+                INFO,
                 "skill-instructions",
                 rel,
-                "the body is empty: it holds the skill's instructions; write what the agent "
-                "should do, step by step",
+                "the body is empty: the description is all an agent gets; write what it "
+                "should do, step by step (export --format agentskills-io needs a body)",
             )
         )
     description = doc.meta.get("description")
