@@ -32,7 +32,7 @@ NO_NETWORK = '[url "https://127.0.0.1:9/"]\n\tinsteadOf = https://github.com/\n'
 
 
 def isolated_env(base: Path, *, commit_date: str | None = None) -> dict[str, str]:
-    """Variables that keep a test away from the real home and the network: HOME, XDG folders,
+    """Variables that keep a test away from the real home and the network: HOME, every XDG folder,
     a git configuration with a fixed identity that sends GitHub URLs to a closed local port
     (system configuration off), the agents' folders, the toolkit's scripts first on PATH, and
     no background search build (no process outlives the test that started it).
@@ -49,8 +49,14 @@ def isolated_env(base: Path, *, commit_date: str | None = None) -> dict[str, str
     scripts = str(Path(sys.executable).parent)
     env = {
         "HOME": str(home),
+        # every per-user location the toolkit writes: caches, state (ownership records, the
+        # usage hook's log), data, settings (trust) — and the toolkit's own cache override
         "XDG_CACHE_HOME": str(home / ".cache"),
         "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "EXOBRAIN_CACHE_DIR": str(home / ".cache" / "exobrain"),
+        "GEMINI_CLI_HOME": str(home),
         "GIT_CONFIG_GLOBAL": str(gitconfig),
         "GIT_CONFIG_NOSYSTEM": "1",
         "CLAUDE_CONFIG_DIR": str(home / ".claude"),

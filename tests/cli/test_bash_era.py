@@ -49,9 +49,7 @@ def test_validate_says_how_to_move_each_old_shape_as_info(tmp_path):
     notes = "groups/acme/people/alex/hosts/laptop/skills/notes/SKILL.md"
     assert result.exit_code == 0 and data["errors"] == 0
     assert ("skill-instructions", notes) in [(f["code"], f["file"]) for f in data["findings"]]
-    found = {
-        f["file"]: f["message"] for f in data["findings"] if f["code"] != "skill-instructions"
-    }
+    found = {f["file"]: f["message"] for f in data["findings"] if f["code"] != "skill-instructions"}
     assert {f["code"] for f in data["findings"]} == {"bash-era-form", "skill-instructions"}
     assert set(found) == {
         "scopes.json",
