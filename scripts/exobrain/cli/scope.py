@@ -52,7 +52,7 @@ def new(path: str, dry_run: bool, as_json: bool, repo: Path | None) -> None:
     if not dry_run:
         click.echo(
             f"next: git add {made.path} && git commit -m 'scope {made.path}', then "
-            f"connect-agent AGENT --scope {made.path}"
+            f"connect-agent AGENT {made.connect_flags}"
         )
 
 

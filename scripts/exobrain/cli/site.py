@@ -47,12 +47,24 @@ from exobrain.cli.edge import (
     default="",
     help="Where the repository is published, for the import command each skill page shows.",
 )
+@click.option(
+    "--title",
+    metavar="TEXT",
+    default=None,
+    help="The site's title (default: the repository's name, from its origin remote, then "
+    '"skills").',
+)
 @version_option
 @json_option
 @repo_option
 @command_edge
 def command(
-    out: Path, all_scopes: bool, import_from: str, as_json: bool, repo: Path | None
+    out: Path,
+    all_scopes: bool,
+    import_from: str,
+    title: str | None,
+    as_json: bool,
+    repo: Path | None,
 ) -> None:
     """Write a catalog site: a searchable, filterable table of the skills, a page per skill
     (SKILL.md rendered, files, lock state, declarations, links, signals, commands) and a page
@@ -64,7 +76,9 @@ def command(
 
     ws = open_workspace(repo)
     with progress_display() as show:  # on stderr, on a terminal only: --json stays clean
-        data = gather(ws, everything=all_scopes, import_from=import_from, progress=show)
+        data = gather(
+            ws, everything=all_scopes, import_from=import_from, title=title, progress=show
+        )
         files = build_site(data, out, progress=show)
     if as_json:
         emit_json(

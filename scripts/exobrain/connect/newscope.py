@@ -55,7 +55,25 @@ class NewScope:
     files: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, object]:
-        return {"scope": self.path, "type": self.type, "files": self.files}
+        return {
+            "scope": self.path,
+            "type": self.type,
+            "files": self.files,
+            "connect": self.connect_flags,
+        }
+
+    @property
+    def connect_flags(self) -> str:
+        """The connect-agent flags that bring this scope in, as the docs write them: ``--group
+        acme``, ``--person dana``, ``--person dana --host lap1``, else ``--scope PATH``."""
+        parts = self.path.split("/")
+        if self.type == "group" and len(parts) == 2:
+            return f"--group {parts[1]}"
+        if self.type == "person" and len(parts) == 2:
+            return f"--person {parts[1]}"
+        if self.type == "host" and len(parts) == 4 and parts[2] == "hosts":
+            return f"--person {parts[1]} --host {parts[3]}"
+        return f"--scope {self.path}"
 
 
 def scope_type(root: Path, config: ScopeConfig, path: str) -> str:

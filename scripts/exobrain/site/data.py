@@ -130,6 +130,10 @@ def search_settings(weights: SearchWeights, body_token_cap: int = BODY_TOKEN_CAP
         "quality_neutral": weights.quality_neutral,
         "lifecycle": dict(weights.lifecycle),
         "body_token_cap": body_token_cap,
+        # the relevance floor, lexical: the page searches every word of a skill, so a hit
+        # must hold the share of the query's words exobrain search asks of name, triggers
+        # and description (knowledge/exobrain/search.md, "Nothing fits")
+        "floor": weights.floor.coverage,
     }
 
 

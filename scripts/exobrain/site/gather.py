@@ -51,10 +51,12 @@ def gather(
     *,
     everything: bool = False,
     import_from: str = "",
+    title: str | None = None,
     now: float | None = None,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """The site's data (the dict :func:`exobrain.site.build.build_site` takes)."""
+    """The site's data (the dict :func:`exobrain.site.build.build_site` takes); ``title``
+    None: the repository's own name and "skills"."""
     now = time.time() if now is None else now
     view = repository_view(ws) if everything else shared_view(ws)
     skills = [a for a in view.declared() if a.declaration is not None]
@@ -73,7 +75,7 @@ def gather(
             progress("reading skills", k + 1, len(skills))
     return {
         "site": {
-            "title": f"{ws.root.name} skills",
+            "title": title if title is not None else f"{repository_name(ws.root)} skills",
             "generated_at": dt.datetime.fromtimestamp(now, dt.UTC).date().isoformat(),
             "repo": import_from,
         },
@@ -81,6 +83,17 @@ def gather(
         "skills": rows,
         "search": search_settings(load_search_weights(ws.root)),
     }
+
+
+def repository_name(root: Path) -> str:
+    """The repository's own name: the last part of its origin remote's URL (``acme/skills.git``
+    → ``skills``), else its folder's name (a clone's folder may be called anything)."""
+    from exobrain.util.git import Git
+
+    done = Git(own_env=True).run(["config", "--get", "remote.origin.url"], cwd=root, check=False)
+    url = done.stdout.decode("utf-8", "replace").strip().rstrip("/")
+    name = url.rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git") if url else ""
+    return name or root.name
 
 
 def _scope(ws: Workspace, path: str, kind: str) -> dict[str, Any]:

@@ -97,6 +97,7 @@ def build_index(cat: Catalog, pages: list[str]) -> dict[str, Any]:
         "qw": cfg["quality_weight"],
         "qn": cfg["quality_neutral"],
         "lc": cfg["lifecycle"],
+        "fl": cfg.get("floor", 0.0),
         "tags": list(tag_ids),
         "personas": list(persona_ids),
         "sw": sorted(STOPWORDS),
@@ -150,6 +151,8 @@ def rank(index: dict[str, Any], query: str, prefix_last: bool = False) -> list[t
     n, avgdl = index["N"], index["avgdl"] or 1.0
     k1, b = index["k1"], index["b"]
     bm25: dict[int, float] = {}
+    held: dict[int, float] = {}  # doc → the weight of the query's words it holds
+    whole = 0.0
     for k, word in enumerate(words):
         keys = {stem(word)}
         if prefix_last and k == len(words) - 1 and len(word) >= 2:
@@ -158,14 +161,19 @@ def rank(index: dict[str, Any], query: str, prefix_last: bool = False) -> list[t
         for key in keys:
             for doc, f in _decode(index["t"].get(key, [])).items():
                 freq[doc] = freq.get(doc, 0.0) + f
+        weight = math.log((n - len(freq) + 0.5) / (len(freq) + 0.5) + 1)
+        whole += weight
         if not freq:
             continue
         idf = max(math.log((n - len(freq) + 0.5) / (len(freq) + 0.5)), 1e-6)
         for doc, f in freq.items():
+            held[doc] = held.get(doc, 0.0) + weight
             dl = index["len"][doc]
             bm25[doc] = bm25.get(doc, 0.0) + idf * f * (k1 + 1) / (
                 f + k1 * (1 - b + b * dl / avgdl)
             )
+    floor = index.get("fl", 0.0) * whole
+    bm25 = {doc: v for doc, v in bm25.items() if held[doc] >= floor - 1e-9}
     if not bm25:
         return []
     best = max(bm25.values())

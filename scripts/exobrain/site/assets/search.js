@@ -1,7 +1,8 @@
 /* In-page search over window.EXO_SEARCH_INDEX (built by sitegen/search_index.py).
  * tokens() and stem() mirror sitegen/textutil.py line by line: change them together.
  * Ranking: FTS5's bm25() over one weighted document per skill, then
- * score = bm25/best * (1 - qw + qw*quality) * lifecycle, ties by NAME@HOME. */
+ * score = bm25/best * (1 - qw + qw*quality) * lifecycle, ties by NAME@HOME; a skill holding
+ * less than the floor (fl) of the query's words, weighted by idf, is no match. */
 (function () {
   "use strict";
   var WORD = /[\p{L}\p{N}]+/gu;
@@ -53,7 +54,7 @@
     var words = queryWords(index, query, prefixLast);
     if (!words.length) return [];
     var N = index.N, avgdl = index.avgdl || 1, k1 = index.k1, b = index.b;
-    var bm = new Map();
+    var bm = new Map(), held = new Map(), whole = 0;
     words.forEach(function (word, k) {
       var keys = new Set([stem(word)]);
       if (prefixLast && k === words.length - 1 && word.length >= 2) {
@@ -62,13 +63,18 @@
       }
       var freq = new Map();
       keys.forEach(function (key) { if (index.t[key]) decode(index.t[key], freq); });
+      var weight = Math.log((N - freq.size + 0.5) / (freq.size + 0.5) + 1);
+      whole += weight;
       if (!freq.size) return;
       var idf = Math.max(Math.log((N - freq.size + 0.5) / (freq.size + 0.5)), 1e-6);
       freq.forEach(function (f, doc) {
+        held.set(doc, (held.get(doc) || 0) + weight);
         var dl = index.len[doc];
         bm.set(doc, (bm.get(doc) || 0) + idf * f * (k1 + 1) / (f + k1 * (1 - b + b * dl / avgdl)));
       });
     });
+    var floor = (index.fl || 0) * whole;
+    bm.forEach(function (v, doc) { if (held.get(doc) < floor - 1e-9) bm.delete(doc); });
     if (!bm.size) return [];
     var best = 0;
     bm.forEach(function (v) { if (v > best) best = v; });
