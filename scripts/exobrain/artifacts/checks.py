@@ -301,7 +301,10 @@ def _lock_findings(
             except ExobrainError:
                 continue  # a special file in the folder: reported as unsafe-file
             problem = version_problem(
-                str(version) if version is not None else None, locked, folder_drift
+                str(version) if version is not None else None,
+                locked,
+                folder_drift,
+                shown(folder, root),
             )
             if problem:
                 found.append(

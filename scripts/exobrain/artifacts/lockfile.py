@@ -194,8 +194,11 @@ def drift_of(digests: dict[str, str], locked: dict[str, Any]) -> Drift:
     )
 
 
-def version_problem(current: str | None, locked: dict[str, Any], folder_drift: Drift) -> str | None:
-    """Why the folder and its version do not agree with the lock, or None."""
+def version_problem(
+    current: str | None, locked: dict[str, Any], folder_drift: Drift, folder: str = "PATH"
+) -> str | None:
+    """Why the folder (``folder`` as the fix names it) and its version do not agree with the
+    lock, or None."""
     if current is None:
         return "the lock records a version but SKILL.md has none; restore 'version:'"
     try:
@@ -210,7 +213,7 @@ def version_problem(current: str | None, locked: dict[str, Any], folder_drift: D
     if now == then and folder_drift.any:
         return (
             f"content changed but version is still {current} ({folder_drift.describe()}); "
-            f"bump it: exobrain register PATH --bump patch"
+            f"bump it: exobrain register {folder} --bump patch"
         )
     return None
 

@@ -144,7 +144,9 @@ def register(
     if locked is not None:
         folder_drift = drift(path.parent, locked)
         if bump is None:
-            problem = version_problem(str(version), locked, folder_drift)
+            problem = version_problem(
+                str(version), locked, folder_drift, shown(path.parent, ws.root)
+            )
             if problem:
                 raise UsageError(f"{shown(path, ws.root)}: {problem}")
         elif not newer(str(version), locked["version"]):
@@ -268,7 +270,7 @@ def lock_all(ws: Workspace, *, check: bool = False) -> LockReport:
                 updates[entry.name] = lock_entry(path.parent, version)
                 continue
             folder_drift = drift(path.parent, locked)
-            problem = version_problem(version, locked, folder_drift)
+            problem = version_problem(version, locked, folder_drift, shown(path.parent, ws.root))
             if problem:
                 report.stale.append(f"{ref}: {problem}")
                 report.refused.append(ref)

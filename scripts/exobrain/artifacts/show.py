@@ -105,7 +105,7 @@ def lock_state(ws: Workspace, entry: Entry, version: Any) -> dict[str, Any]:
     if locked is None:
         return {"state": "missing", "detail": "not locked: run exobrain lock"}
     found = drift(folder, locked)
-    problem = version_problem(str(version), locked, found)
+    problem = version_problem(str(version), locked, found, shown(folder, ws.root))
     if problem:
         return {"state": "stale", "locked": locked["version"], "detail": problem}
     if str(version) != locked["version"] or found.any:

@@ -188,7 +188,22 @@ def command(
         emit_json({**report.as_json(), "exit_code": code})
         sys.exit(code)
     _render(report)
+    _gate_ahead(ws, report)
     sys.exit(code)
+
+
+def _gate_ahead(ws, report) -> None:
+    """Say before the commit what the authoring gate will ask of skills imported into a
+    shared scope, and the path that does not fight it."""
+    from exobrain.gate.review import after_import
+
+    scope = ws.scope_at(report.scope)
+    names = [i.name for i in report.items if i.status in ("imported", "would import")]
+    if scope is None:
+        return
+    person = ws.connection.person or ""
+    for line in after_import(ws.root, scope.path, scope.type, names, person):
+        click.echo(line)
 
 
 def _render(report) -> None:

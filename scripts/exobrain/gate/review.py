@@ -80,7 +80,8 @@ class NewSkill:
         """What would count as proof for this skill, in one line."""
         folder = skill_folder(self.scope, self.name)
         return (
-            f"a test, eval or A/B result tracked under {folder}/, or a crons.json job "
+            f"a test, eval or A/B result tracked under {folder}/ (adding one changes the "
+            f"content: exobrain register {folder} --bump patch), or a crons.json job "
             f'with "skill": "{self.name}"'
         )
 
@@ -345,17 +346,9 @@ def _untracked_proof(root: Path, now: Snapshot, scope: str, name: str) -> tuple[
     return tuple(found)
 
 
-def after_move(root: Path, moved: tuple[str, str], to: tuple[str, str], name: str) -> list[str]:
-    """What the gate will say about a skill just moved from ``moved`` to ``to`` (each a
-    (scope, type) pair), judged on the files on disk as the next commit would carry them."""
-    (old_scope, old_type), (scope, kind) = moved, to
-    if kind in PERSONAL_TYPES:
-        return [f"authoring-review: {scope} is a {kind} scope: no proof is asked for there"]
-    why = "a widening of reach" if old_type in PERSONAL_TYPES else "new in this registry"
-    head = (
-        f"authoring-review: skill:{name}@{scope} counts as new (moved from a {old_type} "
-        f"scope: {why})"
-    )
+def _proof_on_disk(root: Path, scope: str, name: str) -> tuple[list[str], list[Verdict]]:
+    """The proof a skill of ``scope`` carries on disk (what a commit of it would hold), and the
+    verdicts on every file that looks like proof."""
     folder = root / skill_folder(scope, name)
     contents: dict[str, bytes | None] = {}
     for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
@@ -373,12 +366,52 @@ def after_move(root: Path, moved: tuple[str, str], to: tuple[str, str], name: st
         for job in (crons.jobs if crons else [])
         if job.names_skill(name, scope)
     ]
+    return found, verdicts
+
+
+def after_import(root: Path, scope: str, kind: str, names: list[str], person: str) -> list[str]:
+    """What the gate will say of skills just imported into ``scope`` (of type ``kind``), and,
+    for those without proof, the path a team can follow without bypassing it."""
+    if kind in PERSONAL_TYPES or not names:
+        return []
+    proven = {n: found for n in names if (found := _proof_on_disk(root, scope, n)[0])}
+    lines = [
+        f"authoring-review: {len(names)} skill(s) new in the shared scope {scope} must carry "
+        f"committed proof; {len(proven)} already do (the upstream ships it)"
+    ]
+    lines += [f"  proof found: {name}: {', '.join(found)}" for name, found in proven.items()]
+    missing = [n for n in names if n not in proven]
+    if missing:
+        home = f"people/{person}" if person else "people/<you>"
+        lines += [
+            f"  no proof yet: {', '.join(missing)}",
+            f"  the path without the gate in the way: import them into {home} instead, try "
+            f"them, then for each one that earns its place: exobrain move skill:NAME@{home} "
+            f"--to {scope}, with a test, an eval or an A/B result added to its folder and "
+            f"exobrain register {skill_folder(scope, 'NAME')} --bump patch",
+        ]
+    return lines
+
+
+def after_move(root: Path, moved: tuple[str, str], to: tuple[str, str], name: str) -> list[str]:
+    """What the gate will say about a skill just moved from ``moved`` to ``to`` (each a
+    (scope, type) pair), judged on the files on disk as the next commit would carry them."""
+    (old_scope, old_type), (scope, kind) = moved, to
+    if kind in PERSONAL_TYPES:
+        return [f"authoring-review: {scope} is a {kind} scope: no proof is asked for there"]
+    why = "a widening of reach" if old_type in PERSONAL_TYPES else "new in this registry"
+    head = (
+        f"authoring-review: skill:{name}@{scope} counts as new (moved from a {old_type} "
+        f"scope: {why})"
+    )
+    found, verdicts = _proof_on_disk(root, scope, name)
     if found:
         lines = [f"{head}; proof found: {', '.join(found)} — commit it with the move"]
     else:
         lines = [
-            f"{head} and has no proof yet: commit a test, an eval or an A/B result in "
-            f"{skill_folder(scope, name)}/ (or a crons.json job) with the move, or keep it "
-            f"in {old_scope}"
+            f"{head} and has no proof yet: add a test, an eval or an A/B result in "
+            f"{skill_folder(scope, name)}/, then exobrain register {skill_folder(scope, name)} "
+            f"--bump patch (the content changed), and commit them with the move (or add a "
+            f"crons.json job instead, or keep it in {old_scope})"
         ]
     return lines + [f"  not proof: {v.describe()}" for v in verdicts if not v.counts]
