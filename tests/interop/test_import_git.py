@@ -99,3 +99,42 @@ def test_repository_setting_allows_local_and_pins_a_commit(tmp_path, up):
     )
     assert data["skills"][0]["status"] == "imported"
     assert (root / "people/al/skills/doc-head/extra.md").exists()  # HEAD by default
+
+
+def test_an_import_from_a_local_checkout_records_its_remote_and_commit(tmp_path):
+    """Provenance that travels: a local clone of a shared repository is recorded as that
+    repository at the clone's commit (no machine path in the committed lock); a folder with
+    no shared remote is recorded as it is, with a note saying a colleague cannot update it."""
+    import json
+
+    from click.testing import CliRunner
+
+    from exobrain.cli.umbrella import main
+    from tests.support.helpers import build_tree, exobrain, git, skill_md
+
+    root = exobrain(tmp_path / "repo", scopes=["people/dana"])
+    clone = tmp_path / "checkout"
+    build_tree(clone, {"skills/pdf/SKILL.md": skill_md("pdf", "Use pdf to merge PDF forms.")})
+    git(clone, "init", "-q", "-b", "main")
+    git(clone, "add", "-A")
+    git(clone, "commit", "-q", "-m", "pdf")
+    git(clone, "remote", "add", "origin", "https://example.com/acme/skills.git")
+    head = git(clone, "rev-parse", "HEAD").strip()
+    args = ["import", str(clone / "skills/pdf"), "--into", "people/dana", "--owner", "dana"]
+    done = CliRunner().invoke(main, [*args, "--repo", str(root)])
+    assert done.exit_code == 0, done.output
+    lock = json.loads((root / "people/dana/skills.lock.json").read_text())
+    upstream = lock["skills"]["pdf"]["upstream"]
+    assert (upstream["kind"], upstream["url"], upstream["path"], upstream["commit"]) == (
+        "git",
+        "https://example.com/acme/skills.git",
+        "skills/pdf",
+        head,
+    )
+    assert str(tmp_path) not in (root / "people/dana/skills.lock.json").read_text()
+    git(clone, "remote", "remove", "origin")
+    again = CliRunner().invoke(
+        main, [*args, "--name", "pdf2", "--repo", str(root)], catch_exceptions=False
+    )
+    assert again.exit_code == 0, again.output
+    assert "a colleague cannot import --update from" in again.stdout

@@ -197,7 +197,8 @@ def import_skills(
             adapter, reason = detect(bundle, metas)
         else:
             reason = "given with --format"
-        report = Report(source, adapter.NAME, reason, scope, dry_run, notes=bundle.notes)
+        notes = [*bundle.notes, *([src.note] if src.note else [])]
+        report = Report(source, adapter.NAME, reason, scope, dry_run, notes=notes)
         policy = ws.registry(GLOBAL).policy
         plans = [plan_skill(adapter, src, f, readings[f.rel], new_name, policy) for f in chosen]
         _check_targets(ws, scope, plans)

@@ -38,6 +38,7 @@ class Opened:
     path: str = ""
     ref: str | None = None
     commit: str | None = None
+    note: str | None = None  # what the person should know of how the source is recorded
 
     def where(self, rel: str) -> str:
         """The path of a skill inside the source (for the lock's upstream record)."""
@@ -121,6 +122,47 @@ def folder_commit(folder: Path) -> str | None:
     return head.strip() or None
 
 
+def _local_folder(url: str, folder: Path, path: str) -> Opened:
+    """A local folder as a source, recorded so that it travels: inside a git checkout whose
+    ``origin`` is a shared repository and with nothing uncommitted below the folder, as that
+    repository at the checkout's commit (a colleague's ``import --update`` fetches it from
+    there); else as the folder, with a note that the record names this machine's path."""
+    origin = checkout_origin(folder)
+    if origin is not None:
+        remote, inside, head = origin
+        return Opened(GIT, remote, folder, inside, None, head)
+    commit = folder_commit(folder)
+    why = "has uncommitted changes or no shared git remote" if commit else "is not in git"
+    note = (
+        f"{url} {why}: the lock records this machine's folder, which a colleague cannot "
+        f"import --update from; push it to a repository and import from there"
+    )
+    return Opened(FOLDER, url, folder, path, None, commit, note)
+
+
+def checkout_origin(folder: Path) -> tuple[str, str, str] | None:
+    """(the ``origin`` remote's URL, the folder's path inside the checkout, the commit) of a
+    folder in a clean git checkout whose origin another machine can reach (not a local path
+    or ``file://``); None otherwise."""
+    git = Git(timeout=10)
+    try:
+        top = git.text(["rev-parse", "--show-toplevel"], cwd=folder, check=False).strip()
+        if not top:
+            return None
+        remote = git.text(["config", "--get", "remote.origin.url"], cwd=folder, check=False)
+        commit = git.text(["rev-parse", "--verify", "-q", "HEAD"], cwd=folder, check=False)
+        dirty = git.text(["status", "--porcelain", "--", "."], cwd=folder, check=False)
+    except OperationFailed:
+        return None
+    remote, commit = remote.strip(), commit.strip()
+    if not remote or not commit or dirty.strip() or not _GIT_URL.match(remote):
+        return None
+    if remote.startswith("file:"):
+        return None
+    inside = folder.resolve().relative_to(Path(top).resolve()).as_posix()
+    return remote, "" if inside == "." else inside, commit
+
+
 @contextmanager
 def open_source(
     kind: str,
@@ -140,7 +182,7 @@ def open_source(
                 f"the upstream folder {folder} does not exist on this machine",
                 hint="the local copy is kept as it is",
             )
-        yield Opened(FOLDER, url, folder, path, None, folder_commit(folder))
+        yield _local_folder(url, folder, path)
     elif kind == ARCHIVE:
         archive = Path(url)
         if not archive.is_file():
