@@ -18,20 +18,43 @@ from exobrain.workspace import Workspace
 class StatusRow:
     skill: Resolved
     description: str
+    why: str = ""  # the reason in words, for every row that is off too
+
+    @property
+    def scope(self) -> str:
+        """The scope that declares it (an external skill's too: where it is declared, not
+        the word "external")."""
+        s = self.skill
+        return s.declaration.scope if s.is_external and s.declaration else s.home
 
     def as_json(self) -> dict[str, Any]:
         s = self.skill
         return {
             "name": s.name,
-            "scope": s.home,
+            "scope": self.scope,
+            "external": s.is_external,
             "owner": s.owner,
             "tier": s.tier,
             "declared_by": s.declared_by,
             "lifecycle": s.lifecycle,
-            "note": s.note,
+            "note": self.why,
             "link_name": s.link_name,
             "description": self.description,
         }
+
+
+def reason(skill: Resolved, my_ids: frozenset[str]) -> str:
+    """Why a skill stands as it does, in words; for an ``off`` one nobody decided on, why it
+    does not reach you (it is someone else's and not forced)."""
+    if skill.note or skill.tier != "off":
+        return skill.note
+    declaration = skill.declaration
+    if declaration is None:
+        return "declaration not found"
+    if not declaration.force and declaration.owner not in my_ids:
+        mine = ", ".join(sorted(my_ids)) or "a guest"
+        return f"not forced, and its owner {declaration.owner} is not you ({mine})"
+    return ""
 
 
 def is_worth_listing(skill: Resolved) -> bool:
@@ -51,7 +74,8 @@ def status_rows(
     chosen = [s for s in skills if (s.tier == tier if tier else everything or is_worth_listing(s))]
     keys = [Identity(s.home, s.name) for s in chosen]
     text = ws.descriptions(keys)
-    rows = [StatusRow(s, text[key]) for s, key in zip(chosen, keys, strict=True)]
+    ids = ws.my_ids
+    rows = [StatusRow(s, text[k], reason(s, ids)) for s, k in zip(chosen, keys, strict=True)]
     return sorted(rows, key=lambda r: (r.skill.name, r.skill.home))
 
 

@@ -126,9 +126,9 @@ def _show_status(ws, agent, tier, as_json, plain, fmt) -> None:
     cells = [
         [
             r.skill.name,
-            r.skill.home,
+            r.scope + (" (external)" if r.skill.is_external else ""),
             r.skill.owner or "-",
-            r.skill.tier + (f" ({r.skill.note})" if r.skill.note else ""),
+            r.skill.tier + (f" ({r.why})" if r.why else ""),
             r.skill.declared_by,
             one_line(r.description, 80),
         ]

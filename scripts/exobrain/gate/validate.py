@@ -20,6 +20,7 @@ from exobrain.errors import ExobrainError, InputFileError
 from exobrain.findings import ERROR, INFO, WARNING, Finding, from_error
 from exobrain.gate.crons import crons_findings
 from exobrain.gate.legacy import legacy_findings
+from exobrain.gate.unreached import unreached_findings
 from exobrain.model import EXTERNAL, GLOBAL, Identity
 from exobrain.paths import shown, skill_dir
 from exobrain.registry.entries import REGISTRY_FILE, Entry, Policy, Registry
@@ -53,6 +54,7 @@ def validate(ws: Workspace) -> list[Finding]:
     findings.extend(crons_findings(ws))
     findings.extend(legacy_findings(ws))
     findings.extend(policy_findings(ws, registries))
+    findings.extend(unreached_findings(ws, scanned))
     return findings
 
 
