@@ -22,7 +22,6 @@ SKILL.md files ranked worse on real skills and costs far more):
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from exobrain.search.embedding import MINILM, WORDLLAMA, normalise
 from exobrain.skillmd import SKILL_LIMIT, as_list, one_line, parse, split_frontmatter
 from exobrain.util.dirhash import content_hash
 from exobrain.util.fileio import read_bytes, read_text
+from exobrain.util.jsonsafe import json_safe
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def read_doc(artifact: Artifact) -> Doc:
     except ExobrainError as exc:
         meta, body = {}, _after_frontmatter(text, path)
         problem = exc.message.removeprefix(str(path))
-    meta = json.loads(json.dumps(meta, default=str))
+    meta = json_safe(meta)
     name = str(meta.get("name") or artifact.name)
     description = meta.get("description")
     if not isinstance(description, str):
