@@ -6,6 +6,9 @@ never a traceback. The sandbox fixture checks that nothing outside the exobrain 
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -156,4 +159,230 @@ def test_export_refuses_what_metadata_cannot_carry_and_keeps_dates(sandbox):
     assert done.code == 0, done.text
     text = (dated / "hello/SKILL.md").read_text()
     assert "created: '2020-01-01'" in text and """labels: '["a", "b"]'""" in text
+    user_files_intact(sandbox)
+
+
+# --- caches, kept and published catalog rows ------------------------------------------------
+
+CONNECT = ["claude", "--person", "p0001", "--group", "g001", "--host", "h1", "--sparse"]
+ROWS = ".exobrain-cache/catalog/rows"
+#: JSON nested far deeper than Python's own recursion limit lets ``json`` read.
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def one_warning(result, *words: str) -> None:
+    """Exactly one warning line about a damaged cache, naming what it was given."""
+    lines = [line for line in result.err.splitlines() if line.startswith("warning: ")]
+    assert len(lines) == 1, result.err
+    assert all(word in lines[0] for word in words), lines[0]
+    assert lines[0].endswith("; ignored, made again"), lines[0]
+
+
+@pytest.fixture
+def sparse(sandbox):
+    """A sparse, blob-less clone connected as p0001 (the big exobrain's way), its origin and
+    its full catalog, made with no cache of any kind."""
+    from tests.support.sparse import origin, sparse_clone
+
+    bare = origin(sandbox.scratch)
+    root = sparse_clone(bare, sandbox.scratch / "clone")
+    assert invoke(root, ["connect-agent", *CONNECT]).code == 0
+    expected = invoke(root, ["skills-status", "--all"])
+    assert expected.code == 0 and "warning" not in expected.err
+    return root, bare, expected.out
+
+
+def test_a_deeply_nested_tree_cache_shard_is_read_again_from_git(sandbox, sparse):
+    from exobrain.sparse.treecache import UNITS, shard_file, shard_of
+
+    root, _, expected = sparse
+    shutil.rmtree(root / ".exobrain-cache/catalog")  # no memo, no kept rows: the cache is read
+    shard = shard_file(root, UNITS, shard_of(UNITS, "people/p0003"))
+    shard.write_text('{"version": 4, "units": {"people/p0003": ' + DEEP + "}}")
+    result = invoke(root, ["skills-status", "--all"])
+    assert result.code == 0 and result.out == expected
+    one_warning(result, ".exobrain-cache/tree/", "nested deeper than 64 levels")
+    assert "people/p0003" in json.loads(shard.read_text())[UNITS]  # written anew
+    again = invoke(root, ["skills-status", "--all"])
+    assert again.out == expected and "warning" not in again.err
+    user_files_intact(sandbox)
+
+
+def test_a_unit_of_the_wrong_types_is_listed_again(sandbox, sparse):
+    from exobrain.sparse.treecache import UNITS, shard_file, shard_of
+
+    root, _, expected = sparse
+    shutil.rmtree(root / ".exobrain-cache/catalog")
+    shard = shard_file(root, UNITS, shard_of(UNITS, "people/p0003"))
+    data = json.loads(shard.read_text())
+    tree, scopes = data[UNITS]["people/p0003"]
+    data[UNITS]["people/p0003"] = [tree, [[7, "person", None, [], []], *scopes]]
+    shard.write_text(json.dumps(data))
+    result = invoke(root, ["skills-status", "--all"])
+    assert result.code == 0 and result.out == expected
+    one_warning(result, shard.name, "unit people/p0003 of the wrong shape")
+    user_files_intact(sandbox)
+
+
+@pytest.mark.parametrize(
+    "damage, words",
+    [
+        (lambda meta: DEEP, "nested deeper than 64 levels"),
+        (lambda meta: json.dumps({**meta, "widths": ["wide"] * len(meta["widths"])}), "widths"),
+        (lambda meta: json.dumps({**meta, "head": 7}), "names no commit"),
+    ],
+    ids=["deep", "widths-not-counts", "no-commit"],
+)
+def test_kept_catalog_rows_that_are_damaged_are_made_again(sandbox, sparse, damage, words):
+    root, _, expected = sparse
+    meta_file = root / ROWS / "table.meta.json"
+    meta_file.write_text(damage(json.loads(meta_file.read_text())))
+    result = invoke(root, ["skills-status", "--all"])
+    assert result.code == 0 and result.out == expected
+    one_warning(result, f"{ROWS}/table.*", words)
+    assert all(type(w) is int for w in json.loads(meta_file.read_text())["widths"])  # kept again
+    user_files_intact(sandbox)
+
+
+def _tamper_published(work, edit) -> None:
+    """Replace ``table.rows.txt`` on the published branch with ``edit`` of its bytes."""
+    from tests.support.helpers import git
+
+    lines = []
+    for line in git(work, "ls-tree", "exobrain-catalog").splitlines():
+        mode_type_oid, name = line.split("\t")
+        if name == "table.rows.txt":
+            old = mode_type_oid.split()[2]
+            data = edit(
+                subprocess.run(
+                    ["git", "-C", str(work), "cat-file", "blob", old],
+                    capture_output=True,
+                    check=True,
+                ).stdout
+            )
+            new = subprocess.run(
+                ["git", "-C", str(work), "hash-object", "-w", "--stdin"],
+                input=data,
+                capture_output=True,
+                check=True,
+            ).stdout.decode()
+            mode_type_oid = f"100644 blob {new.strip()}"
+        lines.append(f"{mode_type_oid}\t{name}")
+    tree = subprocess.run(
+        ["git", "-C", str(work), "mktree"],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    commit = git(work, "commit-tree", tree, "-m", "published, then tampered with").strip()
+    git(work, "update-ref", "refs/heads/exobrain-catalog", commit)
+    git(work, "push", "-q", "--force", "origin", "exobrain-catalog")
+
+
+def test_published_rows_that_are_not_utf8_are_never_kept(sandbox, sparse):
+    from tests.support.helpers import git
+    from tests.support.sparse import full_clone, sparse_clone
+
+    _, bare, expected = sparse
+    work = full_clone(bare, sandbox.scratch / "work")
+    assert invoke(work, ["exobrain", "publish-catalog"]).code == 0
+    git(work, "push", "-q", "--force", "origin", "exobrain-catalog")
+    _tamper_published(work, lambda data: data.replace(b"skill", b"sk\xffll"))  # same length
+    root = sparse_clone(bare, sandbox.scratch / "fresh")
+    assert invoke(root, ["connect-agent", *CONNECT]).code == 0
+    git(root, "config", "exobrain.catalog", "origin/exobrain-catalog")
+    first = invoke(root, ["skills-status", "--all"])
+    assert first.code == 0 and first.out == expected
+    one_warning(first, "the catalog published on origin/exobrain-catalog (table)", "not UTF-8")
+    assert b"\xff" not in (root / ROWS / "table.rows.txt").read_bytes()  # its own rows kept
+    git(root, "config", "--unset", "exobrain.catalog")
+    later = invoke(root, ["skills-status", "--all"])
+    assert later.code == 0 and later.out == expected and "warning" not in later.err
+    user_files_intact(sandbox)
+
+
+def _nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        ({"skill:hello@global": {"alice": "up"}}, {}, {}, {}, {}, 1, []),
+        ({"skill:hello@global": {"alice": 1 << 2000}}, {}, {}, {}, {}, 1, []),
+        ({}, {}, {"skill:hello@global": {"today": 1}}, {}, {}, 1, []),
+        ({}, {}, {}, {"skill:hello@global": {1: (1,)}}, {}, 1, []),
+        ({}, {}, {}, {}, {"skill:hello@global": {"usd": 5}}, 1, []),
+        ({}, {}, {}, {}, {}, 1, [_nested(1500)]),
+    ],
+    ids=[
+        "vote-as-text",
+        "vote-too-big",
+        "usage-day-as-text",
+        "calibration-cut",
+        "fund-key",
+        "deep",
+    ],
+)
+def test_a_signal_cache_of_the_wrong_shape_is_read_again(sandbox, monkeypatch, fields):
+    import marshal
+
+    from exobrain.signals.cache import MAGIC
+
+    monkeypatch.setenv("EXOBRAIN_HOST", "laptop")
+    invoke(sandbox.root, ["exobrain", "signal", "vote", "skill:hello@global", "up"])
+    first = invoke(sandbox.root, ["exobrain", "quality", "--json"])
+    [cache] = (sandbox.home / ".cache/exobrain/signals").iterdir()
+    data = cache.read_bytes()
+    size = int.from_bytes(data[len(MAGIC) : len(MAGIC) + 8], "little")
+    cache.write_bytes(data[: len(MAGIC) + 8 + size] + marshal.dumps(fields))  # the same key
+    for argv in (["exobrain", "quality", "--json"], ["exobrain", "show", "skill:hello"]):
+        result = invoke(sandbox.root, argv)
+        assert result.code == 0, result.text
+        if argv[1] == "quality":
+            assert result.out == first.out
+            one_warning(result, str(cache), "fields of the wrong shape")
+        else:
+            assert "warning" not in result.err  # written anew by the first
+    user_files_intact(sandbox)
+
+
+def test_a_usage_hook_cache_of_the_wrong_shape_is_resolved_again(sandbox, monkeypatch):
+    import sys
+
+    from exobrain.signals.usage_hook import _cache_path, log_path
+
+    monkeypatch.setenv("EXOBRAIN_HOST", "laptop")
+    payload = json.dumps({"tool_name": "Skill", "tool_input": {"skill": "hello"}})
+    hook = [sys.executable, "-m", "exobrain.signals.usage_hook", "--repo", str(sandbox.root)]
+
+    def use() -> None:
+        done = subprocess.run(hook, input=payload, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+
+    use()
+    cache = Path(_cache_path(str(sandbox.root.resolve()), "claude"))
+    data = json.loads(cache.read_text())
+    cache.write_text(json.dumps({**data, "names": list(data["names"])}))  # stamps still match
+    use()
+    ledger = sandbox.root / "signals/alice/laptop.jsonl"
+    assert [json.loads(line)["kind"] for line in ledger.read_text().splitlines()] == ["usage"] * 2
+    log = log_path().read_text().splitlines()
+    assert len(log) == 1 and "resolution cache" in log[0] and "of the wrong shape" in log[0]
+    assert isinstance(json.loads(cache.read_text())["names"], dict)  # resolved, written anew
+    user_files_intact(sandbox)
+
+
+def test_a_catalog_memo_that_is_not_utf8_is_made_again(sandbox):
+    expected = invoke(sandbox.root, ["skills-status", "--all", "--plain"])
+    [memo] = (sandbox.root / ".exobrain-cache/catalog").glob("*.plain.txt")
+    memo.write_bytes(b"\xff" + memo.read_bytes())
+    result = invoke(sandbox.root, ["skills-status", "--all", "--plain"])
+    assert result.code == 0 and result.out == expected.out
+    one_warning(result, f".exobrain-cache/catalog/{memo.name}", "not UTF-8 (byte 0)")
+    assert memo.read_bytes().decode("utf-8") == expected.out.rstrip("\n")
     user_files_intact(sandbox)

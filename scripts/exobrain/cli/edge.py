@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 
 
 def command_edge(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Wrap a click callback: ExobrainError → message + exit code; Ctrl-C → 130."""
+    """Wrap a click callback: ExobrainError → message + exit code; Ctrl-C → 130; the caches
+    found damaged on the way are one ``warning:`` line each, at the end."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -49,6 +50,9 @@ def command_edge(func: Callable[..., Any]) -> Callable[..., Any]:
             committed = sys.modules.get("exobrain.sparse.committed")
             if committed is not None:  # only loaded when git's objects were read
                 committed.close_all()
+            caches = sys.modules.get("exobrain.caches")
+            for note in caches.take_damaged() if caches is not None else ():
+                click.echo(f"warning: {note}", err=True)  # a damaged cache: never the exit code
 
     return wrapper
 
