@@ -6,12 +6,19 @@ never a traceback. The sandbox fixture checks that nothing outside the exobrain 
 from __future__ import annotations
 
 import json
+import os
+import random
 import shutil
+import struct
 import subprocess
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from tests.support.helpers import build_tree
 from tests.support.hostile import invoke
 
 #: Every kind of value PyYAML's safe loader builds, as an unquoted author would write them.
@@ -385,4 +392,194 @@ def test_a_catalog_memo_that_is_not_utf8_is_made_again(sandbox):
     assert result.code == 0 and result.out == expected.out
     one_warning(result, f".exobrain-cache/catalog/{memo.name}", "not UTF-8 (byte 0)")
     assert memo.read_bytes().decode("utf-8") == expected.out.rstrip("\n")
+    user_files_intact(sandbox)
+
+
+# --- folders a member made unreadable ------------------------------------------------------
+
+
+def as_a_user(test):
+    """A permission test: root reads through permission bits, so it runs as a user only
+    (``.ci/permissions`` runs it as one when CI is root)."""
+    skip = pytest.mark.skipif(os.geteuid() == 0, reason="root reads through permission bits")
+    return pytest.mark.permissions(skip(test))
+
+
+@contextmanager
+def unreadable(path: Path) -> Iterator[Path]:
+    """``path`` with no permission bits for the block, restored after (tmp_path cleanup)."""
+    before = path.stat().st_mode & 0o7777
+    path.chmod(0)
+    try:
+        yield path
+    finally:
+        path.chmod(before)
+
+
+@as_a_user
+@pytest.mark.parametrize("argv", [["skills-status", "--all"], ["skills-validate"]])
+def test_an_unreadable_scope_folder_is_named_and_the_rest_is_read(sandbox, argv):
+    build_tree(sandbox.root, {"people/bob/AGENTS.md": "# bob\n", "people/bob/skills.json": "{}"})
+    with unreadable(sandbox.root / "people/bob"):
+        result = invoke(sandbox.root, argv)
+    assert result.code == 2, result.text
+    assert "scope-unreadable: people/bob: cannot read folder (Permission denied)" in result.text
+    if argv[0] == "skills-status":
+        assert "hello" in result.out and "tidy" in result.out  # what could be read, shown
+    user_files_intact(sandbox)
+
+
+@as_a_user
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["skills-status"],
+        ["exobrain", "list"],
+        ["exobrain", "search", "hello"],
+        ["connect-agent", "claude"],
+    ],
+)
+def test_an_unreadable_connected_scope_is_an_error_naming_it(sandbox, argv):
+    linked = invoke(sandbox.root, ["connect-agent", "claude"])
+    assert linked.code == 0, linked.text
+    links = sorted(p.name for p in (sandbox.root / ".claude/skills").iterdir())
+    with unreadable(sandbox.root / "people/alice"):
+        result = invoke(sandbox.root, argv)
+    assert result.code == 2, result.text
+    assert "people/alice/AGENTS.md: cannot be read (Permission denied)" in result.err
+    assert "fix: give yourself access" in result.err
+    assert sorted(p.name for p in (sandbox.root / ".claude/skills").iterdir()) == links
+    user_files_intact(sandbox)
+
+
+@as_a_user
+def test_an_unreadable_ledger_folder_leaves_out_its_ledgers_only(sandbox, monkeypatch):
+    monkeypatch.setenv("EXOBRAIN_HOST", "laptop")
+    assert invoke(sandbox.root, ["exobrain", "signal", "usage", "skill:hello@global"]).code == 0
+    build_tree(sandbox.root, {"signals/bob/h.jsonl": ""})
+    with unreadable(sandbox.root / "signals/alice"):
+        quality = invoke(sandbox.root, ["exobrain", "quality", "--json"])
+        search = invoke(sandbox.root, ["exobrain", "search", "hello"])
+        vote = invoke(sandbox.root, ["exobrain", "signal", "vote", "skill:hello@global", "up"])
+    assert (
+        quality.code == 0
+        and "signals/alice: skipped: cannot read (Permission denied)" in quality.err
+    )
+    assert search.code == 0 and "1. hello  global" in search.out
+    assert vote.code in (1, 2) and "signals/alice" in vote.err and "Permission denied" in vote.err
+    with unreadable(sandbox.root / "signals"):
+        weights = invoke(sandbox.root, ["exobrain", "quality"])
+    assert (
+        weights.code == 2
+        and "signals/weights.json: cannot be read (Permission denied)" in weights.err
+    )
+    user_files_intact(sandbox)
+
+
+@as_a_user
+def test_an_unreadable_skill_or_knowledge_folder_is_a_warning(sandbox):
+    build_tree(sandbox.root, {"knowledge/guide.md": "# Guide\n\nHow to say hello.\n"})
+    with unreadable(sandbox.root / "knowledge"), unreadable(sandbox.root / "skills/world"):
+        listed = invoke(sandbox.root, ["exobrain", "list"])
+        validate = invoke(sandbox.root, ["skills-validate"])
+        site = invoke(sandbox.root, ["exobrain", "site", "-o", str(sandbox.scratch / "site")])
+        lock = invoke(sandbox.root, ["exobrain", "lock", "--check"])
+    assert listed.code == 0 and "skill:hello@global" in listed.out
+    assert "folder-unreadable: knowledge: cannot read folder (Permission denied)" in listed.err
+    assert "skills/world: cannot read the folder (Permission denied)" in listed.err
+    assert validate.code in (1, 2)
+    assert (
+        "unsafe-file: skills/world: a folder that cannot be read (Permission denied)"
+        in validate.text
+    )
+    assert site.code == 0 and "skills/world" in site.err
+    assert (
+        lock.code == 2 and "skills/world/SKILL.md: cannot be read (Permission denied)" in lock.err
+    )
+    user_files_intact(sandbox)
+
+
+# --- damaged archives ------------------------------------------------------------------------
+
+_NOISE = random.Random(30)
+#: A skill's text that does not compress away (so a cut in its data lands inside it).
+SKILL_TEXT = (
+    b"---\nname: s\ndescription: Use s for s.\n---\n"
+    + bytes(_NOISE.randrange(32, 127) for _ in range(4000))
+    + b"\n"
+)
+
+
+def _zip(path: Path, method: int = zipfile.ZIP_STORED) -> bytearray:
+    with zipfile.ZipFile(path, "w", compression=method) as handle:
+        handle.writestr("s/SKILL.md", SKILL_TEXT)
+    return bytearray(path.read_bytes())
+
+
+def _headers(data: bytearray) -> tuple[int, int]:
+    """Where the member's local header and its central directory entry start."""
+    return data.index(b"PK\x03\x04"), data.index(b"PK\x01\x02")
+
+
+def bad_crc(path: Path) -> bytes:
+    data = _zip(path)
+    data[data.index(b"Use s for s.")] ^= 0xFF
+    return bytes(data)
+
+
+def encrypted(path: Path) -> bytes:
+    data = _zip(path)
+    local, central = _headers(data)
+    data[local + 6] |= 1  # the general purpose flags: bit 0, encrypted
+    data[central + 8] |= 1
+    return bytes(data)
+
+
+def unknown_method(path: Path) -> bytes:
+    data = _zip(path)
+    local, central = _headers(data)
+    data[local + 8 : local + 10] = struct.pack("<H", 99)
+    data[central + 10 : central + 12] = struct.pack("<H", 99)
+    return bytes(data)
+
+
+def truncated(path: Path) -> bytes:
+    """The member's data cut short, the central directory moved up to stay readable."""
+    data = bytes(_zip(path, zipfile.ZIP_DEFLATED))
+    _, central = _headers(bytearray(data))
+    cut = bytearray(data[: central - 1000] + data[central:])
+    end = cut.index(b"PK\x05\x06")
+    offset = struct.unpack("<I", cut[end + 16 : end + 20])[0]
+    cut[end + 16 : end + 20] = struct.pack("<I", offset - 1000)
+    return bytes(cut)
+
+
+def bad_deflate(path: Path) -> bytes:
+    data = _zip(path, zipfile.ZIP_DEFLATED)
+    local, _ = _headers(data)
+    start = local + 30 + struct.unpack("<H", data[local + 26 : local + 28])[0]
+    data[start + 5 : start + 40] = b"\xff" * 35
+    return bytes(data)
+
+
+@pytest.mark.parametrize(
+    "damage, words",
+    [
+        (bad_crc, "its checksum does not match its data (the archive is damaged)"),
+        (encrypted, "is encrypted (it needs a password)"),
+        (unknown_method, "is compressed with method 99, which cannot be read here"),
+        (truncated, "its data is cut short (the archive is truncated)"),
+        (bad_deflate, "its compressed data is damaged"),
+    ],
+    ids=["bad-crc", "encrypted", "unknown-method", "truncated", "bad-deflate"],
+)
+def test_a_damaged_archive_is_refused_with_its_path_and_what_is_wrong(sandbox, damage, words):
+    archive = sandbox.scratch / "damaged.skill"
+    archive.write_bytes(damage(archive))
+    result = invoke(sandbox.root, ["exobrain", "import", str(archive)])
+    assert result.code == 2, result.text
+    assert f"error: {archive}: entry 's/SKILL.md'" in result.err and words in result.err
+    assert "refusing the archive, nothing was kept" in result.err
+    assert not (sandbox.root / "people/alice/skills/s").exists()
+    assert not [p for p in (sandbox.root / "people/alice").rglob("*") if "exobrain" in p.name]
     user_files_intact(sandbox)

@@ -144,14 +144,23 @@ def _first_paragraph(body: str) -> str:
     return ""
 
 
+#: The fingerprint of a file a folder above forbids looking at: unlike any stored one, so the
+#: file is read (and its reader reports why it cannot be) on every refresh, never dropped
+#: from the index in silence as if it were gone.
+UNREADABLE = "unreadable"
+
+
 def stat_signature(artifact: Artifact) -> str | None:
     """A cheap fingerprint: the file's mtime, size and inode, plus the skill folder's mtime
-    (which moves when a file is added, removed or renamed). None when the file is gone."""
+    (which moves when a file is added, removed or renamed). None when the file is gone,
+    :data:`UNREADABLE` when it cannot be looked at."""
     if artifact.file is None:
         return None
     try:
         info = os.stat(artifact.file)
         folder = os.stat(artifact.folder).st_mtime_ns if artifact.folder else 0
+    except PermissionError:
+        return UNREADABLE
     except OSError:
         return None
     return f"{info.st_mtime_ns}:{info.st_size}:{info.st_ino}:{folder}"
