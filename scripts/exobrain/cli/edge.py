@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from exobrain.errors import ExobrainError, InputFileError
+from exobrain.errors import ExobrainError, denied
 from exobrain.findings import Finding
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 def command_edge(func: Callable[..., Any]) -> Callable[..., Any]:
     """Wrap a click callback: ExobrainError → message + exit code (a PermissionError too:
-    :func:`permission_error`); Ctrl-C → 130; the caches found damaged on the way are one
+    :func:`exobrain.errors.denied`); Ctrl-C → 130; the caches found damaged on the way are one
     ``warning:`` line each, at the end."""
 
     @functools.wraps(func)
@@ -42,9 +42,9 @@ def command_edge(func: Callable[..., Any]) -> Callable[..., Any]:
             click.echo(f"error: {exc}", err=True)
             sys.exit(exc.exit_code)
         except PermissionError as exc:  # a file or folder this user may not open, met anywhere
-            denied = permission_error(exc)
-            click.echo(f"error: {denied}", err=True)
-            sys.exit(denied.exit_code)
+            error = denied(exc)
+            click.echo(f"error: {error}", err=True)
+            sys.exit(error.exit_code)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             sys.exit(130)
@@ -60,16 +60,6 @@ def command_edge(func: Callable[..., Any]) -> Callable[..., Any]:
                 click.echo(f"warning: {note}", err=True)  # a damaged cache: never the exit code
 
     return wrapper
-
-
-def permission_error(exc: PermissionError) -> InputFileError:
-    """A ``PermissionError`` the readers did not name themselves, as the bad input it is: the
-    path, and how to look at its permissions (exit 2, never a traceback)."""
-    where = exc.filename if exc.filename is not None else "a file or folder"
-    return InputFileError(
-        f"{where}: {exc.strerror or 'permission denied'}",
-        hint=f"check the permissions of {where} and of the folders above it (ls -ld)",
-    )
 
 
 #: What commands keep for the end of the process (see :class:`ConsoleEntry`).
