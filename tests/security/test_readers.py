@@ -341,20 +341,30 @@ def test_a_signal_cache_of_the_wrong_shape_is_read_again(sandbox, monkeypatch, f
     from exobrain.signals.cache import MAGIC
 
     monkeypatch.setenv("EXOBRAIN_HOST", "laptop")
-    invoke(sandbox.root, ["exobrain", "signal", "vote", "skill:hello@global", "up"])
+    for signal in (
+        ["vote", "up"],
+        ["rank", "clarity", "0.5"],
+        ["usage"],
+        ["calibration", "true"],
+        ["fund", "5"],
+    ):  # every table of the aggregate holds something
+        recorded = invoke(
+            sandbox.root, ["exobrain", "signal", signal[0], "skill:hello@global", *signal[1:]]
+        )
+        assert recorded.code == 0, recorded.text
     first = invoke(sandbox.root, ["exobrain", "quality", "--json"])
     [cache] = (sandbox.home / ".cache/exobrain/signals").iterdir()
     data = cache.read_bytes()
     size = int.from_bytes(data[len(MAGIC) : len(MAGIC) + 8], "little")
     cache.write_bytes(data[: len(MAGIC) + 8 + size] + marshal.dumps(fields))  # the same key
+    damaged = invoke(sandbox.root, ["exobrain", "quality", "--json"])
+    assert damaged.code == 0 and damaged.out == first.out
+    one_warning(damaged, str(cache), "fields of the wrong shape")
+    written = cache.stat().st_mtime_ns
     for argv in (["exobrain", "quality", "--json"], ["exobrain", "show", "skill:hello"]):
-        result = invoke(sandbox.root, argv)
-        assert result.code == 0, result.text
-        if argv[1] == "quality":
-            assert result.out == first.out
-            one_warning(result, str(cache), "fields of the wrong shape")
-        else:
-            assert "warning" not in result.err  # written anew by the first
+        again = invoke(sandbox.root, argv)
+        assert again.code == 0 and "warning" not in again.err, again.text
+    assert cache.stat().st_mtime_ns == written  # the rewritten cache is read, not made again
     user_files_intact(sandbox)
 
 

@@ -243,9 +243,9 @@ class RowStore:
             return None
         try:
             meta = boundedjson.loads(self._read("meta.json"))
-            if not isinstance(meta, dict) or meta.get("key") != self.key:
-                return None
-            if meta.get("files") != self._signatures():
+            if isinstance(meta, dict) and meta.get("key") != self.key:
+                return None  # made otherwise: another toolkit, configuration or cone
+            if isinstance(meta, dict) and meta.get("files") != self._signatures():
                 return None  # not the files this toolkit wrote here
             stored = parts_stored(meta, {part: self._read(part) for part in DATA_PARTS})
         except ExobrainError as exc:
@@ -280,9 +280,7 @@ class RowStore:
             pass
 
 
-def parts_stored(
-    meta: dict[str, Any], parts: dict[str, bytes], separator: str | None = None
-) -> Stored | str:
+def parts_stored(meta: Any, parts: dict[str, bytes], separator: str | None = None) -> Stored | str:
     """The rows the data files ``parts`` and their ``meta`` hold, or why they do not fit
     (``separator``: check the text too, see :meth:`Stored.problem`)."""
     problem = meta_problem(meta)

@@ -81,7 +81,7 @@ def load(path: Path, key: tuple[Any, ...]) -> tuple[Any, ...] | None:
 #: The types of the aggregate's fields, in order (see ``Aggregate.fields``).
 _FIELD_TYPES = (dict, dict, dict, dict, dict, int, list)
 #: Every number the aggregate holds (a vote or rank code: a time in ms times 2**20 at most)
-#: is smaller than this; a bigger one would overflow the float arithmetic of the score.
+#: is smaller than this; a far bigger one would overflow the float arithmetic of the score.
 _BOUND = 1 << 63
 
 
@@ -102,10 +102,10 @@ def well_formed(fields: Any) -> bool:
     votes, ranks, usage, calibration, fund, lines, problems = fields
     if not all(_maps(table, str, dict) for table in (votes, ranks, usage, calibration, fund)):
         return False
-    per_dimension = list(ranks.values())
-    if not all(_maps(per, str, dict) for per in per_dimension):
+    per_dimension = list(ranks.values())  # (each skill's dimension → by → code)
+    if not (_types(_keys(per_dimension)) <= {str} and _types(_values(per_dimension)) <= {dict}):
         return False
-    raters = [*votes.values(), *chain.from_iterable(map(dict.values, per_dimension))]
+    raters = [*votes.values(), *_values(per_dimension)]
     pairs = list(_values(calibration.values()))
     days = list(_keys(fund.values()))
     return (
@@ -113,11 +113,11 @@ def well_formed(fields: Any) -> bool:
         and _numbers_in(list(usage.values()), int)
         and _numbers(_keys(calibration.values()))
         and _types(pairs) <= {tuple}
-        and _types(map(len, pairs)) <= {2}
+        and set(map(len, pairs)) <= {2}
         and _numbers(chain.from_iterable(pairs))
         and _numbers(_values(fund.values()))
         and _types(days) <= {tuple}
-        and _types(map(len, days)) <= {2}
+        and set(map(len, days)) <= {2}
         and _types(map(itemgetter(0), days)) <= {str}
         and _numbers(map(itemgetter(1), days))
         and _numbers((lines,))
@@ -142,9 +142,19 @@ def _values(tables: Iterable[dict[Any, Any]]) -> Iterator[Any]:
 
 
 def _numbers(values: Iterable[Any]) -> bool:
-    """Whether every value is an int (not a bool) within :data:`_BOUND`."""
-    found = list(values)
-    return _types(found) <= {int} and (not found or -_BOUND < min(found) <= max(found) < _BOUND)
+    """Whether every value is a whole number none of the score's float arithmetic could
+    overflow on, in two C loops (cheaper than asking each value its type): ``sum`` refuses
+    what is no number, a float among them makes the total a float, and with every value
+    above ``-_BOUND`` (``min``) a total below ``n * _BOUND`` leaves each below
+    ``2 * n * _BOUND``."""
+    found = values if isinstance(values, list) else list(values)
+    try:
+        total = sum(found)
+        return type(total) is int and (
+            not found or (min(found) > -_BOUND and total < _BOUND * len(found))
+        )
+    except TypeError:
+        return False
 
 
 def _numbers_in(tables: list[dict[Any, Any]], key: type) -> bool:
