@@ -15,7 +15,10 @@ the one-time embedding, not timed here: ``python scripts/benchmarks search`` tim
 3. search calls in a started server (target ≤ 100 ms median): the workspace and the index
    stay open between calls (:mod:`exobrain.search.live`), so a call ranks, and asks each
    visible SKILL.md again only after a change (on Linux a folder watch tells; elsewhere
-   every call asks them).
+   every call asks them);
+4. a search call whose query is 5 MB, sent and answered (target ≤ 100 ms: refused at once,
+   over the 1,000-character cap of :mod:`exobrain.mcp.arguments`, never queued behind the
+   one worker), then a normal search again, to show the worker was never held.
 
 Wall time throughout; the machines these run on are often shared, so quote the load average.
 """
@@ -40,7 +43,7 @@ IMPORTS = (
     ("import mcp_types", "import mcp_types"),
     (
         "import the mcp server modules (whole package)",
-        "import mcp.server.lowlevel, mcp.server.stdio",
+        "import mcp.server.lowlevel",
     ),
     (
         "import only the server half (exobrain.mcp.lean)",
@@ -102,7 +105,15 @@ async def _session(root: Path, calls: int) -> tuple[float, float, list[float], s
             begin = time.perf_counter()
             await session.call_tool("search", {"query": query})
             later.append(time.perf_counter() - begin)
-    return initialised, first_answer, later, ranked
+        begin = time.perf_counter()
+        refused = await session.call_tool("search", {"query": "x" * 5_000_000})
+        hostile = [time.perf_counter() - begin]
+        if not refused.is_error:
+            raise SystemExit("a 5 MB query was not refused")
+        begin = time.perf_counter()
+        await session.call_tool("search", {"query": QUERIES[0]})
+        hostile.append(time.perf_counter() - begin)
+    return initialised, first_answer, later, ranked, hostile
 
 
 def run(args) -> None:
@@ -127,16 +138,20 @@ def run(args) -> None:
             raise SystemExit(f"exobrain index failed: {done.stderr}")
         embedded = json.loads(done.stdout).get("embedded")
         print(f"index built in {time.perf_counter() - start:.1f} s (embedded {embedded})")
-        starts, firsts, later = [], [], []
+        starts, firsts, later, refused, after = [], [], [], [], []
         for _ in range(args.runs):
-            initialised, first, calls, ranked = anyio.run(_session, root, args.calls)
+            initialised, first, calls, ranked, hostile = anyio.run(_session, root, args.calls)
             starts.append(initialised)
             firsts.append(first)
             later += calls
+            refused.append(hostile[0])
+            after.append(hostile[1])
         print(f"search ranks {ranked}")
         print(f"{'start → initialize answered':48} {_stats(starts)}{_verdict(starts, 0.5)}")
         print(f"{'start → first search answered':48} {_stats(firsts)}")
         print(f"{'search call in a started server':48} {_stats(later)}{_verdict(later, 0.1)}")
+        print(f"{'a 5 MB query, refused':48} {_stats(refused)}{_verdict(refused, 0.1)}")
+        print(f"{'the next search call':48} {_stats(after)}{_verdict(after, 0.1)}")
 
 
 def add_arguments(parser) -> None:

@@ -5,6 +5,12 @@ Each module that reads or writes one of them takes its folder name and version f
 they are named once and a reader cannot drift from the table (``knowledge/exobrain/state.md``
 shows the same table; a test keeps the two equal). A cache is never a source of truth: any of
 them may be deleted at any time, at the cost the table gives.
+
+A cache file that is there but damaged (not readable as what it should hold, or of the wrong
+shape) is ignored and made again, and :func:`damaged` notes it: caches are read deep inside
+the families, far from any output, so the note waits here until whoever prints takes it
+(:func:`take_damaged`: the command line's edge after each command, the MCP server after each
+call, the usage hook into its log), one line per cache however many of its files were bad.
 """
 
 from __future__ import annotations
@@ -61,7 +67,7 @@ CATALOG = Cache(
     "the printed catalog: whole (a full checkout, `<key>.<variant>.txt`) or as rows to "
     "patch (a sparse checkout, `rows/<variant>.*`)",
     "a stat walk of every scope folder, or HEAD and the cone (rows)",
-    2,
+    3,
     "whole: when its key changes; rows: patched for what changed since their commit",
     "the next `skills-status --all` renders the catalog in full",
 )
@@ -181,6 +187,23 @@ TABLE: tuple[Cache, ...] = (
     USAGE_LOG,
     TRUST,
 )
+
+
+#: The damaged caches met since the last :func:`take_damaged`: cache folder → its note.
+_damaged: dict[str, str] = {}
+
+
+def damaged(cache: Cache, path: object, why: str) -> None:
+    """Note that the cache file ``path`` was ignored because of ``why`` (it is made again);
+    only the first file of each cache is named."""
+    _damaged.setdefault(cache.folder, f"{path}: {why}; ignored, made again")
+
+
+def take_damaged() -> list[str]:
+    """The notes of :func:`damaged` since the last call, emptied."""
+    notes = list(_damaged.values())
+    _damaged.clear()
+    return notes
 
 
 def table_rows() -> list[list[str]]:

@@ -39,3 +39,14 @@ class OperationFailed(ExobrainError):
     """A well-formed request that could not be carried out (a fetch failed, a lock timed out)."""
 
     exit_code = 1
+
+
+def denied(exc: PermissionError) -> InputFileError:
+    """A ``PermissionError`` no reader named itself, as the bad input it is: the path, and
+    how to look at its permissions (the command line exits 2, the MCP server answers with
+    it; never a traceback)."""
+    where = exc.filename if exc.filename is not None else "a file or folder"
+    return InputFileError(
+        f"{where}: {exc.strerror or 'permission denied'}",
+        hint=f"check the permissions of {where} and of the folders above it (ls -ld)",
+    )

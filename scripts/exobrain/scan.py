@@ -16,6 +16,7 @@ from pathlib import Path
 
 from exobrain.model import GLOBAL
 from exobrain.scopes import LOCAL, SCOPE_FLAG, SEED, Scope, ScopeConfig, order_chain, scope_at
+from exobrain.util.fileio import is_file
 
 #: A folder changed this recently when it was walked may change again within the same tick
 #: of its file system's clock (2 s on the coarsest) without its mtime moving.
@@ -49,13 +50,13 @@ class ScopeScan:
         )
 
 
-def _listing(path: str) -> dict[str, os.DirEntry[str]] | None:
-    """The entries of the folder ``path`` by name; None when it cannot be listed."""
+def _listing(path: str) -> dict[str, os.DirEntry[str]] | OSError:
+    """The entries of the folder ``path`` by name, or why it cannot be listed."""
     try:
         with os.scandir(path) as entries:
             return {entry.name: entry for entry in entries}
-    except OSError:
-        return None
+    except OSError as exc:
+        return exc
 
 
 def _folder_mtime(path: str) -> int:
@@ -92,7 +93,7 @@ def scan_scopes(
     seen(top)
     for special in (SEED, LOCAL):
         seen(os.path.join(top, special))
-    if (root / SEED / SCOPE_FLAG).is_file():
+    if is_file(root / SEED / SCOPE_FLAG):
         found.append(Scope(SEED, SEED))
     local = scope_at(root, LOCAL, config)
     if local is not None and (keep is None or keep(local)):
@@ -122,12 +123,13 @@ def scan_scopes(
                 rel = f"{prefix}{folder}/{entry.name}"
                 seen(entry.path)
                 listing = _listing(entry.path)  # one call instead of a probe per collection
-                if listing is None:
-                    flagged = os.path.isfile(os.path.join(entry.path, SCOPE_FLAG))
-                else:
-                    flag = listing.get(SCOPE_FLAG)
-                    flagged = flag is not None and flag.is_file()
-                if flagged:
+                if isinstance(listing, PermissionError):  # a scope or not: cannot be told
+                    problems.append((rel, f"cannot read folder ({listing.strerror})"))
+                    continue
+                if isinstance(listing, OSError):  # (gone since the collection was listed)
+                    continue
+                flag = listing.get(SCOPE_FLAG)
+                if flag is not None and flag.is_file():
                     scope = Scope(rel, kind)
                     if keep is None or keep(scope):
                         found.append(scope)

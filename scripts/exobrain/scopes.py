@@ -20,7 +20,7 @@ from typing import Any
 
 from exobrain.errors import InputFileError, UsageError
 from exobrain.model import GLOBAL
-from exobrain.util.fileio import atomic_write_text, dump_json, load_json
+from exobrain.util.fileio import atomic_write_text, dump_json, is_file, load_json
 
 SEED = "seed"
 SCOPE_FLAG = "AGENTS.md"
@@ -171,20 +171,21 @@ def check_scope_path(path: str) -> str:
 
 
 def scope_at(root: Path, path: str, config: ScopeConfig) -> Scope | None:
-    """The scope at ``path`` if that folder is one, else None."""
+    """The scope at ``path`` if that folder is one, else None (a folder this user cannot
+    search is an InputFileError naming it: whether it is a scope cannot be told)."""
     if path == GLOBAL:
         return Scope(GLOBAL, GLOBAL)
     if path == SEED:
-        return Scope(SEED, SEED) if (root / SEED / SCOPE_FLAG).is_file() else None
+        return Scope(SEED, SEED) if is_file(root / SEED / SCOPE_FLAG) else None
     if path == LOCAL:
-        return Scope(LOCAL, LOCAL_TYPE) if (root / LOCAL / SCOPE_FLAG).is_file() else None
+        return Scope(LOCAL, LOCAL_TYPE) if is_file(root / LOCAL / SCOPE_FLAG) else None
     parts = path.split("/")
     if len(parts) % 2 or any(not p or p.startswith(".") for p in parts):
         return None
     kind = config.type_of(parts[-2])
     if kind is None or any(config.type_of(c) is None for c in parts[0::2]):
         return None
-    return Scope(path, kind) if (root / path / SCOPE_FLAG).is_file() else None
+    return Scope(path, kind) if is_file(root / path / SCOPE_FLAG) else None
 
 
 def scopes_from_flags(flagged: Iterable[str], config: ScopeConfig) -> dict[str, str]:

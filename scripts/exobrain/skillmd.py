@@ -221,7 +221,7 @@ def description_of(root: Path, home: str, name: str, problems: list[Finding] | N
     try:
         value = quick_meta(path, ("description",)).get("description")
     except InputFileError as exc:
-        if problems is not None and path.is_file():
+        if problems is not None and not isinstance(exc.__cause__, FileNotFoundError):
             problems.append(unreadable_skill(root, path, exc.message))
         return ""
     return value if isinstance(value, str) else ""

@@ -61,7 +61,8 @@ def run(root, *args):
 def resolved(root):
     out = CliRunner().invoke(status, ["--repo", str(root), "--json"]).stdout
     return {
-        (s["name"], s["scope"]): (s["tier"], s["declared_by"]) for s in json.loads(out)["skills"]
+        (s["name"], "external" if s["external"] else s["scope"]): (s["tier"], s["declared_by"])
+        for s in json.loads(out)["skills"]
     }
 
 

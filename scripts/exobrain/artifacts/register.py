@@ -35,7 +35,7 @@ from exobrain.registry.editor import edit_registry, ordered_entry
 from exobrain.scopes import scope_at
 from exobrain.skillmd import SKILL_FILE, parse, quick_meta, set_scalar, skill_text, spec_problems
 from exobrain.util.confine import check_tree, unsafe_entries
-from exobrain.util.fileio import atomic_write_text
+from exobrain.util.fileio import atomic_write_text, is_file
 from exobrain.util.versions import bump as bump_version
 from exobrain.util.versions import is_version, newer
 from exobrain.workspace import Workspace
@@ -252,7 +252,7 @@ def lock_all(ws: Workspace, *, check: bool = False) -> LockReport:
             if entry.is_override or entry.source:
                 continue
             path = skill_dir(ws.root, registry.scope, entry.name) / SKILL_FILE
-            if not path.is_file():
+            if not is_file(path):
                 continue
             kept.add(entry.name)
             version = quick_meta(path, ("version",)).get("version")

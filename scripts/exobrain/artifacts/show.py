@@ -17,6 +17,7 @@ from exobrain.paths import shown, skill_dir
 from exobrain.refs import SkillRef, canonical, entry_home, parse_ref
 from exobrain.registry.entries import Entry
 from exobrain.skillmd import SKILL_FILE, as_list, links_of, parse, read_skill, skill_text
+from exobrain.util.jsonsafe import json_safe
 from exobrain.workspace import Workspace, find_declaration
 
 LINK_PREDICATES = ("uses_tool", "uses_skill", "derives_from", "documents_artifact", "supersedes")
@@ -75,8 +76,8 @@ def describe_skill(ws: Workspace, text_ref: str) -> dict[str, Any]:
         path = skill_dir(ws.root, declaration.scope, declaration.name) / SKILL_FILE
         facts["path"] = shown(path, ws.root)
         meta = read_skill(path).meta
-        facts["frontmatter"] = meta
-        facts["version"] = meta.get("version")
+        facts["frontmatter"] = json_safe(meta)  # (dates, !!binary, !!set: printable)
+        facts["version"] = json_safe(meta.get("version"))
         facts["lock"] = lock_state(ws, declaration, meta.get("version"))
         links = meta.get("links")
         if not isinstance(links, dict):
@@ -84,7 +85,7 @@ def describe_skill(ws: Workspace, text_ref: str) -> dict[str, Any]:
         facts["links"] = {
             p: links_of(meta, p)
             if p in ("uses_skill", "derives_from", "supersedes")
-            else as_list(links.get(p))
+            else json_safe(as_list(links.get(p)))
             for p in LINK_PREDICATES
             if links.get(p)
         }

@@ -15,13 +15,18 @@ One variant of the catalog (``table``, ``json-optional``…) of one repository i
 
 They are trusted only while the data files are the very files this toolkit wrote here: a
 file someone committed, copied or edited has another inode or time, and the rows are then
-ignored (a cache is never a source of truth). Every file is written atomically, the meta
-file last.
+ignored (a cache is never a source of truth). The meta file, which no signature covers, is
+read within :mod:`~exobrain.util.boundedjson`'s limits and checked field by field
+(:func:`meta_problem`), and the parts must fit together; damaged rows are reported and made
+again. Rows from elsewhere (:mod:`exobrain.catalog.publish`) are checked in full before they
+are kept, their text as UTF-8 row by row. Every file is written atomically, the meta file
+last.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import sys
@@ -29,16 +34,17 @@ from array import array
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from pathlib import Path
 from typing import Any
 
 from exobrain import __version__
-from exobrain.caches import CATALOG, REPO_CACHE
+from exobrain.caches import CATALOG, REPO_CACHE, damaged
 from exobrain.catalog.rows import CatalogRow
 from exobrain.catalog.text import SEPARATORS, TABLE, CatalogText
-from exobrain.errors import ExobrainError, InputFileError
-from exobrain.paths import cache_folder
+from exobrain.errors import ExobrainError
+from exobrain.paths import cache_folder, shown
+from exobrain.util import boundedjson
 from exobrain.util.confine import resolve_inside
 from exobrain.util.fileio import atomic_write_text, read_bytes, stat_signature
 from exobrain.workspace import Workspace
@@ -56,7 +62,8 @@ COMMIT_ID = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")
 class Stored:
     """A printed catalog as kept: each row's text followed by its separator (``body``),
     where each row starts (``offsets``, one more: the end), each row's scope as an index into
-    the sorted ``scopes``, and what it was made from (``meta``)."""
+    the sorted ``scopes``, and what it was made from (``meta``, checked by
+    :func:`meta_problem` first)."""
 
     def __init__(
         self,
@@ -76,18 +83,58 @@ class Stored:
         self.widths = tuple(meta["widths"])
         self.histograms = [Counter(dict(h)) for h in meta["histograms"]]
 
-    def well_formed(self) -> bool:
-        """Whether the parts fit together (checks that cost no pass over the rows)."""
+    def problem(self, separator: str | None = None) -> str | None:
+        """Why the parts do not fit together, or None. The checks cost no pass over the
+        rows, unless ``separator`` is given (rows someone else made, taken once): then the
+        text must be UTF-8 and every row must end with the separator, at an offset after
+        the one before."""
         offsets, index = self.offsets, self.index
-        return (
-            COMMIT_ID.match(self.head) is not None
-            and all(type(u) is str for u in self.fresh)
-            and len(offsets) == len(index) + 1 > 1
-            and offsets[0] == 0
-            and offsets[-1] == len(self.body)
-            and max(index) < len(self.scopes)
-            and len(self.widths) == len(self.histograms)
-        )
+        if not (len(offsets) == len(index) + 1 > 1 and offsets[0] == 0):
+            return "row offsets that do not match the rows"
+        if offsets[-1] != len(self.body) or max(index) >= len(self.scopes):
+            return "rows that do not match their text or their scopes"
+        if len(self.widths) != len(self.histograms):
+            return "column widths without their histograms"
+        if separator is None:
+            return None
+        try:  # (rows from elsewhere must be text: a name that is not UTF-8 is refused)
+            self.body.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return f"rows.txt is not UTF-8 (byte {exc.start})"
+        sep = separator.encode()
+        body = self.body
+        for start, end in pairwise(offsets):  # (once, for a fresh clone)
+            if end - start <= len(sep) or body[end - len(sep) : end] != sep:
+                return f"a row at byte {start} that does not end where the next begins"
+        if self.scopes != sorted(set(self.scopes)) or "" in self.scopes:
+            return "scopes.txt is not a sorted list of scopes"
+        return None
+
+
+def meta_problem(meta: Any) -> str | None:
+    """Why the meta file of kept or published rows cannot be used (its key aside), or None:
+    the commit, the units read from the disk, the column widths and their histograms must
+    be of the types a patch uses."""
+    if not isinstance(meta, dict):
+        return "meta.json is not a JSON object"
+    head, fresh = meta.get("head"), meta.get("fresh")
+    widths, histograms = meta.get("widths"), meta.get("histograms")
+    if not isinstance(head, str) or not COMMIT_ID.match(head):
+        return "meta.json names no commit"
+    if type(fresh) is not list or not all(type(u) is str for u in fresh):
+        return "meta.json's units are not a list of paths"
+    if type(widths) is not list or not all(_count(w) for w in widths):
+        return "meta.json's column widths are not counts"
+    if type(histograms) is not list or not all(
+        type(h) is list and all(type(p) is list and len(p) == 2 and all(map(_count, p)) for p in h)
+        for h in histograms
+    ):
+        return "meta.json's histograms are not lists of (width, rows) pairs"
+    return None
+
+
+def _count(value: Any) -> bool:
+    return type(value) is int and 0 <= value < 1 << 32
 
 
 def rows_key(ws: Workspace, variant: str, *, cone: bool = True) -> dict[str, Any]:
@@ -188,20 +235,30 @@ class RowStore:
         return {part: stat_signature(self._path(part)) for part in DATA_PARTS}
 
     def load(self) -> Stored | None:
-        """The kept rows when they are whole and were made the way this run would make them."""
-        try:
-            meta = json.loads(self._read("meta.json"))
-            if not isinstance(meta, dict) or meta.get("key") != self.key:
-                return None
-            if meta.get("files") != self._signatures():
-                return None  # not the files this toolkit wrote here
-            offsets = _numbers("Q", self._read("offsets.bin"))
-            index = _numbers("I", self._read("index.bin"))
-            scopes = self._read("scopes.txt").decode("utf-8").split("\n")
-            stored = Stored(meta, self._read("rows.txt"), offsets, index, scopes)
-            return stored if stored.well_formed() else None
-        except (InputFileError, ExobrainError, OSError, ValueError, KeyError, TypeError):
+        """The kept rows when they are whole and were made the way this run would make them;
+        None when there are none, they were made otherwise (another key) or their files are
+        not the ones this toolkit wrote here, and when they are damaged (reported: they are
+        made again)."""
+        if not os.path.lexists(self._path("meta.json")):
             return None
+        try:
+            meta = boundedjson.loads(self._read("meta.json"))
+            if isinstance(meta, dict) and meta.get("key") != self.key:
+                return None  # made otherwise: another toolkit, configuration or cone
+            if isinstance(meta, dict) and meta.get("files") != self._signatures():
+                return None  # not the files this toolkit wrote here
+            stored = parts_stored(meta, {part: self._read(part) for part in DATA_PARTS})
+        except ExobrainError as exc:
+            stored = exc.message
+        except OSError as exc:
+            stored = str(exc)
+        except ValueError as exc:
+            stored = f"meta.json is not JSON ({exc})"
+        if isinstance(stored, Stored):
+            return stored
+        where = shown(self._path("*"), self.root)
+        damaged(CATALOG, where, stored)
+        return None
 
     def save(self, rows: Rows, head: str, fresh: set[str], *, data: bool = True) -> None:
         """Keep ``rows`` read at commit ``head`` (``data`` False: the data files are kept as
@@ -221,6 +278,25 @@ class RowStore:
                 shutil.rmtree(former, ignore_errors=True)
         except (ExobrainError, OSError):
             pass
+
+
+def parts_stored(meta: Any, parts: dict[str, bytes], separator: str | None = None) -> Stored | str:
+    """The rows the data files ``parts`` and their ``meta`` hold, or why they do not fit
+    (``separator``: check the text too, see :meth:`Stored.problem`)."""
+    problem = meta_problem(meta)
+    if problem is not None:
+        return problem
+    offsets, index = parts["offsets.bin"], parts["index.bin"]
+    if len(offsets) % 8 or len(index) % 4:
+        return "offsets.bin or index.bin cut short"
+    try:  # rows kept here are written as their paths are (a name that is no UTF-8 kept)
+        errors = "strict" if separator is not None else "surrogateescape"
+        scopes = parts["scopes.txt"].decode("utf-8", errors).split("\n")
+    except UnicodeDecodeError as exc:
+        return f"scopes.txt is not UTF-8 (byte {exc.start})"
+    stored = Stored(meta, parts["rows.txt"], _numbers("Q", offsets), _numbers("I", index), scopes)
+    problem = stored.problem(separator)
+    return stored if problem is None else problem
 
 
 def _listable(kind: str, scopes: list[str]) -> bool:

@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from exobrain import __version__
-from exobrain.caches import CATALOG, REPO_CACHE
-from exobrain.errors import ExobrainError, InputFileError
+from exobrain.caches import CATALOG, REPO_CACHE, damaged
+from exobrain.errors import ExobrainError
 from exobrain.model import GLOBAL
-from exobrain.paths import cache_folder
+from exobrain.paths import cache_folder, shown
 from exobrain.registry.entries import REGISTRY_FILE
 from exobrain.skillmd import SKILL_FILE
 from exobrain.util.confine import resolve_inside
@@ -99,15 +99,24 @@ class CatalogMemo:
         return self.root / REPO_CACHE / MEMO_FOLDER / f"{self.key}.{variant}.txt"
 
     def get(self, variant: str) -> bytes | None:
-        """The UTF-8 text kept for ``variant``, or None (absent, a link, unreadable, too big,
-        not UTF-8)."""
+        """The UTF-8 text kept for ``variant``, or None: absent, or damaged (a link,
+        unreadable, too big, not UTF-8: reported, and made again)."""
+        memo = self._path(variant)
+        if not os.path.lexists(memo):
+            return None
         try:
-            path = resolve_inside(self.root, self._path(variant), links=False)
+            path = resolve_inside(self.root, memo, links=False)
             data = read_bytes(path, limit=MEMO_LIMIT, what="a catalog memo")
             data.decode("utf-8")
             return data
-        except (InputFileError, ExobrainError, OSError, UnicodeDecodeError):
-            return None
+        except ExobrainError as exc:
+            why = exc.message.removeprefix(f"{memo}: ")
+        except OSError as exc:
+            why = str(exc)
+        except UnicodeDecodeError as exc:
+            why = f"not UTF-8 (byte {exc.start})"
+        damaged(CATALOG, shown(memo, self.root), why)
+        return None
 
     def put(self, variant: str, text: bytes) -> None:
         """Keep ``text`` for ``variant`` and drop the memos of other keys (only files named

@@ -203,8 +203,9 @@ def _rescoped(
 
 
 def _chunk(stored: Stored, j: int, sep: int) -> str:
-    """Row ``j``'s text."""
-    return stored.body[stored.offsets[j] : stored.offsets[j + 1] - sep].decode("utf-8")
+    """Row ``j``'s text (decoded the way it was encoded: a path that is not UTF-8 is kept)."""
+    chunk = stored.body[stored.offsets[j] : stored.offsets[j + 1] - sep]
+    return chunk.decode("utf-8", "surrogateescape")
 
 
 def _places(stored: Stored, kind: str, rows: list[CatalogRow]) -> list[int]:

@@ -25,12 +25,22 @@ import json
 import re
 from dataclasses import dataclass
 
-from exobrain.catalog.kept import COMMIT_ID, DATA_PARTS, LIMIT, Rows, RowStore, rows_key
+from exobrain.caches import CATALOG, damaged
+from exobrain.catalog.kept import (
+    COMMIT_ID,
+    DATA_PARTS,
+    LIMIT,
+    Rows,
+    RowStore,
+    parts_stored,
+    rows_key,
+)
 from exobrain.catalog.rows import catalog_rows
-from exobrain.catalog.text import JSON, PLAIN, TABLE, render
+from exobrain.catalog.text import JSON, PLAIN, SEPARATORS, TABLE, render
 from exobrain.errors import ExobrainError, OperationFailed, UsageError
 from exobrain.scopes import SEED
 from exobrain.sparse.units import unit_of
+from exobrain.util import boundedjson
 from exobrain.util.repository import Repository
 from exobrain.workspace import Workspace
 
@@ -126,7 +136,9 @@ def _check_branch(repo: Repository, branch: str) -> None:
 def adopt(ws: Workspace, store: RowStore, variant: str) -> bool:
     """Make the rows published on the branch the clone names (:data:`CONFIG_KEY`) this
     clone's kept rows of ``variant``, to be patched for what changed since and for the
-    units of its own cone; False (nothing written) when there are none to take."""
+    units of its own cone; False (nothing written) when there are none to take, and when
+    they are damaged (reported: every part is decoded and checked before it is kept, the
+    text as UTF-8 row by row, since kept rows are trusted from then on)."""
     units = _cone_units(ws)
     if variant not in VARIANTS or units is None:
         return False
@@ -140,21 +152,29 @@ def adopt(ws: Workspace, store: RowStore, variant: str) -> bool:
             return False
         blobs = repo.blobs([v[1] for v in wanted.values() if v], limit=LIMIT, what="rows")
         parts = {p: blobs[v[1]].data for p, v in wanted.items() if v and v[1] in blobs}
-        meta = json.loads(parts.pop("meta.json") or b"null")
+        meta = boundedjson.loads(parts.pop("meta.json") or b"null")
         if not isinstance(meta, dict) or meta.get("key") != rows_key(ws, variant, cone=False):
-            return False
+            return False  # made by another toolkit or for another scope configuration
         head = meta.get("head")
-        if not isinstance(head, str) or not COMMIT_ID.match(head) or not repo.commit_of(head):
-            return False
-        if len(parts) != len(DATA_PARTS) or any(v is None for v in parts.values()):
-            return False
+        if isinstance(head, str) and COMMIT_ID.match(head) and not repo.commit_of(head):
+            return False  # of a commit this clone does not have (yet)
         data = {p: v for p, v in parts.items() if v is not None}
-        store.keep(data, {**meta, "key": store.key, "fresh": sorted(units)})
-        return True
-    except (ValueError, ExobrainError):  # not JSON, or git could not read the branch
+        stored = (
+            parts_stored(meta, data, SEPARATORS[variant])
+            if len(data) == len(DATA_PARTS)
+            else "a part could not be read"
+        )
+    except ValueError as exc:
+        stored = f"meta.json is not JSON ({exc})"
+    except ExobrainError:  # git could not read the branch
         return False
     finally:
         repo.close()
+    if isinstance(stored, str):
+        damaged(CATALOG, f"the catalog published on {name} ({variant})", stored)
+        return False
+    store.keep(data, {**meta, "key": store.key, "fresh": sorted(units)})
+    return True
 
 
 def _cone_units(ws: Workspace) -> set[str] | None:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from exobrain.errors import ExobrainError
+from exobrain.errors import ExobrainError, denied
 from exobrain.findings import Finding
 
 if TYPE_CHECKING:
@@ -30,7 +30,9 @@ if TYPE_CHECKING:
 
 
 def command_edge(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Wrap a click callback: ExobrainError → message + exit code; Ctrl-C → 130."""
+    """Wrap a click callback: ExobrainError → message + exit code (a PermissionError too:
+    :func:`exobrain.errors.denied`); Ctrl-C → 130; the caches found damaged on the way are one
+    ``warning:`` line each, at the end."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -39,6 +41,10 @@ def command_edge(func: Callable[..., Any]) -> Callable[..., Any]:
         except ExobrainError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(exc.exit_code)
+        except PermissionError as exc:  # a file or folder this user may not open, met anywhere
+            error = denied(exc)
+            click.echo(f"error: {error}", err=True)
+            sys.exit(error.exit_code)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             sys.exit(130)
@@ -49,6 +55,9 @@ def command_edge(func: Callable[..., Any]) -> Callable[..., Any]:
             committed = sys.modules.get("exobrain.sparse.committed")
             if committed is not None:  # only loaded when git's objects were read
                 committed.close_all()
+            caches = sys.modules.get("exobrain.caches")
+            for note in caches.take_damaged() if caches is not None else ():
+                click.echo(f"warning: {note}", err=True)  # a damaged cache: never the exit code
 
     return wrapper
 

@@ -188,12 +188,12 @@ def _folder_findings(
                 Finding(
                     ERROR,
                     "unsafe-file",
-                    f"{shown(Path(item.path), ws.root)}/{inside}",
+                    shown(Path(item.path) / inside, ws.root),
                     f"{why}; replace a link with the file it points to, remove a special file",
                 )
                 for inside, why in unsafe_entries(Path(item.path))
             )
-            if not skill_file.is_file():
+            if not os.path.isfile(skill_file):  # (a folder that cannot be read: named above)
                 continue
             if Identity(scope.path, item.name) not in declarations:
                 found.append(_undeclared(rel, scope.path))

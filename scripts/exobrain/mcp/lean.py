@@ -21,7 +21,7 @@ import importlib.util
 import sys
 
 BARE = ("mcp", "mcp.server")
-SERVER_MODULES = ("mcp.server.lowlevel", "mcp.server.stdio")
+SERVER_MODULES = ("mcp.server.lowlevel",)  # (the stdio transport is exobrain.mcp.wire)
 
 
 def import_server_modules() -> None:

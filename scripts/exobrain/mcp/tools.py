@@ -19,14 +19,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from exobrain.mcp.arguments import (
+    COUNT_MAX,
+    DIMENSIONS,
+    FILTER_MAX,
+    NOTE_MAX,
+    PREDICATES,
+    REF_MAX,
+    SORT_MAX,
+    TEXT_MAX,
+    WORD_MAX,
+    check_arguments,
+)
+
 if TYPE_CHECKING:  # the toolkit is imported on the first call, not at start-up
     from exobrain.search.live import Live
 
 Handler = Callable[["Live", dict[str, Any]], dict[str, Any]]
 SIGNAL_KINDS = ("usage", "calibration", "vote", "rank")
 URI_PREFIX = "exobrain://"
-REF = {"type": "string", "description": "skill:NAME[@HOME] or knowledge:PATH[@SCOPE]"}
-SKILL_REF = {"type": "string", "description": "skill:NAME or skill:NAME@HOME"}
+REF = {
+    "type": "string",
+    "maxLength": REF_MAX,
+    "description": "skill:NAME[@HOME] or knowledge:PATH[@SCOPE]",
+}
+SKILL_REF = {"type": "string", "maxLength": REF_MAX, "description": "skill:NAME or skill:NAME@HOME"}
+TEXT = {"type": "string", "maxLength": TEXT_MAX}
 
 
 @dataclass(frozen=True)
@@ -92,12 +110,17 @@ class Exobrain:
         return self._live
 
     def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """Run one tool; domain errors propagate (the server turns them into tool errors)."""
+        """Run one tool; domain errors propagate (the server turns them into tool errors).
+        The arguments are held to the tool's schema first, on the caller's thread, so one
+        over its cap is refused at once and never queues behind the worker."""
         from exobrain.errors import UsageError
 
         tool = TOOLS.get(name)
         if tool is None:
-            raise UsageError(f"unknown tool {name!r}", hint=f"use one of {', '.join(TOOLS)}")
+            raise UsageError(
+                f"unknown tool {name[:WORD_MAX]!r}", hint=f"use one of {', '.join(TOOLS)}"
+            )
+        check_arguments(name, tool.schema, arguments)
         arguments = {**arguments, "_agent": self.agent}
         result: dict[str, Any] = self._run(lambda: tool.handler(self.live(), arguments)).result()
         return result
@@ -174,8 +197,8 @@ def _search(live: Live, args: dict[str, Any]) -> dict[str, Any]:
     from exobrain.search.hits import hit_json
 
     types = tuple(args.get("types") or ("skill",))
-    filters = Filters(types=_types(types), everywhere=bool(args.get("all_scopes")))
-    result = live.search(str(args["query"]), filters, k=_k(args, 10), quality=live.quality())
+    filters = Filters(types=types, everywhere=bool(args.get("all_scopes")))
+    result = live.search(args["query"], filters, k=args.get("k", 10), quality=live.quality())
     notes = list(result.notes)
     if not result.hits:  # "nothing fits" is an answer an agent can act on
         notes.append(
@@ -203,9 +226,9 @@ def _discover(live: Live, args: dict[str, Any]) -> dict[str, Any]:
 
     result = discover(
         ws,
-        str(args["task"]),
+        args["task"],
         persona=args.get("persona"),
-        k=_k(args, 5),
+        k=args.get("k", 5),
         quality=signal_quality(ws),
         agent=live.agent,
     )
@@ -224,7 +247,7 @@ def _get(live: Live, args: dict[str, Any]) -> dict[str, Any]:
     from exobrain.search.engine import signal_quality
     from exobrain.search.substrate import Substrate
 
-    return Substrate(ws, signal_quality(ws), agent=live.agent).get(str(args["ref"]))
+    return Substrate(ws, signal_quality(ws), agent=live.agent).get(args["ref"])
 
 
 def _list(live: Live, args: dict[str, Any]) -> dict[str, Any]:
@@ -235,10 +258,10 @@ def _list(live: Live, args: dict[str, Any]) -> dict[str, Any]:
 
     rule = args.get("filter")
     rows = Substrate(ws, signal_quality(ws), agent=live.agent).list(
-        _types(tuple(args.get("types") or ("skill", "knowledge"))),
+        tuple(args.get("types") or ("skill", "knowledge")),
         None if rule is None else parse_rule(json.dumps(rule)),
         parse_sort(tuple(args.get("sort") or ())),
-        _k(args, 50, "limit"),
+        args.get("limit", 50),
     )
     return {"rows": rows}
 
@@ -247,14 +270,14 @@ def _links(live: Live, args: dict[str, Any]) -> dict[str, Any]:
     ws = live.workspace()
     from exobrain.search.substrate import Substrate
 
-    return Substrate(ws, agent=live.agent).links(str(args["ref"]), args.get("predicate"))
+    return Substrate(ws, agent=live.agent).links(args["ref"], args.get("predicate"))
 
 
 def _signals(live: Live, args: dict[str, Any]) -> dict[str, Any]:
     ws = live.workspace()
     from exobrain.signals.view import skill_signals
 
-    return skill_signals(ws, str(args["ref"]))
+    return skill_signals(ws, args["ref"])
 
 
 def _signal(live: Live, args: dict[str, Any]) -> dict[str, Any]:
@@ -262,9 +285,7 @@ def _signal(live: Live, args: dict[str, Any]) -> dict[str, Any]:
     from exobrain.errors import UsageError
     from exobrain.signals.record import record
 
-    kind = args.get("kind")
-    if kind not in SIGNAL_KINDS:
-        raise UsageError(f"kind {kind!r}: use one of {', '.join(SIGNAL_KINDS)}")
+    kind = args["kind"]
     extra: dict[str, Any] = {}
     value = args.get("value")
     if kind == "usage":
@@ -272,31 +293,12 @@ def _signal(live: Live, args: dict[str, Any]) -> dict[str, Any]:
     elif kind == "rank":
         extra["dimension"] = args.get("dimension")
     elif kind == "calibration" and args.get("note"):
-        extra["note"] = str(args["note"])
+        extra["note"] = args["note"]
     if value is None:
         raise UsageError(f"a {kind} signal needs a value")
-    done = record(ws, kind, str(args["ref"]), value, agent=args.get("_agent"), **extra)
+    done = record(ws, kind, args["ref"], value, agent=args.get("_agent"), **extra)
     rel = done.path.relative_to(ws.root).as_posix()
     return {**done.line, "file": rel, **({"warning": done.warning} if done.warning else {})}
-
-
-def _types(types: tuple[str, ...]) -> tuple[str, ...]:
-    from exobrain.errors import UsageError
-    from exobrain.search.corpus import TYPES
-
-    unknown = [t for t in types if t not in TYPES]
-    if unknown or not types:
-        raise UsageError(f"types {list(types)}: use one or more of {', '.join(TYPES)}")
-    return types
-
-
-def _k(args: dict[str, Any], default: int, key: str = "k") -> int:
-    from exobrain.errors import UsageError
-
-    value = args.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1000:
-        raise UsageError(f"{key} must be a whole number from 1 to 1000, not {value!r}")
-    return value
 
 
 def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -308,7 +310,12 @@ def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     }
 
 
-_TYPES = {"type": "array", "items": {"type": "string", "enum": ["skill", "knowledge"]}}
+_TYPES = {
+    "type": "array",
+    "items": {"type": "string", "enum": ["skill", "knowledge"]},
+    "maxItems": 2,
+}
+_COUNT = {"type": "integer", "minimum": 1, "maximum": COUNT_MAX}
 
 TOOLS: dict[str, Tool] = {
     tool.name: tool
@@ -319,8 +326,8 @@ TOOLS: dict[str, Tool] = {
             "by meaning and words times quality.",
             _object(
                 {
-                    "query": {"type": "string", "description": "What you are looking for."},
-                    "k": {"type": "integer", "minimum": 1, "default": 10},
+                    "query": {**TEXT, "description": "What you are looking for."},
+                    "k": {**_COUNT, "default": 10},
                     "types": {**_TYPES, "default": ["skill"]},
                     "all_scopes": {
                         "type": "boolean",
@@ -337,9 +344,9 @@ TOOLS: dict[str, Tool] = {
             "triggers match the task, the persona fits and their dependencies resolve.",
             _object(
                 {
-                    "task": {"type": "string", "description": "What you are about to do."},
-                    "persona": {"type": "string"},
-                    "k": {"type": "integer", "minimum": 1, "default": 5},
+                    "task": {**TEXT, "description": "What you are about to do."},
+                    "persona": {"type": "string", "maxLength": WORD_MAX},
+                    "k": {**_COUNT, "default": 5},
                 },
                 ["task"],
             ),
@@ -360,13 +367,17 @@ TOOLS: dict[str, Tool] = {
             _object(
                 {
                     "types": _TYPES,
-                    "filter": {"type": "object", "description": "A JSONLogic rule."},
+                    "filter": {
+                        "type": "object",
+                        "description": f"A JSONLogic rule (at most {FILTER_MAX} characters).",
+                    },
                     "sort": {
                         "type": "array",
-                        "items": {"type": "string"},
+                        "items": {"type": "string", "maxLength": WORD_MAX},
+                        "maxItems": SORT_MAX,
                         "description": "FIELD[:desc], e.g. quality:desc",
                     },
-                    "limit": {"type": "integer", "minimum": 1, "default": 50},
+                    "limit": {**_COUNT, "default": 50},
                 },
                 [],
             ),
@@ -376,7 +387,9 @@ TOOLS: dict[str, Tool] = {
             "links",
             "A skill's or document's links: those it writes (supersedes, uses_skill, "
             "derives_from, uses_tool, documents_artifact) and those pointing at it.",
-            _object({"ref": REF, "predicate": {"type": "string"}}, ["ref"]),
+            _object(
+                {"ref": REF, "predicate": {"type": "string", "enum": list(PREDICATES)}}, ["ref"]
+            ),
             _links,
         ),
         Tool(
@@ -395,9 +408,9 @@ TOOLS: dict[str, Tool] = {
                 {
                     "kind": {"type": "string", "enum": list(SIGNAL_KINDS)},
                     "ref": SKILL_REF,
-                    "value": {"type": ["string", "number", "boolean"]},
-                    "dimension": {"type": "string"},
-                    "note": {"type": "string"},
+                    "value": {"type": ["string", "number", "boolean"], "maxLength": WORD_MAX},
+                    "dimension": {"type": "string", "enum": list(DIMENSIONS)},
+                    "note": {"type": "string", "maxLength": NOTE_MAX},
                 },
                 ["kind", "ref"],
             ),

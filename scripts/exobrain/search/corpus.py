@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,9 @@ from typing import Any
 from exobrain.agents import AGENTS, optional_dir
 from exobrain.errors import UsageError
 from exobrain.fetch import installs
+from exobrain.findings import WARNING, Finding
 from exobrain.model import EXTERNAL, GLOBAL, Identity, Reason
+from exobrain.paths import shown
 from exobrain.reach import Reach, reach_of
 from exobrain.registry.entries import Entry
 from exobrain.resolve import Resolved
@@ -233,6 +236,19 @@ class View:
                             self._installed.setdefault((record.name, record.owner), str(path))
         return self._installed
 
+    def _unlisted(self, folder: str, exc: OSError) -> None:
+        """A folder of documents that exists but cannot be listed: a warning (once), since
+        what it holds is left out of every answer."""
+        if isinstance(exc, PermissionError):
+            finding = Finding(
+                WARNING,
+                "folder-unreadable",
+                shown(Path(folder), self.ws.root),
+                f"cannot read folder ({exc.strerror}); what it holds is left out",
+            )
+            if finding not in self.ws.findings:
+                self.ws.findings.append(finding)
+
     def knowledge(self) -> list[Artifact]:
         """Every visible knowledge document (sorted by scope order, then path)."""
         found = []
@@ -240,7 +256,7 @@ class View:
         for scope in self.scopes:
             base = scope.directory(self.ws.root) / KNOWLEDGE_DIR
             private_ok = scope.type in PERSONAL and scope.path in chain
-            files = {rel: base / rel for rel in _markdown_files(base, private_ok)}
+            files = {rel: base / rel for rel in _markdown_files(base, private_ok, self._unlisted)}
             if self.ws.sparse.scope_left_out(scope.path):
                 # read from git: copies, never private ones
                 copies = self.ws.sparse.knowledge_copies(scope.path, KNOWLEDGE_DIR)
@@ -367,7 +383,8 @@ def index_artifacts(ws: Workspace) -> list[Artifact]:
             entries = sorted(
                 e.name for e in os.scandir(base) if not e.name.startswith(".") and e.is_dir()
             )
-        except OSError:
+        except OSError as exc:
+            view._unlisted(base, exc)
             continue
         for name in entries:  # a folder without SKILL.md is dropped by the refresh
             found.append(
@@ -391,15 +408,19 @@ def _safe_relative(path: str) -> bool:
     return not path.startswith("/") and all(p not in ("", ".", "..") for p in parts)
 
 
-def _markdown_files(base: Path, private_ok: bool) -> list[str]:
+def _markdown_files(
+    base: Path, private_ok: bool, unlisted: Callable[[str, OSError], None]
+) -> list[str]:
     """Markdown files below ``base`` as POSIX paths, without following links or entering
-    hidden folders (nor ``local/`` unless ``private_ok``)."""
+    hidden folders (nor ``local/`` unless ``private_ok``); a folder that cannot be listed is
+    given to ``unlisted`` and left out."""
     found: list[str] = []
 
     def walk(folder: str, prefix: str) -> None:
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError:
+        except OSError as exc:
+            unlisted(folder, exc)
             return
         for entry in entries:
             if entry.name.startswith(".") or entry.is_symlink():

@@ -22,7 +22,6 @@ SKILL.md files ranked worse on real skills and costs far more):
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from exobrain.search.embedding import MINILM, WORDLLAMA, normalise
 from exobrain.skillmd import SKILL_LIMIT, as_list, one_line, parse, split_frontmatter
 from exobrain.util.dirhash import content_hash
 from exobrain.util.fileio import read_bytes, read_text
+from exobrain.util.jsonsafe import json_safe
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def read_doc(artifact: Artifact) -> Doc:
     except ExobrainError as exc:
         meta, body = {}, _after_frontmatter(text, path)
         problem = exc.message.removeprefix(str(path))
-    meta = json.loads(json.dumps(meta, default=str))
+    meta = json_safe(meta)
     name = str(meta.get("name") or artifact.name)
     description = meta.get("description")
     if not isinstance(description, str):
@@ -144,14 +144,23 @@ def _first_paragraph(body: str) -> str:
     return ""
 
 
+#: The fingerprint of a file a folder above forbids looking at: unlike any stored one, so the
+#: file is read (and its reader reports why it cannot be) on every refresh, never dropped
+#: from the index in silence as if it were gone.
+UNREADABLE = "unreadable"
+
+
 def stat_signature(artifact: Artifact) -> str | None:
     """A cheap fingerprint: the file's mtime, size and inode, plus the skill folder's mtime
-    (which moves when a file is added, removed or renamed). None when the file is gone."""
+    (which moves when a file is added, removed or renamed). None when the file is gone,
+    :data:`UNREADABLE` when it cannot be looked at."""
     if artifact.file is None:
         return None
     try:
         info = os.stat(artifact.file)
         folder = os.stat(artifact.folder).st_mtime_ns if artifact.folder else 0
+    except PermissionError:
+        return UNREADABLE
     except OSError:
         return None
     return f"{info.st_mtime_ns}:{info.st_size}:{info.st_ino}:{folder}"

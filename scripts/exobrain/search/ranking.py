@@ -37,7 +37,7 @@ from typing import Any, TypeVar
 from exobrain.errors import InputFileError
 from exobrain.paths import packaged
 from exobrain.search.embedding import ROLES
-from exobrain.util.fileio import load_json
+from exobrain.util.fileio import is_file, load_json
 
 WEIGHTS_FILE = "signals/weights.json"
 SECTION = "search"
@@ -109,7 +109,7 @@ class Floor:
 def load_search_weights(root: Path) -> SearchWeights:
     """The repository's ``signals/weights.json`` ``search`` section, else the packaged one."""
     path = root / WEIGHTS_FILE
-    data = load_json(path) if path.is_file() else None
+    data = load_json(path) if is_file(path) else None
     if data is not None and not isinstance(data, dict):
         raise InputFileError(
             f"{path}: expected a JSON object", hint="see knowledge/exobrain/signals.md"

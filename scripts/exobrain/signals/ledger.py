@@ -315,21 +315,36 @@ def ledger_owner(rel: str) -> str:
 
 
 def ledger_files(root: Path) -> list[Path]:
-    """Every ledger in the repository, sorted (``signals/<person>/<host>.jsonl``)."""
+    """Every ledger in the repository, sorted (``signals/<person>/<host>.jsonl``). A folder
+    that cannot be listed (``signals/`` or a person's) is in the list as it is: its readers
+    report it as unreadable and skip it (as they do a FIFO or a dangling link), so the
+    ledgers that can be read still count."""
     base = root / SIGNALS_DIR
-    try:
-        people = sorted(os.scandir(base), key=lambda e: e.name)
-    except (FileNotFoundError, NotADirectoryError):
-        return []
+    people = _listed(base)
+    if people is None:
+        return [base] if os.path.isdir(base) else []
     found = []
     for person in people:
         if person.name.startswith(".") or not person.is_dir():
             continue
-        for entry in sorted(os.scandir(person.path), key=lambda e: e.name):
+        entries = _listed(Path(person.path))
+        if entries is None:
+            found.append(Path(person.path))
+            continue
+        for entry in entries:
             # anything but a folder: a FIFO or a dangling link is then reported by the reader
             if entry.name.endswith(LEDGER_SUFFIX) and not entry.is_dir():
                 found.append(Path(entry.path))
     return found
+
+
+def _listed(folder: Path) -> list[os.DirEntry[str]] | None:
+    """The folder's entries by name; None when it cannot be listed (absent included)."""
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(entries, key=lambda e: e.name)
+    except OSError:
+        return None
 
 
 # --- writing ----------------------------------------------------------------------------
@@ -392,7 +407,7 @@ def record_signal(root: Path, line: dict[str, Any]) -> tuple[Path, str | None]:
     safety net)."""
     path = ledger_path(root, line["by"], line["host"])
     warning = None
-    if not path.exists():
+    if not os.path.lexists(path):
         try:
             ensure_union_merge(root)
         except (InputFileError, OSError) as exc:

@@ -31,7 +31,7 @@ from exobrain.errors import InputFileError
 from exobrain.paths import packaged
 from exobrain.signals.aggregate import RANK_SCALE, RANK_STEP, Aggregate
 from exobrain.signals.ledger import DIMENSIONS, FUND_UNIT, SIGNALS_DIR
-from exobrain.util.fileio import load_json
+from exobrain.util.fileio import is_file, load_json
 
 WEIGHTS_FILE = "weights.json"
 COMPONENTS = ("votes", "ranks", "calibration", "usage", "fund")
@@ -67,7 +67,7 @@ class Weights:
 
 def weights_path(root: Path) -> Path:
     local = root / SIGNALS_DIR / WEIGHTS_FILE
-    return local if local.is_file() else packaged("signal-weights.json")
+    return local if is_file(local) else packaged("signal-weights.json")
 
 
 def load_weights(root: Path) -> Weights:

@@ -151,18 +151,51 @@ def _environment() -> list[str | None]:
 
 
 def cached_resolution(root: str, agent: str) -> dict[str, Any] | None:
-    """The cached names, person and host, when no file they were computed from changed."""
+    """The cached names, person and host, when no file they were computed from changed; a
+    cache that cannot be read or is of the wrong shape is logged and resolved anew (its
+    values are used as they stand: a bad one would fail every hook call until the files
+    changed)."""
+    path = _cache_path(root, agent)
     try:
-        with open(_cache_path(root, agent), encoding="utf-8") as handle:
+        with open(path, encoding="utf-8") as handle:
             data = boundedjson.loads(handle.read())
-        if data["environment"] != _environment():
-            return None
-        for path, stamp in data["files"].items():
-            if _stamp(path) != stamp:
-                return None
-        return data if isinstance(data, dict) else None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except FileNotFoundError:
         return None
+    except (OSError, ValueError) as exc:  # (UnicodeDecodeError and bad JSON are ValueErrors)
+        log(f"resolution cache {path} ignored: unreadable ({exc})")
+        return None
+    if not _resolution_shaped(data):
+        log(f"resolution cache {path} ignored: of the wrong shape")
+        return None
+    if data["environment"] != _environment():
+        return None
+    if any(_stamp(file) != stamp for file, stamp in data["files"].items()):
+        return None
+    return data  # type: ignore[no-any-return]
+
+
+def _resolution_shaped(data: Any) -> bool:
+    """Whether a cached resolution holds what a hook call reads, of the types it needs."""
+    if not isinstance(data, dict):
+        return False
+    names, superseded, files = data.get("names"), data.get("superseded", {}), data.get("files")
+    return (
+        isinstance(names, dict)
+        and all(type(k) is str and type(v) is str for k, v in names.items())
+        and isinstance(superseded, dict)
+        and all(
+            type(k) is str and type(v) is list and len(v) == 2 and all(type(r) is str for r in v)
+            for k, v in superseded.items()
+        )
+        and type(data.get("person")) is str
+        and type(data.get("host")) is str
+        and type(data.get("environment")) is list
+        and isinstance(files, dict)
+        and all(
+            type(k) is str and (v is None or (type(v) is list and len(v) == 3))
+            for k, v in files.items()
+        )
+    )
 
 
 def fresh_resolution(root: str, agent: str) -> dict[str, Any]:

@@ -177,17 +177,10 @@ class CommittedTree:
         stored = self._cache.unit(unit, tree)
         if stored is None:
             return None
-        scopes = []
-        for row in stored:
-            if not (type(row) is list and len(row) == 5 and type(row[3]) is type(row[4]) is list):
-                return None  # of the wrong shape: listed again
-            path, kind, registry, names, blobs = row
-            try:
-                skills = dict(zip(names, blobs, strict=True))
-            except (TypeError, ValueError):  # a name that is not a key, or without its blob
-                return None
-            scopes.append(CommittedScope(path, kind, registry, skills))
-        return scopes
+        return [  # (the cache checked each row's shape)
+            CommittedScope(path, kind, registry, dict(zip(names, blobs, strict=True)))
+            for path, kind, registry, names, blobs in stored
+        ]
 
     def _list(self, units: list[str], collections: set[str]) -> dict[str, list[list[str]]]:
         """``[mode, blob id, path]`` of every file below ``units``, by unit (one ls-tree)."""

@@ -18,10 +18,12 @@ small files:
 
 It is a speed-up, never a source of truth. It is read only from real files in a real
 ``.exobrain-cache`` folder inside the repository (never through a link), and only when git
-does not track it (:meth:`TreeCache.drop`); a shard that is unreadable, too big, not JSON, of
-another version or of the wrong shape is ignored (a missing shard is an empty one) and
-rewritten. Each shard is written atomically, once per command and only when something in it
-changed, and only what the repository still holds is kept.
+does not track it (:meth:`TreeCache.drop`); a shard that is unreadable, too big, not JSON
+within :mod:`~exobrain.util.boundedjson`'s limits, of another version or of the wrong shape
+(a unit's scopes included) is ignored (a missing shard is an empty one) and rewritten, and,
+unless it is only of another version, reported (:func:`exobrain.caches.damaged`). Each shard
+is written atomically, once per command and only when something in it changed, and only what
+the repository still holds is kept.
 """
 
 from __future__ import annotations
@@ -33,10 +35,11 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from exobrain.caches import REPO_CACHE, TREE
+from exobrain.caches import REPO_CACHE, TREE, damaged
 from exobrain.errors import ExobrainError, InputFileError
 from exobrain.model import Lifecycle, Tier
 from exobrain.paths import cache_folder
+from exobrain.util import boundedjson
 from exobrain.util.confine import resolve_inside
 from exobrain.util.fileio import atomic_write_text, read_bytes
 from exobrain.util.gcpause import paused_gc
@@ -71,6 +74,20 @@ def _registries_shaped(registries: Any) -> TypeGuard[dict[str, list[dict[str, An
             ):
                 return False
     return True
+
+
+def _scopes_shaped(scopes: Any) -> bool:
+    """Whether a cached unit's scopes are rows a committed scope can be made of."""
+    return type(scopes) is list and all(
+        type(row) is list
+        and len(row) == 5
+        and type(row[0]) is type(row[1]) is str
+        and (row[2] is None or type(row[2]) is str)
+        and type(row[3]) is type(row[4]) is list
+        and len(row[3]) == len(row[4])
+        and all(type(item) is str for item in (*row[3], *row[4]))
+        for row in scopes
+    )
 
 
 def shard_of(kind: str, key: str) -> int:
@@ -171,13 +188,18 @@ class TreeCache:
             values.clear()
 
     def unit(self, unit: str, tree: str) -> list[list[Any]] | None:
-        """The unit's scopes as stored when its tree id is still ``tree``."""
+        """The unit's scopes as stored when its tree id is still ``tree`` (each ``[path, type,
+        registry blob id or None, [skill, …], [its SKILL.md blob id, …]]``); None when it
+        changed, and when it is of the wrong shape (reported: the unit is listed again)."""
         if len(self._units.loaded) < SHARDS:  # (asked of every unit by a full listing)
             self._units.load_all()
         value = self._units.values.get(unit)
-        if type(value) is list and len(value) == 2 and value[0] == tree:
-            scopes = value[1]
-            return scopes if type(scopes) is list else None
+        if value is None or (type(value) is list and len(value) == 2 and value[0] != tree):
+            return None
+        if type(value) is list and len(value) == 2 and _scopes_shaped(value[1]):
+            return value[1]  # type: ignore[no-any-return]
+        shard = shard_file(self.root, UNITS, shard_of(UNITS, unit))
+        damaged(TREE, shard.relative_to(self.root).as_posix(), f"unit {unit} of the wrong shape")
         return None
 
     def put_unit(self, unit: str, tree: str, scopes: list[list[Any]]) -> None:
@@ -245,23 +267,31 @@ class TreeCache:
 
 
 def _read_shard(root: Path, kind: str, shard: int) -> dict[str, Any] | None:
-    """One shard's map ({} when the file is missing); None when it is unreadable, not JSON,
-    of another version or of the wrong shape."""
+    """One shard's map ({} when the file is missing); None when it is of another version,
+    unreadable, not JSON within the bounded reader's limits or of the wrong shape (the last
+    three are damage, reported once: :func:`exobrain.caches.damaged`)."""
     path = shard_file(root, kind, shard)
     if not os.path.lexists(path):
         return {}
     with paused_gc():  # many objects that all stay: collecting them is only cost
-        data = _read(root, path)
+        data, why = _read(root, path)
+    if data is not None and data.get("version") != CACHE_VERSION:
+        return None  # another toolkit's format: written anew, nothing to report
     values = data.get(kind) if data is not None else None
-    if not isinstance(values, dict):
-        return None
+    if isinstance(values, dict):
+        if _shaped(kind, values):
+            return values
+        why = f"a value of the wrong shape among its {kind}"
+    damaged(TREE, path.relative_to(root).as_posix(), why or f"no map of {kind}")
+    return None
+
+
+def _shaped(kind: str, values: dict[str, Any]) -> bool:
     if kind == UNITS:
-        ok = all(type(v) is list for v in values.values())
-    elif kind == REGISTRIES:
-        ok = _registries_shaped(values)
-    else:
-        ok = all(type(v) is str for v in values.values())
-    return values if ok else None
+        return all(type(v) is list for v in values.values())
+    if kind == REGISTRIES:
+        return _registries_shaped(values)
+    return all(type(v) is str for v in values.values())
 
 
 def _write_shards(root: Path, kind: str, values: dict[str, Any], shards: set[int]) -> None:
@@ -277,14 +307,17 @@ def _write_shards(root: Path, kind: str, values: dict[str, Any], shards: set[int
         _write(root, shard_file(root, kind, shard), {kind: part})
 
 
-def _read(root: Path, path: Path) -> dict[str, Any] | None:
-    """One cache file's JSON object when it is readable and of this version, else None."""
+def _read(root: Path, path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """One cache file's JSON object (read as real file inside ``root``, within the limits of
+    :mod:`~exobrain.util.boundedjson`), or None and why not."""
     try:
         real = resolve_inside(root, path, links=False)
-        data = json.loads(read_bytes(real, limit=CACHE_LIMIT, what="the committed cache"))
-    except (InputFileError, ValueError, OSError):
-        return None
-    return data if isinstance(data, dict) and data.get("version") == CACHE_VERSION else None
+        data = boundedjson.loads(read_bytes(real, limit=CACHE_LIMIT, what="the committed cache"))
+    except InputFileError as exc:
+        return None, exc.message.removeprefix(f"{path}: ")
+    except (ValueError, OSError) as exc:
+        return None, f"not JSON ({exc})" if isinstance(exc, ValueError) else str(exc)
+    return (data, None) if isinstance(data, dict) else (None, "not a JSON object")
 
 
 def _write(root: Path, path: Path, data: dict[str, Any]) -> None:

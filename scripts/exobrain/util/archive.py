@@ -13,9 +13,11 @@ sorted, fixed timestamps, so the same skills give the same bytes.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import stat
 import zipfile
+import zlib
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
@@ -75,13 +77,39 @@ def _plan(archive: Path, infos: list[zipfile.ZipInfo]) -> list[tuple[str, str, z
     return planned
 
 
+#: What reading a damaged member raises: a checksum that does not match, data cut short,
+#: compressed data that does not decompress, a method or a password zipfile cannot handle.
+_DAMAGE = (
+    zipfile.BadZipFile,
+    EOFError,
+    zlib.error,
+    RuntimeError,
+    NotImplementedError,
+    ValueError,
+    OSError,
+)
+
+
+def _damage(exc: BaseException) -> str:
+    """What a reading error says about the archive, in a user's words."""
+    if isinstance(exc, EOFError):
+        return "its data is cut short (the archive is truncated)"
+    if isinstance(exc, zipfile.BadZipFile) and "CRC" in str(exc):
+        return "its checksum does not match its data (the archive is damaged)"
+    if isinstance(exc, zlib.error):
+        return f"its compressed data is damaged ({exc})"
+    return f"it cannot be read ({exc or type(exc).__name__})"
+
+
 def extract(archive: Path, dest: Path) -> None:
     """Unpack ``archive`` into the existing empty folder ``dest`` (see the module docstring).
-    On refusal, whatever was written stays in ``dest`` for the caller to remove."""
+    A damaged archive — a member whose checksum, data or compression is bad, an encrypted
+    one — is refused with the member and what is wrong. On refusal, whatever was written
+    stays in ``dest`` for the caller to remove."""
     with os.fdopen(open_regular(archive), "rb") as raw:
         try:
             handle = zipfile.ZipFile(raw)
-        except (zipfile.BadZipFile, OSError) as exc:
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
             raise InputFileError(f"{archive}: not a readable zip archive ({exc})") from exc
         with handle:
             _extract(archive, handle, dest)
@@ -99,13 +127,10 @@ def _extract(archive: Path, handle: zipfile.ZipFile, dest: Path) -> None:
         elif kind == "link":
             if info.file_size > _LINK_MAX:
                 raise _refuse(archive, f"{name} is a link with an implausible target")
-            links.append((name, handle.read(info).decode("utf-8", "surrogateescape")))
+            links.append((name, _read_member(archive, handle, info, name)))
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-            with handle.open(info) as src, os.fdopen(os.open(target, flags, 0o644), "wb") as dst:
-                while block := src.read(1 << 20):
-                    dst.write(block)
+            _copy_member(archive, handle, info, name, target)
             if (info.external_attr >> 16) & 0o111:
                 os.chmod(target, 0o755)
     for name, text in links:
@@ -114,6 +139,59 @@ def _extract(archive: Path, handle: zipfile.ZipFile, dest: Path) -> None:
     for name, text in links:
         if leaves(dest, dest / name):
             raise _refuse(archive, f"{name} is a link to {text!r}, which leads outside it")
+
+
+def _readable(archive: Path, info: zipfile.ZipInfo, name: str) -> None:
+    """Refuse a member zipfile could only fail on: encrypted, or compressed in a way it (or
+    this Python) does not decompress."""
+    if info.flag_bits & 0x1:
+        raise _refuse(archive, f"entry {name!r} is encrypted (it needs a password)")
+    if info.compress_type not in _methods():
+        raise _refuse(
+            archive,
+            f"entry {name!r} is compressed with method {info.compress_type}, "
+            "which cannot be read here (stored, deflate, bzip2 and lzma can)",
+        )
+
+
+def _methods() -> set[int]:
+    """The compression methods this Python decompresses."""
+    found = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED}
+    for method, module in ((zipfile.ZIP_BZIP2, "bz2"), (zipfile.ZIP_LZMA, "lzma")):
+        if importlib.util.find_spec(module) is not None:
+            found.add(method)
+    return found
+
+
+def _read_member(archive: Path, handle: zipfile.ZipFile, info: zipfile.ZipInfo, name: str) -> str:
+    """A small member's text (a link's target)."""
+    _readable(archive, info, name)
+    try:
+        return handle.read(info).decode("utf-8", "surrogateescape")
+    except _DAMAGE as exc:
+        raise _refuse(archive, f"entry {name!r}: {_damage(exc)}") from exc
+
+
+def _copy_member(
+    archive: Path, handle: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, target: Path
+) -> None:
+    """Write a member into the new file ``target`` (created exclusively, never through a
+    link), block by block; a member that turns out damaged refuses the archive."""
+    _readable(archive, info, name)
+    try:
+        src = handle.open(info)
+    except _DAMAGE as exc:
+        raise _refuse(archive, f"entry {name!r}: {_damage(exc)}") from exc
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    with src, os.fdopen(os.open(target, flags, 0o644), "wb") as dst:
+        while True:
+            try:
+                block = src.read(1 << 20)
+            except _DAMAGE as exc:
+                raise _refuse(archive, f"entry {name!r}: {_damage(exc)}") from exc
+            if not block:
+                break
+            dst.write(block)
 
 
 #: One archive member: (name in the archive, file to copy, or text, or a link target).

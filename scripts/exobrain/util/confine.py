@@ -165,14 +165,21 @@ def special_kind(mode: int) -> str | None:
 
 def unsafe_entries(folder: Path) -> list[tuple[str, str]]:
     """``(relative POSIX path, why)`` for every entry of a skill folder that must not be
-    copied, hashed or shipped: a link leading outside the folder (:func:`leaves`), and
-    anything that is not a regular file, a folder or a link (a FIFO would hang a reader).
+    copied, hashed or shipped: a link leading outside the folder (:func:`leaves`), anything
+    that is not a regular file, a folder or a link (a FIFO would hang a reader), and a folder
+    that cannot be listed (the skill itself: ``.``).
     Version-control folders are not looked into. Sorted by path."""
     found: list[tuple[str, str]] = []
 
     def walk(directory: str, prefix: str) -> None:
-        with os.scandir(directory) as entries:
-            listing = list(entries)
+        try:
+            with os.scandir(directory) as entries:
+                listing = list(entries)
+        except OSError as exc:  # unreadable: what it holds can be neither checked nor copied
+            found.append(
+                (prefix.rstrip("/") or ".", f"a folder that cannot be read ({exc.strerror})")
+            )
+            return
         for entry in listing:
             rel = prefix + entry.name
             if entry.is_symlink():

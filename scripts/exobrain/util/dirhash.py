@@ -10,7 +10,7 @@ Left out, because they are not part of a skill's content: version-control folder
 byte-code and tool caches, ``.DS_Store`` and the fetcher's install record. A symbolic link is
 hashed by its target text (it is not followed), so a link cannot pull outside content in. A
 FIFO, device or socket in the folder is refused (:class:`~exobrain.util.confine.UnsafePath`),
-never opened: reading one would hang.
+never opened: reading one would hang; a folder that cannot be listed is named, not hashed.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from exobrain.errors import OperationFailed
+from exobrain.errors import InputFileError, OperationFailed
 from exobrain.util.confine import UnsafePath, special_kind
 from exobrain.util.fileio import open_regular
 
@@ -65,7 +65,14 @@ def file_digests(folder: Path) -> dict[str, str]:
     base = os.fspath(folder)
 
     def walk(directory: str, prefix: str) -> None:
-        with os.scandir(directory) as entries:
+        try:
+            listing = os.scandir(directory)
+        except OSError as exc:
+            raise InputFileError(
+                f"{directory}: cannot read the folder ({exc.strerror}); it cannot be hashed",
+                hint="give yourself access to it (chmod u+rx FOLDER)",
+            ) from exc
+        with listing as entries:
             for entry in entries:
                 rel = prefix + entry.name
                 if entry.is_symlink():

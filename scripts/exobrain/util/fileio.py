@@ -68,6 +68,22 @@ def open_regular(path: Path | str) -> int:
     )
 
 
+def is_file(path: Path | str) -> bool:
+    """Whether a regular file is at ``path`` (links followed), telling "nothing there" (False)
+    from "cannot look": a folder on the way that this user may not search is an
+    :class:`InputFileError` naming the path (``Path.is_file`` raises a bare
+    ``PermissionError`` there, a traceback in every command that asks)."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except PermissionError as exc:
+        raise InputFileError(
+            f"{path}: cannot be read ({exc.strerror})",
+            hint="give yourself access to it and to the folders above it (chmod u+rx FOLDER)",
+        ) from exc
+    except OSError:  # absent, a folder above is a file, a loop of links: no file there
+        return False
+
+
 def _kind_at(path: Path | str) -> str | None:
     try:
         return special_kind(os.stat(path).st_mode)

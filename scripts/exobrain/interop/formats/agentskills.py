@@ -15,7 +15,7 @@ from typing import Any
 
 from exobrain.artifacts.checks import STANDARD_FIELDS, fields_to_move, metadata_conflicts
 from exobrain.interop.formats.bundle import Bundle, FoundSkill
-from exobrain.interop.formats.fields import MARKER, dump, encode
+from exobrain.interop.formats.fields import MARKER, dump, encode, untravelled
 from exobrain.skillmd import spec_problems
 from exobrain.util.versions import is_version
 
@@ -59,6 +59,8 @@ def compat_problems(
         )
     if not body.strip():
         problems.append("no instructions after the frontmatter")
+    if not strip:
+        problems += untravelled(meta, fields_to_move(meta, keep, tools_as_text))
     return problems + metadata_conflicts(meta, keep=keep, tools_as_text=tools_as_text, strip=strip)
 
 

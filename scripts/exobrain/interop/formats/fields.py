@@ -20,6 +20,7 @@ from exobrain.artifacts.checks import MOVED_MARKER
 from exobrain.errors import InputFileError
 from exobrain.skillmd import NAME_MAX, parse, split_frontmatter
 from exobrain.util import boundedjson
+from exobrain.util.jsonsafe import json_safe
 
 #: Claude Code's own SKILL.md fields (besides the standard ones); kept as they are by the
 #: formats that target Claude Code, moved into metadata by the plain Agent Skills format.
@@ -45,13 +46,39 @@ SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 
 def encode(value: Any) -> str:
     """A field value as a metadata string: strings stay as they are unless they would read
-    back as JSON (``"true"``, ``"[1]"``), everything else is JSON."""
+    back as JSON (``"true"``, ``"[1]"``), everything else is JSON. A date travels as its ISO
+    text (binary data never gets here: :func:`untravelled` refuses it)."""
+    value = json_safe(value)
     if isinstance(value, str):
         try:
             boundedjson.loads(value)
         except ValueError:
             return value
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def untravelled(meta: dict[str, Any], moved: list[Any]) -> list[str]:
+    """Why moved fields cannot travel in ``metadata`` as text: a key that is not text (an
+    unquoted ``2020-01-01:``) has no name there, and binary data (``!!binary``) no text
+    that gives it back."""
+    problems = []
+    for key in moved:
+        if not isinstance(key, str):
+            text = json_safe(key)
+            problems.append(f"frontmatter key {text} is not text: quote it ('{text}':)")
+        elif _holds_bytes(meta[key]):
+            problems.append(f"{key} holds binary data (!!binary), which metadata cannot carry")
+    return problems
+
+
+def _holds_bytes(value: Any) -> bool:
+    if isinstance(value, (bytes, bytearray)):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_bytes(k) or _holds_bytes(v) for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(_holds_bytes(v) for v in value)
+    return False
 
 
 def decode(text: str) -> Any:
