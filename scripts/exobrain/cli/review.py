@@ -44,9 +44,10 @@ def main(base: str | None, as_json: bool, repo: Path | None) -> None:
     base; a rename in the same registry keeps its standing, a move from a person scope does
     not. Proof is tracked by git (staged or committed) inside the skill's folder — a test
     (test_*, *_test.*, *.test.* in any language, tests/…) that is not empty, an eval
-    (evals/*.json, *.eval.json) that parses, an ab-results.json with recorded runs — or a crons.json job
-    naming the skill. Lifecycle changes must go draft→active→deprecated→archived (or straight
-    to archived). Set EXOBRAIN_SKIP_AUTHORING_REVIEW=1 to skip the check (it says so).
+    (evals/*.json, *.eval.json) that parses, an ab-results.json with recorded runs — or a
+    crons.json job naming the skill. Lifecycle changes must go
+    draft→active→deprecated→archived (or straight to archived). Set
+    EXOBRAIN_SKIP_AUTHORING_REVIEW=1 to skip the check (it says so).
     """
     from exobrain.gate.review import SKIP_VARIABLE, pick_base, review, skip_requested
     from exobrain.util.repository import Repository
