@@ -6,7 +6,8 @@ the text, its ``id`` a digest of the line's facts (the same line brought back by
 its id) and ``reply_to`` names the comment it answers, which makes the lines a thread.
 
 The text rules live here and are shared by the writer and the line reader; this module
-imports only the standard library at the top (the Claude usage hook imports the ledger).
+imports only the standard library and the toolkit's errors and output filter at the top
+(the Claude usage hook imports the ledger).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import re
 from typing import Any
 
 from exobrain.errors import UsageError
+from exobrain.util.terminal import unsafe_in
 
 #: The longest comment: a paragraph of debate, not a document (a ledger is read whole).
 MAX_COMMENT = 2000
@@ -24,7 +26,8 @@ COMMENT_ID = re.compile(r"^c-[0-9a-f]{12}\Z")
 
 def comment_text(text: Any) -> str:
     """A comment's text, trimmed: 1 to :data:`MAX_COMMENT` characters, with no control
-    characters but newlines and tabs (it is printed to terminals)."""
+    characters but newlines and tabs and no bidi control (it is printed to terminals). A
+    line someone wrote by hand with bidi controls is still read: they are shown escaped."""
     value = text.strip() if isinstance(text, str) else ""
     if not value:
         raise UsageError("a comment needs some text")
@@ -36,6 +39,12 @@ def comment_text(text: Any) -> str:
     problem = comment_problem(value)
     if problem:
         raise UsageError(f"a comment must be plain text: {problem}")
+    found = unsafe_in(value, lines=True)
+    if found:  # what is left: the bidi controls, which reorder how a line reads
+        raise UsageError(
+            f"a comment must be plain text: it holds the bidi control {found}",
+            hint="write the text without direction marks, embeddings or isolates",
+        )
     return value
 
 
