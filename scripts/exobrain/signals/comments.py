@@ -1,4 +1,5 @@
-"""Comments: debate about a skill, kept as ``comment`` lines in the signal ledgers.
+"""Comments: debate about a skill, kept as ``comment`` lines in the signal ledgers (and the
+rule of the other free text a line carries, a calibration's note).
 
 A comment is a ledger line like any other (``exobrain comment REF TEXT``), so it merges
 without conflicts and travels with the repository; it counts in no number. Its ``value`` is
@@ -21,6 +22,9 @@ from exobrain.util.terminal import unsafe_in
 
 #: The longest comment: a paragraph of debate, not a document (a ledger is read whole).
 MAX_COMMENT = 2000
+#: The longest calibration note: what happened, in a few words (as long as a comment may be;
+#: the MCP tool's cap is the same).
+MAX_NOTE = 2000
 COMMENT_ID = re.compile(r"^c-[0-9a-f]{12}\Z")
 
 
@@ -55,6 +59,27 @@ def comment_problem(text: str) -> str | None:
     if any("\ud800" <= ch <= "\udfff" for ch in text):
         return "not UTF-8"
     return None
+
+
+def note_text(text: Any) -> str | None:
+    """A calibration note, trimmed (None when empty): one line of at most :data:`MAX_NOTE`
+    characters, no control or bidi character (it is printed in the signals table; a longer
+    story is a comment)."""
+    value = text.strip() if isinstance(text, str) else str(text)
+    if not value:
+        return None
+    if len(value) > MAX_NOTE:
+        raise UsageError(
+            f"a calibration note is at most {MAX_NOTE} characters, not {len(value)}",
+            hint="say what happened in a few words; exobrain comment takes a longer text",
+        )
+    found = unsafe_in(value)
+    if found:
+        raise UsageError(
+            f"a calibration note must be one line of plain text: it holds {found}",
+            hint="drop newlines, tabs, control and bidi characters",
+        )
+    return value
 
 
 def comment_id(skill: str, ts: str, by: str, host: str, text: str) -> str:

@@ -9,12 +9,12 @@ never edit the same bytes and git merges never conflict (``.gitattributes`` mark
 
 with, per kind: ``vote`` value -1|1; ``rank`` value 0..1 and ``dimension``; ``usage`` value 1
 and ``auto`` (true when a hook wrote it); ``calibration`` value true|false (did the declared
-outcome happen) and an optional ``note`` (one line of plain text, :data:`MAX_NOTE` characters
-at most); ``fund`` value > 0 and ``currency``; ``comment`` value the text (see
-:mod:`exobrain.signals.comments`), its ``id`` and an optional ``reply_to`` (the id of the
-comment it answers). A use or an outcome of a superseded skill is filed against its successor
-with ``"via"``, the reference that was used (:mod:`exobrain.signals.record`). Compaction writes
-``"snapshot": true`` lines that stand for a whole day of one file (see
+outcome happen) and an optional ``note`` (one line of plain text: see
+:mod:`exobrain.signals.comments`); ``fund`` value > 0 and ``currency``; ``comment`` value the
+text (see :mod:`exobrain.signals.comments`), its ``id`` and an optional ``reply_to`` (the id of
+the comment it answers). A use or an outcome of a superseded skill is filed against its
+successor with ``"via"``, the reference that was used (:mod:`exobrain.signals.record`).
+Compaction writes ``"snapshot": true`` lines that stand for a whole day of one file (see
 :mod:`exobrain.signals.compact`). Numbers are derived at read time
 (:mod:`exobrain.signals.aggregate`), never stored.
 
@@ -32,10 +32,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from exobrain.errors import InputFileError, OperationFailed, UsageError
-from exobrain.signals.comments import check_comment_id, comment_id, comment_text
+from exobrain.signals.comments import check_comment_id, comment_id, comment_text, note_text
 from exobrain.util.fileio import make_folders
 from exobrain.util.locking import lock_fd
-from exobrain.util.terminal import unsafe_in
 
 if TYPE_CHECKING:  # the ledger's readers need no workspace
     from exobrain.workspace import Workspace
@@ -61,9 +60,6 @@ LEDGER_LIMIT = 64 << 20
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 #: An agent's name as a line carries it (the fast reader's pattern; the agent table's names).
 _AGENT = re.compile(r"^[a-z][a-z0-9-]{0,31}\Z")
-#: The longest calibration note: what happened, in a few words (as long as a comment may be;
-#: the MCP tool's cap is the same).
-MAX_NOTE = 2000
 _CURRENCY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,31}\Z")
 #: A ledger's skill field. The name part is looser than the naming rule (the reader's pattern
 #: is faster without the nested group); only declared names are ever written or scored.
@@ -205,27 +201,6 @@ def _number(text: Any, what: str) -> float:
         raise UsageError(f"{what} must be a number, not {text!r}") from None
     if isinstance(text, bool) or not math.isfinite(value):
         raise UsageError(f"{what} must be a finite number, not {text!r}")
-    return value
-
-
-def note_text(text: Any) -> str | None:
-    """A calibration note, trimmed (None when empty): one line of at most :data:`MAX_NOTE`
-    characters, no control or bidi character (it is printed in the signals table; a longer
-    story is a comment)."""
-    value = text.strip() if isinstance(text, str) else str(text)
-    if not value:
-        return None
-    if len(value) > MAX_NOTE:
-        raise UsageError(
-            f"a calibration note is at most {MAX_NOTE} characters, not {len(value)}",
-            hint="say what happened in a few words; exobrain comment takes a longer text",
-        )
-    found = unsafe_in(value)
-    if found:
-        raise UsageError(
-            f"a calibration note must be one line of plain text: it holds {found}",
-            hint="drop newlines, tabs, control and bidi characters",
-        )
     return value
 
 
