@@ -67,7 +67,7 @@ CATALOG = Cache(
     "the printed catalog: whole (a full checkout, `<key>.<variant>.txt`) or as rows to "
     "patch (a sparse checkout, `rows/<variant>.*`)",
     "a stat walk of every scope folder, or HEAD and the cone (rows)",
-    3,
+    5,
     "whole: when its key changes; rows: patched for what changed since their commit",
     "the next `skills-status --all` renders the catalog in full",
 )

@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from exobrain.util.terminal import safe_text
+
 ERROR = "error"
 INFO = "info"
 WARNING = "warning"
@@ -33,7 +35,9 @@ class Finding:
         return f"{place} {self.entry}" if self.entry else place
 
     def render(self) -> str:
-        return f"{self.level.upper():7} {self.code}: {self.where()}: {self.message}"
+        """The finding as a line for a terminal: its file, entry and message may quote what
+        a file holds, so they are shown through the one output filter."""
+        return safe_text(f"{self.level.upper():7} {self.code}: {self.where()}: {self.message}")
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -84,7 +84,8 @@ def _append_many(args):
                 True,
                 by="al",
                 host="h",
-                note=f"worker {worker} line {i} " + "x" * 3000,
+                # within the note's 2,000 characters, over PIPE_BUF's 4,096 bytes
+                note=f"worker {worker} line {i} " + "€" * 1900,
             ),
             root=root,
         )

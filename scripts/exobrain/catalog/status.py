@@ -11,6 +11,7 @@ from exobrain.model import Identity
 from exobrain.paths import skill_dir
 from exobrain.resolve import Resolved
 from exobrain.skillmd import SKILL_FILE
+from exobrain.util.terminal import safe_line, safe_text
 from exobrain.workspace import Workspace
 
 
@@ -80,7 +81,8 @@ def status_rows(
 
 
 def prompt_block(ws: Workspace, rows: list[StatusRow]) -> str:
-    """The ``<available_skills>`` block of the Agent Skills reference tooling."""
+    """The ``<available_skills>`` block of the Agent Skills reference tooling (what came
+    from files shown through the one output filter: it is printed to a terminal too)."""
     parts = ["<available_skills>"]
     for row in rows:
         location = skill_dir(ws.root, row.skill.home, row.skill.name) / SKILL_FILE
@@ -89,13 +91,13 @@ def prompt_block(ws: Workspace, rows: list[StatusRow]) -> str:
         parts += [
             "<skill>",
             "<name>",
-            escape(row.skill.name),
+            safe_line(escape(row.skill.name)),
             "</name>",
             "<description>",
-            escape(row.description),
+            safe_text(escape(row.description)),
             "</description>",
             "<location>",
-            escape(str(location)),
+            safe_line(escape(str(location))),
             "</location>",
             "</skill>",
         ]

@@ -10,13 +10,13 @@ so a patch can tell whether a column's width changed (then it renders in full).
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from exobrain.catalog.rows import CatalogRow
 from exobrain.skillmd import one_line
+from exobrain.util.terminal import json_text, safe_line
 
 TABLE, PLAIN, JSON = "table", "plain", "json"
 KINDS = (TABLE, PLAIN, JSON)
@@ -29,8 +29,11 @@ _NAME_KEY = '"name": "'
 
 
 def cells(row: CatalogRow) -> list[str]:
-    """The row's cells as the table and the tab-separated text show them."""
-    return [
+    """The row's cells as the table and the tab-separated text show them: through the one
+    output filter (:func:`~exobrain.util.terminal.safe_line`), since every cell but FORCED
+    comes from a file someone else may have written, and the text is kept and printed
+    again from the memo and the kept rows."""
+    found = [
         row.name,
         row.scope,
         row.owner or "-",
@@ -39,6 +42,9 @@ def cells(row: CatalogRow) -> list[str]:
         row.lifecycle,
         one_line(row.description, 80),
     ]
+    if "".join(found).isprintable():  # one check for the whole row: the common case
+        return found
+    return [safe_line(cell) for cell in found]
 
 
 def variant_of(kind: str, tier: str | None) -> str:
@@ -71,8 +77,9 @@ def cell_widths(all_cells: list[list[str]]) -> list[Counter[int]]:
 
 
 def json_chunk(row: CatalogRow) -> str:
-    """The row as ``json.dumps`` indents it inside ``{"skills": [...]}``."""
-    text = json.dumps(row.as_json(), indent=2, ensure_ascii=False)
+    """The row as ``json.dumps`` indents it inside ``{"skills": [...]}``, with DEL, C1 and
+    bidi controls as ``\\uXXXX`` escapes (:func:`~exobrain.util.terminal.json_text`)."""
+    text = json_text(row.as_json())
     return "    " + text.replace("\n", "\n    ")
 
 

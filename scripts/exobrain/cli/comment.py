@@ -9,6 +9,7 @@ import click
 from exobrain.cli.edge import (
     HELP,
     command_edge,
+    echo_line,
     emit_json,
     exit_codes,
     json_option,
@@ -73,10 +74,10 @@ def command(
         reply_to=reply_to,
     )
     if warning:
-        click.echo(f"warning: {warning}", err=True)
+        echo_line(f"warning: {warning}", err=True)
     rel = path.relative_to(ws.root).as_posix()
     if as_json:
         emit_json({**line, "file": rel})
         return
     answer = f" in reply to {reply_to}" if reply_to else ""
-    click.echo(f"recorded comment {line['id']} on {skill}{answer} by {line['by']} ({rel})")
+    echo_line(f"recorded comment {line['id']} on {skill}{answer} by {line['by']} ({rel})")

@@ -8,7 +8,9 @@ from typing import Any
 
 import click
 
+from exobrain.cli.edge import echo_line
 from exobrain.paths import shown
+from exobrain.util.terminal import safe_line
 
 SYMBOLS = {"keep": "✓", "create": "+", "replace": "~", "remove": "-", "skip": "!"}
 COLOURS = {
@@ -79,7 +81,7 @@ def _line(action, root: Path) -> str:
     reason = f" ({action.reason})" if action.reason and action.op != "skip" else ""
     if action.op == "skip":
         reason = f": {action.reason}"
-    return f"{symbol} {verb:<13} {subject}{reason}"
+    return f"{symbol} {verb:<13} {safe_line(subject + reason)}"  # names and paths: anyone's
 
 
 def render_report(report, quiet: bool) -> None:
@@ -93,14 +95,14 @@ def render_report(report, quiet: bool) -> None:
     who = ", ".join(report.connected_scopes) or "guest: global only"
     if report.person:
         who += f" (as {report.person})"
-    click.echo(f"{report.agent} [{report.level}] ← {who} → {shown(report.skills_dir, root)}")
+    echo_line(f"{report.agent} [{report.level}] ← {who} → {shown(report.skills_dir, root)}")
     for note in report.notes:
-        click.echo(f"  note: {note}")
+        echo_line(f"  note: {note}")
     for event in report.external.events if report.external is not None else []:
         if event.action == "modified":  # said once, as the problem it is (connector)
             continue
         if not (quiet and event.action == "unchanged"):
-            click.echo(
+            echo_line(
                 f"{_EXTERNAL.get(event.action, '…')} external      {event.link_name}: "
                 f"{event.text()}"
             )
@@ -109,7 +111,7 @@ def render_report(report, quiet: bool) -> None:
             continue
         click.echo(_line(action, root))
     for hook in report.hooks_planned if report.dry_run else []:
-        path = shown(hook.path, root)
+        path = safe_line(shown(hook.path, root))
         if hook.trusted:
             click.echo(f"  would run {path}")
         else:
@@ -117,9 +119,9 @@ def render_report(report, quiet: bool) -> None:
     for result in report.hooks_run:
         _render_hook(result, root)
     for warning in report.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        echo_line(f"warning: {warning}", err=True)
     for problem in report.problems:
-        click.echo(f"problem: {problem}", err=True)
+        echo_line(f"problem: {problem}", err=True)
     click.echo(_summary(report))
     _render_steps(report)
 
@@ -140,9 +142,12 @@ def _render_steps(report) -> None:
 
 
 def _render_hook(result, root: Path) -> None:
-    path = shown(result.hook.path, root)
+    """A scope hook's line; what the hook printed follows as it printed it (it ran because
+    this machine trusts its content)."""
+    path = safe_line(shown(result.hook.path, root))
     if result.untrusted:
-        click.echo(f"{click.style('!', fg='red', bold=True)} not run       {path}: {result.error}")
+        error = safe_line(result.error or "")
+        click.echo(f"{click.style('!', fg='red', bold=True)} not run       {path}: {error}")
         return
     if result.ok:
         click.echo(

@@ -15,6 +15,7 @@ from exobrain.cli.edge import (
     json_option,
     limit_option,
     repo_option,
+    report_notes,
     version_option,
 )
 
@@ -67,8 +68,7 @@ def command(
             quality=signal_quality(ws),
             progress=progress,
         )
-    for note in result.notes:
-        click.echo(f"note: {note}", err=True)
+    report_notes(result.notes)
     if as_json or fmt == "json":
         emit_json(
             {

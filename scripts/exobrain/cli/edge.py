@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import atexit
 import functools
-import json
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -24,6 +23,7 @@ import click
 
 from exobrain.errors import ExobrainError, denied
 from exobrain.findings import Finding
+from exobrain.util.terminal import json_text, safe_line, safe_text
 
 if TYPE_CHECKING:
     from exobrain.workspace import Workspace
@@ -39,7 +39,7 @@ def command_edge(func: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return func(*args, **kwargs)
         except ExobrainError as exc:
-            click.echo(f"error: {exc}", err=True)
+            click.echo(f"error: {safe_text(str(exc))}", err=True)
             sys.exit(exc.exit_code)
         except PermissionError as exc:  # a file or folder this user may not open, met anywhere
             error = denied(exc)
@@ -147,7 +147,17 @@ def exit_codes(ok: str = "done", failed: str = FAILED, bad: str = BAD_INPUT) -> 
 
 
 def emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    """``--json``: the data as JSON, with no raw control or bidi character in its strings
+    (they are ``\\uXXXX`` escapes: the same data, nothing a terminal acts on)."""
+    click.echo(json_text(data))
+
+
+def echo_line(line: str, *, err: bool = False) -> None:
+    """Print one line that holds text from files (frontmatter, registries, ledgers, folder
+    names) through the one output filter: the line is one line by design, so a newline,
+    a control or a bidi character in a value is shown escaped
+    (:func:`~exobrain.util.terminal.safe_line`)."""
+    click.echo(safe_line(line), err=err)
 
 
 def stdout_is_terminal() -> bool:
@@ -163,7 +173,7 @@ def report_findings(findings: Iterable[Finding]) -> None:
 def report_notes(notes: Iterable[str]) -> None:
     """What an answer covered (e.g. the part of a sparse checkout read from git), on stderr."""
     for note in notes:
-        click.echo(f"note: {note}", err=True)
+        click.echo(f"note: {safe_text(note)}", err=True)
 
 
 def finish_read(ws: Workspace, *, found: bool = True) -> NoReturn:
@@ -176,8 +186,10 @@ def finish_read(ws: Workspace, *, found: bool = True) -> NoReturn:
 
 
 def plain_table(rows: list[list[str]], header: list[str]) -> str:
-    """Space-aligned columns for non-terminal output (no colour, no box drawing)."""
-    table = [header, *rows]
+    """Space-aligned columns for non-terminal output (no colour, no box drawing); every
+    cell shown through :func:`~exobrain.util.terminal.safe_line` before the columns are
+    measured, so what came from a file can neither act on the terminal nor break a row."""
+    table = [header, *([safe_line(cell) for cell in row] for row in rows)]
     widths = [max(map(len, column)) for column in zip(*table, strict=True)]
     line = "  ".join(f"{{:<{width}}}" for width in widths)  # one format per row: fast at scale
     return "\n".join(line.format(*row).rstrip() for row in table)

@@ -11,6 +11,7 @@ import click
 from exobrain.cli.edge import (
     HELP,
     command_edge,
+    echo_line,
     emit_json,
     exit_codes,
     finish_read,
@@ -65,26 +66,26 @@ def command(
         emit_json(data)
         finish_read(ws)
     for event in data["events"]:
-        click.echo(_line(event))
-    click.echo(f"head: {data['head']}")
+        echo_line(_line(event))
+    echo_line(f"head: {data['head']}")
     finish_read(ws)
 
 
 def _follow(ws, cursor: str | None, interval: float, as_json: bool) -> None:
     """Poll until Ctrl-C (or SIGTERM), printing each event as one line; exit 0."""
-    import json
     import signal
     import sys
     import time
 
     from exobrain.search.follow import Follower
+    from exobrain.util.terminal import json_text, safe_line
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     follower = Follower(ws, cursor)
     try:
         while True:
             for event in follower.poll():
-                click.echo(json.dumps(event, ensure_ascii=False) if as_json else _line(event))
+                click.echo(json_text(event, indent=None) if as_json else safe_line(_line(event)))
             sys.stdout.flush()
             time.sleep(interval)
     except KeyboardInterrupt:
@@ -92,7 +93,8 @@ def _follow(ws, cursor: str | None, interval: float, as_json: bool) -> None:
 
 
 def _line(event: dict[str, Any]) -> str:
-    """One event as a line of text."""
+    """One event as a line of text (printed through the output filter: refs, people and
+    agents come from registries and ledgers)."""
     kind, extra = event["type"], ""
     if kind == "skill.lifecycle":
         extra = f" {event['from']} → {event['to']}"

@@ -9,6 +9,7 @@ import click
 from exobrain.cli.edge import (
     HELP,
     command_edge,
+    echo_line,
     emit_json,
     exit_codes,
     finish_read,
@@ -16,6 +17,7 @@ from exobrain.cli.edge import (
     repo_option,
     version_option,
 )
+from exobrain.util.terminal import safe_text
 
 
 @click.command(
@@ -38,16 +40,18 @@ def command(ref: str, as_json: bool, repo: Path | None) -> None:
     if as_json:
         emit_json(row)
         finish_read(ws)
-    click.echo(f"{row['ref']}  ({row['type']}, {row['lifecycle']}, tier {row['tier']})")
+    # what follows came from files: each line through the one output filter, the body as
+    # lines (its newlines and tabs kept, every other control shown escaped)
+    echo_line(f"{row['ref']}  ({row['type']}, {row['lifecycle']}, tier {row['tier']})")
     for key in ("path", "owner", "version", "hash", "quality"):
         if row.get(key) is not None:
-            click.echo(f"  {key + ':':9} {row[key]}")
+            echo_line(f"  {key + ':':9} {row[key]}")
     if row["description"]:
-        click.echo(f"  {'about:':9} {' '.join(row['description'].split())}")
+        echo_line(f"  {'about:':9} {' '.join(row['description'].split())}")
     for link in row["links"]["outgoing"]:
-        click.echo(f"  {link['predicate']} → {link['ref'] or link['target']}")
+        echo_line(f"  {link['predicate']} → {link['ref'] or link['target']}")
     for link in row["links"]["incoming"]:
-        click.echo(f"  {link['predicate']} ← {link['source']}")
+        echo_line(f"  {link['predicate']} ← {link['source']}")
     click.echo("")
-    click.echo(row["body"].strip("\n"))
+    click.echo(safe_text(row["body"].strip("\n")))
     finish_read(ws)

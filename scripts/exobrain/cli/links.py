@@ -9,6 +9,7 @@ import click
 from exobrain.cli.edge import (
     HELP,
     command_edge,
+    echo_line,
     emit_json,
     exit_codes,
     finish_read,
@@ -46,14 +47,14 @@ def command(ref: str, predicate: str | None, as_json: bool, repo: Path | None) -
         emit_json(data)
         finish_read(ws)
     if not data["outgoing"] and not data["incoming"]:
-        click.echo(f"{data['ref']}: no links")
+        echo_line(f"{data['ref']}: no links")
     for link in data["outgoing"]:
         target = link["ref"] or f"{link['target']}" + (
             " (not visible)"
             if link["predicate"] in ("uses_skill", "derives_from", "supersedes")
             else ""
         )
-        click.echo(f"{data['ref']} {link['predicate']} {target}")
+        echo_line(f"{data['ref']} {link['predicate']} {target}")
     for link in data["incoming"]:
-        click.echo(f"{link['source']} {link['predicate']} {data['ref']}")
+        echo_line(f"{link['source']} {link['predicate']} {data['ref']}")
     finish_read(ws)

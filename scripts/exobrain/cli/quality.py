@@ -11,6 +11,7 @@ import click
 from exobrain.cli.edge import (
     HELP,
     command_edge,
+    echo_line,
     emit_json,
     exit_codes,
     finish_read,
@@ -90,7 +91,7 @@ def main(
         else:
             _show_all(results, entries, weights, source, unknown)
     for problem in agg.problems[:SHOWN_PROBLEMS]:
-        click.echo(f"warning: {problem}", err=True)
+        echo_line(f"warning: {problem}", err=True)
     if len(agg.problems) > SHOWN_PROBLEMS:
         click.echo(
             f"warning: … and {len(agg.problems) - SHOWN_PROBLEMS} more skipped ledger lines",
@@ -123,7 +124,7 @@ def _show_one(result, weights, source: str) -> None:
         "usage": f"{usage['uses']} uses (decayed {usage['decayed']:.2f})",
         "fund": f"{funds} (decayed {fund['decayed']:.2f} {fund['scored_currency']})",
     }
-    click.echo(
+    echo_line(
         f"{result.skill}  quality {result.score:.3f}  "
         f"(weights: {source}, half-life {weights.half_life_days:g} days)"
     )
@@ -150,4 +151,4 @@ def _show_all(results, entries, weights, source: str, unknown: int) -> None:
     footer = f"{len(rows)} skill(s); weights: {source}, half-life {weights.half_life_days:g} days"
     if unknown:
         footer += f"; {unknown} skill ref(s) in the ledgers match no declaration"
-    click.echo(footer)
+    echo_line(footer)

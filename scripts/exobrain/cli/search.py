@@ -10,6 +10,7 @@ import click
 from exobrain.cli.edge import (
     HELP,
     command_edge,
+    echo_line,
     emit_json,
     exit_codes,
     finish_read,
@@ -18,10 +19,12 @@ from exobrain.cli.edge import (
     parse_lifecycles,
     parse_types,
     repo_option,
+    report_notes,
     split_list,
     stdout_is_terminal,
     version_option,
 )
+from exobrain.util.terminal import safe_line
 
 
 @click.command(
@@ -113,8 +116,7 @@ def command(
             quality=signal_quality(ws),
             progress=progress,
         )
-    for note in result.notes:
-        click.echo(f"note: {note}", err=True)
+    report_notes(result.notes)
     if as_json:
         emit_json(
             {
@@ -158,17 +160,17 @@ def _print_hits(hits: list[Any], start: int = 1) -> None:
         parts = [f"bm25 {c['bm25']:.2f}" if c["bm25"] is not None else "no word match"]
         parts += [f"{role} {cosine:.2f}" for role, cosine in c["cosines"].items()]
         parts += [f"quality {c['quality']:.2f}", data["lifecycle"]]
-        head = click.style(data["name"], bold=True) if bold else data["name"]
+        # the hit's text came from files: through the output filter, and styled after it
+        name = safe_line(data["name"])
+        head = click.style(name, bold=True) if bold else name
         tier = f"tier {data['tier']}" if data["type"] == "skill" else data["type"]
         if data.get("reach") == "outside":
             tier += " (outside your chain)"
-        click.echo(
-            f"{number:2}. {head}  {data['home']}  {tier}  score {data['score']:.3f} "
-            f"({', '.join(parts)})"
-        )
+        rest = f"  {data['home']}  {tier}  score {data['score']:.3f} ({', '.join(parts)})"
+        click.echo(f"{number:2}. {head}{safe_line(rest)}")
         if data["description"]:
-            click.echo(f"    {data['description']}")
+            echo_line(f"    {data['description']}")
         if data.get("opt_in"):
-            click.echo(f"    opt in: {data['opt_in']}")
+            echo_line(f"    opt in: {data['opt_in']}")
         if data.get("same_content"):
-            click.echo(f"    same content as: {', '.join(data['same_content'])}")
+            echo_line(f"    same content as: {', '.join(data['same_content'])}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ import click
 from exobrain.cli.edge import (
     HELP,
     command_edge,
+    echo_line,
     emit_json,
     exit_codes,
     finish_read,
@@ -19,6 +19,7 @@ from exobrain.cli.edge import (
     repo_option,
     version_option,
 )
+from exobrain.util.terminal import json_text
 
 INCOMING = {"supersedes": "superseded by", "derives_from": "derived by", "uses_skill": "used by"}
 
@@ -54,42 +55,44 @@ def command(ref: str, as_json: bool, repo: Path | None) -> None:
 
 
 def _render(facts: dict[str, Any]) -> None:
-    click.echo(f"{facts['ref']}  (owner {facts['owner']}, lifecycle {facts['lifecycle']})")
+    """The report, one line per fact: each holds values from files, so each goes through
+    the one output filter (:func:`~exobrain.cli.edge.echo_line`)."""
+    echo_line(f"{facts['ref']}  (owner {facts['owner']}, lifecycle {facts['lifecycle']})")
     if facts.get("path"):
-        click.echo(f"  path:        {facts['path']}")
+        echo_line(f"  path:        {facts['path']}")
     if facts.get("source"):
         source = facts["source"]
-        click.echo(f"  source:      {source['repo']} {source['path']} @ {source['ref']}")
-    click.echo(f"  version:     {facts.get('version') or '-'}")
+        echo_line(f"  source:      {source['repo']} {source['path']} @ {source['ref']}")
+    echo_line(f"  version:     {facts.get('version') or '-'}")
     lock = facts["lock"]
     detail = f" ({lock['detail']})" if lock.get("detail") else ""
-    click.echo(f"  lock:        {lock['state']}{detail}")
+    echo_line(f"  lock:        {lock['state']}{detail}")
     resolved = facts["resolved"]
     note = f" ({resolved['note']})" if resolved["note"] else ""
-    click.echo(f"  for you:     {resolved['tier']}{note}, decided by {resolved['decided_by']}")
+    echo_line(f"  for you:     {resolved['tier']}{note}, decided by {resolved['decided_by']}")
     score = facts["quality"]
     parts = ", ".join(f"{k} {v:.2f}" for k, v in score["components"].items())
-    click.echo(f"  quality:     {score['score']:.3f} ({parts})")
+    echo_line(f"  quality:     {score['score']:.3f} ({parts})")
     for label, key in (("declared", "declarations"), ("override", "overrides")):
         for item in facts[key]:
             extra = "".join(
                 f" {k}={v}" for k, v in item.items() if k not in ("registry", "index", "tier")
             )
-            click.echo(
+            echo_line(
                 f"  {label + ':':12} {item['registry']} #{item['index']} tier={item['tier']}{extra}"
             )
     for predicate, refs in facts["links"].items():
-        click.echo(f"  {predicate}: {', '.join(map(str, refs))}")
+        echo_line(f"  {predicate}: {', '.join(map(str, refs))}")
     for predicate, refs in facts["linked_from"].items():
-        click.echo(f"  {INCOMING[predicate]}: {', '.join(refs)}")
+        echo_line(f"  {INCOMING[predicate]}: {', '.join(refs)}")
     if facts["frontmatter"]:
-        click.echo("  frontmatter:")
+        echo_line("  frontmatter:")
     for key, value in facts["frontmatter"].items():
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        click.echo(f"    {key}: {' '.join(str(text).split())}")
+        text = value if isinstance(value, str) else json_text(value, indent=None)
+        echo_line(f"    {key}: {' '.join(str(text).split())}")
     if facts["comments"]:
-        click.echo(f"  comments ({len(facts['comments'])}):")
+        echo_line(f"  comments ({len(facts['comments'])}):")
     for comment in facts["comments"]:
         indent = "  " * (2 + comment["depth"])
         text = " ".join(comment["text"].split())
-        click.echo(f"{indent}[{comment['id']}] {comment['by']} {comment['ts'][:10]}: {text}")
+        echo_line(f"{indent}[{comment['id']}] {comment['by']} {comment['ts'][:10]}: {text}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import click
 from exobrain.cli.edge import (
     HELP,
     command_edge,
+    echo_line,
     emit_json,
     exit_codes,
     json_option,
@@ -46,14 +48,14 @@ def _record(kind: str, ref_text: str, value: Any, options: dict[str, Any], **ext
     done = record(ws, kind, ref_text, value, agent=options["agent"], host=options["host"], **extra)
     line, rel = done.line, done.path.relative_to(ws.root).as_posix()
     if done.warning:
-        click.echo(f"warning: {done.warning}", err=True)
+        echo_line(f"warning: {done.warning}", err=True)
     if options["as_json"]:
         emit_json({**line, "file": rel})
         return
     from exobrain.signals.view import describe
 
     via = f" (used as {line['via']}, which it supersedes)" if "via" in line else ""
-    click.echo(f"recorded {kind} {describe(line)} on {line['skill']}{via} by {line['by']} ({rel})")
+    echo_line(f"recorded {kind} {describe(line)} on {line['skill']}{via} by {line['by']} ({rel})")
 
 
 @click.group(context_settings=CONTEXT, epilog=RECORDED)
@@ -182,23 +184,23 @@ def _list(ws, ref_text: str, as_json: bool) -> None:
     if as_json:
         emit_json(facts)
     else:
-        click.echo(f"{facts['skill']}: {len(lines)} signal line(s)")
+        echo_line(f"{facts['skill']}: {len(lines)} signal line(s)")
         if lines:
+            # a hand-written line's host and agent may be anything JSON holds: shown as
+            # text, through the output filter (plain_table)
             rows = [
-                [
-                    o["ts"],
-                    o["kind"],
-                    describe(o),
-                    o.get("by", "-"),
-                    o.get("host", "-"),
-                    o.get("agent", "-"),
-                ]
+                [o["ts"], o["kind"], describe(o), o["by"], _field(o, "host"), _field(o, "agent")]
                 for o in lines
             ]
             click.echo(plain_table(rows, ["TS", "KIND", "VALUE", "BY", "HOST", "AGENT"]))
         click.echo(_summary_line(totals, len(facts["comments"])))
     for problem in facts["problems"]:
-        click.echo(f"warning: {problem}", err=True)
+        echo_line(f"warning: {problem}", err=True)
+
+
+def _field(line: dict[str, Any], key: str) -> str:
+    value = line.get(key)
+    return "-" if value is None else value if isinstance(value, str) else json.dumps(value)
 
 
 def _summary_line(totals: dict[str, Any], comments: int) -> str:
@@ -246,7 +248,7 @@ def _compact(ws, person: str | None, older_than: int | None, dry_run: bool, as_j
         state = (
             f"{r.before} → {r.after} lines ({r.snapshots} snapshot)" if r.changed else "unchanged"
         )
-        click.echo(f"{r.rel}: {state}")
+        echo_line(f"{r.rel}: {state}")
     changed = sum(r.changed for r in results)
     click.echo(
         f"{verb} {changed} of {len(results)} ledger(s) of {who}: lines before "

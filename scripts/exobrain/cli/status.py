@@ -23,6 +23,7 @@ from exobrain.cli.edge import (
 )
 from exobrain.model import TIERS
 from exobrain.skillmd import one_line
+from exobrain.util.terminal import safe_line
 
 STATUS_HEADER = ["NAME", "SCOPE", "OWNER", "TIER", "DECLARED-BY", "DESCRIPTION"]
 
@@ -97,7 +98,7 @@ def _connection_line(ws) -> str:
         return "guest: global only"
     leaves = ", ".join(ws.connection.connected_scopes)
     ids = ", ".join(sorted(ws.my_ids)) or "-"
-    return f"connected: {leaves} (as {ids})"
+    return safe_line(f"connected: {leaves} (as {ids})")
 
 
 def _show_status(ws, agent, tier, as_json, plain, fmt) -> None:
@@ -125,12 +126,15 @@ def _show_status(ws, agent, tier, as_json, plain, fmt) -> None:
         return
     cells = [
         [
-            r.skill.name,
-            r.scope + (" (external)" if r.skill.is_external else ""),
-            r.skill.owner or "-",
-            r.skill.tier + (f" ({r.why})" if r.why else ""),
-            r.skill.declared_by,
-            one_line(r.description, 80),
+            safe_line(cell)
+            for cell in (
+                r.skill.name,
+                r.scope + (" (external)" if r.skill.is_external else ""),
+                r.skill.owner or "-",
+                r.skill.tier + (f" ({r.why})" if r.why else ""),
+                r.skill.declared_by,
+                one_line(r.description, 80),
+            )
         ]
         for r in rows
     ]
@@ -182,7 +186,10 @@ def _write_utf8(pieces: list[bytes | memoryview]) -> None:
 
 
 def _render(header: list[str], cells: list[list[str]], *, title: str, footer: str) -> None:
-    """A rich table on a terminal, aligned plain text otherwise."""
+    """A rich table on a terminal, aligned plain text otherwise. The cells come shown
+    through :func:`~exobrain.util.terminal.safe_line` already (rich passes ESC, C1 and bidi
+    controls through), and go in as ``Text``, so a ``[markup]`` in them is shown, not
+    applied."""
     if not stdout_is_terminal():
         click.echo(title)
         if cells:
@@ -193,7 +200,7 @@ def _render(header: list[str], cells: list[list[str]], *, title: str, footer: st
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=title, title_justify="left", header_style="bold")
+    table = Table(title=Text(title), title_justify="left", header_style="bold")
     for column in header:
         table.add_column(
             column,

@@ -10,6 +10,7 @@ import click
 from exobrain.cli.edge import (
     HELP,
     command_edge,
+    echo_line,
     emit_json,
     exit_codes,
     json_option,
@@ -69,7 +70,7 @@ def _trust(trust, paths: list[Path], as_json: bool) -> None:
         return
     note = {"new": "", "changed": " (its content changed since)", "trusted": " (again)"}
     for path, digest, before in done:
-        click.echo(f"trusted  {path}  sha256:{digest[:16]}…{note[before]}")
+        echo_line(f"trusted  {path}  sha256:{digest[:16]}…{note[before]}")
 
 
 def _remove(trust, paths: tuple[Path, ...], as_json: bool) -> None:
@@ -78,7 +79,7 @@ def _remove(trust, paths: tuple[Path, ...], as_json: bool) -> None:
         emit_json([{"path": str(p), "was_trusted": was} for p, was in done])
         return
     for path, was in done:
-        click.echo(f"{'untrusted' if was else 'was not trusted'}  {path}")
+        echo_line(f"{'untrusted' if was else 'was not trusted'}  {path}")
 
 
 def _located(paths: tuple[Path, ...], repo: Path | None) -> list[Path]:
@@ -107,7 +108,7 @@ def _list(trust, as_json: bool) -> None:
         return
     for record, state in rows:
         now = {"trusted": "", "changed": "  (changed since: not run)", "missing": "  (gone)"}
-        click.echo(f"{record.trusted_at}  {record.path}{now.get(state, '')}")
+        echo_line(f"{record.trusted_at}  {record.path}{now.get(state, '')}")
     click.echo(f"{len(rows)} trusted file(s) in {trust.trust_file()}")
 
 
@@ -129,7 +130,9 @@ def _pending(trust, as_json: bool, repo: Path | None) -> None:
     else:
         for hook in pending:
             path = shown(hook.path, ws.root)
-            click.echo(f"{hook.trust:8} {path}\n         {trust.review_hint(path)}")
+            # a scope's folder name is anyone's text: each line through the output filter
+            echo_line(f"{hook.trust:8} {path}")
+            echo_line(f"         {trust.review_hint(path)}")
         click.echo(
             f"{len(hooks) - len(pending)} of {len(hooks)} scope hook(s) of your chain trusted"
         )

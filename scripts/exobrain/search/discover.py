@@ -33,6 +33,7 @@ from exobrain.search.hits import Hit, hit_json, opt_in_hint
 from exobrain.search.query import content_words, fts_query
 from exobrain.skillmd import as_list, one_line
 from exobrain.util.progress import Progress
+from exobrain.util.terminal import safe_line, safe_text
 from exobrain.workspace import Workspace
 
 POOL = 8  # candidates ranked per skill asked for, before the filters
@@ -248,11 +249,14 @@ def render_markdown(result: Discovery) -> str:
         if pick.mcp_servers:
             details.append(f"needs MCP servers: {', '.join(pick.mcp_servers)}")
         lines.append("   " + "; ".join(details))
-    return "\n".join(lines) + "\n"
+    # names, descriptions, triggers, paths and the task came from files or the caller: each
+    # line is one line, through the one output filter (the text is printed to a terminal)
+    return "\n".join(map(safe_line, lines)) + "\n"
 
 
 def render_prompt(result: Discovery) -> str:
-    """The ``<available_skills>`` block agents read (name, description, location)."""
+    """The ``<available_skills>`` block agents read (name, description, location), what
+    came from files through the one output filter (it is printed to a terminal too)."""
     parts = ["<available_skills>"]
     for pick in result.picks:
         a = pick.hit.artifact
@@ -261,13 +265,13 @@ def render_prompt(result: Discovery) -> str:
         parts += [
             "<skill>",
             "<name>",
-            escape(a.name),
+            safe_line(escape(a.name)),
             "</name>",
             "<description>",
-            escape(pick.hit.description),
+            safe_text(escape(pick.hit.description)),
             "</description>",
             "<location>",
-            escape(str(a.path)),
+            safe_line(escape(str(a.path))),
             "</location>",
             "</skill>",
         ]

@@ -9,13 +9,14 @@ never edit the same bytes and git merges never conflict (``.gitattributes`` mark
 
 with, per kind: ``vote`` value -1|1; ``rank`` value 0..1 and ``dimension``; ``usage`` value 1
 and ``auto`` (true when a hook wrote it); ``calibration`` value true|false (did the declared
-outcome happen) and an optional ``note``; ``fund`` value > 0 and ``currency``; ``comment``
-value the text (see :mod:`exobrain.signals.comments`), its ``id`` and an optional ``reply_to``
-(the id of the comment it answers). A use or an outcome of a superseded skill is filed
-against its successor with ``"via"``, the reference that was used
-(:mod:`exobrain.signals.record`). Compaction writes ``"snapshot": true`` lines that stand for
-a whole day of one file (see :mod:`exobrain.signals.compact`). Numbers are derived at read
-time (:mod:`exobrain.signals.aggregate`), never stored.
+outcome happen) and an optional ``note`` (one line of plain text: see
+:mod:`exobrain.signals.comments`); ``fund`` value > 0 and ``currency``; ``comment`` value the
+text (see :mod:`exobrain.signals.comments`), its ``id`` and an optional ``reply_to`` (the id of
+the comment it answers). A use or an outcome of a superseded skill is filed against its
+successor with ``"via"``, the reference that was used (:mod:`exobrain.signals.record`).
+Compaction writes ``"snapshot": true`` lines that stand for a whole day of one file (see
+:mod:`exobrain.signals.compact`). Numbers are derived at read time
+(:mod:`exobrain.signals.aggregate`), never stored.
 
 This module is imported by the Claude usage hook, so it imports only the standard library.
 """
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from exobrain.errors import InputFileError, OperationFailed, UsageError
-from exobrain.signals.comments import check_comment_id, comment_id, comment_text
+from exobrain.signals.comments import check_comment_id, comment_id, comment_text, note_text
 from exobrain.util.fileio import make_folders
 from exobrain.util.locking import lock_fd
 
@@ -57,6 +58,8 @@ LOCK_TIMEOUT = 10.0
 LEDGER_LIMIT = 64 << 20
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+#: An agent's name as a line carries it (the fast reader's pattern; the agent table's names).
+_AGENT = re.compile(r"^[a-z][a-z0-9-]{0,31}\Z")
 _CURRENCY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,31}\Z")
 #: A ledger's skill field. The name part is looser than the naming rule (the reader's pattern
 #: is faster without the nested group); only declared names are ever written or scored.
@@ -201,11 +204,24 @@ def _number(text: Any, what: str) -> float:
     return value
 
 
-def check_id(value: str, what: str) -> str:
-    """A person or host id: it becomes a path component, so keep it plain."""
-    if not _ID.match(value or ""):
+def check_agent(value: str) -> str:
+    """An agent's name as a line carries it: lowercase letters, digits and '-'."""
+    if not _AGENT.match(value):
         raise UsageError(
-            f"{what} {value!r} must be letters, digits, '.', '_' or '-' "
+            f"agent {value[:80]!r} must be lowercase letters, digits or '-' "
+            f"(at most 32, starting with a letter)",
+            hint="exobrain signal --help; connect-agent --help lists the agents",
+        )
+    return value
+
+
+def check_id(value: str, what: str) -> str:
+    """A person or host id: it becomes a path component and a column of the signals
+    table, so keep it plain (the message quotes at most 80 characters of a bad one)."""
+    if not _ID.match(value or ""):
+        shown = value[:80] if isinstance(value, str) else value
+        raise UsageError(
+            f"{what} {shown!r} must be letters, digits, '.', '_' or '-' "
             f"(at most 64, not starting with '.' or '-')"
         )
     return value
@@ -252,8 +268,9 @@ def make_signal(
         line["value"], line["auto"] = 1, bool(auto)
     elif kind == "calibration":
         line["value"] = calibration_value(value)
-        if note:
-            line["note"] = str(note)
+        kept = note_text(note) if note else None
+        if kept:
+            line["note"] = kept
     elif kind == "comment":
         line["value"] = text = comment_text(value)
         line["id"] = comment_id(skill, line["ts"], by, host, text)
@@ -264,7 +281,7 @@ def make_signal(
         line["currency"] = currency
     line["by"], line["host"] = by, host
     if agent:
-        line["agent"] = agent
+        line["agent"] = check_agent(agent)
     if via is not None:
         if not _CANONICAL_REF.match(via):
             raise UsageError(f"{via!r} is not a home-qualified skill reference (skill:NAME@HOME)")

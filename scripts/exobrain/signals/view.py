@@ -109,8 +109,8 @@ def describe(line: dict[str, Any]) -> str:
             else ("completed" if value else "not completed")
         )
         notes = line.get("notes") or ([line["note"]] if line.get("note") else [])
-        if notes:
-            text += ": " + "; ".join(str(n) for n in notes)
+        if notes:  # a hand-written line's notes may be any JSON value
+            text += ": " + "; ".join(map(str, notes if isinstance(notes, list) else [notes]))
     elif kind == "comment":
         reply = f"re {line['reply_to']}: " if line.get("reply_to") else ""
         text = f"[{line.get('id')}] {reply}" + " ".join(str(value).split())
