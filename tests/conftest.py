@@ -4,6 +4,7 @@ and fixed commit dates."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,17 @@ from exobrain.testkit import isolated_env
 
 #: Every commit the suite makes carries this date (commit ids repeat from run to run).
 COMMIT_DATE = "2026-01-01T00:00:00Z"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_session(tmp_path_factory) -> Iterator[None]:
+    """The same isolation for the whole session, so that module-scoped fixtures (which are set
+    up before any test's own environment) never see the real home, caches or state either."""
+    env = isolated_env(tmp_path_factory.mktemp("session"), commit_date=COMMIT_DATE)
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        yield
 
 
 @pytest.fixture(autouse=True)
