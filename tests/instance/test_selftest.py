@@ -237,3 +237,44 @@ def test_connected_agents_must_match_the_plan(instance):
     assert "claude: would create link notes.people__ann" in problems
     assert "optional-skills.md" in problems
     assert checks["agents"]["fix"] == "connect-agent claude --relink"
+
+
+def test_the_default_suite_is_its_quick_part_and_full_is_one_option_away(
+    instance, tmp_path, monkeypatch
+):
+    """An instance's default selftest runs the skills' own proofs and the core tests (well
+    under a minute); --full runs every configured path, as pytest alone would."""
+    from exobrain.instance.selftest import quick_paths, suite_paths
+
+    assert suite_paths(instance) == ["tests", "skills"]
+    assert quick_paths(instance) == ["skills", "tests/core"]
+    build_tree(tmp_path / "plain", {"pyproject.toml": "", "tests/test_a.py": ""})
+    assert quick_paths(tmp_path / "plain") == ["tests"]  # nothing quicker: all of it
+    build_tree(
+        instance,
+        {
+            "skills/exobrain-tests/tests/test_quick.py": "def test_quick():\n    pass\n",
+            "tests/cli/test_not_quick.py": "def test_slow():\n    raise SystemExit('ran')\n",
+        },
+    )
+    import subprocess
+
+    seen: dict[str, list[str]] = {}
+    real = subprocess.run
+
+    def spy(argv, *args, **kwargs):
+        if "pytest" in argv:
+            seen[" ".join(argv)] = argv
+            argv = [*argv[: argv.index("-p") + 2], "--co", "-q", *argv[argv.index("-p") + 2 :]]
+        return real(argv, *args, **kwargs)
+
+    with monkeypatch.context() as patch:  # only pytest collects: the paths are the point
+        patch.setattr(subprocess, "run", spy)
+        _, checks = selftest(instance)
+        _, full = selftest(instance, "--full")
+    assert checks["test-suite"]["detail"].startswith("pytest -x skills tests/core: ")
+    assert full["test-suite"]["detail"].startswith("pytest -x: ")
+    quick_argv, full_argv = seen.values()
+    assert quick_argv[-2:] == ["skills", "tests/core"] and full_argv[-2:] == ["tests", "skills"]
+    bad = cli("selftest", "--full", "--no-suite", "--repo", str(instance))
+    assert bad.exit_code == 2 and "--no-suite and --full exclude each other" in bad.output

@@ -28,31 +28,43 @@ COLOURS = {"pass": "green", "fail": "red", "skip": "yellow"}
 )
 @click.option("--no-suite", is_flag=True, help="Skip the package's own test suite (fast).")
 @click.option(
+    "--full",
+    is_flag=True,
+    help="Run the whole test suite (minutes), not only its quick part (the skills' own tests "
+    "and the toolkit's core tests).",
+)
+@click.option(
     "--suite",
     "suite_paths",
     multiple=True,
     metavar="PATH",
-    help="Run only these test paths (repeatable; default: the configured testpaths).",
+    help="Run only these test paths (repeatable; default: the quick part of the suite).",
 )
 @version_option
 @json_option
 @repo_option
 @command_edge
-def command(no_suite: bool, suite_paths: tuple[str, ...], as_json: bool, repo: Path | None) -> None:
+def command(
+    no_suite: bool, full: bool, suite_paths: tuple[str, ...], as_json: bool, repo: Path | None
+) -> None:
     """Check this exobrain: schemas present, skills-validate clean, locks current, agent docs
     true, each connected agent's links and indexes equal to connect-agent's plan, git hooks
-    installed, and the package's own tests passing. Exit 1 when any check fails."""
+    installed, and the quick part of the package's own tests passing (--full: all of them).
+    Exit 1 when any check fails."""
     from exobrain.errors import UsageError
     from exobrain.instance.selftest import Options, selftest
     from exobrain.workspace import open_workspace
 
-    if no_suite and suite_paths:
-        raise UsageError("--no-suite and --suite exclude each other")
+    chosen = [name for name, on in (("--no-suite", no_suite), ("--full", full)) if on]
+    if suite_paths:
+        chosen.append("--suite")
+    if len(chosen) > 1:
+        raise UsageError(f"{' and '.join(chosen)} exclude each other")
     ws = open_workspace(repo)
     umbrella = click.get_current_context().find_root()  # exobrain: the verbs docs may name
     group = umbrella.command
     verbs = frozenset(group.list_commands(umbrella) if isinstance(group, click.Group) else ())
-    options = Options(suite=not no_suite, suite_paths=tuple(suite_paths), verbs=verbs)
+    options = Options(suite=not no_suite, suite_paths=tuple(suite_paths), full=full, verbs=verbs)
     result = selftest(ws, options, progress=None if as_json else _line)
     if as_json:
         emit_json(result.as_json())

@@ -14,7 +14,9 @@ The checks, in order (:data:`CHECKS`):
   ``.pre-commit-config.yaml`` exists) and connect-agent's (when an agent is connected);
 * ``test-suite`` — the package's own tests pass (``pytest -x``, with this exobrain's
   ``scripts/`` first on the import path, in parallel when its pytest options say so), when
-  the exobrain carries a test suite.
+  the exobrain carries a test suite. By default only the quick part runs (:func:`quick_paths`:
+  the skills' own proofs and the toolkit's core tests, well under a minute); ``full`` runs every
+  configured test path, which takes minutes.
 
 Checks never write. A check that does not apply is skipped, which is not a failure.
 """
@@ -42,7 +44,8 @@ PACKAGE_SCHEMAS = "scripts/exobrain/schemas"
 @dataclass(frozen=True)
 class Options:
     suite: bool = True  # run the test suite when there is one
-    suite_paths: tuple[str, ...] = ()  # limit it to these paths (default: the configured ones)
+    suite_paths: tuple[str, ...] = ()  # limit it to these paths (default: the quick part)
+    full: bool = False  # the whole configured suite instead of its quick part
     suite_timeout: float = 1800.0
     verbs: frozenset[str] = frozenset()  # the exobrain umbrella's verbs (docs may name them)
 
@@ -232,6 +235,24 @@ def suite_paths(root: Path) -> list[str]:
     return existing
 
 
+#: The toolkit's own tests that stay in the quick part: the core (resolution, registries,
+#: scopes, frontmatter) that every other family stands on.
+CORE_TESTS = "tests/core"
+
+
+def quick_paths(root: Path) -> list[str]:
+    """The quick part of the suite: every configured test path other than the toolkit's
+    ``tests/`` (there the skill folders keep the proofs that travel with them) and the
+    toolkit's core tests. A skill's proof is what an instance's authors change; the rest of the
+    toolkit's suite checks code the instance rarely touches and takes minutes, so it waits for
+    ``--full``. When that leaves nothing, the whole configured suite is the quick part."""
+    configured = suite_paths(root)
+    quick = [p for p in configured if p.strip("/") != "tests"]
+    if "tests" in (p.strip("/") for p in configured) and (root / CORE_TESTS).is_dir():
+        quick.append(CORE_TESTS)
+    return quick or configured
+
+
 def runs_in_parallel(root: Path) -> bool:
     """Whether the configured ``addopts`` distribute the suite (pytest-xdist's ``-n`` or
     ``--dist``), so pytest needs that plugin to start at all."""
@@ -246,7 +267,8 @@ def check_suite(root: Path, options: Options) -> Check:
     """pytest over the exobrain's own suite, importing this exobrain's package."""
     import importlib.util
 
-    paths = list(options.suite_paths) or suite_paths(root)
+    configured = suite_paths(root) if options.full else quick_paths(root)
+    paths = list(options.suite_paths) or configured
     if not paths:
         return Check("test-suite", SKIP, "no test suite here")
     if not options.suite:
@@ -274,7 +296,8 @@ def check_suite(root: Path, options: Options) -> Check:
             filter(None, [str(root / "scripts"), env.get("PYTHONPATH")])
         )
     argv = [sys.executable, "-m", "pytest", "-x", "-p", "no:cacheprovider", *paths]
-    shown = "pytest -x " + " ".join(paths) if options.suite_paths else "pytest -x"
+    whole = options.full and not options.suite_paths
+    shown = "pytest -x" if whole else "pytest -x " + " ".join(paths)
     try:
         done = subprocess.run(
             argv,
