@@ -70,6 +70,12 @@ class Agent:
     front: tuple[str, ...] = ()
     settings: str | None = None  # the project settings file, relative to the repository
     user_settings: str | None = None  # the user settings file, relative to the home
+    #: the other skills folders the agent's loader also reads, besides its own: relative to
+    #: the repository (``scans``) and to the user's home (``user_scans``), as its docs say
+    #: and, for Claude Code, Codex and Gemini CLI, as the programs show (tests/connect/
+    #: test_real_agents.py). connect-agent places each skill so that an agent reads it once.
+    scans: tuple[str, ...] = ()
+    user_scans: tuple[str, ...] = ()
 
     def home(self) -> Path:
         value = os.environ.get(self.home_env) if self.home_env else None
@@ -100,7 +106,11 @@ class Agent:
             settings = root / self.settings if self.settings else None
         else:
             settings = self.home() / self.user_settings if self.user_settings else None
-        return Folders(self, root, user, skills, files, surface, settings)
+        if in_repository:
+            reads = (skills, *(root / path for path in self.scans))
+        else:
+            reads = (skills, *(Path.home() / path for path in self.user_scans))
+        return Folders(self, root, user, skills, files, surface, settings, reads)
 
 
 @dataclass(frozen=True)
@@ -109,7 +119,8 @@ class Folders:
     is ``--user`` as asked; ``files`` holds the generated files (the index, its overflow,
     Claude's connected scopes); ``surface`` is the file the agent reads that carries or
     imports them (None: the index file is read as it is); ``settings`` the agent's settings
-    file, where its hooks go (None: it has none)."""
+    file, where its hooks go (None: it has none); ``reads`` every skills folder its loader
+    reads at this level, its own first."""
 
     agent: Agent
     root: Path
@@ -118,6 +129,7 @@ class Folders:
     files: Path
     surface: Path | None
     settings: Path | None
+    reads: tuple[Path, ...] = ()  # every skills folder the agent's loader reads at this level
 
     @property
     def user_level(self) -> bool:
@@ -179,7 +191,7 @@ AGENTS: tuple[Agent, ...] = (
         sidecar="CLAUDE.md",
         settings=".claude/settings.local.json",
         user_settings="settings.json",
-    ),
+    ),  # reads only .claude/skills (its debug log: "Loading skills from: … project=[…]")
     # Codex concatenates AGENTS files from the project root down to the working folder and
     # stops at project_doc_max_bytes, 32 KiB by default, cutting the rest silently
     # (https://developers.openai.com/codex/guides/agents-md; codex-rs/core/src/agents_md.rs).
@@ -199,6 +211,9 @@ AGENTS: tuple[Agent, ...] = (
         user_surface_file="AGENTS.override.md",
         project_files=".codex",
         sidecar="CODEX.md",
+        # Codex reads .agents/skills from the working folder up to the repository root, and
+        # ~/.agents/skills beside $CODEX_HOME/skills (developers.openai.com/codex/skills)
+        user_scans=(".agents/skills",),
     ),
     # OpenClaw cuts each workspace bootstrap file (USER.md) at agents.defaults.bootstrapMaxChars:
     # 20,000 today, 12,000 in earlier releases (openclaw docs/gateway/config-agents.md); the
@@ -230,6 +245,10 @@ AGENTS: tuple[Agent, ...] = (
         user_surface_file="GEMINI.md",
         settings=".gemini/settings.json",
         user_settings="settings.json",
+        # .agents/skills is an alias Gemini CLI reads beside .gemini/skills, at both levels,
+        # and prefers on a clash (geminicli.com/docs/cli/skills; `gemini skills list`)
+        scans=(".agents/skills",),
+        user_scans=(".agents/skills",),
     ),
     # OpenCode reads AGENTS.md and the files opencode.json lists under "instructions"
     # (https://opencode.ai/docs/rules, https://opencode.ai/docs/config: .opencode/opencode.json
@@ -243,6 +262,10 @@ AGENTS: tuple[Agent, ...] = (
         Budget(8000, "none documented; the skill-listing budget of Claude Code and Codex"),
         surface_file="opencode.json",
         user_surface_file="opencode.json",
+        # OpenCode also reads the Claude- and agent-compatible folders at both levels
+        # (https://opencode.ai/docs/skills)
+        scans=(".claude/skills", ".agents/skills"),
+        user_scans=(".claude/skills", ".agents/skills"),
     ),
     # Copilot reads .github/instructions/*.instructions.md (applyTo) and, in the CLI,
     # ~/.copilot/instructions/*.instructions.md; code review reads only the first 4,000
@@ -258,6 +281,11 @@ AGENTS: tuple[Agent, ...] = (
         surface_file="instructions/exobrain-skills.instructions.md",
         user_surface_file="instructions/exobrain-skills.instructions.md",
         front=('applyTo: "**"',),
+        # Copilot reads project skills from .github/skills, .claude/skills and .agents/skills,
+        # personal ones from ~/.copilot/skills, ~/.claude/skills and ~/.agents/skills
+        # (docs.github.com: copilot/concepts/agents/about-agent-skills)
+        scans=(".claude/skills", ".agents/skills"),
+        user_scans=(".claude/skills", ".agents/skills"),
     ),
     # Cursor reads project rules from .cursor/rules/*.mdc (alwaysApply) and advises keeping a
     # rule under 500 lines (https://cursor.com/docs/rules); a third-party report of rules cut
@@ -276,6 +304,10 @@ AGENTS: tuple[Agent, ...] = (
             "description: Optional skills of this exobrain, read on demand",
             "alwaysApply: true",
         ),
+        # Cursor reads .agents/skills and .cursor/skills, and for compatibility the Claude and
+        # Codex folders, at both levels (https://cursor.com/docs/skills)
+        scans=(".agents/skills", ".claude/skills", ".codex/skills"),
+        user_scans=(".agents/skills", ".claude/skills", ".codex/skills"),
     ),
     # agents: the shared .agents/skills folder, not one agent; nothing reads its index by
     # itself (a scope's AGENTS.md may point at it). 8,000 as for the others.

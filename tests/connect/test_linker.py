@@ -67,20 +67,20 @@ def test_plan_then_apply_then_nothing_to_do(repo):
     }
 
 
-def test_wrong_link_replaced_stale_removed_protected_kept(repo):
+def test_wrong_link_replaced_stale_removed_foreign_kept(repo):
     skills = repo / ".agent/skills"
     skills.mkdir(parents=True)
     os.symlink(repo / "skills/b", skills / "a")  # ours, wrong target
     os.symlink("../../skills/b", skills / "b")  # ours, no longer wanted
-    os.symlink("../../groups/g/skills/a", skills / "shared")  # another agent wants it
+    os.symlink("../../groups/g/skills/a", skills / "shared")  # not in the record: not ours
     os.symlink(repo / "skills/gone", skills / "dangling")  # ours, skill deleted
-    owned = {p.name: os.readlink(p) for p in skills.iterdir()}
-    actions = plan(skills, {"a": repo / "skills/a"}, repo, owned, protected=frozenset({"shared"}))
+    owned = {p.name: os.readlink(p) for p in skills.iterdir() if p.name != "shared"}
+    actions = plan(skills, {"a": repo / "skills/a"}, repo, owned)
     assert ops(actions) == {"a": REPLACE, "b": REMOVE, "dangling": REMOVE}
     apply(actions)
     assert sorted(os.listdir(skills)) == ["a", "shared"]
     assert os.path.realpath(skills / "a") == str(repo / "skills/a")
-    assert sorted(owned_now(skills, owned, actions)) == ["a", "shared"]
+    assert sorted(owned_now(skills, owned, actions)) == ["a"]
 
 
 def test_a_broken_registry_removes_nothing(repo):

@@ -12,13 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from exobrain.agents import AGENTS, Folders, get_agent
+from exobrain.agents import AGENTS, Agent, Folders, get_agent
 from exobrain.connect import (
     cone,
     external,
     githooks,
     linker,
     mcpconfig,
+    placement,
     preload,
     scopehooks,
     surfaces,
@@ -127,12 +128,45 @@ def connect(request: Request) -> Report:
     ws = open_workspace(request.repo)
     folders = agent.folders(ws.root, request.user)
     report = _connect(ws, folders, request)
+    if not request.dry_run and not report.never_connected:
+        _relink_neighbours(folders, request, report)
     if not request.dry_run:
         if request.track_usage:
             report.usage_hook = usage.install(folders)
         if request.mcp and not report.never_connected:  # no connection to serve
             report.mcp = mcpconfig.register(agent.name, ws.root, user=request.user)
     return report
+
+
+def _relink_neighbours(folders: Folders, request: Request, report: Report) -> None:
+    """Relink the other agents connected at this level whose loaders read this agent's
+    folder or whose folder this agent reads: the placement of their shared skills may have
+    moved with this connect (a skill Gemini had in ``.gemini/skills`` goes to
+    ``.agents/skills`` once Codex, which reads only that, is connected too)."""
+    ws = open_workspace(folders.root)
+    mine = set(folders.reads)
+    for other in connected_agents(ws, folders):
+        if other.name == folders.agent.name:
+            continue
+        theirs = other.folders(ws.root, folders.user)
+        if theirs.skills not in mine and folders.skills not in theirs.reads:
+            continue
+        again = Request(
+            other.name,
+            repo=ws.root,
+            relink=True,
+            user=request.user,
+            hook_timeout=request.hook_timeout,
+            preloads=request.preloads,
+        )
+        done = _connect(ws, theirs, again)
+        changed = sum(1 for a in done.actions if a.changes and a.kind == "link")
+        if changed:
+            report.notes.append(
+                f"relinked {other.name} as well ({changed} link(s) moved): both read "
+                f"{shown(theirs.skills if theirs.skills in mine else folders.skills, ws.root)}"
+            )
+        report.warnings += [f"{other.name}: {line}" for line in done.problems + done.warnings]
 
 
 def _connect(ws: Workspace, folders: Folders, request: Request) -> Report:
@@ -313,7 +347,7 @@ def plan(
     """Every action for this agent: links, context files (``discovered``: the text of
     discovered-skills.md), git hooks (pure over what it reads)."""
     agent, root, skills_dir = folders.agent, ws.root, folders.skills
-    wanted, optional = {}, []
+    mine, optional = {}, []
     for row in rows:
         if row.is_external:
             continue
@@ -324,9 +358,10 @@ def plan(
             )
             continue
         if row.tier == "always":
-            wanted[row.link_name] = skill_dir(root, row.home, row.name)
+            mine[row.link_name] = skill_dir(root, row.home, row.name)
         elif row.tier == "optional":
             optional.append(row)
+    wanted = _placed_here(ws, folders, mine, report)
     report.owned_links = linker.claimed_links(skills_dir, root)
     actions = linker.plan_links(
         skills_dir,
@@ -334,7 +369,6 @@ def plan(
         root,
         place=folders.write_root(skills_dir),
         owned=report.owned_links,
-        protected=_shared_wants(ws, folders),
         keep_unwanted=ws.has_bad_input,
     )
     if ws.has_bad_input and set(report.owned_links) - set(wanted):
@@ -354,22 +388,49 @@ def plan(
     return actions
 
 
-def _shared_wants(ws: Workspace, folders: Folders) -> frozenset[str]:
-    """Link names that other connected agents using the same folder want (codex and agents
-    share ``.agents/skills``): pruning for one agent must leave them."""
-    names: set[str] = set()
-    agent = folders.agent
-    for other in AGENTS:
-        if other.name == agent.name or other.name not in agent_list(
-            ws.connection, folders.user_level
-        ):
+def _placed_here(
+    ws: Workspace, folders: Folders, mine: dict[str, Path], report: Report
+) -> dict[str, Path]:
+    """The links this agent's folder holds when every agent connected at its level is taken
+    into account (:mod:`exobrain.connect.placement`): this agent's own links that no other
+    folder it reads carries for it, and the links of the other agents that read this folder.
+    A skill no placement shows exactly once to the right agents is reported."""
+    readers, targets, wants = [], dict(mine), {name: {folders.agent.name} for name in mine}
+    for other in connected_agents(ws, folders):
+        there = (
+            folders if other.name == folders.agent.name else other.folders(ws.root, folders.user)
+        )
+        readers.append(placement.Reader(other.name, there.skills, frozenset(there.reads)))
+        if other.name == folders.agent.name:
             continue
-        if other.folders(ws.root, folders.user).skills != folders.skills:
+        for row in ws.resolve(other.name):
+            if (
+                row.tier == "always"
+                and not row.is_external
+                and not ws.reads_committed(row.home, row.name)
+            ):
+                targets[row.link_name] = skill_dir(ws.root, row.home, row.name)
+                wants.setdefault(row.link_name, set()).add(other.name)
+    placed = placement.place(wants, readers)
+    for clash in placed.clashes:
+        if folders.agent.name not in wants[clash.name]:
             continue
-        names |= {
-            r.link_name for r in ws.resolve(other.name) if r.tier == "always" and not r.is_external
-        }
-    return frozenset(names)
+        seen = [
+            f"{a} (reads {shown(clash.folder, ws.root)}, not meant to have it)" for a in clash.extra
+        ]
+        seen += [f"{a} (twice)" for a in clash.twice]
+        report.warnings.append(
+            f"{clash.name}: no folder shows it only to the agents meant to have it: "
+            f"also seen by {', '.join(seen)}"
+        )
+    return {name: targets[name] for name in sorted(placed.wanted_in(folders.skills))}
+
+
+def connected_agents(ws: Workspace, folders: Folders) -> list[Agent]:
+    """The agents connected at ``folders``' level on this clone (this one included), in the
+    agent table's order."""
+    names = set(agent_list(ws.connection, folders.user_level)) | {folders.agent.name}
+    return [a for a in AGENTS if a.name in names]
 
 
 def _git_hook_actions(

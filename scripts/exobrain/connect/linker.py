@@ -168,16 +168,15 @@ def plan_links(
     *,
     place: Path,
     owned: dict[str, str],
-    protected: frozenset[str] = frozenset(),
     keep_unwanted: bool = False,
 ) -> list[Action]:
     """Actions that make ``skills_dir`` hold exactly a link per ``wanted`` name (name → the
     skill folder, absolute) among the links we own (``owned``: name → the link text we made,
-    from the ownership record). ``place`` is the root the folder must stay inside.
-    ``protected`` names are links another connected agent sharing this folder wants: never
-    removed; ``keep_unwanted`` removes nothing (a registry is broken: what it would say is
-    unknown). A wanted skill whose folder is missing is reported and not linked (an old link
-    to it is removed)."""
+    from the ownership record). ``place`` is the root the folder must stay inside. ``wanted``
+    holds every agent's links that go here (:mod:`exobrain.connect.placement`: a folder
+    several agents read or share); ``keep_unwanted`` removes nothing (a registry is broken:
+    what it would say is unknown). A wanted skill whose folder is missing is reported and not
+    linked (an old link to it is removed)."""
     check_skills_dir(skills_dir)
     real_dir = os.path.realpath(skills_dir)
     relative = real_dir.startswith(str(root) + os.sep)
@@ -231,7 +230,7 @@ def plan_links(
             else:
                 reason = f"foreign symlink exists (→ {text})"
                 actions.append(Action("link", SKIP, path, name, reason=reason, root=place))
-        elif ours and name not in protected and not keep_unwanted:
+        elif ours and not keep_unwanted:
             actions.append(Action("link", REMOVE, path, name, target=text, root=place))
     for name, want in targets.items():
         if name not in present:
