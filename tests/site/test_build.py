@@ -223,7 +223,10 @@ def test_out_dir_safety(tmp_path: Path) -> None:
     assert not (out / "skills/groups.science/ligand-dock.html").exists()
     assert all((out / f).is_file() for f in update.files)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "precious.txt", "site"]
-    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == [MARKER]
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == [
+        MARKER,
+        ".well-known",
+    ]
 
 
 def test_parallel_build_is_identical_to_serial(tmp_path: Path) -> None:

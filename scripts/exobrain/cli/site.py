@@ -83,7 +83,6 @@ def command(
     from exobrain.cli.progress import progress_display
     from exobrain.site.build import build_site
     from exobrain.site.gather import gather
-    from exobrain.site.manifest import shown_paths
     from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
@@ -106,17 +105,6 @@ def command(
             f"wrote {len(update.files)} files ({len(data['skills'])} skills, "
             f"{len(data['scopes'])} scopes) to {out}; open {out / 'index.html'}"
         )
-        if update.removed:
-            click.echo(
-                f"removed {len(update.removed)} files of the previous build it no longer "
-                f"writes: {shown_paths(update.removed)}"
-            )
-        foreign, changed = update.foreign(), update.edited()
-        if foreign:
-            click.echo(f"kept {len(foreign)} it did not write: {shown_paths(foreign)}")
-        if changed:
-            click.echo(
-                f"kept {len(changed)} of the previous build, changed since (not removed): "
-                f"{shown_paths(changed)}"
-            )
+        for line in update.report_lines():
+            click.echo(line)
     finish_read(ws)

@@ -22,13 +22,23 @@ import os
 import shutil
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from exobrain.site.catalog_page import catalog_html, scopes_html
 from exobrain.site.data import SiteData, normalise
+from exobrain.site.discovery import INDEX, Discovery, write_discovery
 from exobrain.site.layout import SiteModel, scope_path, skill_path
-from exobrain.site.manifest import SiteUpdate, install, open_folder, previous_files, staging_folder
+from exobrain.site.manifest import (
+    Kept,
+    SiteUpdate,
+    install,
+    open_folder,
+    previous_files,
+    shown_paths,
+    staging_folder,
+)
 from exobrain.site.scope_page import scope_html
 from exobrain.site.searchindex import build_index, index_js
 from exobrain.site.skill_page import skill_html
@@ -41,6 +51,52 @@ PARALLEL_MIN_SKILLS = 300
 CHUNK = 100
 
 _JOB: tuple[SiteModel, Path] | None = None  # inherited by forked workers
+
+
+@dataclass
+class SiteBuild:
+    """What a build did to its folder (:class:`~exobrain.site.manifest.SiteUpdate`) and what
+    its discovery index lists."""
+
+    update: SiteUpdate
+    discovery: Discovery
+
+    @property
+    def files(self) -> list[str]:
+        return self.update.files
+
+    @property
+    def removed(self) -> list[str]:
+        return self.update.removed
+
+    @property
+    def kept(self) -> list[Kept]:
+        return self.update.kept
+
+    def as_json(self) -> dict[str, Any]:
+        return {**self.update.as_json(), "discovery": self.discovery.as_json()}
+
+    def report_lines(self) -> list[str]:
+        """The lines after "wrote N files": the index, what was removed and what kept (paths
+        and names sanitised for a terminal)."""
+        left = [f"{ref} ({why})" for ref, why in self.discovery.left_out.items()]
+        lines = [
+            f"discovery index {INDEX}: {len(self.discovery.entries)} skills"
+            + (f"; left out {len(left)}: {shown_paths(left)}" if left else "")
+        ]
+        if self.removed:
+            lines.append(
+                f"removed {len(self.removed)} files of the previous build it no longer "
+                f"writes: {shown_paths(self.removed)}"
+            )
+        if foreign := self.update.foreign():
+            lines.append(f"kept {len(foreign)} it did not write: {shown_paths(foreign)}")
+        if edited := self.update.edited():
+            lines.append(
+                f"kept {len(edited)} of the previous build, changed since (not removed): "
+                f"{shown_paths(edited)}"
+            )
+        return lines
 
 
 def _write(out_dir: Path, rel: str, text: str) -> tuple[str, str]:
@@ -81,9 +137,10 @@ def build_site(
     force: bool = False,
     progress: Progress | None = None,
     jobs: int | None = None,
-) -> SiteUpdate:
+) -> SiteBuild:
     """Write the static site for ``data`` into ``out_dir``; what it wrote (POSIX paths relative
-    to ``out_dir``, sorted; the manifest not listed), removed and kept.
+    to ``out_dir``, sorted; the manifest not listed), removed and kept, and what its discovery
+    index (:mod:`exobrain.site.discovery`) lists.
 
     ``out_dir`` must be new, empty or hold the manifest of an earlier build; ``force`` writes
     into any folder, adding and overwriting files only (:mod:`exobrain.site.manifest`).
@@ -99,7 +156,9 @@ def build_site(
     stage = staging_folder(out_dir)
     try:
         written = dict(_build(model, stage, progress, _jobs(jobs, len(cat.skills))))
-        return install(out_dir, stage, written, previous, force=force)
+        discovery = write_discovery(cat, stage)
+        written.update(discovery.files)
+        return SiteBuild(install(out_dir, stage, written, previous, force=force), discovery)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         if made:

@@ -98,6 +98,7 @@ class SkillIn(TypedDict):
     signals: NotRequired[Signals]
     commands: NotRequired[list[Command]]
     path: NotRequired[str]
+    folder: NotRequired[str]
 
 
 class ScopeIn(TypedDict):
@@ -168,6 +169,8 @@ class Skill:
     signals: Signals = field(default_factory=lambda: Signals())
     commands: list[Command] | None = None
     path: str = ""
+    #: the skill's folder on disk, whose files the discovery index serves ("": not served)
+    folder: str = ""
 
     @property
     def ref(self) -> str:
@@ -276,6 +279,7 @@ def _skill(raw: Any, i: int) -> Skill:
         signals=dict(raw.get("signals") or {}),  # type: ignore[arg-type]
         commands=raw.get("commands"),
         path=_str(raw.get("path"), f"{w}.path"),
+        folder=_str(raw.get("folder"), f"{w}.folder"),
     )
 
 
