@@ -209,8 +209,12 @@ def _check_destinations(
     through a link leaving ``out_dir``, or holds a file the previous build did not write
     (unless ``force``)."""
     foreign: list[str] = []
+    checked: set[str] = set()
     for rel in sorted(written):
-        resolve_inside(out_dir, Path(rel).parent)  # UnsafePath names the link
+        parent = rel.rpartition("/")[0]
+        if parent not in checked:
+            resolve_inside(out_dir, Path(parent or "."))  # UnsafePath names the link
+            checked.add(parent)
         try:
             info = os.lstat(out_dir / rel)
         except FileNotFoundError:
@@ -252,10 +256,12 @@ def install(
     """
     _check_destinations(out_dir, written, previous, force)
     _write_manifest(out_dir, {**previous, **written})
+    folders: dict[str, Path] = {}
     for rel in sorted(written):
-        target = out_dir / rel
-        folder = make_folders(out_dir, target.parent)
-        os.replace(staging / rel, folder / target.name)
+        parent, _, name = rel.rpartition("/")
+        if parent not in folders:
+            folders[parent] = make_folders(out_dir, out_dir / parent)
+        os.replace(staging / rel, folders[parent] / name)
     update = SiteUpdate(files=sorted(written))
     for rel in sorted(set(previous) - set(written)):
         why = _remove_if_ours(out_dir, rel, previous[rel])
