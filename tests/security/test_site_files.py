@@ -169,20 +169,20 @@ def test_a_skill_removed_between_builds_loses_its_page_and_only_that(sandbox):
 def test_a_page_edited_since_the_build_is_kept_when_it_is_no_longer_written(sandbox):
     out = sandbox.scratch / "site"
     assert _site(sandbox.root, out)[0] == 0
-    (out / "skills/global/world.html").write_text("annotated by hand\n")
-    registry = sandbox.root / "skills.json"
+    page = "skills/groups.acme/tidy.html"  # the only page in its folder
+    (out / page).write_text("annotated by hand\n")
+    registry = sandbox.root / "groups/acme/skills.json"
     data = json.loads(registry.read_text())
-    data["skills"] = [e for e in data["skills"] if e["name"] != "world"]
+    data["skills"] = []
     registry.write_text(json.dumps(data))
     code, err, report = _site(sandbox.root, out)
     assert code == 0, err
-    assert (out / "skills/global/world.html").read_text() == "annotated by hand\n"
+    assert (out / page).read_text() == "annotated by hand\n"
+    assert page not in report["removed"]
+    assert ".well-known/agent-skills/tidy/SKILL.md" in report["removed"]  # unchanged: removed
     assert report["kept"] == [
-        {
-            "path": "skills/global/world.html",
-            "why": "changed since exobrain site wrote it: not removed",
-        }
-    ]
+        {"path": page, "why": "changed since exobrain site wrote it: not removed"}
+    ]  # named once: not its folder as well
 
 
 def test_a_new_file_over_one_the_build_did_not_write_needs_force(sandbox):

@@ -30,7 +30,8 @@ USAGE_DAYS = 90
 
 
 class FileEntry(TypedDict):
-    """One file of a skill folder (contents are never shipped, only these facts)."""
+    """One file of a skill folder as its page lists it (the pages show these facts, not the
+    contents; the discovery index serves the files themselves, from ``folder``)."""
 
     path: str
     size: int

@@ -305,7 +305,9 @@ def _remove_if_ours(out_dir: Path, rel: str, digest: str) -> str | None:
 def foreign(out_dir: Path, ours: dict[str, str], also: set[str]) -> list[str]:
     """The entries of ``out_dir`` that are neither the build's files, its manifest nor in
     ``also``: a folder holding none of them is named once (``.git/``), not walked."""
-    inside = {"/".join(rel.split("/")[:k]) for rel in ours for k in range(1, rel.count("/") + 1)}
+    inside = {
+        "/".join(rel.split("/")[:k]) for rel in (*ours, *also) for k in range(1, rel.count("/") + 1)
+    }
     found: list[str] = []
 
     def walk(directory: Path, prefix: str) -> None:
