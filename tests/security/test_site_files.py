@@ -122,11 +122,12 @@ def test_a_manifest_claiming_files_outside_the_folder_is_refused(sandbox):
     claims = {
         "../outside.txt": _sha(outside),
         str(notes): _sha(notes),
+        "/etc/hostname": "0" * 64,
         "via/notes.md": _sha(notes),
         ".git/config": _sha(notes),
     }
-    for rel, digest in claims.items():
-        out = sandbox.scratch / f"site-{len(rel)}"
+    for k, (rel, digest) in enumerate(claims.items()):
+        out = sandbox.scratch / f"site-{k}"
         before = _forged(out, {rel: digest})
         if rel.startswith("via/"):
             (out / "via").symlink_to(sandbox.victim)
