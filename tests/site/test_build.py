@@ -14,10 +14,11 @@ import pytest
 
 from benchmarks.site_data import synthetic_data
 from exobrain.errors import UsageError
-from exobrain.site.build import MARKER, build_site
+from exobrain.site.build import build_site
 from exobrain.site.data import normalise
 from exobrain.site.layout import skill_path
 from exobrain.site.linkcheck import check_site
+from exobrain.site.manifest import MARKER
 from exobrain.site.searchindex import build_index, rank
 from exobrain.site.skeleton import CSP
 from exobrain.site.text import slug, stem, terms
@@ -210,20 +211,28 @@ def test_out_dir_safety(tmp_path: Path) -> None:
         build_site(demo_data(), tmp_path / "a-file")
     out = tmp_path / "site"
     build_site(demo_data(), out)
-    (out / "stale.html").write_text("old")
+    (out / "notes.html").write_text("mine")  # the user's: kept, and said so
     data = demo_data()
     data["skills"] = data["skills"][:2]
-    files = build_site(data, out)
-    assert not (out / "stale.html").exists()
+    update = build_site(data, out)
+    assert (out / "notes.html").read_text() == "mine"
+    assert [(k.path, k.why) for k in update.kept] == [
+        ("notes.html", "not written by exobrain site")
+    ]
+    assert "skills/groups.science/ligand-dock.html" in update.removed
     assert not (out / "skills/groups.science/ligand-dock.html").exists()
-    assert all((out / f).is_file() for f in files)
+    assert all((out / f).is_file() for f in update.files)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "precious.txt", "site"]
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == [
+        MARKER,
+        ".well-known",
+    ]
 
 
 def test_parallel_build_is_identical_to_serial(tmp_path: Path) -> None:
     data = synthetic_data(320, seed=3)
-    a = build_site(data, tmp_path / "a", jobs=1)
-    b = build_site(data, tmp_path / "b", jobs=2)
+    a = build_site(data, tmp_path / "a", jobs=1).files
+    b = build_site(data, tmp_path / "b", jobs=2).files
     assert a == b
     match, mismatch, errors = filecmp.cmpfiles(tmp_path / "a", tmp_path / "b", a, shallow=False)
     assert mismatch == [] and errors == [] and len(match) == len(a)

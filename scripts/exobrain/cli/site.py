@@ -9,6 +9,7 @@ import click
 from exobrain.cli.edge import (
     HELP,
     command_edge,
+    echo_line,
     emit_json,
     exit_codes,
     finish_read,
@@ -23,7 +24,8 @@ from exobrain.cli.edge import (
     context_settings=HELP,
     epilog=exit_codes(
         ok="the site was written",
-        bad="the output folder is not ours to replace, or a file of the repository is broken",
+        bad="the output folder holds files exobrain site did not write (or a manifest it "
+        "refuses) and --force was not given, or a file of the repository is broken",
     ),
 )
 @click.option(
@@ -33,7 +35,15 @@ from exobrain.cli.edge import (
     required=True,
     metavar="DIR",
     type=click.Path(path_type=Path, file_okay=False),
-    help="Folder to write (new, empty, or an earlier build, which is replaced).",
+    help="Folder to write: new, empty, or an earlier build (its manifest .exobrain-site says "
+    "which files are the site's; nothing else in DIR is touched).",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Write into a folder without a valid manifest too (a gh-pages checkout made by "
+    "hand), or over files the site did not write: files are added and overwritten, never "
+    "deleted.",
 )
 @click.option(
     "--all-scopes",
@@ -60,6 +70,7 @@ from exobrain.cli.edge import (
 @command_edge
 def command(
     out: Path,
+    force: bool,
     all_scopes: bool,
     import_from: str,
     title: str | None,
@@ -79,19 +90,21 @@ def command(
         data = gather(
             ws, everything=all_scopes, import_from=import_from, title=title, progress=show
         )
-        files = build_site(data, out, progress=show)
+        update = build_site(data, out, force=force, progress=show)
     if as_json:
         emit_json(
             {
                 "out": str(out),
                 "skills": len(data["skills"]),
                 "scopes": len(data["scopes"]),
-                "files": files,
+                **update.as_json(),
             }
         )
     else:
-        click.echo(
-            f"wrote {len(files)} files ({len(data['skills'])} skills, "
+        echo_line(
+            f"wrote {len(update.files)} files ({len(data['skills'])} skills, "
             f"{len(data['scopes'])} scopes) to {out}; open {out / 'index.html'}"
         )
+        for line in update.report_lines():
+            click.echo(line)
     finish_read(ws)

@@ -1,10 +1,10 @@
-"""``build_site``: write the whole static site for a data dict, all at once or not at all.
+"""``build_site``: write the static site for a data dict into a folder, touching only its own files.
 
-The site is built in a staging folder beside ``out_dir`` and renamed into place
-(:func:`~exobrain.util.staging.staged_folder`), so a reader of the old site never sees half a
-new one and an error leaves the old one as it was. ``out_dir`` is replaced only when it is
-empty or carries the marker ``.exobrain-site`` of an earlier build, so a typo in ``-o`` never
-wipes someone's folder.
+The site is built in a private staging folder inside ``out_dir`` (same file system), then each
+file is moved into place with one ``rename`` and the files of the previous build it no longer
+writes are removed, all by the folder's manifest (:mod:`exobrain.site.manifest`): whatever else
+the folder holds (a ``gh-pages`` checkout's ``.git/``, a ``CNAME``) is left as it is. A render
+error leaves the folder as it was.
 
 Inside the private staging folder each file is created with ``open(..., "x")`` (a name that
 already exists, a link included, is an error rather than followed). Skill pages — markdown
@@ -16,25 +16,35 @@ output is byte-identical to a serial build (``jobs=1``).
 from __future__ import annotations
 
 import gc
+import hashlib
 import multiprocessing as mp
 import os
 import shutil
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from exobrain.errors import UsageError
 from exobrain.site.catalog_page import catalog_html, scopes_html
 from exobrain.site.data import SiteData, normalise
+from exobrain.site.discovery import INDEX, Discovery, write_discovery
 from exobrain.site.layout import SiteModel, scope_path, skill_path
+from exobrain.site.manifest import (
+    Kept,
+    SiteUpdate,
+    install,
+    open_folder,
+    previous_files,
+    shown_paths,
+    staging_folder,
+)
 from exobrain.site.scope_page import scope_html
 from exobrain.site.searchindex import build_index, index_js
 from exobrain.site.skill_page import skill_html
+from exobrain.util.dirhash import file_digest
 from exobrain.util.progress import Progress
-from exobrain.util.staging import staged_folder
 
-MARKER = ".exobrain-site"
 ASSETS_DIR = Path(__file__).resolve().parent / "assets"
 ASSET_FILES = ("site.css", "search.js", "catalog.js", "page.js")
 PARALLEL_MIN_SKILLS = 300
@@ -43,35 +53,63 @@ CHUNK = 100
 _JOB: tuple[SiteModel, Path] | None = None  # inherited by forked workers
 
 
-def _check_target(out_dir: Path) -> bool:
-    """True when ``out_dir`` holds an earlier build (to be replaced); a folder with other
-    content, or a file, is refused."""
-    if not out_dir.exists() and not out_dir.is_symlink():
-        return False
-    if out_dir.is_symlink() or not out_dir.is_dir():
-        raise UsageError(
-            f"{out_dir} exists and is not a folder", hint="choose a new or empty folder with -o"
-        )
-    if (out_dir / MARKER).is_file():
-        return True
-    if any(out_dir.iterdir()):
-        raise UsageError(
-            f"{out_dir} is not empty and holds no {MARKER} from an earlier build",
-            hint="choose a new or empty folder with -o; exobrain site replaces only a "
-            "folder it wrote",
-        )
-    return False
+@dataclass
+class SiteBuild:
+    """What a build did to its folder (:class:`~exobrain.site.manifest.SiteUpdate`) and what
+    its discovery index lists."""
+
+    update: SiteUpdate
+    discovery: Discovery
+
+    @property
+    def files(self) -> list[str]:
+        return self.update.files
+
+    @property
+    def removed(self) -> list[str]:
+        return self.update.removed
+
+    @property
+    def kept(self) -> list[Kept]:
+        return self.update.kept
+
+    def as_json(self) -> dict[str, Any]:
+        return {**self.update.as_json(), "discovery": self.discovery.as_json()}
+
+    def report_lines(self) -> list[str]:
+        """The lines after "wrote N files": the index, what was removed and what kept (paths
+        and names sanitised for a terminal)."""
+        left = [f"{ref} ({why})" for ref, why in self.discovery.left_out.items()]
+        lines = [
+            f"discovery index {INDEX}: {len(self.discovery.entries)} skills"
+            + (f"; left out {len(left)}: {shown_paths(left)}" if left else "")
+        ]
+        if self.removed:
+            lines.append(
+                f"removed {len(self.removed)} files of the previous build it no longer "
+                f"writes: {shown_paths(self.removed)}"
+            )
+        if foreign := self.update.foreign():
+            lines.append(f"kept {len(foreign)} it did not write: {shown_paths(foreign)}")
+        if edited := self.update.edited():
+            lines.append(
+                f"kept {len(edited)} of the previous build, changed since (not removed): "
+                f"{shown_paths(edited)}"
+            )
+        return lines
 
 
-def _write(out_dir: Path, rel: str, text: str) -> str:
+def _write(out_dir: Path, rel: str, text: str) -> tuple[str, str]:
+    """Write a new file of the site; its path and sha256 (for the manifest)."""
     path = out_dir / rel
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "x", encoding="utf-8", newline="\n") as fh:
-        fh.write(text)
-    return rel
+    data = text.encode("utf-8")
+    with open(path, "xb") as fh:
+        fh.write(data)
+    return rel, hashlib.sha256(data).hexdigest()
 
 
-def _skill_pages(start: int, end: int) -> list[str]:
+def _skill_pages(start: int, end: int) -> list[tuple[str, str]]:
     """Write skill pages ``start..end-1`` of the job set up by ``build_site``."""
     assert _JOB is not None
     model, out_dir = _JOB
@@ -96,30 +134,49 @@ def build_site(
     data: SiteData | dict[str, Any],
     out_dir: Path,
     *,
+    force: bool = False,
     progress: Progress | None = None,
     jobs: int | None = None,
-) -> list[str]:
-    """Write the static site for ``data`` into ``out_dir``; return the files written (POSIX
-    paths relative to ``out_dir``, sorted; the marker is not listed).
+) -> SiteBuild:
+    """Write the static site for ``data`` into ``out_dir``; what it wrote (POSIX paths relative
+    to ``out_dir``, sorted; the manifest not listed), removed and kept, and what its discovery
+    index (:mod:`exobrain.site.discovery`) lists.
 
+    ``out_dir`` must be new, empty or hold the manifest of an earlier build; ``force`` writes
+    into any folder, adding and overwriting files only (:mod:`exobrain.site.manifest`).
     ``progress(stage, done, total)`` is called as skill pages are done. ``jobs``: worker
     processes for skill pages (default: the CPUs, at most 8, for catalogs of 300 skills or
     more where ``fork`` exists, else 1 = in this process).
     """
     out_dir = Path(os.path.abspath(out_dir))
-    replace = _check_target(out_dir)
+    previous = previous_files(out_dir, force=force)
     cat = normalise(data)
     model = SiteModel.of(cat)
-    with staged_folder(out_dir, root=out_dir.parent, replace=replace, empty_ok=True) as stage:
-        written = _build(model, stage, progress, _jobs(jobs, len(cat.skills)))
-    return sorted(written)
+    _, made = open_folder(out_dir)
+    stage = staging_folder(out_dir)
+    try:
+        written = dict(_build(model, stage, progress, _jobs(jobs, len(cat.skills))))
+        discovery = write_discovery(cat, stage)
+        written.update(discovery.files)
+        return SiteBuild(install(out_dir, stage, written, previous, force=force), discovery)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        if made:
+            try:
+                out_dir.rmdir()  # only if the failed build left it as it made it: empty
+            except OSError:
+                pass
+        raise
 
 
-def _build(model: SiteModel, stage: Path, progress: Progress | None, n_jobs: int) -> list[str]:
+def _build(
+    model: SiteModel, stage: Path, progress: Progress | None, n_jobs: int
+) -> list[tuple[str, str]]:
+    """Write every file of the site into ``stage``; each one's path and sha256."""
     global _JOB
     cat = model.cat
     total = len(cat.skills)
-    written: list[str] = []
+    written: list[tuple[str, str]] = []
     _JOB = (model, stage)
     pool = None
     futures = []
@@ -132,11 +189,10 @@ def _build(model: SiteModel, stage: Path, progress: Progress | None, n_jobs: int
             futures = [
                 pool.submit(_skill_pages, i, min(i + CHUNK, total)) for i in range(0, total, CHUNK)
             ]
-        _write(stage, MARKER, "written by exobrain site; it replaces this folder on a rebuild\n")
         (stage / "assets").mkdir()
         for name in ASSET_FILES:
             shutil.copyfile(ASSETS_DIR / name, stage / "assets" / name)
-            written.append(f"assets/{name}")
+            written.append((f"assets/{name}", file_digest(stage / "assets" / name)))
         pages = [skill_path(s) for s in cat.skills]
         written.append(_write(stage, "search-index.js", index_js(build_index(cat, pages))))
         written.append(_write(stage, "index.html", catalog_html(model)))

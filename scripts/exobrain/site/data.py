@@ -30,7 +30,8 @@ USAGE_DAYS = 90
 
 
 class FileEntry(TypedDict):
-    """One file of a skill folder (contents are never shipped, only these facts)."""
+    """One file of a skill folder as its page lists it (the pages show these facts, not the
+    contents; the discovery index serves the files themselves, from ``folder``)."""
 
     path: str
     size: int
@@ -98,6 +99,7 @@ class SkillIn(TypedDict):
     signals: NotRequired[Signals]
     commands: NotRequired[list[Command]]
     path: NotRequired[str]
+    folder: NotRequired[str]
 
 
 class ScopeIn(TypedDict):
@@ -168,6 +170,8 @@ class Skill:
     signals: Signals = field(default_factory=lambda: Signals())
     commands: list[Command] | None = None
     path: str = ""
+    #: the skill's folder on disk, whose files the discovery index serves ("": not served)
+    folder: str = ""
 
     @property
     def ref(self) -> str:
@@ -276,6 +280,7 @@ def _skill(raw: Any, i: int) -> Skill:
         signals=dict(raw.get("signals") or {}),  # type: ignore[arg-type]
         commands=raw.get("commands"),
         path=_str(raw.get("path"), f"{w}.path"),
+        folder=_str(raw.get("folder"), f"{w}.folder"),
     )
 
 

@@ -137,6 +137,7 @@ def _skill(
         "body": body,
         "frontmatter": meta,
         "files": files,
+        "folder": a.folder if files else "",
         "lock": _lock(ws, entry, digests, version),
         "declarations": [_mention(ws, e) for e in entries if e.identity == entry.identity],
         "links": _links(view, meta),

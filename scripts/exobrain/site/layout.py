@@ -8,6 +8,8 @@ Layout of a built site (all links between pages are relative)::
     assets/…                    CSS and JS copied from the prototype's assets/
     scopes/<slug(scope)>.html   one page per scope (depth 1)
     skills/<slug(home)>/<slug(name)>.html   one page per skill (depth 2)
+    .well-known/agent-skills/   the discovery index and the skills it serves (discovery.py)
+    .exobrain-site              the manifest of the files the build wrote (manifest.py)
 """
 
 from __future__ import annotations

@@ -48,7 +48,9 @@ def is_skipped_file(name: str) -> bool:
     return name in SKIPPED_FILES or name.endswith((".pyc", ".pyo"))
 
 
-def _digest_file(path: str) -> str:
+def file_digest(path: Path | str) -> str:
+    """The sha256 hex of one regular file's bytes: the digest a lock records for each file
+    (and the site's manifest and discovery index, so every digest of a file is this one)."""
     with os.fdopen(open_regular(path), "rb") as handle:
         data = handle.read(_CHUNK)
         if len(data) < _CHUNK:  # the common case: a small file, one read
@@ -97,7 +99,7 @@ def file_digests(folder: Path) -> dict[str, str]:
                             f"{entry.path}: file names with a newline cannot be hashed",
                             hint="rename the file",
                         )
-                    digests[rel] = _digest_file(entry.path)
+                    digests[rel] = file_digest(entry.path)
 
     walk(base, "")
     return digests
