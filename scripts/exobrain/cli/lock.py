@@ -37,6 +37,7 @@ def command(check: bool, as_json: bool, repo: Path | None) -> None:
     refused (exobrain register PATH --bump patch). Entries of skills that are no longer
     declared, or whose folder is gone, are dropped."""
     from exobrain.artifacts.register import lock_all
+    from exobrain.util.terminal import safe_line
     from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
@@ -53,8 +54,8 @@ def command(check: bool, as_json: bool, repo: Path | None) -> None:
             }
         )
     else:
-        for line in report.stale:
-            click.echo(("stale  " if check else "       ") + line)
+        for line in report.stale:  # a line may quote what a file holds: filtered
+            click.echo(("stale  " if check else "       ") + safe_line(line))
         for ref in report.written:
             click.echo(f"locked {ref}")
         for ref in report.dropped if not check else []:

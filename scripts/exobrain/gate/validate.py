@@ -82,6 +82,8 @@ def _entry_findings(
         if ws.sparse.scope_left_out(registry.scope)
         else None
     )
+    # in a full checkout the disk is the whole answer: git is asked only in a sparse one
+    sparse = ws.sparse.checkout().sparse
     for index, identity in registry.declared():
         name = identity.name
         if identity in first:
@@ -103,7 +105,7 @@ def _entry_findings(
             identity.home != EXTERNAL
             and (committed is None or name not in committed)
             and not os.path.isfile(os.path.join(ws.root, shown_base, name, SKILL_FILE))
-            and (committed is not None or not ws.skill_exists(registry.scope, name))
+            and (committed is not None or not sparse or not ws.skill_exists(registry.scope, name))
         ):
             missing = f"{shown_base}{name}/{SKILL_FILE}"
             found.append(
