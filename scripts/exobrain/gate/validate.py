@@ -27,6 +27,7 @@ from exobrain.registry.entries import REGISTRY_FILE, Entry, Policy, Registry
 from exobrain.registry.rules import ALLOW, REFUSE
 from exobrain.registry.schema import explained_findings, schema_findings, schema_is_packaged
 from exobrain.scopes import SEED
+from exobrain.signals.voters import ledger_findings
 from exobrain.skillmd import SKILL_FILE, SkillDoc, powers, read_skill, spec_problems
 from exobrain.util.confine import leaves, unsafe_entries
 from exobrain.workspace import Workspace
@@ -55,6 +56,7 @@ def validate(ws: Workspace) -> list[Finding]:
     findings.extend(legacy_findings(ws))
     findings.extend(policy_findings(ws, registries))
     findings.extend(unreached_findings(ws, scanned))
+    findings.extend(ledger_findings(ws))
     return findings
 
 

@@ -387,6 +387,16 @@ def append_line(path: Path, line: dict[str, Any], *, root: Path) -> None:
     fd = locked_ledger(path, root=root)
     try:
         size = os.fstat(fd).st_size
+        if size + len(data) + 1 > LEDGER_LIMIT:  # readers would skip it: make room, or refuse
+            from exobrain.signals.room import make_room
+
+            make_room(path, len(data) + 1, LEDGER_LIMIT, root=root)
+            old, fd = fd, -1
+            os.close(old)
+            fd = locked_ledger(path, root=root)  # the rewritten file, locked in its turn
+            size = os.fstat(fd).st_size
+            if size + len(data) + 1 > LEDGER_LIMIT:  # a writer came first and filled it
+                raise OperationFailed(f"{path}: at the cap for a ledger; try again")
         if size and os.pread(fd, 1, size - 1) != b"\n":  # a hand edit may have left none
             data = b"\n" + data
         written = os.write(fd, data)
@@ -401,7 +411,8 @@ def append_line(path: Path, line: dict[str, Any], *, root: Path) -> None:
             hint="check the folder's permissions and free space",
         ) from exc
     finally:
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)
 
 
 def ensure_union_merge(root: Path) -> bool:

@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from exobrain.errors import InputFileError
+from exobrain.findings import ERROR, WARNING, Finding
 from exobrain.signals.ledger import GUEST, LEDGER_LIMIT, SIGNALS_DIR, ledger_files
+from exobrain.util.fileio import size_text
 from exobrain.workspace import Workspace
 
 PERSON = "person"
@@ -91,14 +93,39 @@ def stranger_note(ledgers: Ledgers) -> str | None:
     )
 
 
-def oversized(paths: list[Path]) -> list[tuple[Path, int]]:
-    """The ledgers over :data:`LEDGER_LIMIT` (each with its size): readers skip them whole."""
-    found = []
-    for path in paths:
+def ledger_findings(ws: Workspace) -> list[Finding]:
+    """What ``skills-validate`` says about the ledgers: a folder naming no person (a warning:
+    its lines are not counted) and a ledger over the cap (an error: every reader skips it,
+    so all of that person's signals on that host are lost until it is compacted)."""
+    ledgers = repository_ledgers(ws)
+    found = [
+        Finding(
+            WARNING,
+            "signals-stranger",
+            folder,
+            f"{len(paths)} ledger(s) of {folder.split('/', 1)[1]!r}, who is no person of the "
+            f"repository: not counted; make the person's scope (exobrain scope new "
+            f"people/{folder.split('/', 1)[1]}) or remove the folder",
+        )
+        for folder, paths in sorted(ledgers.strangers.items())
+    ]
+    for path in ledgers.counted:
         try:
             size = path.stat().st_size
         except OSError:
-            continue
+            continue  # (an unreadable ledger is reported by the readers)
         if size > LEDGER_LIMIT:
-            found.append((path, size))
+            rel = path.relative_to(ws.root).as_posix()
+            person = folder_person(ws.root, path)
+            found.append(
+                Finding(
+                    ERROR,
+                    "signals-ledger-too-large",
+                    rel,
+                    f"{size:,} bytes ({size_text(size)}), over the {size_text(LEDGER_LIMIT)} "
+                    f"cap for a ledger: every reader skips it, so none of its signals count; "
+                    f"compact it (exobrain signals --compact --person {person}), which "
+                    f"sheds calibration notes when they are what makes it too large",
+                )
+            )
     return found
