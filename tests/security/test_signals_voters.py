@@ -214,3 +214,16 @@ def test_a_ledger_full_of_comments_refuses_the_write_and_loses_nothing(scene):
     assert "--host NAME" in result.err
     assert path.read_bytes() == before
     assert listing(root)["aggregate"]["votes"]["voters"] == 1
+
+
+def test_a_signal_of_someone_with_no_scope_is_kept_with_a_warning(scene):
+    root = scene.root
+    connection = json.loads((root / ".exobrain.json").read_text())
+    (root / ".exobrain.json").write_text(json.dumps({**connection, "person": "zed"}))
+    result = cast(root, "vote", HELLO, "up")
+    assert (
+        "warning: zed is no person of the repository, so signals/zed/ is not counted; it "
+        "counts once people/zed exists (exobrain scope new people/zed)" in result.err
+    )
+    assert (root / "signals/zed/laptop.jsonl").is_file()
+    assert listing(root)["not_counted"] == ["signals/zed"]

@@ -24,7 +24,8 @@ from exobrain.cli.edge import (
     context_settings=HELP,
     epilog=exit_codes(
         ok="every lock is up to date (now)",
-        failed="content changed without a version bump, or (with --check) a lock is stale",
+        failed="content changed without a version bump, a skill could not be read (the "
+        "others are locked), or (with --check) a lock is stale",
     ),
 )
 @click.option("--check", is_flag=True, help="Only report; exit 1 when any lock is out of date.")
