@@ -1,7 +1,8 @@
 """The aggregation cache: the aggregate's fields kept outside git, in the user cache dir.
 
-It is keyed on every ledger file's path, size, mtime and inode, so any append, merge,
-checkout or compaction makes it miss and the ledgers are read again; nothing is ever served
+It is keyed on the path, size, mtime and inode of every ledger that counts (a person's:
+:mod:`exobrain.signals.voters`), so any append, merge, checkout or compaction, or a person
+admitted or removed, makes it miss and the ledgers are read again; nothing is ever served
 from a stale cache. A cache that cannot be read or written is ignored (it is only a speed-up).
 The file holds a magic string, the key's length (8 bytes), the key and the aggregate's
 fields, each a ``marshal`` record, so a miss reads only the key. ``marshal`` (plain dicts,
