@@ -87,10 +87,11 @@ def test_lock_locks_every_skill_but_the_oversized_one_and_names_it(sandbox):
             "groups/acme/skills/tidy/SKILL.md": versioned("tidy"),
         },
     )
+    size = (root / "skills/world/SKILL.md").stat().st_size
     result = invoke(root, ["exobrain", "lock"])
     assert result.code == 1, result.text
     assert (
-        "skill:world@global: skills/world/SKILL.md: 1,048,653 bytes, over the 1 MB cap for a "
+        f"skill:world@global: skills/world/SKILL.md: {size:,} bytes, over the 1 MB cap for a "
         "SKILL.md; not locked (fix: split or shorten the file)" in result.out
     ), result.text
     assert "locked skill:hello@global" in result.out

@@ -54,7 +54,8 @@ MAX_FUND = 1_000_000_000
 MAX_COUNT = 1_000_000_000
 LOCK_TIMEOUT = 10.0
 #: The cap on one ledger file (one person on one host): about 400,000 lines, and compaction
-#: keeps real ones far smaller.
+#: keeps real ones far smaller. Readers skip a file over it, so no write passes it: the notes
+#: go first (:mod:`exobrain.signals.room`).
 LEDGER_LIMIT = 64 << 20
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
