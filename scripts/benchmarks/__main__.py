@@ -35,6 +35,7 @@ BENCHMARKS = {
     "mcp": "mcp",
     "eval": "evaluation",
     "security": "security",
+    "declarations": "declarations",
     "scale": "scale",
     "architecture": "architecture",
 }

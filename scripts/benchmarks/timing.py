@@ -27,11 +27,18 @@ def bench_env() -> dict[str, str]:
 
 
 def time_command(
-    argv: list[str], cwd: Path, runs: int, *, check_codes=(0,), warm_up: bool = True
+    argv: list[str],
+    cwd: Path,
+    runs: int,
+    *,
+    check_codes=(0,),
+    warm_up: bool = True,
+    env: dict[str, str] | None = None,
 ) -> dict:
     """One warm-up run (unless the first run is what is measured), then ``runs`` timed runs;
-    return median/min/max wall seconds and the median CPU seconds."""
-    env = bench_env()
+    return median/min/max wall seconds and the median CPU seconds. ``env`` (default: the
+    user's, :func:`bench_env`) lets a benchmark keep HOME and the caches in its own folder."""
+    env = bench_env() if env is None else env
     if warm_up:
         subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     samples, cpu = [], []

@@ -129,8 +129,8 @@ SIGNALS = Cache(
     "signals",
     USER_CACHE,
     "each repository's aggregated signals (marshal)",
-    "every ledger's size, modification time and inode",
-    4,
+    "the size, modification time and inode of every ledger that counts (a person's)",
+    5,
     "when any ledger changes",
     "the next quality or search reads every ledger again",
 )

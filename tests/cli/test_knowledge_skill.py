@@ -81,6 +81,7 @@ def scenario(tmp_path):
             vote = dump_line(make_signal("vote", ref, 1, by=f"voter{i}", host="laptop", at=1.7e9))
             path = f"signals/voter{i}/laptop.jsonl"
             tree[path] = tree.get(path, "") + vote
+            tree[f"people/voter{i}/AGENTS.md"] = f"# voter{i}\n"  # a person, so it counts
     build_tree(root, tree)
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "a week of work")

@@ -154,6 +154,7 @@ def ledger(root, votes: dict[str, int]) -> None:
             line = dump_line(make_signal("vote", ref, 1, by=f"voter{i}", host="h", at=1.7e9))
             path = f"signals/voter{i}/h.jsonl"
             tree[path] = tree.get(path, "") + line
+            tree[f"people/voter{i}/AGENTS.md"] = f"# voter{i}\n"  # a person, so it counts
     build_tree(root, tree)
 
 

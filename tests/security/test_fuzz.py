@@ -26,12 +26,12 @@ from exobrain.errors import ExobrainError
 from exobrain.gate.crons import load_crons
 from exobrain.registry.entries import load_registry
 from exobrain.scopes import load_scope_config, read_connection
-from exobrain.signals.aggregate import aggregate
 from exobrain.signals.lines import parse_line
 from exobrain.signals.quality import load_weights, quality_all
 from exobrain.skillmd import parse, powers, spec_problems
 from exobrain.util.jsonlogic import evaluate, parse_rule
 from tests.support.helpers import exobrain
+from tests.support.signal_helpers import every_ledger
 
 #: Examples per reader (the total is what the closing note reports).
 EXAMPLES = 250
@@ -195,7 +195,7 @@ def test_weights_reader(repo, text):
     try:
         refused_or_fine(
             lambda: quality_all(
-                aggregate(repo), ["skill:hello@global"], load_weights(repo), time.time()
+                every_ledger(repo), ["skill:hello@global"], load_weights(repo), time.time()
             )
         )
     finally:
@@ -278,7 +278,7 @@ def test_ledger_reader(repo, lines):
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     for line in lines:
         parse_line(line, "al")
-    agg = aggregate(repo, use_cache=False)
+    agg = every_ledger(repo)
     [score] = quality_all(agg, ["skill:hello@global"], load_weights(repo), time.time())
     assert math.isfinite(score.score)
 

@@ -19,7 +19,13 @@ def test_invented_voters_in_one_ledger_count_as_one_at_most(sandbox):
         make_signal("vote", "skill:hello@global", 1, by=f"sock{i}", host="h", at=1.7e9)
         for i in range(200)
     ]
-    build_tree(sandbox.root, {"signals/mallory/h.jsonl": "".join(map(dump_line, lines))})
+    build_tree(
+        sandbox.root,
+        {
+            "people/mallory/AGENTS.md": "# mallory\n",  # a person of the repository
+            "signals/mallory/h.jsonl": "".join(map(dump_line, lines)),
+        },
+    )
     result = invoke(sandbox.root, ["exobrain", "signals", "skill:hello@global", "--json"])
     data = json.loads(result.out)
     assert data["aggregate"]["votes"] == {"up": 1, "down": 0, "voters": 1}

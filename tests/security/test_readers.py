@@ -325,6 +325,9 @@ def _nested(depth: int) -> list:
         ({}, {}, {}, {"skill:hello@global": {1: (1,)}}, {}, 1, []),
         ({}, {}, {}, {}, {"skill:hello@global": {"usd": 5}}, 1, []),
         ({}, {}, {}, {}, {}, 1, [_nested(1500)]),
+        ({}, {}, {"skill:hello@global": {1 << 62: 1}}, {}, {}, 1, []),
+        ({}, {}, {}, {}, {"skill:hello@global": {("token", 20790): -(1 << 62)}}, 1, []),
+        ({}, {}, {"skill:hello@global": {20790: -3}}, {}, {}, 1, []),
     ],
     ids=[
         "vote-as-text",
@@ -333,6 +336,9 @@ def _nested(depth: int) -> list:
         "calibration-cut",
         "fund-key",
         "deep",
+        "day-after-9999",
+        "negative-fund",
+        "negative-uses",
     ],
 )
 def test_a_signal_cache_of_the_wrong_shape_is_read_again(sandbox, monkeypatch, fields):

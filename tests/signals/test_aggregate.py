@@ -9,11 +9,13 @@ from exobrain.signals import aggregate as signal_aggregate
 from exobrain.signals import cache as signal_cache
 from exobrain.signals.aggregate import aggregate, aggregate_files
 from exobrain.signals.ledger import FUND_UNIT, day_number, format_ts, ledger_files
-from tests.support.signal_helpers import DAY, LINT, NOW, TIDY, sig, write
+from exobrain.workspace import open_workspace
+from tests.support.helpers import build_tree
+from tests.support.signal_helpers import DAY, LINT, NOW, TIDY, every_ledger, repo, sig, write
 
 
-def agg_of(root, **kw):
-    return aggregate(root, use_cache=False, **kw)
+def agg_of(root):
+    return every_ledger(root)
 
 
 def test_vote_replace_a_flipping_voter_counts_once(tmp_path):
@@ -174,28 +176,31 @@ def test_impossible_dates_and_non_json_numbers_in_toolkit_shaped_lines(tmp_path)
 
 
 def test_cache_hits_when_unchanged_and_misses_after_any_change(tmp_path, monkeypatch):
-    path = write(tmp_path, [sig("usage", TIDY, 1)])
-    write(tmp_path, [sig("vote", TIDY, 1, by="bo")])
+    root = repo(tmp_path)
+    build_tree(root, {"people/bo/AGENTS.md": "# bo\n"})
+    path = write(root, [sig("usage", TIDY, 1)])
+    write(root, [sig("vote", TIDY, 1, by="bo")])
     with open(path, "a") as handle:
         handle.write("garbage\n")
-    first = aggregate(tmp_path)
+    first = aggregate(open_workspace(root))
     calls = []
     real = signal_aggregate.aggregate_files
     monkeypatch.setattr(signal_aggregate, "aggregate_files", lambda *a: calls.append(1) or real(*a))
-    again = aggregate(tmp_path)
+    again = aggregate(open_workspace(root))
     assert calls == [] and again.numbers() == first.numbers()
     assert (
         again.problems
         == first.problems
         == ["signals/al/h.jsonl:2: skipped: invalid JSON (Expecting value)"]
     )
-    write(tmp_path, [sig("usage", TIDY, 1)], append=True)
-    assert sum(aggregate(tmp_path).usage[TIDY].values()) == 2 and calls == [1]
-    assert signal_cache.cache_path(tmp_path).is_file()
+    assert len(first.votes_of(TIDY)) == 1  # bo's, a person of the repository
+    write(root, [sig("usage", TIDY, 1)], append=True)
+    assert sum(aggregate(open_workspace(root)).usage[TIDY].values()) == 2 and calls == [1]
+    assert signal_cache.cache_path(root).is_file()
     assert str(signal_cache.cache_dir()).startswith(os.environ["XDG_CACHE_HOME"])
     # a corrupt cache is ignored, not fatal
-    signal_cache.cache_path(tmp_path).write_bytes(b"\x80garbage")
-    assert sum(aggregate(tmp_path).usage[TIDY].values()) == 2
+    signal_cache.cache_path(root).write_bytes(b"\x80garbage")
+    assert sum(aggregate(open_workspace(root)).usage[TIDY].values()) == 2
 
 
 def test_snapshot_covers_its_bucket_in_its_own_file_only(tmp_path):

@@ -3,9 +3,9 @@
 import time
 
 from benchmarks.signals import write_ledgers
-from exobrain.signals.aggregate import aggregate
 from exobrain.signals.ledger import dump_line, ledger_files, make_signal
 from exobrain.signals.lines import fast_rows
+from tests.support.signal_helpers import every_ledger
 
 REFS = [f"skill:s{i}@global" for i in range(30)] + ["skill:t@groups/acme"]
 
@@ -15,7 +15,7 @@ def test_generated_ledgers_take_the_fast_path_and_parse_cleanly(tmp_path):
     assert files == 6
     paths = ledger_files(tmp_path)
     assert all(fast_rows(p.read_text(), p.parent.name) is not None for p in paths)
-    agg = aggregate(tmp_path, use_cache=False)
+    agg = every_ledger(tmp_path)
     assert agg.lines == 3000 and agg.problems == []
 
 

@@ -8,14 +8,13 @@ import pytest
 from click.testing import CliRunner
 
 from exobrain.cli.umbrella import main as exobrain_main
-from exobrain.signals.aggregate import aggregate
 from exobrain.signals.comments import MAX_COMMENT
 from exobrain.signals.compact import compact_text
 from exobrain.signals.ledger import dump_line
 from exobrain.signals.lines import fast_rows, parse_line, parse_record
 from exobrain.util import boundedjson
 from tests.support.helpers import git
-from tests.support.signal_helpers import TIDY, repo, sig, write
+from tests.support.signal_helpers import TIDY, every_ledger, repo, sig, write
 
 LEDGER = "signals/al/lap.jsonl"
 
@@ -105,9 +104,9 @@ def test_both_readers_agree_and_comments_count_in_no_number(root):
     assert fast_rows(plain, "al") is not None  # the written format stays on the fast path
 
     write(root, lines)
-    with_comments = aggregate(root, use_cache=False)
+    with_comments = every_ledger(root)
     write(root, [line for line in lines if line["kind"] != "comment"])
-    without = aggregate(root, use_cache=False)
+    without = every_ledger(root)
     assert with_comments.numbers() == without.numbers() and with_comments.problems == []
 
 

@@ -6,11 +6,10 @@ import random
 from click.testing import CliRunner
 
 from exobrain.cli.umbrella import main as exobrain_main
-from exobrain.signals.aggregate import aggregate
 from exobrain.signals.compact import compact_person, compact_text
 from exobrain.signals.ledger import DIMENSIONS, day_number, format_ts
 from exobrain.signals.quality import load_weights, quality_all
-from tests.support.signal_helpers import LINT, NOW, TIDY, repo, sig, write
+from tests.support.signal_helpers import LINT, NOW, TIDY, every_ledger, repo, sig, write
 
 SKILLS = [TIDY, LINT, "skill:old@global"]
 
@@ -61,7 +60,7 @@ def random_lines(rng, person, count):
 
 
 def state(root):
-    agg = aggregate(root, use_cache=False)
+    agg = every_ledger(root)
     scores = [
         (q.skill, q.score, q.components) for q in quality_all(agg, SKILLS, load_weights(root), NOW)
     ]

@@ -10,7 +10,6 @@ import time
 import pytest
 
 from exobrain.errors import UsageError
-from exobrain.signals.aggregate import aggregate
 from exobrain.signals.ledger import (
     UNION_RULE,
     append_line,
@@ -25,7 +24,7 @@ from exobrain.signals.ledger import (
 from exobrain.util.fileio import atomic_write_text
 from exobrain.workspace import open_workspace
 from tests.support import ROOT
-from tests.support.signal_helpers import TIDY, repo, sig
+from tests.support.signal_helpers import TIDY, every_ledger, repo, sig
 
 
 @pytest.mark.parametrize(
@@ -99,7 +98,7 @@ def test_concurrent_appenders_never_interleave(tmp_path):
     assert len(lines) == 240
     notes = {json.loads(line)["note"].rsplit(" ", 1)[0] for line in lines}
     assert len(notes) == 240
-    agg = aggregate(tmp_path, use_cache=False)
+    agg = every_ledger(tmp_path)
     assert agg.problems == [] and agg.lines == 240
 
 
@@ -109,7 +108,7 @@ def test_append_after_a_file_without_final_newline(tmp_path):
     path.write_text(json.dumps(sig("usage", TIDY, 1)))
     append_line(path, sig("usage", TIDY, 1), root=tmp_path)
     assert len(path.read_text().splitlines()) == 2
-    assert sum(aggregate(tmp_path, use_cache=False).usage[TIDY].values()) == 2
+    assert sum(every_ledger(tmp_path).usage[TIDY].values()) == 2
 
 
 def test_an_appender_waiting_on_a_rewrite_writes_to_the_new_file(tmp_path):

@@ -6,9 +6,8 @@ import subprocess
 from click.testing import CliRunner
 
 from exobrain.cli.umbrella import main as exobrain_main
-from exobrain.signals.aggregate import aggregate
 from tests.support.helpers import git
-from tests.support.signal_helpers import TIDY, repo
+from tests.support.signal_helpers import TIDY, every_ledger, repo
 
 LEDGER = "signals/al/lap.jsonl"
 
@@ -56,7 +55,7 @@ def test_branches_merge_without_conflict_and_aggregate_the_union(tmp_path, monke
     expected_root = tmp_path / "union"
     (expected_root / "signals/al").mkdir(parents=True)
     (expected_root / LEDGER).write_text("\n".join(union) + "\n")
-    got, want = aggregate(root), aggregate(expected_root)
+    got, want = every_ledger(root), every_ledger(expected_root)
     assert got.numbers() == want.numbers() and got.problems == []
     assert {by: v for by, (_t, v) in got.votes_of(TIDY).items()} == {"al": -1}  # latest wins
     assert sum(got.usage[TIDY].values()) == 3

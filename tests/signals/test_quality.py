@@ -6,16 +6,15 @@ import shutil
 import pytest
 
 from exobrain.errors import InputFileError
-from exobrain.signals.aggregate import aggregate
 from exobrain.signals.quality import Decay, load_weights, quality, wilson_lower
 from tests.support import ROOT
-from tests.support.signal_helpers import NOW, TIDY, sig, write
+from tests.support.signal_helpers import NOW, TIDY, every_ledger, sig, write
 
 
 def score(root, lines=None, now=NOW):
     if lines is not None:
         write(root, lines)
-    return quality(aggregate(root, use_cache=False), TIDY, load_weights(root), now)
+    return quality(every_ledger(root), TIDY, load_weights(root), now)
 
 
 def test_no_signals_is_the_documented_baseline(tmp_path):

@@ -50,6 +50,9 @@ def root(tmp_path, monkeypatch):
         "groups/acme/skills/lint/SKILL.md": skill_md("lint"),
         ".exobrain.json": json.dumps({"connected_scopes": ["groups/acme"], "person": "al"}),
     }
+    # every voter below is a person of the repository (a ledger of anyone else never counts)
+    for person in ["al", "old", *(f"v{i}" for i in range(3)), *(f"f{i}" for i in range(4))]:
+        tree[f"people/{person}/AGENTS.md"] = f"# {person}\n"
     for entry in [*GLOBAL, FRESH]:
         if "source" not in entry:
             tree[f"skills/{entry['name']}/SKILL.md"] = skill_md(entry["name"])

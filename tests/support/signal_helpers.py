@@ -6,7 +6,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from exobrain.signals.ledger import dump_line, ledger_path, make_signal
+from exobrain.signals.aggregate import Aggregate, aggregate_files
+from exobrain.signals.ledger import dump_line, ledger_files, ledger_path, make_signal
 from tests.support.helpers import exobrain
 
 DAY = 86400.0
@@ -53,3 +54,9 @@ def write(
         with open(path, "a" if append else "w", encoding="utf-8") as handle:
             handle.write("".join(dump_line(line) for line in chosen))
     return next(iter(by_path))
+
+
+def every_ledger(root: Path) -> Aggregate:
+    """The aggregate of every ledger under ``root``, whoever's folder holds it: the rules of
+    aggregation apart from who counts as a voter (tests/security/test_signals_voters.py)."""
+    return aggregate_files(root, ledger_files(root))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from exobrain.artifacts.register import lock_all
 from exobrain.workspace import open_workspace
-from tests.support.helpers import exobrain, git, skill_md
+from tests.support.helpers import build_tree, exobrain, git, skill_md
 from tests.support.signal_helpers import sig, write
 
 HOSTILE_BODY = """# Hostile content
@@ -137,6 +137,8 @@ def site_repo(root: Path) -> Path:
     (root / "skills/pdf-tools/scripts").mkdir()
     (root / "skills/pdf-tools/scripts/extract.py").write_text("print('extract')\n")
     lock_all(open_workspace(root))
+    # the voters are persons of the repository (a ledger of anyone else never counts)
+    build_tree(root, {f"people/{p}/AGENTS.md": f"# {p}\n" for p in ("alex", "bo")})
     write(
         root,
         [

@@ -12,6 +12,7 @@ vouch for content that is not the skill's own.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -255,28 +256,14 @@ def lock_all(ws: Workspace, *, check: bool = False) -> LockReport:
             if not is_file(path):
                 continue
             kept.add(entry.name)
-            version = quick_meta(path, ("version",)).get("version")
-            if not is_version(version):
-                continue
             ref = f"skill:{entry.name}@{registry.scope}"
-            unsafe = unsafe_entries(path.parent)
-            if unsafe:
-                report.stale += [f"{ref}: {rel} is {why}; not locked" for rel, why in unsafe]
+            try:
+                _lock_one(ws.root, ref, path, lock.get(entry.name), report, updates)
+            except InputFileError as exc:
+                # one skill that cannot be read (over the 1 MB cap for a SKILL.md, broken
+                # frontmatter) is named and left as it is; every other skill is still locked
+                report.stale.append(_unreadable(ws.root, ref, exc))
                 report.refused.append(ref)
-                continue
-            locked = lock.get(entry.name)
-            if locked is None:
-                report.stale.append(f"{ref}: not locked")
-                updates[entry.name] = lock_entry(path.parent, version)
-                continue
-            folder_drift = drift(path.parent, locked)
-            problem = version_problem(version, locked, folder_drift, shown(path.parent, ws.root))
-            if problem:
-                report.stale.append(f"{ref}: {problem}")
-                report.refused.append(ref)
-            elif version != locked["version"] or folder_drift.any:
-                report.stale.append(f"{ref}: locked {locked['version']}, now {version}")
-                updates[entry.name] = lock_entry(path.parent, version)
         if registry.findings:  # a broken registry: what it declares is unknown, drop nothing
             kept |= set(lock)
         for name in sorted(set(lock) - kept):
@@ -292,3 +279,43 @@ def lock_all(ws: Workspace, *, check: bool = False) -> LockReport:
                 f"skill:{n}@{registry.scope}" for n, item in updates.items() if item is not None
             ]
     return report
+
+
+def _lock_one(
+    root: Path,
+    ref: str,
+    path: Path,
+    locked: dict[str, Any] | None,
+    report: LockReport,
+    updates: dict[str, dict[str, Any] | None],
+) -> None:
+    """Compare one versioned skill (its SKILL.md at ``path``) with its lock entry, noting in
+    ``report`` what is stale or refused and in ``updates`` the entry to write."""
+    version = quick_meta(path, ("version",)).get("version")
+    if not is_version(version):
+        return
+    name = path.parent.name
+    unsafe = unsafe_entries(path.parent)
+    if unsafe:
+        report.stale += [f"{ref}: {rel} is {why}; not locked" for rel, why in unsafe]
+        report.refused.append(ref)
+        return
+    if locked is None:
+        report.stale.append(f"{ref}: not locked")
+        updates[name] = lock_entry(path.parent, version)
+        return
+    folder_drift = drift(path.parent, locked)
+    problem = version_problem(version, locked, folder_drift, shown(path.parent, root))
+    if problem:
+        report.stale.append(f"{ref}: {problem}")
+        report.refused.append(ref)
+    elif version != locked["version"] or folder_drift.any:
+        report.stale.append(f"{ref}: locked {locked['version']}, now {version}")
+        updates[name] = lock_entry(path.parent, version)
+
+
+def _unreadable(root: Path, ref: str, exc: InputFileError) -> str:
+    """The stale line of a skill lock could not read: the file (relative to the repository),
+    what is wrong with it and the fix."""
+    text = exc.message.replace(f"{root}{os.sep}", "")
+    return f"{ref}: {text}; not locked" + (f" (fix: {exc.hint})" if exc.hint else "")

@@ -65,7 +65,7 @@ def command(
     ws = open_workspace(repo)
     skill = canonical(find_declaration(ws, parse_ref(ref)))
     line, path, warning = post_comment(
-        ws.root,
+        ws,
         skill,
         text,
         by=author(ws),

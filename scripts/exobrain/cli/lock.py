@@ -24,7 +24,8 @@ from exobrain.cli.edge import (
     context_settings=HELP,
     epilog=exit_codes(
         ok="every lock is up to date (now)",
-        failed="content changed without a version bump, or (with --check) a lock is stale",
+        failed="content changed without a version bump, a skill could not be read (the "
+        "others are locked), or (with --check) a lock is stale",
     ),
 )
 @click.option("--check", is_flag=True, help="Only report; exit 1 when any lock is out of date.")
@@ -37,6 +38,7 @@ def command(check: bool, as_json: bool, repo: Path | None) -> None:
     refused (exobrain register PATH --bump patch). Entries of skills that are no longer
     declared, or whose folder is gone, are dropped."""
     from exobrain.artifacts.register import lock_all
+    from exobrain.util.terminal import safe_line
     from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
@@ -53,8 +55,8 @@ def command(check: bool, as_json: bool, repo: Path | None) -> None:
             }
         )
     else:
-        for line in report.stale:
-            click.echo(("stale  " if check else "       ") + line)
+        for line in report.stale:  # a line may quote what a file holds: filtered
+            click.echo(("stale  " if check else "       ") + safe_line(line))
         for ref in report.written:
             click.echo(f"locked {ref}")
         for ref in report.dropped if not check else []:

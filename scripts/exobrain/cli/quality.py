@@ -56,7 +56,7 @@ def main(
     ws = open_workspace(repo)
     view = open_view(ws, everywhere=everywhere)
     weights = load_weights(ws.root)
-    agg = aggregate(ws.root)
+    agg = aggregate(ws)
     now = time.time()
     source = _rel(ws.root, weights.path)
     if ref is not None:

@@ -37,16 +37,15 @@ def command(ref: str, as_json: bool, repo: Path | None) -> None:
     skill:NAME[@HOME]."""
     from exobrain.artifacts.show import describe_skill
     from exobrain.signals.aggregate import aggregate
-    from exobrain.signals.comments import thread
     from exobrain.signals.quality import load_weights, quality
-    from exobrain.signals.view import skill_lines
+    from exobrain.signals.view import skill_thread
     from exobrain.workspace import open_workspace
 
     ws = open_workspace(repo)
     facts = describe_skill(ws, ref)
-    score = quality(aggregate(ws.root), facts["ref"], load_weights(ws.root), time.time())
+    score = quality(aggregate(ws), facts["ref"], load_weights(ws.root), time.time())
     facts["quality"] = {"score": round(score.score, 6), "components": score.as_json()["components"]}
-    facts["comments"] = thread(skill_lines(ws.root, facts["ref"])[0])
+    facts["comments"] = skill_thread(ws, facts["ref"])
     if as_json:
         emit_json(facts)
     else:

@@ -27,6 +27,7 @@ from exobrain.registry.entries import REGISTRY_FILE, Entry, Policy, Registry
 from exobrain.registry.rules import ALLOW, REFUSE
 from exobrain.registry.schema import explained_findings, schema_findings, schema_is_packaged
 from exobrain.scopes import SEED
+from exobrain.signals.voters import ledger_findings
 from exobrain.skillmd import SKILL_FILE, SkillDoc, powers, read_skill, spec_problems
 from exobrain.util.confine import leaves, unsafe_entries
 from exobrain.workspace import Workspace
@@ -55,6 +56,7 @@ def validate(ws: Workspace) -> list[Finding]:
     findings.extend(legacy_findings(ws))
     findings.extend(policy_findings(ws, registries))
     findings.extend(unreached_findings(ws, scanned))
+    findings.extend(ledger_findings(ws))
     return findings
 
 
@@ -82,6 +84,8 @@ def _entry_findings(
         if ws.sparse.scope_left_out(registry.scope)
         else None
     )
+    # in a full checkout the disk is the whole answer: git is asked only in a sparse one
+    sparse = ws.sparse.checkout().sparse
     for index, identity in registry.declared():
         name = identity.name
         if identity in first:
@@ -103,7 +107,7 @@ def _entry_findings(
             identity.home != EXTERNAL
             and (committed is None or name not in committed)
             and not os.path.isfile(os.path.join(ws.root, shown_base, name, SKILL_FILE))
-            and (committed is not None or not ws.skill_exists(registry.scope, name))
+            and (committed is not None or not sparse or not ws.skill_exists(registry.scope, name))
         ):
             missing = f"{shown_base}{name}/{SKILL_FILE}"
             found.append(

@@ -374,7 +374,7 @@ def signal_quality(ws: Workspace) -> QualityFn:
             return {}
         # knowledge documents carry no signals: they get the same no-signal baseline as an
         # unrated skill, so neither kind is favoured for it
-        results = quality_all(aggregate(ws.root), refs, load_weights(ws.root), time.time())
+        results = quality_all(aggregate(ws), refs, load_weights(ws.root), time.time())
         return {q.skill: q.score for q in results}
 
     return scores

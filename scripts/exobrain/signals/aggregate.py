@@ -24,10 +24,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from exobrain.signals.ledger import FUND_UNIT, day_number, ledger_owner, ts_ms
 from exobrain.signals.lines import Record, _row_record, fast_rows, read_ledger_text, read_records
+
+if TYPE_CHECKING:  # the aggregation itself needs only the ledgers' files
+    from exobrain.workspace import Workspace
 
 RANK_SCALE = 1 << 20  # rank codes: time in ms * RANK_SCALE + value in millionths
 RANK_STEP = 1_000_000
@@ -282,12 +285,16 @@ def aggregate_files(root: Path, files: list[Path]) -> Aggregate:
     return folder.finish()
 
 
-def aggregate(root: Path, *, use_cache: bool = True) -> Aggregate:
-    """The repository's aggregated signals, from the cache when no ledger changed."""
-    from exobrain.signals.cache import cached_fields
-    from exobrain.signals.ledger import ledger_files
+def aggregate(ws: Workspace, *, use_cache: bool = True) -> Aggregate:
+    """The repository's aggregated signals, from the cache when no ledger changed.
 
-    files = ledger_files(root)
+    Only the ledgers of persons of the repository count
+    (:func:`exobrain.signals.voters.repository_ledgers`); the cache is keyed on exactly those
+    files, so a person's scope made or removed (a folder admitted or left out) makes it miss."""
+    from exobrain.signals.cache import cached_fields
+    from exobrain.signals.voters import repository_ledgers
+
+    root, files = ws.root, repository_ledgers(ws).counted
     if not use_cache:
         return aggregate_files(root, files)
     return Aggregate(*cached_fields(root, files, lambda: aggregate_files(root, files).fields()))

@@ -1,7 +1,8 @@
 """The aggregation cache: the aggregate's fields kept outside git, in the user cache dir.
 
-It is keyed on every ledger file's path, size, mtime and inode, so any append, merge,
-checkout or compaction makes it miss and the ledgers are read again; nothing is ever served
+It is keyed on the path, size, mtime and inode of every ledger that counts (a person's:
+:mod:`exobrain.signals.voters`), so any append, merge, checkout or compaction, or a person
+admitted or removed, makes it miss and the ledgers are read again; nothing is ever served
 from a stale cache. A cache that cannot be read or written is ignored (it is only a speed-up).
 The file holds a magic string, the key's length (8 bytes), the key and the aggregate's
 fields, each a ``marshal`` record, so a miss reads only the key. ``marshal`` (plain dicts,
@@ -15,6 +16,7 @@ import hashlib
 import marshal
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from datetime import date
 from itertools import chain
 from operator import itemgetter
 from pathlib import Path
@@ -83,16 +85,24 @@ _FIELD_TYPES = (dict, dict, dict, dict, dict, int, list)
 #: Every number the aggregate holds (a vote or rank code: a time in ms times 2**20 at most)
 #: is smaller than this; a far bigger one would overflow the float arithmetic of the score.
 _BOUND = 1 << 63
+#: The days a line can be dated (years 1000 to 9999, the timestamp's fixed width), counted
+#: from 1970-01-01 as the aggregate counts them: a day beyond them is no date at all (the
+#: listing's ``last_day`` could not be printed).
+_DAYS = (
+    date(1000, 1, 1).toordinal() - date(1970, 1, 1).toordinal(),
+    date(9999, 12, 31).toordinal() - date(1970, 1, 1).toordinal(),
+)
 
 
 def well_formed(fields: Any) -> bool:
     """Whether cached fields have the aggregate's shape all the way down (see ``Aggregate``:
     skill → votes by → code, ranks dimension → by → code, usage day → uses, calibration day
     → (completed, total), fund (currency, day) → millionths; a line count; problems as text),
-    every number an int within :data:`_BOUND`: a cache cut short, edited or written by
-    something else is a miss, never a crash further on. The per-value work runs in C loops
-    (``chain``, ``map``, ``set``), so a million-line aggregate is checked in a few
-    milliseconds."""
+    every code an int within :data:`_BOUND`, every day within :data:`_DAYS` and every count
+    and amount from 0: a cache cut short, edited or written by something else is a miss,
+    never a crash further on (a negative amount broke the score's logarithm, a day past the
+    year 9999 the listing). The per-value work runs in C loops (``chain``, ``map``, ``set``,
+    ``min``, ``max``), so a million-line aggregate is checked in a few milliseconds."""
     if not (
         isinstance(fields, tuple)
         and len(fields) == len(_FIELD_TYPES)
@@ -106,21 +116,24 @@ def well_formed(fields: Any) -> bool:
     if not (_types(_keys(per_dimension)) <= {str} and _types(_values(per_dimension)) <= {dict}):
         return False
     raters = [*votes.values(), *_values(per_dimension)]
+    uses = list(usage.values())
     pairs = list(_values(calibration.values()))
     days = list(_keys(fund.values()))
     return (
-        _numbers_in(raters, str)
-        and _numbers_in(list(usage.values()), int)
-        and _numbers(_keys(calibration.values()))
+        _types(_keys(raters)) <= {str}
+        and _numbers(_values(raters))
+        and _numbers(_keys(uses), *_DAYS)
+        and _numbers(_values(uses), 0)
+        and _numbers(_keys(calibration.values()), *_DAYS)
         and _types(pairs) <= {tuple}
         and set(map(len, pairs)) <= {2}
-        and _numbers(chain.from_iterable(pairs))
-        and _numbers(_values(fund.values()))
+        and _numbers(chain.from_iterable(pairs), 0)
+        and _numbers(_values(fund.values()), 0)
         and _types(days) <= {tuple}
         and set(map(len, days)) <= {2}
         and _types(map(itemgetter(0), days)) <= {str}
-        and _numbers(map(itemgetter(1), days))
-        and _numbers((lines,))
+        and _numbers(map(itemgetter(1), days), *_DAYS)
+        and _numbers((lines,), 0)
         and _types(problems) <= {str}
     )
 
@@ -141,27 +154,16 @@ def _values(tables: Iterable[dict[Any, Any]]) -> Iterator[Any]:
     return chain.from_iterable(map(dict.values, tables))
 
 
-def _numbers(values: Iterable[Any]) -> bool:
-    """Whether every value is a whole number none of the score's float arithmetic could
-    overflow on, in two C loops (cheaper than asking each value its type): ``sum`` refuses
-    what is no number, a float among them makes the total a float, and with every value
-    above ``-_BOUND`` (``min``) a total below ``n * _BOUND`` leaves each below
-    ``2 * n * _BOUND``."""
+def _numbers(values: Iterable[Any], low: int = 1 - _BOUND, high: int = _BOUND - 1) -> bool:
+    """Whether every value is a whole number from ``low`` to ``high``, in C loops (cheaper
+    than asking each value its type): ``sum`` refuses what is no number and a float among
+    them makes the total a float; ``min`` and ``max`` give the range."""
     found = values if isinstance(values, list) else list(values)
     try:
         total = sum(found)
-        return type(total) is int and (
-            not found or (min(found) > -_BOUND and total < _BOUND * len(found))
-        )
     except TypeError:
         return False
-
-
-def _numbers_in(tables: list[dict[Any, Any]], key: type) -> bool:
-    """Whether each table maps keys of type ``key`` (when ints: within bounds) to numbers."""
-    keys = list(_keys(tables))
-    good_keys = _numbers(keys) if key is int else _types(keys) <= {key}
-    return good_keys and _numbers(_values(tables))
+    return type(total) is int and (not found or (min(found) >= low and max(found) <= high))
 
 
 def save(path: Path, key: tuple[Any, ...], fields: tuple[Any, ...]) -> None:

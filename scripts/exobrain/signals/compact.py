@@ -37,6 +37,7 @@ from exobrain.signals.ledger import (
     ts_ms,
 )
 from exobrain.signals.lines import Record, parse_line
+from exobrain.signals.room import REPAIR_LIMIT_FACTOR, fit
 from exobrain.util import boundedjson
 from exobrain.util.fileio import atomic_write_text, read_bytes
 
@@ -141,16 +142,19 @@ def compact_file(root: Path, path: Path, cutoff_day: int, *, dry_run: bool = Fal
     rel = path.relative_to(root).as_posix()
     fd = locked_ledger(path, root=root) if not dry_run else None
     try:
-        data = read_bytes(path, limit=LEDGER_LIMIT, what="a ledger")
+        # a ledger over the cap (which every reader skips) is read to be repaired, up to a
+        # bound: compacted, and its notes shed when it is still too large
+        data = read_bytes(path, limit=LEDGER_LIMIT * REPAIR_LIMIT_FACTOR, what="a ledger")
         text = data.decode("utf-8", errors="surrogateescape")
         compacted, snapshots = compact_text(
             text, cutoff_day, path.name[: -len(LEDGER_SUFFIX)], ledger_owner(rel)
         )
+        result = fit(path, compacted.encode("utf-8", "surrogateescape"), LEDGER_LIMIT, root=root)
         before = sum(1 for line in text.split("\n") if line.strip())
-        changed = compacted != text
+        changed = result != data
         if changed and not dry_run:
-            atomic_write_text(path, compacted.encode("utf-8", errors="surrogateescape"), root=root)
-        return Compaction(rel, before, compacted.count("\n"), snapshots, changed)
+            atomic_write_text(path, result, root=root)
+        return Compaction(rel, before, result.count(b"\n"), snapshots, changed)
     finally:
         if fd is not None:
             os.close(fd)

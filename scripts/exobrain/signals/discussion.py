@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.errors import UsageError
-from exobrain.signals.comments import thread
 from exobrain.signals.ledger import make_signal, record_signal
-from exobrain.signals.view import skill_lines
+from exobrain.signals.view import skill_thread
+from exobrain.workspace import Workspace
 
 
 def post_comment(
-    root: Path,
+    ws: Workspace,
     skill: str,
     text: str,
     *,
@@ -26,11 +26,11 @@ def post_comment(
     must answer a comment about the same skill. Returns the line, the ledger and a warning."""
     line = make_signal("comment", skill, text, by=by, host=host, agent=agent, reply_to=reply_to)
     if reply_to:
-        known = {c["id"] for c in thread(skill_lines(root, skill)[0])}
+        known = {c["id"] for c in skill_thread(ws, skill)}
         if reply_to not in known:
             raise UsageError(
                 f"no comment {reply_to} about {skill}",
                 hint=f"exobrain signals {skill} lists its comments and their ids",
             )
-    path, warning = record_signal(root, line)
+    path, warning = record_signal(ws.root, line)
     return line, path, warning

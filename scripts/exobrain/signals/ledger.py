@@ -54,7 +54,8 @@ MAX_FUND = 1_000_000_000
 MAX_COUNT = 1_000_000_000
 LOCK_TIMEOUT = 10.0
 #: The cap on one ledger file (one person on one host): about 400,000 lines, and compaction
-#: keeps real ones far smaller.
+#: keeps real ones far smaller. Readers skip a file over it, so no write passes it: the notes
+#: go first (:mod:`exobrain.signals.room`).
 LEDGER_LIMIT = 64 << 20
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
@@ -387,6 +388,16 @@ def append_line(path: Path, line: dict[str, Any], *, root: Path) -> None:
     fd = locked_ledger(path, root=root)
     try:
         size = os.fstat(fd).st_size
+        if size + len(data) + 1 > LEDGER_LIMIT:  # readers would skip it: make room, or refuse
+            from exobrain.signals.room import make_room
+
+            make_room(path, len(data) + 1, LEDGER_LIMIT, root=root)
+            old, fd = fd, -1
+            os.close(old)
+            fd = locked_ledger(path, root=root)  # the rewritten file, locked in its turn
+            size = os.fstat(fd).st_size
+            if size + len(data) + 1 > LEDGER_LIMIT:  # a writer came first and filled it
+                raise OperationFailed(f"{path}: at the cap for a ledger; try again")
         if size and os.pread(fd, 1, size - 1) != b"\n":  # a hand edit may have left none
             data = b"\n" + data
         written = os.write(fd, data)
@@ -401,7 +412,8 @@ def append_line(path: Path, line: dict[str, Any], *, root: Path) -> None:
             hint="check the folder's permissions and free space",
         ) from exc
     finally:
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)
 
 
 def ensure_union_merge(root: Path) -> bool:

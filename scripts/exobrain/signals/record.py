@@ -17,6 +17,7 @@ from exobrain.model import Identity, Lifecycle
 from exobrain.refs import canonical, parse_ref
 from exobrain.registry.entries import Entry
 from exobrain.signals.ledger import author, host_id, make_signal, record_signal
+from exobrain.signals.voters import people_among
 from exobrain.supersession import successors, supersedes_edges
 from exobrain.util.graphs import find_cycles
 from exobrain.workspace import Workspace, find_declaration
@@ -82,4 +83,11 @@ def record(
         kind, ref, value, by=author(ws), host=host_id(ws, host), agent=agent, via=via, **extra
     )
     path, warning = record_signal(ws.root, line)
+    if not people_among(ws, {line["by"]}):  # written, but it will not count: say so and how
+        who = line["by"]
+        stranger = (
+            f"{who} is no person of the repository, so signals/{who}/ is not counted; "
+            f"it counts once people/{who} exists (exobrain scope new people/{who})"
+        )
+        warning = f"{warning}; {stranger}" if warning else stranger
     return Recorded(line, path, warning)

@@ -28,9 +28,10 @@ from exobrain.errors import ExobrainError
 from exobrain.paths import shown
 from exobrain.registry.entries import Entry, Registry
 from exobrain.signals.aggregate import Aggregate, Folder, aggregate, file_records
-from exobrain.signals.ledger import day_number, format_ts, ledger_files, ts_ms
+from exobrain.signals.ledger import day_number, format_ts, ts_ms
 from exobrain.signals.lines import Record, read_ledger_text
 from exobrain.signals.quality import DAY, Decay, Weights, quality
+from exobrain.signals.voters import repository_ledgers
 from exobrain.util.repository import Repository
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def plan_sweep(
     settings = weights["sweep"]
     threshold, minimum = settings["quality_below"], settings["usage_below"]
     start = now - window_days * DAY
-    agg = agg or aggregate(ws.root)
+    agg = agg or aggregate(ws)
     decay = Decay(now, weights.half_life_days)
     first_day = day_number(format_ts(start))
     low: list[tuple[str, Entry, float, int]] = []
@@ -100,7 +101,13 @@ def plan_sweep(
         item for item in low if (since.get((item[1].scope, item[1].index)) or now) <= start
     ]
     peaks = peak_quality(
-        ws.root, {ref for ref, *_ in old_enough}, weights, start, now, settings["sample_days"]
+        ws.root,
+        repository_ledgers(ws).counted,
+        {ref for ref, *_ in old_enough},
+        weights,
+        start,
+        now,
+        settings["sample_days"],
     )
     window = f"{window_days:g} days"
     decisions = []
@@ -155,15 +162,22 @@ def plan_sweep(
 
 
 def peak_quality(
-    root: Path, refs: set[str], weights: Weights, start: float, now: float, step_days: float
+    root: Path,
+    files: list[Path],
+    refs: set[str],
+    weights: Weights,
+    start: float,
+    now: float,
+    step_days: float,
 ) -> dict[str, float]:
     """The highest score each skill had at the sample times ``start, start+step, …, now``,
-    each computed only from the signals recorded up to that time."""
+    each computed only from the signals recorded up to that time in ``files`` (the ledgers
+    that count)."""
     if not refs:
         return {}
     history: dict[str, list[Record]] = {ref: [] for ref in refs}
     problems: list[str] = []
-    for path in ledger_files(root):
+    for path in files:
         rel = path.relative_to(root).as_posix()
         text = read_ledger_text(path, rel, problems)
         for record in file_records(text, rel, problems, refs) if text is not None else []:

@@ -9,8 +9,9 @@ from typing import Any
 from exobrain.refs import canonical, parse_ref
 from exobrain.signals.aggregate import Aggregate, aggregate
 from exobrain.signals.comments import thread
-from exobrain.signals.ledger import FUND_UNIT, day_label, ledger_files, ledger_owner
+from exobrain.signals.ledger import FUND_UNIT, day_label, ledger_owner
 from exobrain.signals.lines import parse_line, read_ledger_text
+from exobrain.signals.voters import repository_ledgers, stranger_note
 from exobrain.util import boundedjson
 from exobrain.workspace import Workspace, find_declaration
 
@@ -20,19 +21,23 @@ def skill_signals(ws: Workspace, ref_text: str) -> dict[str, Any]:
     declared skill, JSON-ready: its lines (time order), the comments as a thread, their
     aggregate and the lines that do not count."""
     ref = canonical(find_declaration(ws, parse_ref(ref_text)))
-    lines, problems = skill_lines(ws.root, ref)
-    totals = summary(aggregate(ws.root), ref)
+    ledgers = repository_ledgers(ws)
+    lines, problems = skill_lines(ws.root, ref, ledgers.counted)
+    totals = summary(aggregate(ws), ref)
+    note = stranger_note(ledgers)
     return {
         "skill": ref,
         "signals": lines,
         "comments": thread(lines),
         "aggregate": totals,
-        "problems": problems,
+        "problems": problems + ([note] if note else []),
+        "not_counted": sorted(ledgers.strangers),
     }
 
 
-def skill_lines(root: Path, ref: str) -> tuple[list[dict[str, Any]], list[str]]:
-    """Every valid line about ``ref`` in every ledger (time order) and the problems met.
+def skill_lines(root: Path, ref: str, files: list[Path]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every valid line about ``ref`` in ``files`` (the ledgers that count:
+    :func:`exobrain.signals.voters.repository_ledgers`), time order, and the problems met.
 
     Lines are found with a substring test first, so only the lines that mention the skill
     are parsed; a malformed line that mentions it is reported.
@@ -40,7 +45,7 @@ def skill_lines(root: Path, ref: str) -> tuple[list[dict[str, Any]], list[str]]:
     needle = f'{ref}"'
     found: list[dict[str, Any]] = []
     problems: list[str] = []
-    for path in ledger_files(root):
+    for path in files:
         rel = path.relative_to(root).as_posix()
         text = read_ledger_text(path, rel, problems)
         if text is None or needle not in text:
@@ -58,6 +63,11 @@ def skill_lines(root: Path, ref: str) -> tuple[list[dict[str, Any]], list[str]]:
                 found.append(obj)
     found.sort(key=lambda o: (o["ts"], o["file"], o["line"]))
     return found, problems
+
+
+def skill_thread(ws: Workspace, ref: str) -> list[dict[str, Any]]:
+    """The comments about ``ref`` (a canonical reference) that count, as one thread."""
+    return thread(skill_lines(ws.root, ref, repository_ledgers(ws).counted)[0])
 
 
 def summary(agg: Aggregate, ref: str) -> dict[str, Any]:

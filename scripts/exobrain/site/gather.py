@@ -60,7 +60,7 @@ def gather(
     now = time.time() if now is None else now
     view = repository_view(ws) if everything else shared_view(ws)
     skills = [a for a in view.declared() if a.declaration is not None]
-    agg = aggregate(ws.root)
+    agg = aggregate(ws)
     refs = [a.ref for a in skills]
     scores = {q.skill: q.score for q in quality_all(agg, refs, load_weights(ws.root), now)}
     entries = [e for s in view.scopes for e in ws.registry(s.path).entries]

@@ -98,8 +98,10 @@ def read_bytes(path: Path, *, limit: int = JSON_LIMIT, what: str = "this file") 
     try:
         size = os.fstat(fd).st_size
         if size > limit:
+            # "1 MB, over the 1 MB cap" says nothing: bytes when the rounding hides the excess
+            shown = size_text(size) if size_text(size) != size_text(limit) else f"{size:,} bytes"
             raise InputFileError(
-                f"{path}: {size_text(size)}, over the {size_text(limit)} cap for {what}",
+                f"{path}: {shown}, over the {size_text(limit)} cap for {what}",
                 hint="split or shorten the file",
             )
         data = os.read(fd, size + 1)  # a regular file gives all of it in one read
