@@ -89,6 +89,7 @@ def root(tmp_path_factory) -> Path:
     for rel, data in FILES.items():
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         (folder / rel).write_bytes(data)
+    (folder / "references/latest.md").symlink_to("guide.md")  # pinned as its target text
     registry = json.loads((repo / "people/alice/skills.json").read_text())
     registry["skills"].append({"name": "alice-zebra", "owner": "alice", "tier": "optional"})
     build_tree(
@@ -197,8 +198,8 @@ def test_the_manifest_is_the_lock_and_the_bytes_read_back_match_it(session, root
     assert {rel: r["digest"] for rel, r in manifest.items()} == {
         rel: f"sha256:{digest}" for rel, digest in locked["files"].items()
     }
-    assert set(manifest) == set(FILES)
-    for rel, data in FILES.items():
+    assert set(manifest) == {*FILES, "references/latest.md"}
+    for rel, data in {**FILES, "references/latest.md": b"guide.md"}.items():
         assert manifest[rel]["size"] == len(data)
         served = session["bytes"][prefix + rel]
         assert served == data

@@ -24,12 +24,10 @@ segment before a file is always the skill's name, as the extension requires.
 
 from __future__ import annotations
 
-import mimetypes
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, unquote
 
 from exobrain.mcp.arguments import URI_MAX
 
@@ -69,6 +67,8 @@ class Served:
 
 def root_of(home: str, name: str) -> str:
     """``skill://`` + the home's segments + the name, each percent-encoded."""
+    from urllib.parse import quote
+
     return SCHEME + "/".join(quote(part, safe="") for part in [*home.split("/"), name])
 
 
@@ -91,6 +91,8 @@ def entry(skill: Served) -> dict[str, Any]:
     """The extension's entry for ``skill``: its URI, its frontmatter as written and the
     complete manifest of its files. A skill the extension cannot carry (no frontmatter name
     equal to its name, no description, over the limits) is a domain error saying why."""
+    from urllib.parse import quote
+
     from exobrain.errors import InputFileError
     from exobrain.skillmd import read_skill
     from exobrain.util.dirhash import file_manifest
@@ -170,6 +172,8 @@ def get(live: Live, uri: Any) -> dict[str, Any]:
 def read(live: Live, uri: str) -> tuple[bytes, str]:
     """The bytes of the skill file ``uri`` names and their MIME type: only a file in its
     skill's manifest (never a path the walk did not list, so nothing outside the folder)."""
+    from urllib.parse import unquote
+
     from exobrain.errors import UsageError
     from exobrain.util.dirhash import file_manifest
     from exobrain.util.fileio import read_bytes
@@ -205,6 +209,8 @@ def checked_uri(uri: Any, method: str) -> str:
 
 
 def _mime(rel: str, data: bytes) -> str:
+    import mimetypes
+
     guessed = mimetypes.guess_type(rel, strict=False)[0]
     if guessed:
         return guessed
