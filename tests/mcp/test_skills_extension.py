@@ -290,6 +290,34 @@ def test_an_edit_shows_in_the_next_answer(tmp_path):
     assert new["digest"] != old["digest"] and new["size"] == old["size"] + len(", gently")
 
 
+def test_a_declaration_changed_between_two_calls_shows_in_the_next_listing(tmp_path):
+    """The server keeps the connection's view between calls (exobrain.search.live): alice
+    setting always-zebra off for herself takes it off the next listing, and out of reach."""
+    repo = build_truth(tmp_path / "repo")
+    registry = repo / "people/alice/skills.json"
+
+    async def run() -> tuple[dict[str, Any], dict[str, Any], Any]:
+        async with Client(build_server(Exobrain(repo, "codex"))) as client:
+            before = await list_skills(client)
+            data = json.loads(registry.read_text())
+            data["skills"].append({"name": "always-zebra", "from": "global", "tier": "off"})
+            registry.write_text(json.dumps(data))
+            after = await list_skills(client)
+            try:
+                return (
+                    before,
+                    after,
+                    await get_skill(client, "skill://global/always-zebra/SKILL.md"),
+                )
+            except MCPError as exc:
+                return before, after, exc
+
+    before, after, got = anyio.run(run)
+    assert "always-zebra" in {e["frontmatter"]["name"] for e in before["skills"]}
+    assert {e["frontmatter"]["name"] for e in after["skills"]} == {"new-zebra"}
+    assert isinstance(got, MCPError) and got.error.code == types.INVALID_PARAMS
+
+
 def test_a_skill_the_extension_cannot_carry_is_left_out_and_says_why(tmp_path):
     repo = build_truth(tmp_path / "repo")
     path = repo / "skills/new-zebra/SKILL.md"

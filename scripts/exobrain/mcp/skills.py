@@ -73,15 +73,17 @@ def root_of(home: str, name: str) -> str:
 
 
 def served(live: Live) -> list[Served]:
-    """The installed skills of the chain that reach the agent or answer by name, by URI."""
+    """The installed skills of the chain that reach the agent or answer by name, by URI: from
+    the connection's view the search tool uses, kept between calls and resolved again when
+    something it was resolved from changed (:mod:`exobrain.search.live`)."""
     from exobrain.paths import shown
     from exobrain.reach import Reach
-    from exobrain.search.substrate import Substrate
 
-    ws = live.workspace()
+    searcher = live.searcher()
+    view, root = live.view(searcher, False, set()), searcher.ws.root
     found = [
-        Served(a, root_of(a.home, a.name), a.reach is Reach.LISTED, shown(a.path, ws.root))
-        for a in Substrate(ws, agent=live.agent).view.artifacts(("skill",))
+        Served(a, root_of(a.home, a.name), a.reach is Reach.LISTED, shown(a.path, root))
+        for a in view.artifacts(("skill",))
         if a.path is not None and a.reach in (Reach.LISTED, Reach.BY_NAME)
     ]
     return sorted(found, key=lambda s: s.uri)
