@@ -318,7 +318,7 @@ def test_a_declaration_changed_between_two_calls_shows_in_the_next_listing(tmp_p
     assert isinstance(got, MCPError) and got.error.code == types.INVALID_PARAMS
 
 
-def test_a_skill_the_extension_cannot_carry_is_left_out_and_says_why(tmp_path):
+def test_a_skill_the_extension_cannot_carry_is_left_out_and_says_why(tmp_path, capsys):
     repo = build_truth(tmp_path / "repo")
     path = repo / "skills/new-zebra/SKILL.md"
     path.write_text(path.read_text().replace("name: new-zebra", "name: Renamed Zebra"))
@@ -331,6 +331,26 @@ def test_a_skill_the_extension_cannot_carry_is_left_out_and_says_why(tmp_path):
     assert "skills/new-zebra/SKILL.md" in got.error.message
     assert "'Renamed Zebra' is not the skill's name 'new-zebra'" in got.error.message
     assert "fix: set name: new-zebra" in got.error.message
+    log = capsys.readouterr().err  # the server's log says which skill was left out, and why
+    assert "warning: skill left out: skills/new-zebra/SKILL.md: its frontmatter" in log
+
+
+def test_a_skill_over_the_limits_or_without_a_description_is_left_out(tmp_path):
+    repo = build_truth(tmp_path / "repo")
+    build_tree(repo / "skills/new-zebra", {f"parts/{n}.txt": "x" for n in range(512)})
+    always = repo / "skills/always-zebra/SKILL.md"
+    always.write_text(always.read_text().replace("description: Use always-zebra", "summary: Use"))
+    listed, big, bare = in_process(
+        repo,
+        "codex",
+        ("list", None),
+        ("get", "skill://global/new-zebra/SKILL.md"),
+        ("get", "skill://global/always-zebra/SKILL.md"),
+    )
+    assert listed["skills"] == []
+    assert isinstance(big, MCPError) and big.error.code == types.INVALID_PARAMS
+    assert "513 files" in big.error.message and "limits of 512 files" in big.error.message
+    assert isinstance(bare, MCPError) and "no description" in bare.error.message
 
 
 # --- bad arguments, on the wire -----------------------------------------------------------

@@ -19,7 +19,8 @@ entry file for file. A link inside a skill is pinned (and served) as its target 
 
 URIs are ``skill://HOME/NAME/PATH``: the home's segments (``global``, ``groups/acme``,
 ``external/anthropic``) then the name, so two scopes may supply the same name and the last
-segment before a file is always the skill's name, as the extension requires.
+segment before a file is always the skill's name, as the extension requires (a declared name
+already keeps the Agent Skills naming rules: the registry schema holds it to them).
 """
 
 from __future__ import annotations
