@@ -18,7 +18,10 @@ the one-time embedding, not timed here: ``python scripts/benchmarks search`` tim
    every call asks them);
 4. a search call whose query is 5 MB, sent and answered (target ≤ 100 ms: refused at once,
    over the 1,000-character cap of :mod:`exobrain.mcp.arguments`, never queued behind the
-   one worker), then a normal search again, to show the worker was never held.
+   one worker), then a normal search again, to show the worker was never held;
+5. the Skills extension (SEP-2640) in the same started server: ``skills/list`` (an entry per
+   listed skill: its frontmatter read and every file of it hashed, at each call) and
+   ``skills/get`` of one skill.
 
 Wall time throughout; the machines these run on are often shared, so quote the load average.
 """
@@ -33,6 +36,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from benchmarks.search import QUERIES
 from benchmarks.synthetic import Shape, generate
@@ -75,9 +79,49 @@ def _imports(runs: int) -> None:
         print(f"{label:48} {_stats(samples)}")
 
 
-async def _session(root: Path, calls: int) -> tuple[float, float, list[float], str]:
+def _skills_requests() -> tuple[Any, Any, Any]:
+    """The extension's two requests as the ``mcp`` package sends them, and a result reader."""
+    from typing import Literal
+
+    import mcp_types as types
+    from pydantic import TypeAdapter
+
+    class Params(types.RequestParams):
+        uri: str | None = None
+
+    class ListSkills(types.Request[Params, Literal["skills/list"]]):
+        method: Literal["skills/list"] = "skills/list"
+        params: Params
+
+    class GetSkill(types.Request[Params, Literal["skills/get"]]):
+        method: Literal["skills/get"] = "skills/get"
+        params: Params
+
+    return (
+        lambda: ListSkills(params=Params()),
+        lambda uri: GetSkill(params=Params(uri=uri)),
+        TypeAdapter(dict[str, Any]),
+    )
+
+
+async def _skills(session: Any, calls: int) -> tuple[list[float], list[float], int]:
+    """(skills/list calls, skills/get calls, entries listed) in a started server."""
+    list_request, get_request, answer = _skills_requests()
+    listed, got, entries = [], [], []
+    for _ in range(calls):
+        begin = time.perf_counter()
+        entries = (await session.send_request(list_request(), answer))["skills"]
+        listed.append(time.perf_counter() - begin)
+    for number in range(calls if entries else 0):
+        begin = time.perf_counter()
+        await session.send_request(get_request(entries[number % len(entries)]["uri"]), answer)
+        got.append(time.perf_counter() - begin)
+    return listed, got, len(entries)
+
+
+async def _session(root: Path, calls: int) -> tuple[Any, ...]:
     """(spawn → initialize answered, spawn → first search answered, later search calls, what
-    the search ranked)."""
+    the search ranked, the 5 MB query and the call after it, the skills extension's calls)."""
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
     params = StdioServerParameters(
@@ -113,7 +157,8 @@ async def _session(root: Path, calls: int) -> tuple[float, float, list[float], s
         begin = time.perf_counter()
         await session.call_tool("search", {"query": QUERIES[0]})
         hostile.append(time.perf_counter() - begin)
-    return initialised, first_answer, later, ranked, hostile
+        extension = await _skills(session, max(1, calls // 4))
+    return initialised, first_answer, later, ranked, hostile, extension
 
 
 def run(args) -> None:
@@ -138,20 +183,27 @@ def run(args) -> None:
             raise SystemExit(f"exobrain index failed: {done.stderr}")
         embedded = json.loads(done.stdout).get("embedded")
         print(f"index built in {time.perf_counter() - start:.1f} s (embedded {embedded})")
-        starts, firsts, later, refused, after = [], [], [], [], []
+        starts, firsts, later, refused, after, listed, got = [], [], [], [], [], [], []
         for _ in range(args.runs):
-            initialised, first, calls, ranked, hostile = anyio.run(_session, root, args.calls)
+            initialised, first, calls, ranked, hostile, extension = anyio.run(
+                _session, root, args.calls
+            )
             starts.append(initialised)
             firsts.append(first)
             later += calls
             refused.append(hostile[0])
             after.append(hostile[1])
+            listed += extension[0]
+            got += extension[1]
         print(f"search ranks {ranked}")
         print(f"{'start → initialize answered':48} {_stats(starts)}{_verdict(starts, 0.5)}")
         print(f"{'start → first search answered':48} {_stats(firsts)}")
         print(f"{'search call in a started server':48} {_stats(later)}{_verdict(later, 0.1)}")
         print(f"{'a 5 MB query, refused':48} {_stats(refused)}{_verdict(refused, 0.1)}")
         print(f"{'the next search call':48} {_stats(after)}{_verdict(after, 0.1)}")
+        print(f"{f'skills/list ({extension[2]} entries)':48} {_stats(listed)}")
+        if got:
+            print(f"{'skills/get of one skill':48} {_stats(got)}")
 
 
 def add_arguments(parser) -> None:

@@ -66,6 +66,7 @@ def test_stdio_client_initialises_lists_searches_discovers_gets_and_records(root
     assert {t.uri_template for t in out["templates"].resource_templates} == {
         "exobrain://skill/{ref}",
         "exobrain://knowledge/{ref}",
+        "skill://{+path}",  # the skills extension's files (tests/mcp/test_skills_extension.py)
     }
     for name in ("found", "picked", "got", "used"):
         assert not out[name].is_error, out[name].content

@@ -27,6 +27,8 @@ TEXT_MAX = 1000
 #: A reference ``skill:NAME@HOME`` or ``knowledge:PATH@SCOPE``: a name of 64 characters at
 #: most, a home or a path far shorter than this.
 REF_MAX = 512
+#: A ``skill://`` URI (the skills extension's): a home, a name and a file's path in the skill.
+URI_MAX = 2048
 #: A persona, a sort field, a signal's value: a word or two.
 WORD_MAX = 100
 #: How many hits, rows or skills a call may ask for.

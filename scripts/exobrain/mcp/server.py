@@ -5,7 +5,9 @@ answers become JSON text plus ``structured_content``; a domain error (an argumen
 cap among them) becomes a tool error whose text is the message and its fix, so the agent can
 act on it. Anything else is an internal error: the agent reads "internal error" and what
 was being done, never a Python exception's name or traceback, which go to stderr, the
-server's log (with a note of each cache found damaged). The wire itself — lines that are not
+server's log (with a note of each cache found damaged). MCP's Skills extension (SEP-2640:
+``skills/list``, ``skills/get`` and the ``skill://`` files, :mod:`exobrain.mcp.skills`) is
+advertised in the capabilities and served beside the tools. The wire itself — lines that are not
 messages, batches — is :mod:`exobrain.mcp.wire`'s. The work runs in a worker thread,
 one call at a time (the search cache and the encoders are shared), so the event loop keeps
 answering pings while a first search loads its encoders; the first ``tools/list`` (what a
@@ -18,6 +20,7 @@ toolkit beyond the tool table before the first call asks for it.
 
 from __future__ import annotations
 
+import base64
 import json
 import sys
 import traceback
@@ -28,6 +31,7 @@ import anyio
 import anyio.to_thread
 import mcp_types as types
 
+from exobrain.mcp import skills
 from exobrain.mcp.lean import import_server_modules
 from exobrain.mcp.tools import TOOLS, URI_PREFIX, Exobrain
 from exobrain.mcp.wire import stdio_transport
@@ -44,6 +48,15 @@ INSTRUCTIONS = (
     "signal (kind usage, then calibration true or false with a note)."
 )
 MARKDOWN = "text/markdown"
+
+
+class SkillParams(types.RequestParams):
+    """What ``skills/list`` (``cursor``) and ``skills/get`` (``uri``) may carry, held by
+    :mod:`exobrain.mcp.skills` itself, whose refusals say what is wrong and how to fix it (the
+    package's own check of a typed model answers only "Invalid request parameters")."""
+
+    uri: Any = None
+    cursor: Any = None
 
 
 def build_server(exobrain: Exobrain) -> Server[Any]:
@@ -95,18 +108,51 @@ def build_server(exobrain: Exobrain) -> Server[Any]:
                     ("knowledge", "PATH or PATH@SCOPE (below knowledge/, without .md)"),
                 )
             ]
+            + [
+                types.ResourceTemplate(
+                    uri_template=f"{skills.SCHEME}{{+path}}",
+                    name="skill-file",
+                    description="A file of a skill, as the skills extension (SEP-2640) serves "
+                    "it: skill://HOME/NAME/SKILL.md and the files its entry lists",
+                )
+            ]
         )
 
     async def read_resource(
         ctx: Any, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
+        if uri.startswith(skills.SCHEME):
+            data, mime = await _resource(
+                run(lambda: exobrain.on_worker(lambda live: skills.read(live, uri))),
+                "reading a skill file",
+            )
+            return types.ReadResourceResult(contents=[_contents(uri, data, mime)])
         text = await _resource(run(lambda: exobrain.read(uri)), "reading a resource")
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=uri, mime_type=MARKDOWN, text=text)]
         )
 
-    return Server(
+    async def list_skills(ctx: Any, params: SkillParams) -> dict[str, Any]:
+        from exobrain.util.terminal import safe_text
+
+        result, skipped = await _resource(
+            run(lambda: exobrain.on_worker(lambda live: skills.listing(live, params.cursor))),
+            "listing the skills",
+        )
+        for note in skipped:  # the agent's listing goes on without them; the log says why
+            print(f"exobrain mcp: warning: skill left out: {safe_text(note)}", file=sys.stderr)
+        listed: dict[str, Any] = result
+        return listed
+
+    async def get_skill(ctx: Any, params: SkillParams) -> dict[str, Any]:
+        found: dict[str, Any] = await _resource(
+            run(lambda: exobrain.on_worker(lambda live: skills.get(live, params.uri))),
+            "getting a skill",
+        )
+        return found
+
+    server = Server(
         NAME,
         instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
@@ -115,6 +161,37 @@ def build_server(exobrain: Exobrain) -> Server[Any]:
         on_list_resource_templates=list_templates,
         on_read_resource=read_resource,
     )
+    server.add_request_handler("skills/list", SkillParams, list_skills)
+    server.add_request_handler("skills/get", SkillParams, get_skill)
+    server.extensions[skills.EXTENSION] = {}  # no directoryRead: each entry lists every file
+    server.middleware.append(_declared_on_handshake)
+    return server
+
+
+async def _declared_on_handshake(ctx: Any, call_next: Any) -> Any:
+    """The skills extension declared in an ``initialize`` answer too. The package writes
+    ``capabilities.extensions`` (SEP-2133) only for 2026-07-28 connections, which start with
+    ``server/discover``; a client still on the ``initialize`` handshake would otherwise never
+    see the declaration it must observe before calling ``skills/list``."""
+    result = await call_next(ctx)
+    capabilities = result.get("capabilities") if isinstance(result, dict) else None
+    if ctx.method == "initialize" and isinstance(capabilities, dict):
+        declared = capabilities.setdefault("extensions", {})
+        if isinstance(declared, dict):
+            declared.setdefault(skills.EXTENSION, {})
+    return result
+
+
+def _contents(
+    uri: str, data: bytes, mime: str
+) -> types.TextResourceContents | types.BlobResourceContents:
+    """A skill file as the extension serves it: text when it is UTF-8 (the same bytes again,
+    so they match the manifest's digest), base64 otherwise."""
+    try:
+        return types.TextResourceContents(uri=uri, mime_type=mime, text=data.decode("utf-8"))
+    except UnicodeDecodeError:
+        blob = base64.b64encode(data).decode("ascii")
+        return types.BlobResourceContents(uri=uri, mime_type=mime, blob=blob)
 
 
 def _error(exc: Exception, doing: str) -> types.CallToolResult:

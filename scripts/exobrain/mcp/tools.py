@@ -17,7 +17,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from exobrain.mcp.arguments import (
     COUNT_MAX,
@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # the toolkit is imported on the first call, not at start-up
     from exobrain.search.live import Live
 
 Handler = Callable[["Live", dict[str, Any]], dict[str, Any]]
+T = TypeVar("T")
 SIGNAL_KINDS = ("usage", "calibration", "vote", "rank")
 URI_PREFIX = "exobrain://"
 REF = {
@@ -125,50 +126,54 @@ class Exobrain:
         result: dict[str, Any] = self._run(lambda: tool.handler(self.live(), arguments)).result()
         return result
 
+    def on_worker(self, func: Callable[[Live], T]) -> T:
+        """``func`` of the live workspace, run on the worker like every call (the resources
+        and the skills extension go through here); its exceptions propagate."""
+        result: T = self._run(lambda: func(self.live())).result()
+        return result
+
     def resources(self) -> list[dict[str, str]]:
         """The skills that reach the agent (always, optional) and the visible knowledge
         documents with a file here, as resource rows; any visible one is read by its URI."""
-        rows: list[dict[str, str]] = self._run(self._resources).result()
-        return rows
-
-    def _resources(self) -> list[dict[str, str]]:
-        from exobrain.reach import Reach
-        from exobrain.search.substrate import Substrate
-
-        live = self.live()
-        substrate = Substrate(live.workspace(), agent=live.agent)
-        # a resource list is read by the agent unasked: only what reaches it (always, optional)
-        artifacts = [
-            a
-            for a in substrate.view.artifacts()
-            if a.path is not None and (a.type != "skill" or a.reach is Reach.LISTED)
-        ]
-        return [
-            {
-                "uri": uri_of(row["ref"]),
-                "name": row["ref"],
-                "title": row["name"],
-                "description": " ".join(row["description"].split())[:200],
-            }
-            for row in substrate.rows(artifacts)
-        ]
+        return self.on_worker(_resources)
 
     def read(self, uri: str) -> str:
         """The markdown of the visible artifact ``uri`` names (SKILL.md for a skill)."""
-        text: str = self._run(lambda: self._read(uri)).result()
-        return text
+        return self.on_worker(lambda live: _read(live, uri))
 
-    def _read(self, uri: str) -> str:
-        from exobrain.errors import UsageError
-        from exobrain.search.substrate import Substrate
-        from exobrain.skillmd import SKILL_LIMIT
-        from exobrain.util.fileio import read_text
 
-        live = self.live()
-        artifact = Substrate(live.workspace(), agent=live.agent).find(ref_of(uri))
-        if artifact.path is None:
-            raise UsageError(f"{artifact.ref} is an external skill that is not installed here")
-        return read_text(artifact.path, limit=SKILL_LIMIT, what="a skill or knowledge document")
+def _resources(live: Live) -> list[dict[str, str]]:
+    from exobrain.reach import Reach
+    from exobrain.search.substrate import Substrate
+
+    substrate = Substrate(live.workspace(), agent=live.agent)
+    # a resource list is read by the agent unasked: only what reaches it (always, optional)
+    artifacts = [
+        a
+        for a in substrate.view.artifacts()
+        if a.path is not None and (a.type != "skill" or a.reach is Reach.LISTED)
+    ]
+    return [
+        {
+            "uri": uri_of(row["ref"]),
+            "name": row["ref"],
+            "title": row["name"],
+            "description": " ".join(row["description"].split())[:200],
+        }
+        for row in substrate.rows(artifacts)
+    ]
+
+
+def _read(live: Live, uri: str) -> str:
+    from exobrain.errors import UsageError
+    from exobrain.search.substrate import Substrate
+    from exobrain.skillmd import SKILL_LIMIT
+    from exobrain.util.fileio import read_text
+
+    artifact = Substrate(live.workspace(), agent=live.agent).find(ref_of(uri))
+    if artifact.path is None:
+        raise UsageError(f"{artifact.ref} is an external skill that is not installed here")
+    return read_text(artifact.path, limit=SKILL_LIMIT, what="a skill or knowledge document")
 
 
 def uri_of(ref: str) -> str:

@@ -51,19 +51,32 @@ def is_skipped_file(name: str) -> bool:
 def file_digest(path: Path | str) -> str:
     """The sha256 hex of one regular file's bytes: the digest a lock records for each file
     (and the site's manifest and discovery index, so every digest of a file is this one)."""
+    return sized_digest(path)[0]
+
+
+def sized_digest(path: Path | str) -> tuple[str, int]:
+    """:func:`file_digest` and the number of bytes it covers, from one read."""
     with os.fdopen(open_regular(path), "rb") as handle:
         data = handle.read(_CHUNK)
         if len(data) < _CHUNK:  # the common case: a small file, one read
-            return hashlib.sha256(data).hexdigest()
-        digest = hashlib.sha256(data)
+            return hashlib.sha256(data).hexdigest(), len(data)
+        digest, size = hashlib.sha256(data), len(data)
         for block in iter(lambda: handle.read(_CHUNK), b""):
             digest.update(block)
-    return digest.hexdigest()
+            size += len(block)
+    return digest.hexdigest(), size
 
 
 def file_digests(folder: Path) -> dict[str, str]:
     """``{relative POSIX path: sha256 hex}`` for every file that counts, links not followed."""
-    digests: dict[str, str] = {}
+    return {rel: digest for rel, (digest, _) in file_manifest(folder).items()}
+
+
+def file_manifest(folder: Path) -> dict[str, tuple[str, int]]:
+    """``{relative POSIX path: (sha256 hex, size)}``: :func:`file_digests` with the number of
+    bytes each digest covers, taken in the same read (a link: its target text). A manifest
+    that publishes both (the MCP Skills extension's) then says exactly what the lock pins."""
+    digests: dict[str, tuple[str, int]] = {}
     base = os.fspath(folder)
 
     def walk(directory: str, prefix: str) -> None:
@@ -83,7 +96,8 @@ def file_digests(folder: Path) -> dict[str, str]:
                             f"{entry.path}: file names with a newline cannot be hashed",
                             hint="rename the file",
                         )
-                    digests[rel] = hashlib.sha256(os.fsencode(os.readlink(entry.path))).hexdigest()
+                    target = os.fsencode(os.readlink(entry.path))
+                    digests[rel] = hashlib.sha256(target).hexdigest(), len(target)
                 elif entry.is_dir(follow_symlinks=False):
                     if entry.name not in SKIPPED_DIRS:
                         walk(entry.path, rel + "/")
@@ -99,7 +113,7 @@ def file_digests(folder: Path) -> dict[str, str]:
                             f"{entry.path}: file names with a newline cannot be hashed",
                             hint="rename the file",
                         )
-                    digests[rel] = file_digest(entry.path)
+                    digests[rel] = sized_digest(entry.path)
 
     walk(base, "")
     return digests

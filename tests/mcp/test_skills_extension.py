@@ -1,0 +1,402 @@
+"""MCP's Skills extension (SEP-2640) in ``exobrain mcp``: a client lists and gets the skills the
+chain shows the server's agent — the frontmatter as SKILL.md has it, every file with the digest
+``exobrain lock`` pinned and its size — reads each file back with those bytes, and finds nothing
+the chain keeps from that agent; a bad argument is a JSON-RPC error that says what is wrong.
+
+The client is the ``mcp`` package's own (over stdio, on the 2026-07-28 discover path and on the
+``initialize`` handshake), sending the two requests the extension defines."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Literal
+
+import anyio
+import mcp_types as types
+import pytest
+import yaml
+from click.testing import CliRunner
+from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
+from pydantic import TypeAdapter
+
+from exobrain.cli.umbrella import main
+from exobrain.mcp.server import build_server
+from exobrain.mcp.tools import Exobrain
+from tests.security.test_mcp_protocol import Server as LineServer
+from tests.support.helpers import build_tree, git, skill_md
+from tests.support.truth_repo import SKILL_OF
+from tests.support.truth_repo import build as build_truth
+
+EXTENSION = "io.modelcontextprotocol/skills"
+RICH = """---
+name: always-zebra
+description: "Use always-zebra to groom a zebra herd: brush, then count."
+version: 1.2.0
+license: Apache-2.0
+created: 2024-01-02
+allowed-tools: [Read, Grep]
+metadata:
+  team: stripes
+  reviewed: true
+  weight: 1.5
+tags: [stripes]
+---
+# always-zebra
+
+Brush with `scripts/brush.sh`, then read `references/guide.md`.
+"""
+FILES = {
+    "SKILL.md": RICH.encode(),
+    "references/guide.md": b"# Guide\r\n\r\nLines end in CRLF here.\r\n",
+    "scripts/brush.sh": b"#!/bin/sh\necho brush\n",
+    "assets/pattern.bin": bytes(range(256)),  # not UTF-8: served as a blob
+}
+#: what the codex server lists (the plain cases of the truth repository, and alice's own)
+LISTED = {"always-zebra", "new-zebra", "alice-zebra"}
+HIDDEN = [kind for kind in SKILL_OF if kind != "unlisted"]
+
+
+class Params(types.RequestParams):
+    uri: Any = None
+    cursor: Any = None
+
+
+class ListSkills(types.Request[Params, Literal["skills/list"]]):
+    method: Literal["skills/list"] = "skills/list"
+    params: Params
+
+
+class GetSkill(types.Request[Params, Literal["skills/get"]]):
+    method: Literal["skills/get"] = "skills/get"
+    params: Params
+
+
+ANSWER = TypeAdapter(dict[str, Any])
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory) -> Path:
+    """The truth repository (one skill of each kind the resolver treats apart), with a rich
+    always-zebra of four files, alice's own skill (home people/alice), all locked."""
+    repo = build_truth(tmp_path_factory.mktemp("skills-ext") / "repo")
+    folder = repo / "skills/always-zebra"
+    for rel, data in FILES.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_bytes(data)
+    (folder / "references/latest.md").symlink_to("guide.md")  # pinned as its target text
+    registry = json.loads((repo / "people/alice/skills.json").read_text())
+    registry["skills"].append({"name": "alice-zebra", "owner": "alice", "tier": "optional"})
+    build_tree(
+        repo,
+        {
+            "people/alice/skills.json": registry,
+            "people/alice/skills/alice-zebra/SKILL.md": skill_md(
+                "alice-zebra", "Use alice-zebra to groom a zebra herd.", version="0.1.0"
+            ),
+        },
+    )
+    done = CliRunner().invoke(main, ["lock", "--repo", str(repo)])
+    assert done.exit_code == 0, done.output
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a rich skill, locked")
+    return repo
+
+
+def stdio(root: Path, agent: str = "codex") -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "exobrain.mcp", "--repo", str(root), "--agent", agent],
+        env={**os.environ, "EXOBRAIN_SEARCH_BACKGROUND": "0"},
+        cwd=str(root),
+    )
+
+
+async def list_skills(client: Client) -> dict[str, Any]:
+    return await client.session.send_request(ListSkills(params=Params()), ANSWER)
+
+
+async def get_skill(client: Client, uri: Any) -> dict[str, Any]:
+    return await client.session.send_request(GetSkill(params=Params(uri=uri)), ANSWER)
+
+
+async def read_bytes(client: Client, uri: str) -> bytes:
+    [contents] = (await client.read_resource(uri)).contents
+    if isinstance(contents, types.BlobResourceContents):
+        return base64.b64decode(contents.blob)
+    return contents.text.encode("utf-8")
+
+
+@pytest.fixture(scope="module", params=["auto", "legacy"])
+def session(request, root) -> dict[str, Any]:
+    """One stdio session of a codex server: on the 2026-07-28 discover path (auto) and on
+    the initialize handshake (legacy), everything the tests below look at."""
+
+    async def run() -> dict[str, Any]:
+        async with Client(stdio(root), mode=request.param) as client:
+            listed = await list_skills(client)
+            by_name = {e["frontmatter"]["name"]: e for e in listed["skills"]}
+            rich = by_name["always-zebra"]
+            return {
+                "mode": request.param,
+                "version": client.protocol_version,
+                "capabilities": client.server_capabilities,
+                "listed": listed,
+                "got": {n: await get_skill(client, e["uri"]) for n, e in by_name.items()},
+                "unlisted": await get_skill(client, "skill://global/unlisted-zebra/SKILL.md"),
+                "bytes": {r["uri"]: await read_bytes(client, r["uri"]) for r in rich["resources"]},
+                "tools": {t.name for t in (await client.list_tools()).tools},
+                "exobrain": await client.read_resource("exobrain://skill/always-zebra@global"),
+            }
+
+    return anyio.run(run)
+
+
+def entries(session: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {e["frontmatter"]["name"]: e for e in session["listed"]["skills"]}
+
+
+def test_the_extension_is_declared_with_resources(session):
+    assert session["version"] == {"auto": "2026-07-28", "legacy": "2025-11-25"}[session["mode"]]
+    capabilities = session["capabilities"]
+    assert capabilities.extensions == {EXTENSION: {}}
+    assert capabilities.resources is not None  # the extension's files ride on resources
+
+
+def test_the_list_names_what_the_chain_shows_codex_under_skill_uris(session):
+    listed = entries(session)
+    assert set(listed) == LISTED
+    assert listed["always-zebra"]["uri"] == "skill://global/always-zebra/SKILL.md"
+    assert listed["alice-zebra"]["uri"] == "skill://people/alice/alice-zebra/SKILL.md"
+    assert listed["alice-zebra"]["_meta"] == {"exobrain/ref": "skill:alice-zebra@people/alice"}
+    assert session["listed"]["ttlMs"] == 0 and session["listed"]["cacheScope"] == "private"
+    assert "nextCursor" not in session["listed"]
+    for name, entry in listed.items():  # skills/get answers with the same entry
+        assert session["got"][name]["skill"] == entry
+
+
+def test_the_frontmatter_is_the_skill_md_frontmatter_as_written(session):
+    written = yaml.safe_load(RICH.split("---\n")[1])
+    as_json = json.loads(json.dumps(written, default=str))  # the date as its ISO text
+    frontmatter = entries(session)["always-zebra"]["frontmatter"]
+    assert frontmatter == as_json
+    assert list(frontmatter) == list(written)  # in the author's order
+    assert frontmatter["created"] == "2024-01-02" and frontmatter["version"] == "1.2.0"
+    assert frontmatter["metadata"] == {"team": "stripes", "reviewed": True, "weight": 1.5}
+
+
+def test_the_manifest_is_the_lock_and_the_bytes_read_back_match_it(session, root):
+    locked = json.loads((root / "skills.lock.json").read_text())["skills"]["always-zebra"]
+    resources = entries(session)["always-zebra"]["resources"]
+    prefix = "skill://global/always-zebra/"
+    manifest = {r["uri"].removeprefix(prefix): r for r in resources}
+    assert {rel: r["digest"] for rel, r in manifest.items()} == {
+        rel: f"sha256:{digest}" for rel, digest in locked["files"].items()
+    }
+    assert set(manifest) == {*FILES, "references/latest.md"}
+    for rel, data in {**FILES, "references/latest.md": b"guide.md"}.items():
+        assert manifest[rel]["size"] == len(data)
+        served = session["bytes"][prefix + rel]
+        assert served == data
+        assert f"sha256:{hashlib.sha256(served).hexdigest()}" == manifest[rel]["digest"]
+
+
+def test_an_unlisted_skill_answers_by_uri_but_is_not_listed(session):
+    assert SKILL_OF["unlisted"] not in entries(session)
+    assert session["unlisted"]["skill"]["frontmatter"]["name"] == "unlisted-zebra"
+
+
+def test_the_tools_and_the_exobrain_resources_still_answer(session):
+    assert {"search", "discover", "get", "list", "links", "signals", "signal"} <= session["tools"]
+    [contents] = session["exobrain"].contents
+    assert contents.text == RICH
+
+
+# --- what the chain keeps from the agent ------------------------------------------------
+
+
+def in_process(root: Path, agent: str, *calls: tuple[str, Any]) -> list[Any]:
+    """Each call's answer, or the MCPError it raised, from one in-process server."""
+
+    async def run() -> list[Any]:
+        out: list[Any] = []
+        async with Client(build_server(Exobrain(root, agent))) as client:
+            for method, argument in calls:
+                try:
+                    if method == "list":
+                        out.append(await list_skills(client))
+                    elif method == "get":
+                        out.append(await get_skill(client, argument))
+                    else:
+                        out.append(await read_bytes(client, argument))
+                except MCPError as exc:
+                    out.append(exc)
+        return out
+
+    return anyio.run(run)
+
+
+def home_of(kind: str) -> str:
+    return "groups/other" if kind == "out-of-chain" else "global"
+
+
+@pytest.mark.parametrize("kind", HIDDEN)
+def test_a_skill_the_chain_keeps_from_codex_is_neither_listed_nor_gettable(root, kind):
+    name = SKILL_OF[kind]
+    skill_root = f"skill://{home_of(kind)}/{name}"
+    listed, got, read = in_process(
+        root,
+        "codex",
+        ("list", None),
+        ("get", f"{skill_root}/SKILL.md"),
+        ("read", f"{skill_root}/SKILL.md"),
+    )
+    assert name not in {e["frontmatter"]["name"] for e in listed["skills"]}
+    for refused in (got, read):
+        assert isinstance(refused, MCPError), refused
+        assert refused.error.code == types.INVALID_PARAMS
+        assert "no skill" in refused.error.message and "is served at" in refused.error.message
+
+
+def test_the_skills_of_claude_are_claudes_not_codexs(root):
+    codex, claude = (
+        in_process(root, "codex", ("list", None))[0],
+        in_process(root, "claude", ("list", None))[0],
+    )
+    assert "claude-zebra" not in {e["frontmatter"]["name"] for e in codex["skills"]}
+    assert "claude-zebra" in {e["frontmatter"]["name"] for e in claude["skills"]}
+    assert "skipcodex-zebra" in {e["frontmatter"]["name"] for e in claude["skills"]}
+
+
+def test_an_edit_shows_in_the_next_answer(tmp_path):
+    repo = build_truth(tmp_path / "repo")
+    path = repo / "skills/new-zebra/SKILL.md"
+
+    async def run() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with Client(build_server(Exobrain(repo, "codex"))) as client:
+            uri = "skill://global/new-zebra/SKILL.md"
+            before = await get_skill(client, uri)
+            path.write_text(path.read_text().replace("Zebra care.", "Zebra care, gently."))
+            return before, await get_skill(client, uri)
+
+    before, after = anyio.run(run)
+    [old], [new] = before["skill"]["resources"], after["skill"]["resources"]
+    assert new["digest"] == f"sha256:{hashlib.sha256(path.read_bytes()).hexdigest()}"
+    assert new["digest"] != old["digest"] and new["size"] == old["size"] + len(", gently")
+
+
+def test_a_declaration_changed_between_two_calls_shows_in_the_next_listing(tmp_path):
+    """The server keeps the connection's view between calls (exobrain.search.live): alice
+    setting always-zebra off for herself takes it off the next listing, and out of reach."""
+    repo = build_truth(tmp_path / "repo")
+    registry = repo / "people/alice/skills.json"
+
+    async def run() -> tuple[dict[str, Any], dict[str, Any], Any]:
+        async with Client(build_server(Exobrain(repo, "codex"))) as client:
+            before = await list_skills(client)
+            data = json.loads(registry.read_text())
+            data["skills"].append({"name": "always-zebra", "from": "global", "tier": "off"})
+            registry.write_text(json.dumps(data))
+            after = await list_skills(client)
+            try:
+                return (
+                    before,
+                    after,
+                    await get_skill(client, "skill://global/always-zebra/SKILL.md"),
+                )
+            except MCPError as exc:
+                return before, after, exc
+
+    before, after, got = anyio.run(run)
+    assert "always-zebra" in {e["frontmatter"]["name"] for e in before["skills"]}
+    assert {e["frontmatter"]["name"] for e in after["skills"]} == {"new-zebra"}
+    assert isinstance(got, MCPError) and got.error.code == types.INVALID_PARAMS
+
+
+def test_a_skill_the_extension_cannot_carry_is_left_out_and_says_why(tmp_path, capsys):
+    repo = build_truth(tmp_path / "repo")
+    path = repo / "skills/new-zebra/SKILL.md"
+    path.write_text(path.read_text().replace("name: new-zebra", "name: Renamed Zebra"))
+    listed, got = in_process(
+        repo, "codex", ("list", None), ("get", "skill://global/new-zebra/SKILL.md")
+    )
+    assert "new-zebra" not in {e["uri"].split("/")[-2] for e in listed["skills"]}
+    assert "always-zebra" in {e["frontmatter"]["name"] for e in listed["skills"]}
+    assert isinstance(got, MCPError) and got.error.code == types.INVALID_PARAMS
+    assert "skills/new-zebra/SKILL.md" in got.error.message
+    assert "'Renamed Zebra' is not the skill's name 'new-zebra'" in got.error.message
+    assert "fix: set name: new-zebra" in got.error.message
+    log = capsys.readouterr().err  # the server's log says which skill was left out, and why
+    assert "warning: skill left out: skills/new-zebra/SKILL.md: its frontmatter" in log
+
+
+def test_a_skill_over_the_limits_or_without_a_description_is_left_out(tmp_path):
+    repo = build_truth(tmp_path / "repo")
+    build_tree(repo / "skills/new-zebra", {f"parts/{n}.txt": "x" for n in range(512)})
+    always = repo / "skills/always-zebra/SKILL.md"
+    always.write_text(always.read_text().replace("description: Use always-zebra", "summary: Use"))
+    listed, big, bare = in_process(
+        repo,
+        "codex",
+        ("list", None),
+        ("get", "skill://global/new-zebra/SKILL.md"),
+        ("get", "skill://global/always-zebra/SKILL.md"),
+    )
+    assert listed["skills"] == []
+    assert isinstance(big, MCPError) and big.error.code == types.INVALID_PARAMS
+    assert "513 files" in big.error.message and "limits of 512 files" in big.error.message
+    assert isinstance(bare, MCPError) and "no description" in bare.error.message
+
+
+# --- bad arguments, on the wire -----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def line_server(root):
+    started = LineServer(root)
+    yield started
+    log = started.close()
+    assert "Traceback" not in log, log
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "says"),
+    [
+        ("skills/get", None, "skills/get needs params.uri, a string"),
+        ("skills/get", {"uri": 5}, "skills/get needs params.uri, a string"),
+        ("skills/get", {"uri": "skill://" + "a" * 3000}, "has 3008 characters, over the 2048 cap"),
+        ("skills/get", {"uri": "skill://global/nowhere/SKILL.md"}, "no skill is served at"),
+        (
+            "skills/get",
+            {"uri": "skill://global/always-zebra/references/guide.md"},
+            "no skill is served at",
+        ),
+        ("skills/list", {"cursor": "page-2"}, "unknown cursor"),
+        (
+            "resources/read",
+            {"uri": "skill://global/always-zebra/../../skills.json"},
+            "no skill file is served at",
+        ),
+        (
+            "resources/read",
+            {"uri": "skill://global/always-zebra/references/missing.md"},
+            "no skill file is served at",
+        ),
+    ],
+)
+def test_a_bad_argument_is_an_invalid_params_error_saying_why(line_server, method, params, says):
+    answer = line_server.request(method, params)
+    assert answer["error"]["code"] == -32602, answer
+    assert says in answer["error"]["message"], answer
+    assert "fix:" in answer["error"]["message"] or "cap" in answer["error"]["message"]
+
+
+def test_the_server_goes_on_serving_after_the_errors(line_server):
+    answer = line_server.request("skills/list", {})
+    names = {e["frontmatter"]["name"] for e in answer["result"]["skills"]}
+    assert "always-zebra" in names  # agent-neutral: no --agent, so claude's are there too
