@@ -320,9 +320,13 @@ def _skills_lock_entry(pin: Pin) -> tuple[LockEntry, str]:
     except LockFormatError as exc:
         raise LockFormatError(f"source.repo {source.repo} {exc}") from None
     if not pin.tags:
+        what = (
+            f"commit {pin.commit[:12]}"
+            if pin.ref_kind == "commit"
+            else f"{pin.ref_kind} {source.ref} (at {pin.commit[:12]})"
+        )
         raise LockFormatError(
-            f"{pin.ref_kind} {source.ref} is at {pin.commit[:12]}, which no tag of "
-            f"{source.repo} names; the skills CLI restores branches and tags only "
+            f"no tag of {source.repo} names {what}; the skills CLI restores branches and tags only "
             "(git clone --branch), so it cannot be pinned to that commit: tag the commit "
             "(git tag NAME COMMIT, then push the tag) or declare source.ref as a tag"
         )
