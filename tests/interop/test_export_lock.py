@@ -226,3 +226,39 @@ def test_the_real_tool_restores_the_exported_lock(tmp_path, up):
     assert (restored / "alpha" / "SKILL.md").read_text() == SAMPLE["skills/alpha/SKILL.md"]
     assert (restored / "beta" / "scripts" / "run.sh").read_text() == "echo beta\n"
     assert (project / "skills-lock.json").read_text() == ours  # the tool's own hashes agree
+
+
+def test_skills_of_one_repository_share_one_listing_of_its_refs(tmp_path, up):
+    first = up.head()
+    up.commit({"skills/beta/Zeta.md": "# Zeta, later\n"})
+    up.tag("v2")
+    # the commit id comes first: its tag lookup must not hide the branch the next one names
+    root = brain(tmp_path, [external("alpha", OTHER, ref=first), external("beta", OTHER)])
+    code, stdout, stderr = export(root, "skills-lock", "-o", str(tmp_path / "l.json"), "--json")
+    assert code == 0, stderr
+    pins = {s["name"]: (s["ref"], s["commit"]) for s in json.loads(stdout)["skills"]}
+    assert pins == {"alpha": ("v1", first), "beta": ("v2", up.head())}
+
+
+def test_a_tag_moved_since_the_install_is_not_trusted(tmp_path, up):
+    installed = up.head()
+    root = brain(tmp_path, [external("beta", OTHER, ref="v1")])
+    fetched = CliRunner().invoke(fetch_cli, ["--repo", str(root)])
+    assert fetched.exit_code == 0, fetched.stdout + fetched.stderr
+    up.commit({"skills/beta/Zeta.md": "# Zeta, later\n"})
+    git(up.work, "tag", "-f", "v1")
+    git(up.work, "push", "-q", "-f", "origin", "refs/tags/v1")
+    code, _, stderr = export(root, "skills-lock", "-o", str(tmp_path / "l.json"))
+    assert code == 1
+    assert f"no tag of {OTHER} names tag v1 (at {installed[:12]})" in stderr
+
+
+def test_a_skill_name_the_lock_cannot_hold_is_refused(tmp_path, up):
+    up.commit({"skills/alpha/SKILL.md": skill_md('"alpha\\e[2J"', "A hostile name.")})
+    up.tag("v2")
+    root = brain(tmp_path, [external("alpha", OTHER, ref="v2")])
+    out = tmp_path / "l.json"
+    code, _, stderr = export(root, "skills-lock", "-o", str(out))
+    assert code == 1 and not out.exists()
+    assert "#0 alpha: the skill name must be non-empty printable text" in stderr
+    assert "\x1b" not in stderr

@@ -340,4 +340,5 @@ def _skills_lock_entry(pin: Pin) -> tuple[LockEntry, str]:
         skill_path=skills_lock.skill_path(source.path),
         computed_hash=skills_lock.folder_hash(pin.files),
     )
+    skills_lock.check(entry)
     return entry, ref

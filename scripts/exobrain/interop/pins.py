@@ -6,8 +6,9 @@ Why not read the installed copies: an install may carry local edits (the fetcher
 "modified"), and a lock must describe the commit, so the files come from the cached partial
 clone at that commit. The commit is the installed one when this exobrain installed the skill
 for a connected agent (what the user has now is what a colleague should get), else what the
-declared ref names on the remote now (one ``ls-remote`` per repository, which also lists the
-tags). Every problem is per skill, so one report names them all.
+declared ref names on the remote now. One ``ls-remote`` per repository answers both that and
+which tags name each commit, asked every time (a tag can be moved). Every problem is per
+skill, so one report names them all.
 """
 
 from __future__ import annotations
@@ -78,6 +79,10 @@ def gather(
     chosen = _chosen_agents(ws, agents, scope)
     wanted, problems = _wanted(ws, scope, chosen, settings.allow_local)
     run = _Run(ws, chosen, git or Git(allow_file=settings.allow_local), cache_dir, settings)
+    for item in wanted:  # one ls-remote per repository lists every ref its skills name
+        refs = run.refs.setdefault(item.source.url, set())
+        if not item.source.pinned:
+            refs.add(item.source.ref)
     pins = []
     for item in wanted:
         try:
@@ -155,6 +160,7 @@ class _Run:
         self.cache_root = cache_dir or user_cache_dir()
         self.max_bytes = settings.max_bytes
         self.listings: dict[str, dict[str, str]] = {}
+        self.refs: dict[str, set[str]] = {}  # URL → the refs its skills name
 
     def pin(self, item: _Wanted) -> Pin:
         source, entry = item.source, item.entry
@@ -165,11 +171,8 @@ class _Run:
             info = RefInfo(source.ref, "commit")
         else:
             info = self._remote(source)
-        tags = (
-            (source.ref.removeprefix(_TAGS),)
-            if info.kind == "tag"
-            else self._tags_at(source.url, info.commit)
-        )
+        tags = self._tags_at(source.url, info.commit)  # asked even for an installed tag: it
+        # may have been moved to another commit since
         files = self._files(source, info.commit)
         skill_name = self._skill_name(files, info.commit)
         return Pin(
@@ -204,15 +207,15 @@ class _Run:
                         return record
         return None
 
-    def _listing(self, url: str, refs: list[str]) -> dict[str, str]:
-        """Every tag of ``url`` and the refs asked for, from one ``ls-remote``."""
+    def _listing(self, url: str) -> dict[str, str]:
+        """Every tag of ``url`` and the refs its skills name, from one ``ls-remote``."""
         if url not in self.listings:
             cache = RepoCache(self.git, self.cache_root, url)
-            self.listings[url] = cache.ls_remote([f"{_TAGS}*", *refs])
+            self.listings[url] = cache.ls_remote([f"{_TAGS}*", *sorted(self.refs.get(url, ()))])
         return self.listings[url]
 
     def _remote(self, source: Source) -> RefInfo:
-        info = pick_ref(self._listing(source.url, [source.ref]), source.ref)
+        info = pick_ref(self._listing(source.url), source.ref)
         if info is None:
             raise OperationFailed(
                 f"{source.repo} has no branch or tag {source.ref!r}",
@@ -221,7 +224,7 @@ class _Run:
         return info
 
     def _tags_at(self, url: str, commit: str) -> tuple[str, ...]:
-        listing = self._listing(url, [])
+        listing = self._listing(url)
         return tuple(
             sorted(
                 name.removeprefix(_TAGS)

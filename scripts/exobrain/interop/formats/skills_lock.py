@@ -90,9 +90,11 @@ class ParsedLock:
 
 
 def render(entries: Iterable[LockEntry]) -> str:
-    """The lock text for ``entries``, byte for byte as the tool writes it."""
+    """The lock text for ``entries``, byte for byte as the tool writes it (each entry
+    checked as :func:`parse` reads it)."""
     skills: dict[str, dict[str, str]] = {}
     for entry in sorted(entries, key=lambda e: e.name):
+        check(entry)
         if entry.name in skills:
             raise LockFormatError(f"two entries named {entry.name!r}; the lock holds one per name")
         skills[entry.name] = entry.as_json()
@@ -126,6 +128,12 @@ def parse(text: str) -> ParsedLock:
         except LockFormatError as exc:
             parsed.problems.append(f"{_shown(name)}: {exc}")
     return parsed
+
+
+def check(entry: LockEntry) -> None:
+    """Refuse (:class:`LockFormatError`) an entry :func:`parse` would not read back, so what
+    is written is what is read."""
+    _entry(entry.name, entry.as_json())
 
 
 def _entry(name: str, raw: Any) -> LockEntry:
