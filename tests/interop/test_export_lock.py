@@ -262,3 +262,11 @@ def test_a_skill_name_the_lock_cannot_hold_is_refused(tmp_path, up):
     assert code == 1 and not out.exists()
     assert "#0 alpha: the skill name must be non-empty printable text" in stderr
     assert "\x1b" not in stderr
+
+
+def test_a_skill_over_the_size_cap_is_refused(tmp_path, up):
+    root = brain(tmp_path, [external("beta", OTHER, ref="v1")])
+    settings = {"agents": ["claude"], "external_skills": {"allow_local": True, "max_bytes": 120}}
+    build_tree(root, {".exobrain.json": settings})
+    code, _, stderr = export(root, "skills-lock", "-o", str(tmp_path / "l.json"))
+    assert code == 1 and "the skill is 128 bytes, over the 120 byte size cap" in stderr

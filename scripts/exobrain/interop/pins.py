@@ -22,7 +22,7 @@ from exobrain.errors import ExobrainError, InputFileError, OperationFailed, Usag
 from exobrain.fetch import installs
 from exobrain.fetch.plan import ON_TIERS, FetchSettings, fetch_settings
 from exobrain.fetch.remote import Source, SourceRefused, check_source
-from exobrain.fetch.repocache import RefInfo, RepoCache, pick_ref
+from exobrain.fetch.repocache import RefInfo, RepoCache, SizeCapExceeded, pick_ref
 from exobrain.model import Identity, Lifecycle
 from exobrain.paths import shown, user_cache_dir
 from exobrain.registry.entries import Entry
@@ -250,6 +250,13 @@ class _Run:
                 and e.mode != "120000"
                 and not any(part in _SKIPPED for part in e.path.split("/")[:-1])
             ]
+            total = sum(e.size for e in blobs)
+            if total > self.max_bytes:  # the fetcher's cap, for what is read into memory here
+                raise SizeCapExceeded(
+                    f"the skill is {total} bytes, over the {self.max_bytes} byte size cap",
+                    hint='raise "external_skills": {"max_bytes": N} in .exobrain.json '
+                    "if you trust this source",
+                )
             content = cache.read_small([e.oid for e in blobs]) if blobs else {}
         return tuple((e.path, content[e.oid]) for e in blobs)
 
