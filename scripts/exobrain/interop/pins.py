@@ -23,6 +23,7 @@ from exobrain.fetch import installs
 from exobrain.fetch.plan import ON_TIERS, FetchSettings, fetch_settings
 from exobrain.fetch.remote import Source, SourceRefused, check_source
 from exobrain.fetch.repocache import RefInfo, RepoCache, SizeCapExceeded, pick_ref
+from exobrain.fetch.report import error_text
 from exobrain.model import Identity, Lifecycle
 from exobrain.paths import shown, user_cache_dir
 from exobrain.registry.entries import Entry
@@ -88,7 +89,7 @@ def gather(
         try:
             pins.append(run.pin(item))
         except (ExobrainError, OSError) as exc:
-            problems.append(f"{item.where}: {getattr(exc, 'message', None) or exc}")
+            problems.append(f"{item.where}: {error_text(exc)}")
     return pins, problems
 
 
