@@ -1,4 +1,5 @@
-"""``exobrain export``: skills out as standard Agent Skills bundles or a Claude Code plugin.
+"""``exobrain export``: skills out as standard Agent Skills bundles or a Claude Code plugin, and
+the pins of external skills out as another installer's lock file (:func:`export_lock`).
 
 Every skill is checked first (``agentskills_io_compat_check``: the Agent Skills rules, a
 version, instructions, no metadata key a moved field would overwrite, no symbolic link leaving
@@ -19,14 +20,18 @@ from typing import Any
 from exobrain.artifacts.evolution import in_tree
 from exobrain.artifacts.promote import real_scope
 from exobrain.errors import ExobrainError, OperationFailed, UsageError
-from exobrain.interop.formats import exporter
+from exobrain.interop.formats import exporter, skills_lock
 from exobrain.interop.formats.fields import slugify
+from exobrain.interop.formats.skills_lock import LockEntry, LockFormatError
+from exobrain.interop.pins import Pin, gather
 from exobrain.paths import skill_dir
 from exobrain.refs import canonical
 from exobrain.registry.entries import Entry
 from exobrain.skillmd import SKILL_FILE, read_skill
 from exobrain.util.archive import Member, write_zip
 from exobrain.util.confine import unsafe_entries
+from exobrain.util.fileio import atomic_write_text
+from exobrain.util.git import Git
 from exobrain.util.staging import staged_file, staged_folder
 from exobrain.util.treecopy import copy_tree, iter_tree
 from exobrain.workspace import Workspace
@@ -211,3 +216,129 @@ def _check_free(path: Path, allow_empty_dir: bool = False) -> None:
             f"{path} already exists; export never overwrites",
             hint="remove it or choose another destination",
         )
+
+
+#: ``--lock`` value → the file name it writes by default.
+LOCK_FORMATS = {"skills-lock": skills_lock.LOCK_FILE}
+
+
+@dataclass
+class LockedSkill:
+    """One skill as the lock names it, and the pin it came from."""
+
+    name: str  # the lock's key: the SKILL.md name
+    owner: str
+    repo: str
+    path: str
+    declared_ref: str
+    ref: str  # the ref the lock names (a tag naming ``commit``)
+    commit: str
+    installed: bool
+
+
+@dataclass
+class LockReport:
+    format: str
+    destination: str
+    skills: list[LockedSkill] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "destination": self.destination,
+            "skills": [s.__dict__ for s in self.skills],
+        }
+
+
+def export_lock(
+    ws: Workspace,
+    fmt: str,
+    *,
+    out: Path | None = None,
+    scope: str | None = None,
+    agents: tuple[str, ...] = (),
+    dry_run: bool = False,
+    cache_dir: Path | None = None,
+    git: Git | None = None,
+) -> LockReport:
+    """Write the resolved external skills of the connection (or those ``scope`` declares) as
+    a lock file of another installer. Every skill must be expressible there at its commit;
+    one that is not refuses the whole export and says why, and nothing is written."""
+    if fmt not in LOCK_FORMATS:
+        raise UsageError(
+            f"--lock {fmt}: unknown lock format", hint=f"use one of {', '.join(LOCK_FORMATS)}"
+        )
+    destination = (out or Path(LOCK_FORMATS[fmt])).expanduser().absolute()
+    _check_free(destination)
+    pins, problems = gather(ws, scope=scope, agents=agents, cache_dir=cache_dir, git=git)
+    report = LockReport(fmt, str(destination))
+    entries: dict[str, LockEntry] = {}
+    for pin in pins:
+        try:
+            entry, ref = _skills_lock_entry(pin)
+        except LockFormatError as exc:
+            problems.append(f"{pin.where}: {exc}")
+            continue
+        if entry.name in entries:
+            problems.append(
+                f"{pin.where}: another exported skill is named {entry.name!r} too; "
+                "the lock holds one skill per name"
+            )
+            continue
+        entries[entry.name] = entry
+        source = pin.source
+        report.skills.append(
+            LockedSkill(
+                entry.name,
+                pin.owner,
+                source.repo,
+                source.path,
+                source.ref,
+                ref,
+                pin.commit,
+                pin.installed,
+            )
+        )
+    if problems:
+        raise OperationFailed(
+            "nothing exported:\n  " + "\n  ".join(problems),
+            hint="fix or pin the skills named above, then export again",
+        )
+    if not dry_run:
+        text = skills_lock.render(entries.values())
+        atomic_write_text(destination, text, root=destination.parent)
+    return report
+
+
+def _skills_lock_entry(pin: Pin) -> tuple[LockEntry, str]:
+    """The vercel ``skills-lock.json`` entry of a pin, and the ref it names: a tag naming the
+    commit (the declared tag, else the first by name), since that tool restores with ``git
+    clone --branch`` and so cannot take a commit id."""
+    source = pin.source
+    try:
+        name, kind, url = skills_lock.lock_source(source.repo)
+    except LockFormatError as exc:
+        raise LockFormatError(f"source.repo {source.repo} {exc}") from None
+    if not pin.tags:
+        what = (
+            f"commit {pin.commit[:12]}"
+            if pin.ref_kind == "commit"
+            else f"{pin.ref_kind} {source.ref} (at {pin.commit[:12]})"
+        )
+        raise LockFormatError(
+            f"no tag of {source.repo} names {what}; the skills CLI restores branches and tags only "
+            "(git clone --branch), so it cannot be pinned to that commit: tag the commit "
+            "(git tag NAME COMMIT, then push the tag) or declare source.ref as a tag"
+        )
+    ref = source.ref if source.ref in pin.tags else pin.tags[0]
+    entry = LockEntry(
+        name=pin.skill_name,
+        source=name,
+        source_type=kind,
+        ref=ref,
+        source_url=url,
+        skill_path=skills_lock.skill_path(source.path),
+        computed_hash=skills_lock.folder_hash(pin.files),
+    )
+    skills_lock.check(entry)
+    return entry, ref
