@@ -101,3 +101,29 @@ def snapshot(*folders: Path) -> dict[str, bytes]:
             elif path.is_file():
                 found[str(path)] = path.read_bytes()
     return found
+
+
+def marketplace(base: Path, home: Path) -> tuple[Upstream, Path]:
+    """A Claude Code marketplace (github acme/tools, behind a local repository) whose plugin
+    docs-kit Claude Code installed for the user at the marketplace's head commit: the
+    checkout, the plugin cache and the two records. Returns the repository and the installed
+    skill folder."""
+    source = FIXTURES / "claude-code" / "marketplace"
+    files = {
+        p.relative_to(source).as_posix(): p.read_text(encoding="utf-8")
+        for p in sorted(source.rglob("*"))
+        if p.is_file()
+    }
+    up = Upstream(base, files, name="tools")
+    config = Path(os.environ["GIT_CONFIG_GLOBAL"])
+    with config.open("a", encoding="utf-8") as out:
+        out.write(f'[url "{up.url}"]\n\tinsteadOf = https://github.com/acme/tools\n')
+    plugins = home / ".claude" / "plugins"
+    shutil.copytree(source, plugins / "marketplaces" / "acme-tools")
+    cache = plugins / "cache" / "acme-tools" / "docs-kit" / "1.0.0"
+    shutil.copytree(source / "plugins" / "docs-kit", cache)
+    for name in ("installed_plugins.json", "known_marketplaces.json"):
+        text = (FIXTURES / "claude-code" / name).read_text(encoding="utf-8")
+        text = text.replace("{CLAUDE_HOME}", str(home / ".claude")).replace("{COMMIT}", up.head())
+        (plugins / name).write_text(text, encoding="utf-8")
+    return up, cache / "skills" / "changelog"

@@ -18,6 +18,7 @@ from tests.interop.adopt_machine import (
     brain,
     install_project,
     install_user,
+    marketplace,
     snapshot,
     upstream,
 )
@@ -207,3 +208,52 @@ def test_own_links_and_installs_are_not_someone_elses(tmp_path):
     _, items = adopted(root, "--dry-run", "--agent", "claude")
     assert sorted(items) == ["notes-helper", "pdf-tools"]  # theirs, reported as adopted before
     assert all("already declared" in i["problem"] for i in items.values())
+
+
+def test_claude_code_plugin_skills_come_in_pinned_to_the_installed_commit(tmp_path, isolated_home):
+    root = brain(tmp_path)
+    tools, installed = marketplace(tmp_path, isolated_home)
+    code, items = adopted(root, "--user", "--agent", "claude", "--yes")
+    assert code == 0, items
+    item = items["changelog"]
+    assert item["action"] == "external" and item["commit"] == tools.head()
+    assert item["record"]["tool"] == "Claude Code plugins"
+    entry = registry(root)["changelog"]
+    assert entry["source"] == {
+        "repo": "https://github.com/acme/tools",
+        "path": "plugins/docs-kit/skills/changelog",
+        "ref": tools.head(),
+    }
+    # an edit since the install: a fork, and the marketplace's later commits change nothing
+    (root / "people/alice/skills.json").write_text('{"skills": []}')
+    (installed / "SKILL.md").write_text((installed / "SKILL.md").read_text() + "Mine.\n")
+    tools.commit({"README.md": "# tools\n"})
+    _, items = adopted(root, "--user", "--agent", "claude", "--dry-run")
+    assert items["changelog"]["action"] == "fork"
+
+
+def test_a_claude_plugin_record_pointing_outside_its_folder_is_refused(tmp_path, isolated_home):
+    root = brain(tmp_path)
+    marketplace(tmp_path, isolated_home)
+    record = isolated_home / ".claude/plugins/installed_plugins.json"
+    data = load_json(record)
+    data["plugins"]["docs-kit@acme-tools"][0]["installPath"] = str(tmp_path)
+    record.write_text(json.dumps(data))
+    code, out, err = adopt(root, "--into", "people/alice", "--user", "--agent", "claude")
+    assert code == 1 and "Traceback" not in out + err
+    assert "plugins.docs-kit@acme-tools" in out and "lies outside" in out
+
+
+def test_on_a_terminal_adopt_asks_first(tmp_path, monkeypatch):
+    up = upstream(tmp_path)
+    root = brain(tmp_path)
+    install_project(root, up, tmp_path)
+    monkeypatch.setattr("exobrain.cli.adopt.on_terminal", lambda: True)
+    runner = CliRunner()
+    args = ["adopt", "--repo", str(root), "--into", "people/alice"]
+    answered = runner.invoke(umbrella, args, input="n\n")
+    assert "adopt 4 skill(s) into people/alice? [y/N]" in answered.output
+    assert "nothing was written" in answered.output and registry(root) == {}
+    answered = runner.invoke(umbrella, args, input="y\n")
+    assert answered.exit_code == 0 and "adopted 4 skill(s)" in answered.output
+    assert sorted(registry(root)) == ["commit-style", "notes-helper", "pdf-tools", "release-notes"]

@@ -66,7 +66,8 @@ def command(
     as_json: bool,
     repo: Path | None,
 ) -> None:
-    """Adopt the skills other tools installed (vercel's npx skills, gh skill install): each
+    """Adopt the skills other tools installed (vercel's npx skills, gh skill install, Claude
+    Code's plugins): each
     comes into SCOPE as an external skill pinned to its commit when the installed folder is
     that commit's, as an imported copy (with its origin) otherwise, and as a fork when it was
     edited since the install. The plan is shown first; on a terminal you are asked before
@@ -82,7 +83,7 @@ def command(
         ws, scope, who_owns(ws, owner), agents=agents_for(agents), user=user, tier=tier
     )
     wanted = [i for i in plan.items if i.action != "skip"]
-    asking = not (dry_run or yes or as_json) and sys.stdin.isatty() and sys.stdout.isatty()
+    asking = not (dry_run or yes or as_json) and on_terminal()
     if not as_json:
         _render(plan)
     apply = bool(wanted) and not dry_run and (yes or (asking and _ask(len(wanted), scope)))
@@ -99,6 +100,11 @@ def command(
         sys.exit(code)
     _finish(plan, apply, dry_run, asking)
     sys.exit(code)
+
+
+def on_terminal() -> bool:
+    """Whether a person is there to answer: both stdin and stdout are a terminal."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
 
 
 def _ask(count: int, scope: str) -> bool:

@@ -31,6 +31,7 @@ from exobrain.agents import AGENTS, Agent, get_agent
 from exobrain.errors import ExobrainError
 from exobrain.fetch.plan import FetchSettings, fetch_settings
 from exobrain.fetch.report import error_text, short
+from exobrain.interop.adopt_plugins import plugin_skills
 from exobrain.interop.adopt_records import GH, Installed, Origin, describe, find_installed
 from exobrain.interop.formats import detect
 from exobrain.interop.formats.bundle import FoundSkill, discover
@@ -133,7 +134,7 @@ def plan_adoption(
     plan = AdoptPlan(scope, owner, tier)
     declared = {e.name for e in ws.registry(scope).entries if not e.is_override}
     taken: set[str] = set()
-    for found in find_installed(ws.root, agents, user=user):
+    for found in _installed(ws, agents, user):
         item = _item(found)
         plan.items.append(item)
         if item.problem:
@@ -152,6 +153,16 @@ def plan_adoption(
         taken.add(item.name)
     plan.copies = plan_copies(ws, plan)
     return plan
+
+
+def _installed(ws: Workspace, agents: list[Agent], user: bool) -> list[Installed]:
+    """The installs in the agents' folders, then the skills of Claude Code's plugins (when
+    claude is among the agents) that are not among them."""
+    found = find_installed(ws.root, agents, user=user)
+    if any(agent.name == "claude" for agent in agents):
+        seen = {item.folder for item in found}
+        found += [p for p in plugin_skills(ws.root, user=user) if p.folder not in seen]
+    return found
 
 
 def _item(found: Installed) -> AdoptItem:
@@ -182,7 +193,7 @@ def _decide(ws: Workspace, item: AdoptItem, settings: FetchSettings) -> None:
             item.notes.append("edited since the install: kept as a fork")
         return
     up = check_upstream(ws, origin, item.folder, settings)
-    if origin.tree:  # the record is upstream's tree: an edit is a difference from it
+    if origin.tree or origin.pinned:  # the record names upstream: an edit differs from it
         edited = up.recorded and not up.same
     if up.recorded and up.same and up.commit:
         item.action, item.commit = EXTERNAL, up.commit
@@ -243,7 +254,9 @@ def check_upstream(
                 upstream = Path(temp) / "skill"
                 upstream.mkdir()
                 materialise(cache, tree, upstream, settings.max_bytes)
-                recorded = bool(origin.tree) or folder_hash(upstream) == origin.hash
+                recorded = (
+                    bool(origin.tree) or origin.pinned or folder_hash(upstream) == origin.hash
+                )
                 same = _same_files(folder, upstream, gh=origin.tool == GH)
     except (ExobrainError, OSError) as exc:
         return Upstream(note=f"its commit cannot be checked from here: {error_text(exc)}")

@@ -43,7 +43,8 @@ class Origin:
     """Where a tool says a skill came from. ``repo`` is a git URL when the source is a git
     repository (``path`` the folder inside it, "." for its root; None when unknown), ``ref``
     the ref asked for (None: the default branch). ``hash`` is vercel's hash of the folder as
-    installed, ``tree`` the git tree id gh recorded of the folder upstream."""
+    installed, ``tree`` the git tree id gh recorded of the folder upstream; ``pinned`` says
+    that ``ref`` is the very commit that was installed (Claude Code's plugin records)."""
 
     tool: str
     record: str  # where the record is, as shown to the person
@@ -54,6 +55,7 @@ class Origin:
     ref: str | None = None
     hash: str = ""
     tree: str | None = None
+    pinned: bool = False
 
 
 @dataclass
