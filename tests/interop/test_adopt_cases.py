@@ -206,8 +206,16 @@ def test_own_links_and_installs_are_not_someone_elses(tmp_path):
     assert runner.invoke(connect, ["claude", "--repo", str(root)]).exit_code == 0
     assert os.path.islink(root / ".claude/skills/notes-helper.people__alice")
     _, items = adopted(root, "--dry-run", "--agent", "claude")
-    assert sorted(items) == ["notes-helper", "pdf-tools"]  # theirs, reported as adopted before
-    assert all("already declared" in i["problem"] for i in items.values())
+    assert sorted(items) == ["notes-helper", "pdf-tools"]  # theirs, adopted before
+    assert all(i["action"] == "adopted" and i["problem"] is None for i in items.values())
+    # a skill of that name declared here by other means is a name taken, not an adoption
+    entries = load_json(root / "people/alice/skills.json")
+    for entry in entries["skills"]:
+        if entry["name"] == "pdf-tools":
+            entry["source"]["path"] = "skills/other"
+    (root / "people/alice/skills.json").write_text(json.dumps(entries))
+    code, items = adopted(root, "--dry-run", "--agent", "claude")
+    assert code == 1 and "already declared in people/alice" in items["pdf-tools"]["problem"]
 
 
 def test_claude_code_plugin_skills_come_in_pinned_to_the_installed_commit(tmp_path, isolated_home):

@@ -82,7 +82,7 @@ def command(
     plan = plan_adoption(
         ws, scope, who_owns(ws, owner), agents=agents_for(agents), user=user, tier=tier
     )
-    wanted = [i for i in plan.items if i.action != "skip"]
+    wanted = [i for i in plan.items if i.action not in ("skip", "adopted")]
     asking = not (dry_run or yes or as_json) and on_terminal()
     if not as_json:
         _render(plan)
@@ -121,6 +121,9 @@ def _render(plan) -> None:
         if item.action == "skip":
             echo_line(f"  skip      {item.name}  {where}: {item.problem}")
             continue
+        if item.action == "adopted":
+            echo_line(f"  adopted   {item.name}  {where}: adopted before, nothing to do")
+            continue
         source = f"{origin.repo} {origin.path}" if origin and origin.repo else origin.source
         pin = f" at {item.commit}" if item.commit else ""
         echo_line(f"  {item.action:9} {item.name}  {where}")
@@ -139,5 +142,5 @@ def _finish(plan, apply: bool, dry_run: bool, asked: bool) -> None:
         click.echo("dry run: nothing was written")
     elif asked:
         click.echo("nothing was written")
-    elif any(i.action != "skip" for i in plan.items):
+    elif any(i.action not in ("skip", "adopted") for i in plan.items):
         click.echo("nothing was written: pass --yes to apply this plan (or run it on a terminal)")

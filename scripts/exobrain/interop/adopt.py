@@ -28,6 +28,7 @@ from types import ModuleType
 from typing import Any
 
 from exobrain.agents import AGENTS, Agent, get_agent
+from exobrain.artifacts.lockfile import read_lock
 from exobrain.errors import ExobrainError
 from exobrain.fetch.plan import FetchSettings, fetch_settings
 from exobrain.fetch.report import error_text, short
@@ -42,11 +43,14 @@ from exobrain.interop.inputs import FOLDER, GIT, Opened
 from exobrain.interop.plan import Plan, plan_skill, read_skill_text
 from exobrain.model import GLOBAL
 from exobrain.paths import skill_dir
+from exobrain.registry.entries import Entry
 from exobrain.skillmd import SKILL_FILE, skill_text
 from exobrain.util.dirhash import file_digests
 from exobrain.workspace import Workspace
 
 EXTERNAL, FORK, COPY, SKIP = "external", "fork", "copy", "skip"
+#: An install an earlier run adopted into the scope: nothing to do.
+DONE = "adopted"
 
 
 @dataclass
@@ -132,7 +136,8 @@ def plan_adoption(
     the fetcher's cache fetches to check a commit."""
     settings = fetch_settings(ws.connection)
     plan = AdoptPlan(scope, owner, tier)
-    declared = {e.name for e in ws.registry(scope).entries if not e.is_override}
+    declared = {e.name: e for e in ws.registry(scope).entries if not e.is_override}
+    locked = read_lock(ws.root, scope)["skills"]
     taken: set[str] = set()
     for found in _installed(ws, agents, user):
         item = _item(found)
@@ -145,7 +150,13 @@ def plan_adoption(
                 f"exobrain import {item.where} --name NEW"
             )
         elif item.name in declared or skill_dir(ws.root, scope, item.name).exists():
-            item.problem = f"{item.name!r} is already declared in {scope} (adopted before?)"
+            if _adopted_before(item, declared.get(item.name), locked.get(item.name)):
+                item.action, item.status = DONE, "adopted before"
+            else:
+                item.problem = (
+                    f"{item.name!r} is already declared in {scope}; remove that declaration, "
+                    f"or adopt into another scope"
+                )
         elif item.name in taken:
             item.problem = f"another installed skill is also named {item.name!r}"
         else:
@@ -153,6 +164,18 @@ def plan_adoption(
         taken.add(item.name)
     plan.copies = plan_copies(ws, plan)
     return plan
+
+
+def _adopted_before(item: AdoptItem, entry: Entry | None, locked: Any) -> bool:
+    """Whether the scope's skill of that name is this install, adopted by an earlier run: an
+    external declaration of the same repository and path, or a copy whose lock names it."""
+    origin = item.origin
+    assert origin is not None
+    if entry is not None and entry.source is not None:
+        return (entry.source["repo"], entry.source["path"]) == (origin.repo, origin.path)
+    upstream = locked.get("upstream") if isinstance(locked, dict) else None
+    adopted = upstream.get("adopted") if isinstance(upstream, dict) else None
+    return isinstance(adopted, dict) and adopted.get("installed") == item.where
 
 
 def _installed(ws: Workspace, agents: list[Agent], user: bool) -> list[Installed]:
