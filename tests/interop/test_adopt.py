@@ -12,6 +12,7 @@ from exobrain.cli.connect import main as connect
 from exobrain.cli.fetch import main as fetch
 from exobrain.cli.status import main as status
 from exobrain.cli.umbrella import main as umbrella
+from exobrain.cli.validate import main as validate
 from exobrain.util.fileio import load_json
 from tests.interop.adopt_machine import (
     GITHUB_URL,
@@ -80,6 +81,8 @@ def test_every_installed_skill_comes_in_with_source_ref_and_commit(tmp_path):
     assert (root / "skills-lock.json").read_bytes() == their_lock
 
     runner = CliRunner()
+    validated = runner.invoke(validate, ["--repo", str(root)])
+    assert validated.exit_code == 0, validated.output
     listed = runner.invoke(status, ["--repo", str(root), "--json", "--agent", "claude"])
     assert listed.exit_code == 0, listed.output
     rows = {r["name"]: r for r in json.loads(listed.stdout)["skills"]}

@@ -23,7 +23,7 @@ from typing import Any
 
 from exobrain.agents import get_agent
 from exobrain.errors import ExobrainError
-from exobrain.interop.adopt_records import LOCK_LIMIT, Installed, Origin
+from exobrain.interop.adopt_records import LOCK_LIMIT, Installed, Origin, shown_path
 from exobrain.interop.formats.bundle import discover
 from exobrain.util.fileio import parse_json, read_text
 
@@ -76,7 +76,9 @@ def _plugin_base(checkout: Path, plugin: str) -> tuple[str | None, str]:
             repo = source.get("repo")
             if source.get("source") == "github" and isinstance(repo, str) and _REPO.match(repo):
                 return f"https://github.com/{repo}", ""
-            raise ValueError(f"marketplace.json: plugin {plugin!r} has a source this reads not")
+            raise ValueError(
+                f"marketplace.json: plugin {plugin!r} comes from a source other than GitHub"
+            )
         parts = [p for p in str(source).split("/") if p not in ("", ".")]
         if str(source).startswith("/") or ".." in parts:
             raise ValueError(f"marketplace.json: plugin {plugin!r} has a source outside it")
@@ -101,9 +103,7 @@ def plugin_skills(root: Path, *, user: bool) -> list[Installed]:
     plugins = home / "plugins"
     if not (plugins / INSTALLED).is_file():
         return []
-    shown = f"~/{(plugins / INSTALLED).relative_to(Path.home()).as_posix()}"
-    if not (plugins / INSTALLED).is_relative_to(Path.home()):
-        shown = str(plugins / INSTALLED)
+    shown = shown_path(plugins / INSTALLED, root)
     try:
         installed = _load(plugins / INSTALLED)
         known = _load(plugins / MARKETPLACES) if (plugins / MARKETPLACES).is_file() else {}

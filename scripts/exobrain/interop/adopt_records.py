@@ -81,7 +81,8 @@ def user_lock_path() -> Path:
     return Path.home() / ".agents" / skills_lock.USER_LOCK
 
 
-def _shown(path: Path, root: Path) -> str:
+def shown_path(path: Path, root: Path) -> str:
+    """A path as the plan shows it: inside the repository relative to it, in the home with ~/."""
     text = shown(path, root)
     if text != str(path):
         return text
@@ -93,7 +94,7 @@ class _Lock:
     """One vercel lock file, read on first use: its entries and problems."""
 
     def __init__(self, path: Path, root: Path, *, user: bool) -> None:
-        self.path, self.user, self.shown = path, user, _shown(path, root)
+        self.path, self.user, self.shown = path, user, shown_path(path, root)
         self._read: tuple[dict[str, skills_lock.LockEntry], dict[str, str], str | None] | None
         self._read = None
 
@@ -226,7 +227,7 @@ def find_installed(root: Path, agents: list[Agent], *, user: bool) -> list[Insta
                 if agent.name not in known.agents:
                     known.agents.append(agent.name)
                 continue
-            item = Installed(name, real, _shown(skills_dir / name, root), [agent.name])
+            item = Installed(name, real, shown_path(skills_dir / name, root), [agent.name])
             by_folder[real] = item
             _attach(item, lock, root)
     return list(by_folder.values())
