@@ -22,7 +22,7 @@ from tests.interop.adopt_machine import (
     snapshot,
     upstream,
 )
-from tests.support.helpers import git
+from tests.support.helpers import build_tree, git, skill_md
 
 
 def adopt(root, *args):
@@ -265,3 +265,31 @@ def test_on_a_terminal_adopt_asks_first(tmp_path, monkeypatch):
     answered = runner.invoke(umbrella, args, input="y\n")
     assert answered.exit_code == 0 and "adopted 4 skill(s)" in answered.output
     assert sorted(registry(root)) == ["commit-style", "notes-helper", "pdf-tools", "release-notes"]
+
+
+def test_one_skill_installed_twice_comes_in_once_and_a_hand_made_one_is_left(
+    tmp_path, isolated_home
+):
+    up = upstream(tmp_path)
+    root = brain(tmp_path)
+    install_project(root, up, tmp_path)
+    install_user(isolated_home)
+    build_tree(root, {".claude/skills/my-own/SKILL.md": skill_md("my-own")})
+    # the real records drifted apart: the project took release-notes over ssh, the user lock
+    # from GitHub; for pdf-tools, make the user lock name the project's source too
+    user_lock = isolated_home / ".agents/.skill-lock.json"
+    data = load_json(user_lock)
+    data["skills"]["pdf-tools"].update(sourceType="github", source="acme/skills")
+    user_lock.write_text(json.dumps(data))
+    code, out, _ = adopt(root, "--into", "people/alice", "--user", "--dry-run")
+    assert code == 1, out
+    assert (
+        "adopted   pdf-tools  ~/.agents/skills/pdf-tools (agents): the same skill as "
+        ".claude/skills/pdf-tools, nothing to do" in out
+    )
+    assert (
+        "skip      release-notes  .agents/skills/release-notes (codex, agents): "
+        "~/.claude/skills/release-notes is another skill named 'release-notes'" in out
+    )
+    assert "leave     my-own  .claude/skills/my-own (claude): no installer's record" in out
+    assert "exobrain import .claude/skills/my-own brings it in as a copy" in out

@@ -82,7 +82,7 @@ def command(
     plan = plan_adoption(
         ws, scope, who_owns(ws, owner), agents=agents_for(agents), user=user, tier=tier
     )
-    wanted = [i for i in plan.items if i.action not in ("skip", "adopted")]
+    wanted = [i for i in plan.items if i.action in ("external", "fork", "copy")]
     asking = not (dry_run or yes or as_json) and on_terminal()
     if not as_json:
         _render(plan)
@@ -98,7 +98,7 @@ def command(
     if as_json:
         emit_json({**plan.as_json(), "applied": apply, "exit_code": code})
         sys.exit(code)
-    _finish(plan, apply, dry_run, asking)
+    _finish(plan, wanted, apply, dry_run, asking)
     sys.exit(code)
 
 
@@ -122,7 +122,10 @@ def _render(plan) -> None:
             echo_line(f"  skip      {item.name}  {where}: {item.problem}")
             continue
         if item.action == "adopted":
-            echo_line(f"  adopted   {item.name}  {where}: adopted before, nothing to do")
+            echo_line(f"  adopted   {item.name}  {where}: {item.status}, nothing to do")
+            continue
+        if item.action == "unrecorded":
+            echo_line(f"  leave     {item.name}  {where}: {'; '.join(item.notes)}")
             continue
         source = f"{origin.repo} {origin.path}" if origin and origin.repo else origin.source
         pin = f" at {item.commit}" if item.commit else ""
@@ -132,7 +135,7 @@ def _render(plan) -> None:
             echo_line(f"            note: {note}")
 
 
-def _finish(plan, apply: bool, dry_run: bool, asked: bool) -> None:
+def _finish(plan, wanted, apply: bool, dry_run: bool, asked: bool) -> None:
     done = [i for i in plan.items if i.status == "adopted"]
     if apply:
         click.echo(f"adopted {len(done)} skill(s) into {plan.scope}")
@@ -142,5 +145,5 @@ def _finish(plan, apply: bool, dry_run: bool, asked: bool) -> None:
         click.echo("dry run: nothing was written")
     elif asked:
         click.echo("nothing was written")
-    elif any(i.action not in ("skip", "adopted") for i in plan.items):
+    elif wanted:
         click.echo("nothing was written: pass --yes to apply this plan (or run it on a terminal)")

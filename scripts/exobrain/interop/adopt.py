@@ -49,8 +49,9 @@ from exobrain.util.dirhash import file_digests
 from exobrain.workspace import Workspace
 
 EXTERNAL, FORK, COPY, SKIP = "external", "fork", "copy", "skip"
-#: An install an earlier run adopted into the scope: nothing to do.
-DONE = "adopted"
+#: An install an earlier run adopted into the scope (or another install of a skill this
+#: run adopts): nothing to do. A folder no installer recorded: not adopt's to take.
+DONE, NONE = "adopted", "unrecorded"
 
 
 @dataclass
@@ -138,11 +139,11 @@ def plan_adoption(
     plan = AdoptPlan(scope, owner, tier)
     declared = {e.name: e for e in ws.registry(scope).entries if not e.is_override}
     locked = read_lock(ws.root, scope)["skills"]
-    taken: set[str] = set()
+    taken: dict[str, AdoptItem] = {}
     for found in _installed(ws, agents, user):
         item = _item(found)
         plan.items.append(item)
-        if item.problem:
+        if item.problem or item.action == NONE:
             continue
         if not SLUG.match(item.name):
             item.problem = (
@@ -158,10 +159,17 @@ def plan_adoption(
                     f"or adopt into another scope"
                 )
         elif item.name in taken:
-            item.problem = f"another installed skill is also named {item.name!r}"
+            first = taken[item.name]
+            if first.origin and item.origin and _same_origin(first.origin, item.origin):
+                item.action, item.status = DONE, f"the same skill as {first.where}"
+            else:
+                item.problem = (
+                    f"{first.where} is another skill named {item.name!r}; adopt one of them "
+                    f"at a time (--agent, --user)"
+                )
         else:
             _decide(ws, item, settings)
-        taken.add(item.name)
+        taken.setdefault(item.name, item)
     plan.copies = plan_copies(ws, plan)
     return plan
 
@@ -193,11 +201,19 @@ def _item(found: Installed) -> AdoptItem:
     if found.problem:
         item.problem = f"{found.problem}; fix or remove that record, then adopt again"
     elif found.origin is None:
-        item.problem = (
-            f"{found.where}: no installer's record says where it came from; "
+        item.action = NONE
+        item.notes.append(
+            f"no installer's record says where it came from (made by hand?); "
             f"exobrain import {found.where} brings it in as a copy"
         )
     return item
+
+
+def _same_origin(one: Origin, other: Origin) -> bool:
+    """Two installs of one skill: the same repository and path (or the same local source)."""
+    if one.repo or other.repo:
+        return (one.repo, one.path) == (other.repo, other.path)
+    return one.source == other.source
 
 
 def _decide(ws: Workspace, item: AdoptItem, settings: FetchSettings) -> None:
