@@ -76,6 +76,10 @@ def test_every_installed_skill_comes_in_with_source_ref_and_commit(tmp_path):
     assert upstream_record["adopted"]["tool"] == "skills (vercel)"
     assert upstream_record["adopted"]["forked"] is False
 
+    # only the scope was written: beside the other tools' files (there before), people/alice
+    changed = {line[3:].split("/")[0] for line in git(root, "status", "--porcelain").splitlines()}
+    assert changed == {".claude", ".agents", ".github", "skills-lock.json", "people"}
+    assert {p.split("/")[0] for p in git(root, "diff", "--name-only").split()} <= {"people"}
     # nothing the other tools own was changed
     assert snapshot(root / ".claude", root / ".agents", root / ".github") == theirs
     assert (root / "skills-lock.json").read_bytes() == their_lock

@@ -293,3 +293,14 @@ def test_one_skill_installed_twice_comes_in_once_and_a_hand_made_one_is_left(
     )
     assert "leave     my-own  .claude/skills/my-own (claude): no installer's record" in out
     assert "exobrain import .claude/skills/my-own brings it in as a copy" in out
+
+
+def test_a_link_the_tool_made_between_agent_folders_is_one_skill(tmp_path):
+    up = upstream(tmp_path)
+    root = brain(tmp_path)
+    install_project(root, up, tmp_path)
+    os.symlink("../../.agents/skills/release-notes", root / ".claude/skills/release-notes")
+    _, items = adopted(root, "--dry-run")
+    assert items["release-notes"]["agents"] == ["claude", "codex", "agents"]
+    assert items["release-notes"]["installed"] == ".claude/skills/release-notes"
+    assert items["release-notes"]["action"] == "external"
