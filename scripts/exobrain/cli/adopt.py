@@ -67,11 +67,11 @@ def command(
     repo: Path | None,
 ) -> None:
     """Adopt the skills other tools installed (vercel's npx skills, gh skill install, Claude
-    Code's plugins): each
-    comes into SCOPE as an external skill pinned to its commit when the installed folder is
-    that commit's, as an imported copy (with its origin) otherwise, and as a fork when it was
-    edited since the install. The plan is shown first; on a terminal you are asked before
-    anything is written, elsewhere --yes applies it. Nothing the other tool owns is changed."""
+    Code's plugins): each comes into SCOPE as an external skill pinned to its commit when the
+    installed folder is that commit's, as an imported copy (with its origin) otherwise, and as
+    a fork when it was edited since the install. The plan is shown first; on a terminal you are
+    asked before anything is written, elsewhere --yes applies it. Nothing the other tool owns
+    is changed."""
     from exobrain.artifacts.promote import target_scope
     from exobrain.interop.adopt import agents_for, plan_adoption
     from exobrain.interop.importer import who_owns

@@ -64,7 +64,9 @@ def apply_plan(ws: Workspace, plan: AdoptPlan) -> None:
                     continue
                 upstream, local = install(item.folder, target, copy.text, root=ws.root)
                 made.append(target)
-                record = upstream_record(src, copy.found, adapter, upstream, local, [])
+                record = upstream_record(
+                    src, copy.found, adapter, upstream, local, copy.item.repairs
+                )
                 record["adopted"] = {
                     "tool": item.origin.tool if item.origin else "",
                     "record": item.origin.record if item.origin else "",
