@@ -171,7 +171,7 @@ def gh_origin(folder: Path, record: str) -> Origin | None:
         raise ValueError(f"metadata.github-repo {values['github-repo']!r} is not an https URL")
     if not _TREE.match(values["github-tree-sha"]):
         raise ValueError("metadata.github-tree-sha must be a git tree id")
-    path = values["github-path"].strip("/") or "."
+    path = values["github-path"].strip("/").removesuffix(SKILL_FILE).strip("/") or "."
     return Origin(
         GH,
         record,
@@ -229,11 +229,11 @@ def find_installed(root: Path, agents: list[Agent], *, user: bool) -> list[Insta
                 continue
             item = Installed(name, real, shown_path(skills_dir / name, root), [agent.name])
             by_folder[real] = item
-            _attach(item, lock, root)
+            _attach(item, lock)
     return list(by_folder.values())
 
 
-def _attach(item: Installed, lock: _Lock, root: Path) -> None:
+def _attach(item: Installed, lock: _Lock) -> None:
     """Give ``item`` its record: gh's frontmatter first, else the lock's entry."""
     try:
         origin = gh_origin(item.folder, f"{item.where}/{SKILL_FILE} (metadata)")
