@@ -14,6 +14,7 @@ from exobrain.cli.fetch import main as fetch_cli
 from exobrain.cli.promote import main as promote_cli
 from exobrain.cli.umbrella import main as exobrain_cli
 from exobrain.instance.create import create_instance
+from exobrain.interop.adopt_records import installed_hash
 from tests.cli.test_grammar import LEAVES
 from tests.support import ROOT
 from tests.support.helpers import build_tree, git, skill_md
@@ -105,6 +106,14 @@ def test_every_writing_command_leaves_the_locks_fresh(tmp_path):
     out = step("exobrain import", "--update", "--all")
     assert "updated      skill:fmt@people/dana 1.0.1 → 1.0.2" in out
     step("exobrain move", "skill:fmt@people/dana", "--to", "groups/acme")
+    installed = build_tree(root / ".claude/skills/memo", {"SKILL.md": skill_md("memo")})
+    entry = {
+        "source": str(installed),
+        "sourceType": "local",
+        "computedHash": installed_hash(installed),
+    }
+    build_tree(root, {"skills-lock.json": {"version": 1, "skills": {"memo": entry}}})
+    step("exobrain adopt", "--agent", "claude", "--into", "people/dana", "--yes")
     step(
         "exobrain compose",
         "combo",

@@ -14,6 +14,7 @@ from exobrain.cli.edge import HELP, exit_codes, version_option
 
 #: verb → "module:attribute" of a click command, relative to ``exobrain.cli``.
 VERBS: dict[str, str] = {
+    "adopt": "adopt:command",
     "create-instance": "create_instance:command",
     "signal": "signal:signal",
     "signals": "signal:signals",

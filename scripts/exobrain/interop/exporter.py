@@ -219,7 +219,7 @@ def _check_free(path: Path, allow_empty_dir: bool = False) -> None:
 
 
 #: ``--lock`` value → the file name it writes by default.
-LOCK_FORMATS = {"skills-lock": skills_lock.LOCK_FILE}
+LOCK_FORMATS = {"skills-lock": skills_lock.PROJECT_LOCK}
 
 
 @dataclass

@@ -116,7 +116,7 @@ def _check_targets(ws: Workspace, scope: str, plans: list[Plan]) -> None:
         seen.add(item.name)
 
 
-def _check_references(ws: Workspace, scope: str, plans: list[Plan]) -> None:
+def check_references(ws: Workspace, scope: str, plans: list[Plan]) -> None:
     """Skip a skill whose ``dependencies.skills`` or ``links`` name a skill this repository
     (with the rest of the batch) does not declare: skills-validate would fail on it."""
     by_name: dict[str, set[Identity]] = defaultdict(set)
@@ -202,7 +202,7 @@ def import_skills(
         policy = ws.registry(GLOBAL).policy
         plans = [plan_skill(adapter, src, f, readings[f.rel], new_name, policy) for f in chosen]
         _check_targets(ws, scope, plans)
-        _check_references(ws, scope, plans)
+        check_references(ws, scope, plans)
         good = [p for p in plans if not p.item.problem]
         if not dry_run and good:
             _apply(ws, scope, who, tier, good, src, adapter, tick)

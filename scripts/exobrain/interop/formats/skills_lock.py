@@ -1,4 +1,5 @@
-"""vercel's ``skills`` CLI project lock, ``skills-lock.json`` (lock version 1): read and write.
+"""vercel's ``skills`` CLI lock files: the project's ``skills-lock.json`` (lock version 1),
+read and written, and the user's ``~/.agents/.skill-lock.json`` (version 3), read.
 
 Why a module of pure functions: the same file is written by ``exobrain export --lock`` (so a
 colleague without exobrain restores our pins with ``npx skills experimental_install``) and read
@@ -17,6 +18,12 @@ The format, as ``skills`` 1.5.18 writes it (its ``writeLocalLock``)::
 ``computedHash`` is sha256 over each file's relative path then its bytes, files ordered as
 JavaScript's ``localeCompare`` orders them (:func:`folder_hash`); the tool rewrites it on
 every install, so it records what was installed rather than gating the restore.
+
+The user's lock (version 3, under ``$XDG_STATE_HOME/skills/`` when that is set) has the same
+fields per skill, its hash as ``skillFolderHash`` (a folder hash, or the GitHub tree id of the
+skill's folder), plus install and update times; :func:`read_lock` reads either for
+``exobrain adopt``. Neither records a commit. Samples the tool wrote are in
+tests/fixtures/locks/ and tests/fixtures/adopt/.
 """
 
 from __future__ import annotations
@@ -29,14 +36,18 @@ from dataclasses import dataclass, field
 from hashlib import sha256
 from typing import Any
 
-LOCK_FILE = "skills-lock.json"
-VERSION = 1
+PROJECT_LOCK = "skills-lock.json"
+USER_LOCK = ".skill-lock.json"
+PROJECT_VERSION = 1
+USER_VERSION = 3
 #: The source types ``skills`` records (``local``, ``well-known`` and ``node_modules`` cannot be
 #: restored to a commit; they are read, never written).
 SOURCE_TYPES = ("github", "gitlab", "git", "local", "well-known", "node_modules")
+#: The source types that name a git repository.
+GIT_TYPES = ("github", "gitlab", "git")
 #: Bounds on what is read: a lock is small, a hostile one must not cost memory or time.
 MAX_TEXT = 1 << 20
-MAX_SKILLS = 2000
+MAX_SKILLS = 5000
 MAX_FIELD = 2048
 _FIELDS = {
     "source": "source",
@@ -47,6 +58,7 @@ _FIELDS = {
     "computedHash": "computed_hash",
 }
 _HASH = re.compile(r"^[0-9a-f]{64}\Z")
+_TREE_OR_HASH = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})\Z")  # the user lock's
 _GITHUB = re.compile(r"^(?:https|ssh)://(?:git@)?github\.com/([^/]+)/([^/]+?)(?:\.git)?/?\Z")
 _GITLAB = re.compile(r"^https://gitlab\.com/(.+?/[^/]+?)(?:\.git)?/?\Z")
 
@@ -81,6 +93,14 @@ class LockEntry:
         return out
 
 
+@dataclass(frozen=True)
+class LockProblem:
+    """An entry (or the whole file, ``name`` None) that cannot be used, and why."""
+
+    name: str | None
+    why: str
+
+
 @dataclass
 class ParsedLock:
     """What :func:`parse` read: the good entries and one message per bad one."""
@@ -98,7 +118,8 @@ def render(entries: Iterable[LockEntry]) -> str:
         if entry.name in skills:
             raise LockFormatError(f"two entries named {entry.name!r}; the lock holds one per name")
         skills[entry.name] = entry.as_json()
-    return json.dumps({"version": VERSION, "skills": skills}, indent=2, ensure_ascii=False) + "\n"
+    lock = {"version": PROJECT_VERSION, "skills": skills}
+    return json.dumps(lock, indent=2, ensure_ascii=False) + "\n"
 
 
 def parse(text: str) -> ParsedLock:
@@ -114,8 +135,10 @@ def parse(text: str) -> ParsedLock:
     if not isinstance(data, dict):
         raise LockFormatError('must be a JSON object {"version": 1, "skills": {...}}')
     version = data.get("version")
-    if isinstance(version, bool) or not isinstance(version, int) or version != VERSION:
-        raise LockFormatError(f"has version {version!r}; only lock version {VERSION} is read")
+    if isinstance(version, bool) or not isinstance(version, int) or version != PROJECT_VERSION:
+        raise LockFormatError(
+            f"has version {version!r}; only lock version {PROJECT_VERSION} is read"
+        )
     skills = data.get("skills")
     if not isinstance(skills, dict):
         raise LockFormatError('has no "skills" object')
@@ -136,14 +159,37 @@ def check(entry: LockEntry) -> None:
     _entry(entry.name, entry.as_json())
 
 
-def _entry(name: str, raw: Any) -> LockEntry:
+def read_lock(data: Any, *, user: bool = False) -> tuple[dict[str, LockEntry], list[LockProblem]]:
+    """The entries of a parsed lock (the project's, or with ``user`` the user's, whose hash
+    key is ``skillFolderHash``), and the problems of the entries (or of the whole file, name
+    None) that cannot be used: a lock someone else wrote, read entry by entry."""
+    version = USER_VERSION if user else PROJECT_VERSION
+    if not isinstance(data, dict) or not isinstance(data.get("skills"), dict):
+        return {}, [LockProblem(None, 'expected an object with a "skills" object')]
+    found = data.get("version")
+    if isinstance(found, bool) or not isinstance(found, int) or found < version:
+        return {}, [LockProblem(None, f"version {found!r}: this reader knows version {version}")]
+    skills = data["skills"]
+    if len(skills) > MAX_SKILLS:
+        return {}, [LockProblem(None, f"{len(skills)} skills, over the cap of {MAX_SKILLS}")]
+    entries: dict[str, LockEntry] = {}
+    problems: list[LockProblem] = []
+    for name, raw in skills.items():
+        try:
+            entries[name] = _entry(name, raw, user=user)
+        except LockFormatError as exc:
+            problems.append(LockProblem(_shown(name), str(exc)))
+    return entries, problems
+
+
+def _entry(name: str, raw: Any, *, user: bool = False) -> LockEntry:
     if not name or len(name) > MAX_FIELD or not _printable(name):
         raise LockFormatError("the skill name must be non-empty printable text")
     if not isinstance(raw, dict):
         raise LockFormatError("the entry must be an object")
     values: dict[str, str] = {}
     for key, attr in _FIELDS.items():
-        value = raw.get(key)
+        value = raw.get("skillFolderHash" if user and key == "computedHash" else key)
         if value is None:
             continue
         if not isinstance(value, str) or len(value) > MAX_FIELD or not _printable(value):
@@ -154,8 +200,10 @@ def _entry(name: str, raw: Any) -> LockEntry:
     if values.get("source_type") not in SOURCE_TYPES:
         raise LockFormatError(f"sourceType must be one of {', '.join(SOURCE_TYPES)}")
     digest = values.get("computed_hash", "")
-    if digest and not _HASH.match(digest):
+    if digest and not user and not _HASH.match(digest):
         raise LockFormatError("computedHash must be 64 lower-case hex digits")
+    if digest and user and not _TREE_OR_HASH.match(digest):
+        raise LockFormatError("skillFolderHash must be a sha256 or a tree id in lower-case hex")
     path = values.get("skill_path")
     if path is not None and (
         path.startswith("/") or ".." in path.split("/") or not path.endswith("SKILL.md")
