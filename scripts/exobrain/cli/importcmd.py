@@ -13,6 +13,7 @@ import click
 from exobrain.cli.edge import (
     HELP,
     command_edge,
+    echo_line,
     emit_json,
     exit_codes,
     json_option,
@@ -212,17 +213,19 @@ def _render(report) -> None:
         click.echo(f"note: {note}")
     for item in report.items:
         if item.status == "skipped":
-            click.echo(f"skipped  {item.name} ({item.upstream}): {item.problem}")
+            echo_line(f"skipped  {item.name} ({item.upstream}): {item.problem}")
+            _render_hidden(item)
             continue
         moved = item.previous and item.status != "up to date"
         version = f"{item.previous} → {item.version}" if moved else item.version
-        click.echo(f"{item.status:8} {item.ref} {version}  from {item.upstream}")
+        echo_line(f"{item.status:8} {item.ref} {version}  from {item.upstream}")
         for line in item.repairs:
-            click.echo(f"  repaired: {line}")
+            echo_line(f"  repaired: {line}")
         for line in item.flags:
-            click.echo(f"  flagged:  {line}")
+            echo_line(f"  flagged:  {line}")
+        _render_hidden(item)
         for line in item.notes:
-            click.echo(f"  note:     {line}")
+            echo_line(f"  note:     {line}")
         if item.forked:
             click.echo(f"  {'would fork' if report.dry_run else 'forked'}: {_forked(item)}")
     done = [i for i in report.items if i.status in ("imported", "updated")]
@@ -237,6 +240,14 @@ def _render(report) -> None:
         click.echo("dry run: nothing was written")
     elif done:
         click.echo("next: skills-validate, then connect-agent AGENT --relink")
+
+
+def _render_hidden(item) -> None:
+    """The hidden characters found in the incoming folder, one line each (their level says
+    what they mean for the scope: an error refuses the skill, a warning or info does not)."""
+    for found in item.hidden:
+        at = f"{found['file']}:{found['line']}" if found.get("line") else found["file"]
+        echo_line(f"  hidden:   {found['level'].upper()} {at}: {found['message']}")
 
 
 def _forked(item) -> str:
