@@ -23,8 +23,9 @@ reviewer and another to the agent:
   arbitrary bytes behind an emoji.
 
 Two uses are the writing system's own and never reported: a zero-width joiner between two
-emoji (how 👩‍💻 is made), and a flag's subdivision tag sequence (🏴 then up to seven tag
-letters or digits and the cancel tag, as in the flag of Scotland). Everything else is a
+emoji (how the technologist, 👩 U+200D 💻, is made), and a flag's subdivision tag sequence (🏴
+then up to seven tag letters or digits and the cancel tag, as in the flag of Scotland).
+Everything else is a
 :class:`Hidden` run — one or more such characters of one kind side by side on one line —
 with its line, column, code point and name, what tag characters spell, and the line
 around it with every hidden character escaped, so a message can show it without showing

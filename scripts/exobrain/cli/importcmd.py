@@ -208,9 +208,9 @@ def _gate_ahead(ws, report) -> None:
 
 
 def _render(report) -> None:
-    click.echo(f"{report.source}: format {report.format} ({report.reason}); into {report.scope}")
+    echo_line(f"{report.source}: format {report.format} ({report.reason}); into {report.scope}")
     for note in report.notes:
-        click.echo(f"note: {note}")
+        echo_line(f"note: {note}")
     for item in report.items:
         if item.status == "skipped":
             echo_line(f"skipped  {item.name} ({item.upstream}): {item.problem}")
@@ -263,12 +263,13 @@ def _finish_batch(batch, as_json: bool) -> NoReturn:
         sys.exit(code)
     for item in batch.items:
         if item.problem:
-            click.echo(f"{item.status:12} {item.ref}: {item.problem}")
+            echo_line(f"{item.status:12} {item.ref}: {item.problem}")
             continue
         moved = item.previous and item.status != "up to date"
         version = f"{item.previous} → {item.version}" if moved else item.version
         forked = f"; {'would fork' if batch.dry_run else 'forked'} {_forked(item)}"
-        click.echo(f"{item.status:12} {item.ref} {version}{forked if item.forked else ''}")
+        echo_line(f"{item.status:12} {item.ref} {version}{forked if item.forked else ''}")
+        _render_hidden(item)
     where = f" in {batch.scope}" if batch.scope else ""
     counts = ", ".join(f"{n} {status}" for status, n in batch.totals().items())
     click.echo(f"{len(batch.items)} imported skill(s){where}: {counts or 'none'}")
