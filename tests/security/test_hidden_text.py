@@ -192,3 +192,13 @@ def test_the_scanner_names_each_run_and_bounds_its_reads(tmp_path):
     scan = scan_folder(tmp_path, limit=1000)
     assert list(scan.found) == ["small.md"]
     assert "over the" in scan.unscanned["big.md"]
+
+
+def test_every_hidden_character_is_named():
+    from exobrain.artifacts.hidden import escaped, scan_text
+
+    every = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    hidden = [c for c in every if escaped(c) != c]
+    assert len(hidden) > 400
+    assert all(scan_text("a" + c * 2 + "b") for c in hidden)
+    assert not scan_text("Prose — with “quotes”, café, 日本語, ✓ and ❤\ufe0f.")
