@@ -202,3 +202,17 @@ def test_every_hidden_character_is_named():
     assert len(hidden) > 400
     assert all(scan_text("a" + c * 2 + "b") for c in hidden)
     assert not scan_text("Prose — with “quotes”, café, 日本語, ✓ and ❤\ufe0f.")
+
+
+def test_an_update_bringing_hidden_text_into_a_shared_scope_is_refused(sandbox):
+    source = build_tree(sandbox.scratch / "upstream/notes", {"SKILL.md": skill_md("notes")})
+    first = invoke(sandbox.root, ["exobrain", "import", str(source), "--into", "global"])
+    assert first.code == 0, first.text
+    copy = (sandbox.root / "skills/notes/SKILL.md").read_bytes()
+    (source / "SKILL.md").write_text(skill_md("notes", body=SMUGGLED))
+    update = invoke(sandbox.root, ["exobrain", "import", "--update", "notes"])
+    assert update.code == 1, update.text
+    assert "the new upstream cannot be imported: 1 hidden-text error(s)" in update.text
+    assert "SKILL.md:5: hidden text: U+E0049 TAG LATIN CAPITAL LETTER I" in update.text
+    assert_nothing_raw(update.text)
+    assert (sandbox.root / "skills/notes/SKILL.md").read_bytes() == copy
