@@ -1,5 +1,8 @@
 """Benchmark of issue 15: skills-validate on a 200,000-entry registry, and what hostile inputs
-cost (a YAML alias bomb, JSON nested 200,000 deep, a 5,000-digit number, absurd signal values).
+cost (a YAML alias bomb, JSON nested 200,000 deep, a 5,000-digit number, absurd signal values);
+and of issue 30's hidden-text scan: skills-validate over 2,000 skills of four 4 KB text files
+(8,000 files of prose that is not ASCII, so every one is read and searched), clean and with a
+hidden character in each.
 
 Each case runs the installed console script once in a fresh wrapper process and reports its
 wall time and peak memory (``getrusage(RUSAGE_CHILDREN).ru_maxrss`` of the wrapper, so of that
@@ -57,13 +60,13 @@ def line(label: str, result: dict, seconds: float, megabytes: float | None) -> s
     )
 
 
-def exobrain_at(base: Path, env: dict[str, str]) -> Path:
+def exobrain_at(base: Path, env: dict[str, str], name: str = "exo") -> Path:
     from exobrain.testkit import small_exobrain
 
     saved = dict(os.environ)
     os.environ.update(env)
     try:
-        return small_exobrain(base / "exo", ("hello", "world"))
+        return small_exobrain(base / name, ("hello", "world"))
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -74,6 +77,30 @@ def big_registry(root: Path, entries: int, broken: bool) -> None:
         {"name": f"S_{i}" if broken else f"skill-{i}", "owner": "team", "tier": "optional"}
         for i in range(entries)
     ]
+    (root / "skills.json").write_text(json.dumps({"skills": skills}, indent=2))
+
+
+#: About 4 KB of ordinary prose that is not ASCII (dashes, quotes, accents, CJK): what the
+#: hidden-text scan must read through without finding anything.
+PROSE = "Café résumé — “quoted” text, naïve ünïcödé, ✓ and 日本語 in one sentence. " * 56
+
+
+def prose_skills(root: Path, count: int, hidden: bool) -> None:
+    """``count`` declared skills of four text files each (SKILL.md, a script, two
+    references); with ``hidden``, a zero-width space in the middle of every file."""
+    text = PROSE[:2000] + ("de\u200blete" if hidden else "delete") + PROSE[2000:] + "\n"
+    skills = []
+    for i in range(count):
+        name = f"prose-{i}"
+        folder = root / "skills" / name
+        (folder / "scripts").mkdir(parents=True, exist_ok=True)
+        (folder / "references").mkdir(exist_ok=True)
+        head = f"---\nname: {name}\ndescription: Use {name} for the prose task {i}.\n---\n"
+        (folder / "SKILL.md").write_text(head + text)
+        (folder / "scripts/run.py").write_text(f"# {text}print('done')\n")
+        (folder / "references/guide.md").write_text(text)
+        (folder / "references/notes.md").write_text(text)
+        skills.append({"name": name, "owner": "team", "tier": "optional"})
     (root / "skills.json").write_text(json.dumps({"skills": skills}, indent=2))
 
 
@@ -92,6 +119,12 @@ def run(args) -> None:
             what = "broken entries" if broken else "declarations, no folders"
             label = f"skills-validate, {args.entries:,} {what}"
             print(line(label, measure([validate], root, env), 10.0, None))
+        prose = exobrain_at(base, env, "prose")
+        for hidden in (False, True):
+            prose_skills(prose, args.text_skills, hidden)
+            what = "a hidden run in each" if hidden else "clean"
+            label = f"skills-validate, {args.text_skills:,} x 4 text files, {what}"
+            print(line(label, measure([validate], prose, env), 10.0, 500.0))
         (root / "skills.json").write_text(original)
         skill = root / "skills/hello/SKILL.md"
         normal = skill.read_text()
@@ -147,6 +180,12 @@ def run(args) -> None:
 
 def add_arguments(parser) -> None:
     parser.add_argument("--entries", type=int, default=200_000, help="Registry entries.")
+    parser.add_argument(
+        "--text-skills",
+        type=int,
+        default=2000,
+        help="Skills of four 4 KB text files each, for the hidden-text scan.",
+    )
     parser.add_argument(
         "--ledger-lines", type=int, default=10_000, help="Hostile ledger lines (half foreign)."
     )

@@ -37,6 +37,14 @@ DEFAULT_COLLECTIONS: tuple[tuple[str, str], ...] = (
     ("people", "person"),
     ("hosts", "host"),
 )
+#: Scope types that impose on no one: a person's own scopes. Every other type (global, seed,
+#: a group, a team, a collection of the repository's own) is shared: what lands there reaches
+#: other members, so the authoring gate and the hidden-text check hold it to more.
+PERSONAL_TYPES = frozenset({"person", "host"})
+
+
+def is_shared(scope_type: str) -> bool:
+    return scope_type not in PERSONAL_TYPES
 
 
 def find_root(start: Path | None = None) -> Path:

@@ -111,6 +111,7 @@ def test_update_all_takes_upstream_and_refuses_local_edits(setup):
         (
             "flags",
             "forked",
+            "hidden",
             "hint",
             "name",
             "notes",

@@ -13,6 +13,7 @@ import click
 from exobrain.cli.edge import (
     HELP,
     command_edge,
+    echo_line,
     emit_json,
     exit_codes,
     json_option,
@@ -207,22 +208,24 @@ def _gate_ahead(ws, report) -> None:
 
 
 def _render(report) -> None:
-    click.echo(f"{report.source}: format {report.format} ({report.reason}); into {report.scope}")
+    echo_line(f"{report.source}: format {report.format} ({report.reason}); into {report.scope}")
     for note in report.notes:
-        click.echo(f"note: {note}")
+        echo_line(f"note: {note}")
     for item in report.items:
         if item.status == "skipped":
-            click.echo(f"skipped  {item.name} ({item.upstream}): {item.problem}")
+            echo_line(f"skipped  {item.name} ({item.upstream}): {item.problem}")
+            _render_hidden(item)
             continue
         moved = item.previous and item.status != "up to date"
         version = f"{item.previous} → {item.version}" if moved else item.version
-        click.echo(f"{item.status:8} {item.ref} {version}  from {item.upstream}")
+        echo_line(f"{item.status:8} {item.ref} {version}  from {item.upstream}")
         for line in item.repairs:
-            click.echo(f"  repaired: {line}")
+            echo_line(f"  repaired: {line}")
         for line in item.flags:
-            click.echo(f"  flagged:  {line}")
+            echo_line(f"  flagged:  {line}")
+        _render_hidden(item)
         for line in item.notes:
-            click.echo(f"  note:     {line}")
+            echo_line(f"  note:     {line}")
         if item.forked:
             click.echo(f"  {'would fork' if report.dry_run else 'forked'}: {_forked(item)}")
     done = [i for i in report.items if i.status in ("imported", "updated")]
@@ -239,6 +242,14 @@ def _render(report) -> None:
         click.echo("next: skills-validate, then connect-agent AGENT --relink")
 
 
+def _render_hidden(item) -> None:
+    """The hidden characters found in the incoming folder, one line each (their level says
+    what they mean for the scope: an error refuses the skill, a warning or info does not)."""
+    for found in item.hidden:
+        at = f"{found['file']}:{found['line']}" if found.get("line") else found["file"]
+        echo_line(f"  hidden:   {found['level'].upper()} {at}: {found['message']}")
+
+
 def _forked(item) -> str:
     return f"the local edits of {item.ref} into {item.forked} (a native draft)"
 
@@ -252,12 +263,13 @@ def _finish_batch(batch, as_json: bool) -> NoReturn:
         sys.exit(code)
     for item in batch.items:
         if item.problem:
-            click.echo(f"{item.status:12} {item.ref}: {item.problem}")
+            echo_line(f"{item.status:12} {item.ref}: {item.problem}")
             continue
         moved = item.previous and item.status != "up to date"
         version = f"{item.previous} → {item.version}" if moved else item.version
         forked = f"; {'would fork' if batch.dry_run else 'forked'} {_forked(item)}"
-        click.echo(f"{item.status:12} {item.ref} {version}{forked if item.forked else ''}")
+        echo_line(f"{item.status:12} {item.ref} {version}{forked if item.forked else ''}")
+        _render_hidden(item)
     where = f" in {batch.scope}" if batch.scope else ""
     counts = ", ".join(f"{n} {status}" for status, n in batch.totals().items())
     click.echo(f"{len(batch.items)} imported skill(s){where}: {counts or 'none'}")

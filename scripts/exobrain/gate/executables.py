@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from exobrain.connect.scopehooks import HOOK_NAME
-from exobrain.gate.snapshot import is_shared
 from exobrain.model import GLOBAL
+from exobrain.scopes import is_shared
 
 EXECUTABLE_MODE = "100755"
 NEW, CHANGED, MADE_EXECUTABLE = "new", "changed", "made executable"

@@ -42,9 +42,10 @@ from exobrain.errors import InputFileError, UsageError
 from exobrain.gate.crons import CRONS_FILE, load_crons
 from exobrain.gate.executables import ChangedExecutable, changed_executables
 from exobrain.gate.proof import MAX_PROOF_BYTES, Verdict, judge, kind_of, looks_like_proof
-from exobrain.gate.snapshot import PERSONAL_TYPES, Snapshot, skill_location, snapshot, wanted_blobs
+from exobrain.gate.snapshot import Snapshot, skill_location, snapshot, wanted_blobs
 from exobrain.model import GLOBAL, Identity, Lifecycle, transition_problem
 from exobrain.registry.entries import REGISTRY_FILE
+from exobrain.scopes import PERSONAL_TYPES
 from exobrain.util.fileio import read_bytes
 from exobrain.util.repository import INDEX, Rename, Repository
 

@@ -15,15 +15,14 @@ from exobrain.errors import InputFileError
 from exobrain.gate.crons import CRONS_FILE, CronJob, parse_crons
 from exobrain.model import GLOBAL, Identity
 from exobrain.registry.entries import REGISTRY_FILE
-from exobrain.scopes import SCOPE_FLAG, ScopeConfig, parse_scope_config, scopes_from_flags
+from exobrain.scopes import (
+    SCOPE_FLAG,
+    ScopeConfig,
+    is_shared,
+    parse_scope_config,
+    scopes_from_flags,
+)
 from exobrain.util.fileio import parse_json
-
-#: Scope types that impose on no one: skills there need no proof.
-PERSONAL_TYPES = frozenset({"person", "host"})
-
-
-def is_shared(scope_type: str) -> bool:
-    return scope_type not in PERSONAL_TYPES
 
 
 @dataclass(frozen=True)

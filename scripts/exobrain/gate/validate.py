@@ -6,7 +6,8 @@ them to today's form (:mod:`exobrain.gate.legacy`). ``seed/`` is left out of the
 and orphan scans (its ``create-instance`` skill is
 deliberately undeclared) but its ``skills.json`` is still schema-checked. Every skill folder is
 also walked for what must never be shared: a link that leads outside it (the one escape rule,
-:func:`exobrain.util.confine.leaves`) and FIFOs, devices or sockets (``unsafe-file``).
+:func:`exobrain.util.confine.leaves`) and FIFOs, devices or sockets (``unsafe-file``), and its
+text files for characters a reviewer cannot see (``hidden-text``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import os
 from pathlib import Path
 
 from exobrain.artifacts.checks import artifact_findings
+from exobrain.artifacts.hidden_report import judge_folder
 from exobrain.artifacts.lockfile import read_lock, recorded_powers
 from exobrain.errors import ExobrainError, InputFileError
 from exobrain.findings import ERROR, INFO, WARNING, Finding, from_error
@@ -26,7 +28,7 @@ from exobrain.paths import shown, skill_dir
 from exobrain.registry.entries import REGISTRY_FILE, Entry, Policy, Registry
 from exobrain.registry.rules import ALLOW, REFUSE
 from exobrain.registry.schema import explained_findings, schema_findings, schema_is_packaged
-from exobrain.scopes import SEED
+from exobrain.scopes import SEED, is_shared
 from exobrain.signals.voters import ledger_findings
 from exobrain.skillmd import SKILL_FILE, SkillDoc, powers, read_skill, spec_problems
 from exobrain.util.confine import leaves, unsafe_entries
@@ -201,10 +203,13 @@ def _folder_findings(
                 continue
             if Identity(scope.path, item.name) not in declarations:
                 found.append(_undeclared(rel, scope.path))
+            doc: SkillDoc | None = None
             try:
                 doc = read_skill(skill_file)
             except InputFileError as exc:
                 found.append(from_error("skill-frontmatter", rel, exc.message, skill_file))
+            found.extend(hidden_findings(ws.root, Path(item.path), doc, scope.type))
+            if doc is None:
                 continue
             docs[Identity(scope.path, item.name)] = doc
             found.extend(
@@ -213,6 +218,18 @@ def _folder_findings(
             )
             found.extend(power_findings(rel, doc, policy, recorded_powers(locked.get(item.name))))
     return found
+
+
+def hidden_findings(
+    root: Path, folder: Path, doc: SkillDoc | None, scope_type: str
+) -> list[Finding]:
+    """Tag characters, zero-width and bidi controls in the skill's text files: errors in a
+    shared scope, warnings in a personal one (:mod:`exobrain.artifacts.hidden_report`)."""
+    base = shown(folder, root)
+    return [
+        Finding(h.level, "hidden-text", f"{base}/{h.file}", h.message, line=h.line)
+        for h in judge_folder(folder, doc.meta if doc else None, shared=is_shared(scope_type))
+    ]
 
 
 def _undeclared(rel: str, scope: str) -> Finding:

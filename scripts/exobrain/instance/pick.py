@@ -20,12 +20,11 @@ from exobrain.artifacts.lockfile import lock_entry, replaced, update_lock
 from exobrain.errors import UsageError
 from exobrain.gate.proof import kind_of
 from exobrain.gate.review import skill_folder
-from exobrain.gate.snapshot import PERSONAL_TYPES
 from exobrain.instance.harvest import InstanceReport, harvest
 from exobrain.model import Identity
 from exobrain.paths import shown, skill_dir
 from exobrain.registry.editor import edit_registry, ordered_entry
-from exobrain.scopes import check_scope_path, scope_at
+from exobrain.scopes import PERSONAL_TYPES, check_scope_path, scope_at
 from exobrain.skillmd import SKILL_FILE, quick_meta
 from exobrain.util.repository import Repository
 from exobrain.util.staging import staged_folder

@@ -43,6 +43,7 @@ from exobrain.interop.plan import (
 from exobrain.model import GLOBAL, Identity
 from exobrain.paths import shown, skill_dir
 from exobrain.registry.editor import edit_registry, ordered_entry
+from exobrain.scopes import is_shared
 from exobrain.skillmd import SKILL_FILE
 from exobrain.util.staging import staged_folder
 from exobrain.util.treecopy import copy_tree
@@ -57,6 +58,13 @@ def who_owns(ws: Workspace, owner: str | None) -> str:
             hint="connect as a person (connect-agent … --person ID) or pass --owner",
         )
     return who
+
+
+def scope_is_shared(ws: Workspace, scope: str) -> bool:
+    """Whether what lands in ``scope`` reaches other members (anything not known to be a
+    person's or a host's own counts as shared)."""
+    found = ws.scope_at(scope)
+    return found is None or is_shared(found.type)
 
 
 def _select(
@@ -200,7 +208,11 @@ def import_skills(
         notes = [*bundle.notes, *([src.note] if src.note else [])]
         report = Report(source, adapter.NAME, reason, scope, dry_run, notes=notes)
         policy = ws.registry(GLOBAL).policy
-        plans = [plan_skill(adapter, src, f, readings[f.rel], new_name, policy) for f in chosen]
+        shared = scope_is_shared(ws, scope)
+        plans = [
+            plan_skill(adapter, src, f, readings[f.rel], new_name, policy, shared=shared)
+            for f in chosen
+        ]
         _check_targets(ws, scope, plans)
         check_references(ws, scope, plans)
         good = [p for p in plans if not p.item.problem]

@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from exobrain.artifacts.hidden_report import judge_folder
 from exobrain.artifacts.lockfile import with_powers
 from exobrain.errors import ExobrainError
+from exobrain.findings import ERROR
 from exobrain.interop.formats.bundle import FoundSkill
 from exobrain.interop.formats.fields import dump, read_lenient
 from exobrain.interop.formats.translation import translate
@@ -43,6 +45,7 @@ class Item:
     notes: list[str] = field(default_factory=list)
     problem: str | None = None
     forked: str | None = None  # the fork that keeps local edits (import --update --fork-local)
+    hidden: list[dict[str, Any]] = field(default_factory=list)  # hidden characters found
 
     def as_json(self) -> dict[str, Any]:
         return dict(self.__dict__.items())
@@ -104,10 +107,14 @@ def plan_skill(
     reading: Reading,
     new_name: str | None = None,
     policy: Policy | None = None,
+    *,
+    shared: bool = True,
 ) -> Plan:
     """Translate one skill; problems end up on ``plan.item.problem`` (nothing raised). A skill
     that gives an agent powers of its own (hooks, wildcard tool permissions) is flagged, or
-    refused where the repository's ``policy`` says so."""
+    refused where the repository's ``policy`` says so. Hidden characters in the incoming
+    folder are listed on ``item.hidden``; into a ``shared`` scope, one that its SKILL.md does
+    not allow refuses the skill, as skills-validate would fail on it."""
     item = Item(found.folder_name, src.where(found.rel) or ".")
     plan = Plan(found, item)
     if isinstance(reading, ExobrainError):
@@ -138,6 +145,16 @@ def plan_skill(
             problems.append(f"{why}; refused by the policy in the global skills.json")
         elif action == FLAG:
             item.flags.append(f"{why}; review it before anyone opts in (the lock records it)")
+    hidden = judge_folder(found.folder, result.meta, shared=shared)
+    item.hidden = [h.as_json() for h in hidden]
+    errors = [h for h in hidden if h.level == ERROR]
+    if errors:
+        first = errors[0]
+        at = f"{first.file}:{first.line}" if first.line else first.file
+        problems.append(
+            f"{len(errors)} hidden-text error(s), characters a reviewer cannot see that "
+            f"skills-validate refuses in a shared scope (first: {at}: {first.message})"
+        )
     if problems:
         item.problem = "; ".join(problems)
     plan.text, plan.body, plan.meta = dump(result.meta, body), body, result.meta

@@ -31,6 +31,7 @@ from exobrain.errors import ExobrainError, OperationFailed, UsageError
 from exobrain.interop.formats import importer_for_source_format
 from exobrain.interop.formats.bundle import FoundSkill, discover
 from exobrain.interop.formats.fields import dump
+from exobrain.interop.importer import scope_is_shared
 from exobrain.interop.inputs import Opened, open_source
 from exobrain.interop.plan import (
     Item,
@@ -162,7 +163,9 @@ def update_skill(
             reading = read_skill_text(found)
         except ExobrainError as exc:
             reading = exc
-        plan = plan_skill(adapter, src, found, reading, name, ws.registry(GLOBAL).policy)
+        policy = ws.registry(GLOBAL).policy
+        shared = scope_is_shared(ws, scope)
+        plan = plan_skill(adapter, src, found, reading, name, policy, shared=shared)
         if plan.item.problem:
             raise OperationFailed(
                 f"{canonical(entry)}: the new upstream cannot be imported: {plan.item.problem}",
@@ -173,6 +176,7 @@ def update_skill(
         plan.text = dump(plan.meta, plan.body)
         item.previous, item.version = locked["version"], version
         item.repairs, item.flags, item.notes = plan.item.repairs, plan.item.flags, plan.item.notes
+        item.hidden = plan.item.hidden
         if same_upstream:
             item.notes.append("upstream unchanged: the copy is translated and repaired anew")
         item.status = "would update" if dry_run else "updated"
