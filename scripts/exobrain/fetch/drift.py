@@ -1,19 +1,19 @@
-"""Which files of an installed external skill differ from what was fetched.
+"""Whether an installed external skill still holds what was fetched, and which files differ.
 
-An install's record holds one content hash, enough to tell that the folder changed but not
-where. The cached clone still holds the fetched commit, so the files are compared one by one
-with the blobs there — read from the cache only, never from the network. When the cache is gone
-or lacks the commit, only "changed" can be said.
+The install record inside the folder holds a content hash, but whoever can edit the files can
+rewrite the record too, so the record is never the proof. The proof is the fetched commit in
+the cached clone: git names every file there by its blob id, and the files on disk are hashed
+the same way and compared id by id (one local ``ls-tree``, no blob read, never the network).
+When the clone is gone or lacks the commit, the files cannot be checked: the caller says so,
+and fills the cache when it may.
 """
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
-from exobrain.errors import ExobrainError
 from exobrain.fetch.repocache import RepoCache
-from exobrain.util.dirhash import file_digests
+from exobrain.util.dirhash import counts, file_digests
 
 #: At most this many file names are listed; the rest are counted.
 SHOWN = 5
@@ -23,22 +23,11 @@ def changed_files(cache: RepoCache, commit: str, path: str, folder: Path) -> lis
     """Paths inside ``folder`` that were changed, added or removed since ``commit``'s
     ``path`` was installed there (``changed: x``, ``added: y``, ``removed: z``); None when the
     cache cannot tell."""
-    if not cache.dir.is_dir():
+    fetched = cache.blob_ids(commit, path)
+    if fetched is None:
         return None
-    spec = f"{commit}:{path}" if path not in ("", ".") else f"{commit}^{{tree}}"
-    done = cache.git.run(["rev-parse", "--verify", "--quiet", spec], cwd=cache.dir, check=False)
-    tree = done.stdout.decode().strip()
-    if done.returncode != 0 or not tree:
-        return None
-    try:
-        entries = [e for e in cache.entries(tree) if e.kind == "blob"]
-        contents = cache.read_small([e.oid for e in entries])
-    except ExobrainError:  # a cache git cannot read is a cache that cannot tell
-        return None
-    if any(e.oid not in contents for e in entries):
-        return None
-    fetched = {e.path: hashlib.sha256(contents[e.oid]).hexdigest() for e in entries}
-    local = file_digests(folder)
+    fetched = {p: oid for p, oid in fetched.items() if counts(p)}
+    local = file_digests(folder, blob="sha256" if len(commit) == 64 else "sha1")
     found = [f"changed: {p}" for p in sorted(fetched) if p in local and local[p] != fetched[p]]
     found += [f"added: {p}" for p in sorted(local.keys() - fetched.keys())]
     found += [f"removed: {p}" for p in sorted(fetched.keys() - local.keys())]

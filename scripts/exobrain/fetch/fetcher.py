@@ -39,7 +39,7 @@ from exobrain.util.staging import clean_leftovers, discard_folder, staged_folder
 from exobrain.workspace import Workspace
 
 if TYPE_CHECKING:  # git plumbing is imported only when something has to be fetched
-    from exobrain.fetch.repocache import RefInfo
+    from exobrain.fetch.repocache import RefInfo, RepoCache
     from exobrain.util.git import Git
 
 
@@ -263,9 +263,13 @@ class _Run:
         current: Path,
         target: Path,
     ) -> SkillEvent:
-        modified = record is not None and content_hash(current) != record.hash
-        if modified and record is not None:
-            event.message = self._drift(record, source, current)
+        state, note = self._verify(record, source, current) if record else ("intact", "")
+        if state == "unverified":
+            event.action, event.message = state, note
+            return event
+        modified = state == "modified"
+        if modified:
+            event.message = note
         same = record is not None and (record.repo, record.path, record.ref) == (
             source.repo,
             source.path,
@@ -298,13 +302,58 @@ class _Run:
         event.action = "updated" if record else "fetched"
         return event
 
-    def _drift(self, record: installs.InstallRecord, source: Source, folder: Path) -> str:
-        """Which files of a modified install changed, from the cached clone (no network)."""
+    def _verify(
+        self, record: installs.InstallRecord, source: Source, folder: Path
+    ) -> tuple[str, str]:
+        """Whether ``folder`` still holds what was fetched: ``intact``, ``modified`` (with the
+        files that differ) or, under ``--check`` only, ``unverified`` (with why and the fix).
+
+        The files are compared with the fetched commit in the cached clone — for a pinned
+        declaration the commit it pins, whatever the record claims — never with the record's
+        own hash, which whoever edits the files can rewrite. A plain run fills a missing cache
+        first (one fetch; ``--force`` replaces the install anyway, so it does not). Only when
+        the declaration names another repository now (the install is then replaced unless it
+        was edited) does the record's hash decide."""
         from exobrain.fetch.drift import changed_files, describe
         from exobrain.fetch.repocache import RepoCache
 
+        def rehashed() -> bool:  # read only when needed: it reads every file again
+            return content_hash(folder) == record.hash
+
+        if record.repo != source.repo:
+            return ("intact", "") if rehashed() else ("modified", describe(None))
+        commit = source.ref if source.pinned and record.ref == source.ref else record.commit
         cache = RepoCache(self.git, self.cache_root, source.url)
-        return describe(changed_files(cache, record.commit, record.path, folder))
+        found = changed_files(cache, commit, record.path, folder)
+        if found is None and not (self.check or self.force):
+            self._fill(cache, commit, record.path)
+            found = changed_files(cache, commit, record.path, folder)
+        if found:
+            again = "; the install record was rewritten to match" if rehashed() else ""
+            return "modified", describe(found) + again
+        if found is not None or self.force:
+            return "intact", ""
+        if not rehashed():
+            return "modified", describe(None)
+        if not self.check:
+            raise OperationFailed(f"the cached clone of {source.repo} cannot show {short(commit)}")
+        gone = "is missing" if not cache.dir.is_dir() else f"lacks {short(commit)}"
+        return "unverified", (
+            f"the cached clone of {source.repo} {gone}; run fetch-external-skills to "
+            f"fetch it again and check the files"
+        )
+
+    def _fill(self, cache: RepoCache, commit: str, path: str) -> None:
+        """Bring ``commit``'s ``path`` back into the cache, to check an install against it."""
+        try:
+            with cache.locked():
+                cache.ensure_commit(commit)
+                cache.ensure_complete(cache.tree_at(commit, path), self.max_bytes)
+        except ExobrainError as exc:
+            raise OperationFailed(
+                f"cannot check the install against {short(commit)}: {exc.message}",
+                hint="fetch-external-skills --force fetches the skill again",
+            ) from exc
 
     def _resolve(self, source: Source) -> RefInfo:
         """The commit ``source.ref`` names: itself when pinned, else one ls-remote per URL."""

@@ -228,6 +228,24 @@ class RepoCache:
             )
         return found
 
+    def blob_ids(self, commit: str, path: str) -> dict[str, str] | None:
+        """``{path: blob id}`` of the files below ``path`` in ``commit`` (sub-modules left out),
+        from the cache alone and without reading a blob: one ``ls-tree``. None when the cache
+        is gone or lacks the commit or a tree below it (what was installed cannot be told)."""
+        if not (self.dir / "HEAD").is_file():
+            return None
+        spec = f"{commit}:{path}" if path not in ("", ".") else f"{commit}^{{tree}}"
+        done = self._local(["ls-tree", "-r", "-z", spec], check=False)
+        if done.returncode != 0:
+            return None
+        found: dict[str, str] = {}
+        for record in filter(None, done.stdout.split(b"\0")):
+            meta, _, name = record.partition(b"\t")
+            kind, oid = meta.decode().split()[1:3]
+            if kind == "blob":
+                found[os.fsdecode(name)] = oid
+        return found
+
     def read_small(self, oids: list[str]) -> dict[str, bytes]:
         """The content of a few small blobs (symlink targets), in one ``cat-file --batch``."""
         out = self._local(

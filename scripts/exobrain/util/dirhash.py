@@ -11,6 +11,10 @@ byte-code and tool caches, ``.DS_Store`` and the fetcher's install record. A sym
 hashed by its target text (it is not followed), so a link cannot pull outside content in. A
 FIFO, device or socket in the folder is refused (:class:`~exobrain.util.confine.UnsafePath`),
 never opened: reading one would hang; a folder that cannot be listed is named, not hashed.
+
+The same walk can give each file's git blob id instead (``blob="sha1"`` or ``"sha256"``, the
+object format of the repository), so a folder is compared with a git tree by ids alone, without
+reading a single blob out of the repository.
 """
 
 from __future__ import annotations
@@ -48,19 +52,39 @@ def is_skipped_file(name: str) -> bool:
     return name in SKIPPED_FILES or name.endswith((".pyc", ".pyo"))
 
 
-def _digest_file(path: str) -> str:
+def counts(rel: str) -> bool:
+    """Whether the file at POSIX path ``rel`` (inside a skill folder) is part of its content."""
+    *folders, name = rel.split("/")
+    return not is_skipped_file(name) and not any(part in SKIPPED_DIRS for part in folders)
+
+
+def _start(blob: str | None, size: int) -> hashlib._Hash:
+    """A digest of the file content (``blob`` None) or of its git blob object."""
+    if blob is None:
+        return hashlib.sha256()
+    return hashlib.new(blob, b"blob %d\0" % size)
+
+
+def _digest_file(path: str, blob: str | None) -> str:
     with os.fdopen(open_regular(path), "rb") as handle:
+        digest = _start(blob, os.fstat(handle.fileno()).st_size)
         data = handle.read(_CHUNK)
-        if len(data) < _CHUNK:  # the common case: a small file, one read
-            return hashlib.sha256(data).hexdigest()
-        digest = hashlib.sha256(data)
-        for block in iter(lambda: handle.read(_CHUNK), b""):
-            digest.update(block)
+        digest.update(data)
+        if len(data) == _CHUNK:  # the common case, a small file, is one read
+            for block in iter(lambda: handle.read(_CHUNK), b""):
+                digest.update(block)
     return digest.hexdigest()
 
 
-def file_digests(folder: Path) -> dict[str, str]:
-    """``{relative POSIX path: sha256 hex}`` for every file that counts, links not followed."""
+def _digest_bytes(data: bytes, blob: str | None) -> str:
+    digest = _start(blob, len(data))
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def file_digests(folder: Path, *, blob: str | None = None) -> dict[str, str]:
+    """``{relative POSIX path: sha256 hex}`` for every file that counts, links not followed;
+    with ``blob`` ("sha1" or "sha256"), each file's git blob id in that object format."""
     digests: dict[str, str] = {}
     base = os.fspath(folder)
 
@@ -81,7 +105,7 @@ def file_digests(folder: Path) -> dict[str, str]:
                             f"{entry.path}: file names with a newline cannot be hashed",
                             hint="rename the file",
                         )
-                    digests[rel] = hashlib.sha256(os.fsencode(os.readlink(entry.path))).hexdigest()
+                    digests[rel] = _digest_bytes(os.fsencode(os.readlink(entry.path)), blob)
                 elif entry.is_dir(follow_symlinks=False):
                     if entry.name not in SKIPPED_DIRS:
                         walk(entry.path, rel + "/")
@@ -97,7 +121,7 @@ def file_digests(folder: Path) -> dict[str, str]:
                             f"{entry.path}: file names with a newline cannot be hashed",
                             hint="rename the file",
                         )
-                    digests[rel] = _digest_file(entry.path)
+                    digests[rel] = _digest_file(entry.path, blob)
 
     walk(base, "")
     return digests
