@@ -12,6 +12,7 @@ also walked for what must never be shared: a link that leads outside it (the one
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 from exobrain.artifacts.checks import artifact_findings
@@ -29,6 +30,7 @@ from exobrain.registry.schema import explained_findings, schema_findings, schema
 from exobrain.scopes import SEED
 from exobrain.skillmd import SKILL_FILE, SkillDoc, powers, read_skill, spec_problems
 from exobrain.util.confine import leaves, unsafe_entries
+from exobrain.util.staging import is_leftover
 from exobrain.workspace import Workspace
 
 
@@ -173,6 +175,8 @@ def _folder_findings(
         except ExobrainError:
             locked = {}  # reported as version_bumped against the lock file
         for item in entries:
+            if is_leftover(item.name) and item.is_dir(follow_symlinks=False):
+                found.append(_leftover(shown(Path(item.path), ws.root)))
             if item.name.startswith(".") or not item.is_dir():
                 continue
             skill_file = Path(item.path) / SKILL_FILE
@@ -217,7 +221,21 @@ def _undeclared(rel: str, scope: str) -> Finding:
         INFO,
         "undeclared",
         rel,
-        f"skill folder not declared in any skills.json of {scope}; declare it to make it reachable",
+        f"skill folder not declared in any skills.json of {scope}; declare it to make it "
+        f"reachable (if an exobrain import of it was interrupted, run that import again: it "
+        f"finishes it)",
+    )
+
+
+def _leftover(rel: str) -> Finding:
+    """A staging or discarded folder in a skills folder: what a killed import, fork or update
+    left half-written, never a skill, and nothing anyone should commit."""
+    return Finding(
+        WARNING,
+        "interrupted-write",
+        rel,
+        "left half-written by an interrupted import, fork or update; remove it: "
+        f"rm -r {shlex.quote(rel)}",
     )
 
 
