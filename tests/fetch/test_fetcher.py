@@ -60,15 +60,16 @@ def actions(report):
     return {e.link_name: e.action for e in report.events}
 
 
-def only_checks(log, installs):
-    """git ran only to list each install's fetched files in the cache: no remote, no fetch."""
+def only_checks(log, caches):
+    """git ran only to read the fetched trees from each cache (one object reader per cache
+    repository, whatever the number of installs): no remote, no fetch."""
     verbs = []
     for words in log.lines():
         at = 0
         while words[at] == "-c":  # the toolkit's safe config pairs come first
             at += 2
         verbs.append(words[at])
-    return verbs == ["ls-tree"] * installs
+    return verbs == ["cat-file"] * caches
 
 
 def cache_repos():

@@ -106,6 +106,7 @@ class _Run:
         self.listings: dict[str, dict[str, str] | ExobrainError] = {}
         self.refs: dict[str, set[str]] = {}
         self.ours: dict[Path, set[str]] = {}  # place → names of our installs there
+        self.caches: dict[str, RepoCache] = {}  # url → the cache installs are checked against
 
     @property
     def git(self) -> Git:
@@ -126,6 +127,13 @@ class _Run:
         return self.folders.write_root(place)
 
     def go(self, rows: list[Resolved]) -> FetchReport:
+        try:
+            return self._go(rows)
+        finally:
+            for cache in self.caches.values():
+                cache.close()
+
+    def _go(self, rows: list[Resolved]) -> FetchReport:
         places = (self.skills_dir, optional_dir(self.skills_dir))
         for place in places:
             self.ours[place] = installs.ours(place, self.ws.root)
@@ -323,9 +331,12 @@ class _Run:
         if record.repo != source.repo:
             return ("intact", "") if rehashed() else ("modified", describe(None))
         commit = source.ref if source.pinned and record.ref == source.ref else record.commit
-        cache = RepoCache(self.git, self.cache_root, source.url)
+        cache = self.caches.get(source.url)
+        if cache is None:
+            cache = self.caches[source.url] = RepoCache(self.git, self.cache_root, source.url)
         found = changed_files(cache, commit, record.path, folder)
         if found is None and not (self.check or self.force):
+            cache.close()  # the reader it kept would not see what the fetch brings
             self._fill(cache, commit, record.path)
             found = changed_files(cache, commit, record.path, folder)
         if found:
