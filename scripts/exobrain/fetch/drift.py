@@ -3,7 +3,7 @@
 The install record inside the folder holds a content hash, but whoever can edit the files can
 rewrite the record too, so the record is never the proof. The proof is the fetched commit in
 the cached clone: git names every file there by its blob id, and the files on disk are hashed
-the same way and compared id by id (one local ``ls-tree``, no blob read, never the network).
+the same way and compared id by id (trees read locally, no blob read, never the network).
 When the clone is gone or lacks the commit, the files cannot be checked: the caller says so,
 and fills the cache when it may.
 """
