@@ -313,58 +313,16 @@ class _Run:
     def _verify(
         self, record: installs.InstallRecord, source: Source, folder: Path
     ) -> tuple[str, str]:
-        """Whether ``folder`` still holds what was fetched: ``intact``, ``modified`` (with the
-        files that differ) or, under ``--check`` only, ``unverified`` (with why and the fix).
-
-        The files are compared with the fetched commit in the cached clone — for a pinned
-        declaration the commit it pins, whatever the record claims — never with the record's
-        own hash, which whoever edits the files can rewrite. A plain run fills a missing cache
-        first (one fetch; ``--force`` replaces the install anyway, so it does not). Only when
-        the declaration names another repository now (the install is then replaced unless it
-        was edited) does the record's hash decide."""
-        from exobrain.fetch.drift import changed_files, describe
+        """Whether ``folder`` still holds what was fetched (:func:`exobrain.fetch.drift.verify`,
+        against this run's one cache per URL)."""
+        from exobrain.fetch.drift import verify
         from exobrain.fetch.repocache import RepoCache
 
-        def rehashed() -> bool:  # read only when needed: it reads every file again
-            return content_hash(folder) == record.hash
-
-        if record.repo != source.repo:
-            return ("intact", "") if rehashed() else ("modified", describe(None))
-        commit = source.ref if source.pinned and record.ref == source.ref else record.commit
         cache = self.caches.get(source.url)
         if cache is None:
             cache = self.caches[source.url] = RepoCache(self.git, self.cache_root, source.url)
-        found = changed_files(cache, commit, record.path, folder)
-        if found is None and not (self.check or self.force):
-            cache.close()  # the reader it kept would not see what the fetch brings
-            self._fill(cache, commit, record.path)
-            found = changed_files(cache, commit, record.path, folder)
-        if found:
-            again = "; the install record was rewritten to match" if rehashed() else ""
-            return "modified", describe(found) + again
-        if found is not None or self.force:
-            return "intact", ""
-        if not rehashed():
-            return "modified", describe(None)
-        if not self.check:
-            raise OperationFailed(f"the cached clone of {source.repo} cannot show {short(commit)}")
-        gone = "is missing" if not cache.dir.is_dir() else f"lacks {short(commit)}"
-        return "unverified", (
-            f"the cached clone of {source.repo} {gone}; run fetch-external-skills to "
-            f"fetch it again and check the files"
-        )
-
-    def _fill(self, cache: RepoCache, commit: str, path: str) -> None:
-        """Bring ``commit``'s ``path`` back into the cache, to check an install against it."""
-        try:
-            with cache.locked():
-                cache.ensure_commit(commit)
-                cache.ensure_complete(cache.tree_at(commit, path), self.max_bytes)
-        except ExobrainError as exc:
-            raise OperationFailed(
-                f"cannot check the install against {short(commit)}: {exc.message}",
-                hint="fetch-external-skills --force fetches the skill again",
-            ) from exc
+        fill = None if self.check or self.force else self.max_bytes
+        return verify(cache, record, source, folder, fill=fill, force=self.force)
 
     def _resolve(self, source: Source) -> RefInfo:
         """The commit ``source.ref`` names: itself when pinned, else one ls-remote per URL."""
