@@ -267,10 +267,14 @@ def lock_all(ws: Workspace, *, check: bool = False) -> LockReport:
         if registry.findings:  # a broken registry: what it declares is unknown, drop nothing
             kept |= set(lock)
         for name in sorted(set(lock) - kept):
-            report.stale.append(
-                f"skill:{name}@{registry.scope}: locked, but no longer declared here "
-                "(or its folder is gone)"
+            folder = skill_dir(ws.root, registry.scope, name)
+            why = (
+                "locked as imported, but not declared: an import of it was interrupted; run "
+                "that exobrain import again to finish it"
+                if isinstance(lock[name].get("upstream"), dict) and is_file(folder / SKILL_FILE)
+                else "locked, but no longer declared here (or its folder is gone)"
             )
+            report.stale.append(f"skill:{name}@{registry.scope}: {why}")
             updates[name] = None
             report.dropped.append(f"skill:{name}@{registry.scope}")
         if updates and not check:

@@ -25,6 +25,7 @@ STYLES = {
     "unchanged": "dim",
     "removed": "yellow",
     "modified": "yellow",
+    "unverified": "yellow",
     "failed": "bold red",
 }
 
@@ -33,7 +34,8 @@ STYLES = {
     context_settings=HELP,
     epilog=exit_codes(
         ok="everything is in place",
-        failed="a skill failed (or, with --check, something would change)",
+        failed="a skill failed or an install differs from the commit it was fetched from "
+        "(with --check, also: something would change or an install cannot be checked)",
     ),
 )
 @click.option(

@@ -39,7 +39,7 @@ from exobrain.util.staging import clean_leftovers, discard_folder, staged_folder
 from exobrain.workspace import Workspace
 
 if TYPE_CHECKING:  # git plumbing is imported only when something has to be fetched
-    from exobrain.fetch.repocache import RefInfo
+    from exobrain.fetch.repocache import RefInfo, RepoCache
     from exobrain.util.git import Git
 
 
@@ -106,6 +106,7 @@ class _Run:
         self.listings: dict[str, dict[str, str] | ExobrainError] = {}
         self.refs: dict[str, set[str]] = {}
         self.ours: dict[Path, set[str]] = {}  # place → names of our installs there
+        self.caches: dict[str, RepoCache] = {}  # url → the cache installs are checked against
 
     @property
     def git(self) -> Git:
@@ -126,6 +127,13 @@ class _Run:
         return self.folders.write_root(place)
 
     def go(self, rows: list[Resolved]) -> FetchReport:
+        try:
+            return self._go(rows)
+        finally:
+            for cache in self.caches.values():
+                cache.close()
+
+    def _go(self, rows: list[Resolved]) -> FetchReport:
         places = (self.skills_dir, optional_dir(self.skills_dir))
         for place in places:
             self.ours[place] = installs.ours(place, self.ws.root)
@@ -263,9 +271,13 @@ class _Run:
         current: Path,
         target: Path,
     ) -> SkillEvent:
-        modified = record is not None and content_hash(current) != record.hash
-        if modified and record is not None:
-            event.message = self._drift(record, source, current)
+        state, note = self._verify(record, source, current) if record else ("intact", "")
+        if state == "unverified":
+            event.action, event.message = state, note
+            return event
+        modified = state == "modified"
+        if modified:
+            event.message = note
         same = record is not None and (record.repo, record.path, record.ref) == (
             source.repo,
             source.path,
@@ -298,13 +310,19 @@ class _Run:
         event.action = "updated" if record else "fetched"
         return event
 
-    def _drift(self, record: installs.InstallRecord, source: Source, folder: Path) -> str:
-        """Which files of a modified install changed, from the cached clone (no network)."""
-        from exobrain.fetch.drift import changed_files, describe
+    def _verify(
+        self, record: installs.InstallRecord, source: Source, folder: Path
+    ) -> tuple[str, str]:
+        """Whether ``folder`` still holds what was fetched (:func:`exobrain.fetch.drift.verify`,
+        against this run's one cache per URL)."""
+        from exobrain.fetch.drift import verify
         from exobrain.fetch.repocache import RepoCache
 
-        cache = RepoCache(self.git, self.cache_root, source.url)
-        return describe(changed_files(cache, record.commit, record.path, folder))
+        cache = self.caches.get(source.url)
+        if cache is None:
+            cache = self.caches[source.url] = RepoCache(self.git, self.cache_root, source.url)
+        fill = None if self.check or self.force else self.max_bytes
+        return verify(cache, record, source, folder, fill=fill, force=self.force)
 
     def _resolve(self, source: Source) -> RefInfo:
         """The commit ``source.ref`` names: itself when pinned, else one ls-remote per URL."""

@@ -35,7 +35,7 @@ from typing import Any
 from exobrain.caches import REPOS
 from exobrain.errors import OperationFailed
 from exobrain.util.fileio import make_folders
-from exobrain.util.git import FETCH_OBJECTS, Git, GitFailed, git_message
+from exobrain.util.git import FETCH_OBJECTS, Git, GitFailed, ObjectReader, git_message, parse_tree
 from exobrain.util.locking import exclusive
 from exobrain.util.staging import staged_folder
 
@@ -80,6 +80,7 @@ class RepoCache:
         self.root = cache_root
         self.dir = cache_root / REPOS.folder / f"{slug}-{digest}.git"
         self._rejected: set[str] | None = None
+        self._reader: ObjectReader | None = None
 
     @contextmanager
     def locked(self) -> Iterator[RepoCache]:
@@ -227,6 +228,40 @@ class RepoCache:
                 TreeEntry(mode, kind, oid, int(size) if size != "-" else 0, os.fsdecode(path))
             )
         return found
+
+    def blob_ids(self, commit: str, path: str) -> dict[str, str] | None:
+        """``{path: blob id}`` of the files below ``path`` in ``commit`` (sub-modules left out),
+        from the cache alone and without reading a blob: the trees, level by level, through
+        one ``cat-file --batch`` kept for every install checked against this cache. None when
+        the cache is gone or lacks the commit or a tree below it (then nothing can be told)."""
+        if not (self.dir / "HEAD").is_file():
+            return None
+        if self._reader is None:
+            self._reader = ObjectReader(self.dir, self.git)
+        top = f"{commit}:{path}" if path not in ("", ".") else f"{commit}^{{tree}}"
+        found: dict[str, str] = {}
+        level: dict[str, list[str]] = {top: [""]}  # tree name → the prefixes it sits at
+        while level:
+            trees = self._reader.read(level)
+            below: dict[str, list[str]] = {}
+            for name, prefixes in level.items():
+                tree = trees.get(name)
+                if tree is None or tree.kind != "tree" or tree.data is None:
+                    return None
+                for entry in parse_tree(tree.data, len(tree.oid) // 2):
+                    for prefix in prefixes:
+                        if entry.is_tree:
+                            below.setdefault(entry.oid, []).append(f"{prefix}{entry.name}/")
+                        elif entry.mode != "160000":  # a sub-module is another repository
+                            found[prefix + entry.name] = entry.oid
+            level = below
+        return found
+
+    def close(self) -> None:
+        """Stop the object reader :meth:`blob_ids` keeps (a fetch afterwards needs a new one)."""
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
 
     def read_small(self, oids: list[str]) -> dict[str, bytes]:
         """The content of a few small blobs (symlink targets), in one ``cat-file --batch``."""

@@ -2,8 +2,9 @@
 
 One event per skill and agent. Its ``action`` is a past-tense fact (``fetched``, ``updated``,
 ``unchanged``, ``moved``, ``removed``, ``modified``, ``failed``) or, under ``--check``, a
-``would-…`` change; ``line()`` renders the one-line form the command prints; :func:`settled`
-and :func:`failed` give an event its final action.
+``would-…`` change or ``unverified`` (the cached clone that proves an install is gone);
+``line()`` renders the one-line form the command prints; :func:`settled` and :func:`failed`
+give an event its final action.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ ACTIONS = {
     "removed": ("-", False),
     "modified": ("!", False),
     "failed": ("✗", False),
+    "unverified": ("?", True),
     "would-fetch": ("↓", True),
     "would-update": ("↑", True),
     "would-move": ("→", True),
@@ -71,6 +73,7 @@ class SkillEvent:
             "removed": f"removed from {where}",
             "modified": "modified locally, left alone",
             "failed": "failed",
+            "unverified": "cannot be checked",
             "would-fetch": f"would fetch {to} into {where}",
             "would-update": f"would update {frm}→{to}",
             "would-move": f"would move to {where}",

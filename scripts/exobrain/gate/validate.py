@@ -13,6 +13,7 @@ text files for characters a reviewer cannot see (``hidden-text``).
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 from exobrain.artifacts.checks import artifact_findings
@@ -32,6 +33,7 @@ from exobrain.scopes import SEED, is_shared
 from exobrain.signals.voters import ledger_findings
 from exobrain.skillmd import SKILL_FILE, SkillDoc, powers, read_skill, spec_problems
 from exobrain.util.confine import leaves, unsafe_entries
+from exobrain.util.staging import is_leftover
 from exobrain.workspace import Workspace
 
 
@@ -179,6 +181,8 @@ def _folder_findings(
         except ExobrainError:
             locked = {}  # reported as version_bumped against the lock file
         for item in entries:
+            if is_leftover(item.name) and item.is_dir(follow_symlinks=False):
+                found.append(_leftover(shown(Path(item.path), ws.root)))
             if item.name.startswith(".") or not item.is_dir():
                 continue
             skill_file = Path(item.path) / SKILL_FILE
@@ -238,7 +242,21 @@ def _undeclared(rel: str, scope: str) -> Finding:
         INFO,
         "undeclared",
         rel,
-        f"skill folder not declared in any skills.json of {scope}; declare it to make it reachable",
+        f"skill folder not declared in any skills.json of {scope}; declare it to make it "
+        f"reachable (if an exobrain import of it was interrupted, run that import again: it "
+        f"finishes it)",
+    )
+
+
+def _leftover(rel: str) -> Finding:
+    """A staging or discarded folder in a skills folder: what a killed import, fork or update
+    left half-written, never a skill, and nothing anyone should commit."""
+    return Finding(
+        WARNING,
+        "interrupted-write",
+        rel,
+        "left half-written by an interrupted import, fork or update; remove it: "
+        f"rm -r {shlex.quote(rel)}",
     )
 
 

@@ -4,7 +4,8 @@ For each skill of the source: read its SKILL.md (repairing YAML slips), translat
 frontmatter with the format's adapter and check it (:mod:`exobrain.interop.plan`), copy the
 files into ``<scope>/skills/<name>/`` through a staging folder and one rename, declare it in the
 scope's registry and lock it with an ``upstream`` record (where it came from, the upstream
-commit and content hash) that ``exobrain import --update`` compares against later.
+commit and content hash) that ``exobrain import --update`` compares against later. An import
+killed between those writes is finished by running it again.
 
 One broken skill never stops the batch: it is reported with its reason and nothing of it is
 written. Everything is checked before anything is written, and ``dry_run`` writes nothing.
@@ -12,19 +13,17 @@ written. Everything is checked before anything is written, and ``dry_run`` write
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from collections import defaultdict
 from collections.abc import Callable
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from exobrain.artifacts.checks import resolve_ref, skill_refs
-from exobrain.artifacts.lockfile import (
-    replaced,
-    update_lock,
-)
+from exobrain.artifacts.lockfile import read_lock, replaced, update_lock
 from exobrain.artifacts.promote import target_scope
 from exobrain.errors import ExobrainError, UsageError
 from exobrain.interop.formats import detect, importer
@@ -45,7 +44,8 @@ from exobrain.paths import shown, skill_dir
 from exobrain.registry.editor import edit_registry, ordered_entry
 from exobrain.scopes import is_shared
 from exobrain.skillmd import SKILL_FILE
-from exobrain.util.staging import staged_folder
+from exobrain.util.dirhash import file_digests
+from exobrain.util.staging import clean_leftovers, staged_folder
 from exobrain.util.treecopy import copy_tree
 from exobrain.workspace import Workspace
 
@@ -102,26 +102,53 @@ def _select(
 
 
 def _check_targets(ws: Workspace, scope: str, plans: list[Plan]) -> None:
-    """Refuse names already taken in the scope or twice in this batch."""
+    """Refuse names already taken in the scope or twice in this batch. A folder that an
+    interrupted import of this same source left behind (its files exactly what this import
+    writes, but not yet declared, or declared and not yet locked as imported) is no obstacle:
+    the import finishes it (``plan.resume``)."""
     declared = {e.name for e in ws.registry(scope).entries if not e.is_override}
+    locked = read_lock(ws.root, scope)["skills"]
     seen: set[str] = set()
     for plan in plans:
         item = plan.item
         if item.problem:
             continue
         target = skill_dir(ws.root, scope, item.name)
+        imported = item.name in declared and isinstance(
+            (locked.get(item.name) or {}).get("upstream"), dict
+        )
         if item.name in seen:
             item.problem = f"another skill of this source is also named {item.name!r}"
         elif target.exists() or target.is_symlink():
-            item.problem = (
-                f"{shown(target, ws.root)} already exists; re-import it with "
-                f"exobrain import --update {item.name}, or choose --name NEW"
-            )
+            if imported:
+                item.problem = (
+                    f"{shown(target, ws.root)} already exists; re-import it with "
+                    f"exobrain import --update {item.name}, or choose --name NEW"
+                )
+            elif _left_by(plan, target):
+                plan.resume = True
+            else:
+                item.problem = (
+                    f"{shown(target, ws.root)} already exists and holds other files than this "
+                    f"import writes; move it away, or choose --name NEW"
+                )
         elif item.name in declared:
             item.problem = (
                 f"{item.name!r} is already declared in {scope}'s skills.json; choose --name NEW"
             )
         seen.add(item.name)
+
+
+def _left_by(plan: Plan, target: Path) -> bool:
+    """Whether ``target`` holds exactly what importing ``plan`` writes: the copy an import of
+    the same source made before it was interrupted."""
+    if target.is_symlink() or not target.is_dir():
+        return False
+    text = hashlib.sha256(plan.text.encode("utf-8")).hexdigest()
+    try:
+        return file_digests(target) == {**file_digests(plan.found.folder), SKILL_FILE: text}
+    except (OSError, ExobrainError):
+        return False
 
 
 def check_references(ws: Workspace, scope: str, plans: list[Plan]) -> None:
@@ -269,33 +296,55 @@ def _apply(
     adapter: ModuleType,
     tick: Tick,
 ) -> None:
-    """Copy, declare and lock; a skill that fails to copy is reported and left out."""
-    created: list[tuple[Plan, Path, dict[str, Any]]] = []
+    """Copy, lock, then declare; a skill that fails to copy is reported and left out.
+
+    The three writes are each atomic but not together, so the declaration comes last: a run
+    killed before it leaves an undeclared copy (its lock entry, if written, names where it came
+    from), which skills-validate reports with the fix — run the same import again, and it
+    finishes such a skill (:func:`_check_targets`) and removes the staging folders a copy
+    killed half-way left. An error (or an interrupt Python sees) undoes what was written."""
+    created: dict[str, dict[str, Any]] = {}
+    copied: list[Path] = []
+    locked = False
     try:
         with edit_registry(ws.root, scope) as edit:
             for number, plan in enumerate(plans):
                 item, target = plan.item, skill_dir(ws.root, scope, plan.item.name)
                 tick(number, len(plans), f"copying {item.name}")
-                if edit.find(name=item.name, **{"from": None}) or target.exists():
-                    item.problem = f"{shown(target, ws.root)} appeared meanwhile; not imported"
-                    continue
-                try:
-                    upstream, local = install(plan.found.folder, target, plan.text, root=ws.root)
-                except (OSError, ExobrainError) as exc:
-                    item.problem = getattr(exc, "message", None) or f"copy failed: {exc}"
-                    continue
+                if plan.resume:
+                    upstream, local = file_digests(plan.found.folder), file_digests(target)
+                    item.notes.append(
+                        "finished an import of it that was interrupted (its copy was in place)"
+                    )
+                else:
+                    if edit.find(name=item.name, **{"from": None}) or target.exists():
+                        item.problem = f"{shown(target, ws.root)} appeared meanwhile; not imported"
+                        continue
+                    clean_leftovers(target.parent, item.name)
+                    try:
+                        upstream, local = install(
+                            plan.found.folder, target, plan.text, root=ws.root
+                        )
+                    except (OSError, ExobrainError) as exc:
+                        item.problem = getattr(exc, "message", None) or f"copy failed: {exc}"
+                        continue
+                    copied.append(target)
                 record = upstream_record(src, plan.found, adapter, upstream, local, item.repairs)
-                entry = lock_entry_for(item.version or "", local, record, plan.powers)
-                created.append((plan, target, entry))
-                edit.upsert(
-                    ordered_entry({"name": item.name, "owner": who, "tier": tier or "optional"}),
-                    name=item.name,
-                    **{"from": None, "source": None},
-                )
+                created[item.name] = lock_entry_for(item.version or "", local, record, plan.powers)
+                if not edit.find(name=item.name, **{"from": None}):
+                    edit.upsert(
+                        ordered_entry(
+                            {"name": item.name, "owner": who, "tier": tier or "optional"}
+                        ),
+                        name=item.name,
+                        **{"from": None, "source": None},
+                    )
+            if created:  # before the registry is written, when the block ends
+                locked = update_lock(ws.root, scope, created, merge=replaced)
     except BaseException:
-        for _, target, _ in created:  # made a moment ago; the registry was not written
+        with suppress(ExobrainError, OSError):  # the registry was not written: undo the rest
+            if locked:
+                update_lock(ws.root, scope, dict.fromkeys(t.name for t in copied))
+        for target in copied:
             shutil.rmtree(target, ignore_errors=True)
         raise
-    if created:
-        entries = {plan.item.name: entry for plan, _, entry in created}
-        update_lock(ws.root, scope, entries, merge=replaced)

@@ -88,6 +88,7 @@ class Plan:
     meta: dict[str, Any] = field(default_factory=dict)
     upstream_version: str | None = None
     powers: list[str] = field(default_factory=list)  # policy rules, upstream's or the copy's
+    resume: bool = False  # its copy is in place from an interrupted import: declare and lock
 
 
 #: A found skill's SKILL.md as read: (frontmatter, body, repairs), or why it is unusable.

@@ -128,7 +128,8 @@ def update_skill(
         raise UsageError(
             f"{canonical(entry)} was not imported (its lock entry in "
             f"{shown(lock_path(ws.root, scope), ws.root)} has no upstream record)",
-            hint="import a skill with exobrain import SOURCE first",
+            hint="import a skill with exobrain import SOURCE first (if an import of it was "
+            "interrupted, run that import again: it finishes it)",
         )
     adapter = importer_for_source_format(str(record.get("format", "agentskills")))
     local_dir = skill_dir(ws.root, scope, name)

@@ -11,6 +11,10 @@ byte-code and tool caches, ``.DS_Store`` and the fetcher's install record. A sym
 hashed by its target text (it is not followed), so a link cannot pull outside content in. A
 FIFO, device or socket in the folder is refused (:class:`~exobrain.util.confine.UnsafePath`),
 never opened: reading one would hang; a folder that cannot be listed is named, not hashed.
+
+The same walk can give each file's git blob id instead (``blob="sha1"`` or ``"sha256"``, the
+object format of the repository), so a folder is compared with a git tree by ids alone, without
+reading a single blob out of the repository.
 """
 
 from __future__ import annotations
@@ -48,31 +52,52 @@ def is_skipped_file(name: str) -> bool:
     return name in SKIPPED_FILES or name.endswith((".pyc", ".pyo"))
 
 
+def counts(rel: str) -> bool:
+    """Whether the file at POSIX path ``rel`` (inside a skill folder) is part of its content."""
+    *folders, name = rel.split("/")
+    return not is_skipped_file(name) and not any(part in SKIPPED_DIRS for part in folders)
+
+
+def _start(blob: str | None, size: int) -> hashlib._Hash:
+    """A digest of the file content (``blob`` None) or of its git blob object."""
+    if blob is None:
+        return hashlib.sha256()
+    return hashlib.new(blob, b"blob %d\0" % size)
+
+
 def file_digest(path: Path | str) -> str:
     """The sha256 hex of one regular file's bytes: the digest a lock records for each file
     (and the site's manifest and discovery index, so every digest of a file is this one)."""
     return sized_digest(path)[0]
 
 
-def sized_digest(path: Path | str) -> tuple[str, int]:
-    """:func:`file_digest` and the number of bytes it covers, from one read."""
+def sized_digest(path: Path | str, blob: str | None = None) -> tuple[str, int]:
+    """:func:`file_digest` and the number of bytes it covers, from one read; with ``blob``
+    ("sha1" or "sha256") the file's git blob id in that object format instead."""
     with os.fdopen(open_regular(path), "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        digest = _start(blob, size)
         data = handle.read(_CHUNK)
-        if len(data) < _CHUNK:  # the common case: a small file, one read
-            return hashlib.sha256(data).hexdigest(), len(data)
-        digest, size = hashlib.sha256(data), len(data)
-        for block in iter(lambda: handle.read(_CHUNK), b""):
-            digest.update(block)
-            size += len(block)
+        digest.update(data)
+        if len(data) == _CHUNK:  # the common case, a small file, is one read
+            for block in iter(lambda: handle.read(_CHUNK), b""):
+                digest.update(block)
     return digest.hexdigest(), size
 
 
-def file_digests(folder: Path) -> dict[str, str]:
-    """``{relative POSIX path: sha256 hex}`` for every file that counts, links not followed."""
-    return {rel: digest for rel, (digest, _) in file_manifest(folder).items()}
+def _digest_bytes(data: bytes, blob: str | None) -> tuple[str, int]:
+    digest = _start(blob, len(data))
+    digest.update(data)
+    return digest.hexdigest(), len(data)
 
 
-def file_manifest(folder: Path) -> dict[str, tuple[str, int]]:
+def file_digests(folder: Path, *, blob: str | None = None) -> dict[str, str]:
+    """``{relative POSIX path: sha256 hex}`` for every file that counts, links not followed;
+    with ``blob`` ("sha1" or "sha256"), each file's git blob id in that object format."""
+    return {rel: digest for rel, (digest, _) in file_manifest(folder, blob=blob).items()}
+
+
+def file_manifest(folder: Path, *, blob: str | None = None) -> dict[str, tuple[str, int]]:
     """``{relative POSIX path: (sha256 hex, size)}``: :func:`file_digests` with the number of
     bytes each digest covers, taken in the same read (a link: its target text). A manifest
     that publishes both (the MCP Skills extension's) then says exactly what the lock pins."""
@@ -96,8 +121,7 @@ def file_manifest(folder: Path) -> dict[str, tuple[str, int]]:
                             f"{entry.path}: file names with a newline cannot be hashed",
                             hint="rename the file",
                         )
-                    target = os.fsencode(os.readlink(entry.path))
-                    digests[rel] = hashlib.sha256(target).hexdigest(), len(target)
+                    digests[rel] = _digest_bytes(os.fsencode(os.readlink(entry.path)), blob)
                 elif entry.is_dir(follow_symlinks=False):
                     if entry.name not in SKIPPED_DIRS:
                         walk(entry.path, rel + "/")
@@ -113,7 +137,7 @@ def file_manifest(folder: Path) -> dict[str, tuple[str, int]]:
                             f"{entry.path}: file names with a newline cannot be hashed",
                             hint="rename the file",
                         )
-                    digests[rel] = sized_digest(entry.path)
+                    digests[rel] = sized_digest(entry.path, blob)
 
     walk(base, "")
     return digests

@@ -131,16 +131,24 @@ def discard_folder(folder: Path) -> None:
     shutil.rmtree(aside)
 
 
-def clean_leftovers(folder: Path) -> list[str]:
+def is_leftover(name: str, target: str = "") -> bool:
+    """Whether ``name`` is a staging or discarded folder's (of the folder ``target``, when
+    given): never part of anything, only what an interrupted run left."""
+    return name.startswith((TMP_PREFIX + target, OLD_PREFIX + target))
+
+
+def clean_leftovers(folder: Path, target: str = "") -> list[str]:
     """Remove the staging and discarded folders an interrupted run left in ``folder`` (our
-    prefixes only); the names removed."""
+    prefixes only; with ``target``, only those made for the folder of that name); the names
+    removed."""
     removed: list[str] = []
     try:
         entries = list(os.scandir(folder))
     except (FileNotFoundError, NotADirectoryError):
         return removed
+    prefix = f"{target}-" if target else ""
     for entry in entries:
-        if entry.name.startswith((TMP_PREFIX, OLD_PREFIX)) and entry.is_dir(follow_symlinks=False):
+        if is_leftover(entry.name, prefix) and entry.is_dir(follow_symlinks=False):
             shutil.rmtree(entry.path, ignore_errors=True)
             removed.append(entry.name)
     return removed
