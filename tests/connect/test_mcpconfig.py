@@ -61,13 +61,32 @@ def test_each_json_agent_gets_exactly_one_entry_and_keeps_the_rest(root, agent, 
     ours = servers["exobrain"]
     assert is_ours(ours)
     words = ours["command"] if agent == "opencode" else [ours["command"], *ours["args"]]
-    assert words == [sys.executable, "-m", "exobrain.mcp", "--repo", str(root), "--agent", agent]
+    assert words == [
+        sys.executable,
+        "-P",
+        "-m",
+        "exobrain.mcp",
+        "--repo",
+        str(root),
+        "--agent",
+        agent,
+    ]
     before = path.read_bytes()
     assert not register(agent, root, user=user).changed
     assert path.read_bytes() == before
     # taking our entry out again gives back the user's file byte for byte
     del servers["exobrain"]
     assert json.dumps(data, indent=2) + "\n" == seed_json(agent, path, user)
+
+
+def test_an_entry_of_an_older_toolkit_is_updated_to_the_safe_command(root):
+    """Entries written before ``-P`` ran the server with the repository first on the import
+    path: they are still ours, and a new run rewrites them."""
+    old = {"command": sys.executable, "args": ["-m", "exobrain.mcp", "--repo", str(root)]}
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"exobrain": old}}))
+    assert register("claude", root).changed
+    entry = json.loads((root / ".mcp.json").read_text())["mcpServers"]["exobrain"]
+    assert entry["args"][:3] == ["-P", "-m", "exobrain.mcp"]
 
 
 def test_codex_toml_keeps_every_other_byte_and_the_users_additions(root):
@@ -81,7 +100,7 @@ def test_codex_toml_keeps_every_other_byte_and_the_users_additions(root):
     assert text.startswith(head + tail)
     data = tomllib.loads(text)
     assert data["mcp_servers"]["other"] == {"command": "npx"}
-    assert data["mcp_servers"]["exobrain"]["args"][:2] == ["-m", "exobrain.mcp"]
+    assert data["mcp_servers"]["exobrain"]["args"][:3] == ["-P", "-m", "exobrain.mcp"]
     # a setting the user added to our table survives an update of the command
     path.write_text(
         text.replace('"--agent", "codex"]', '"--agent", "old"]\nstartup_timeout_sec = 20')

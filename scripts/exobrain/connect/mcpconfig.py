@@ -26,12 +26,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from exobrain.errors import InputFileError, UsageError
+from exobrain.paths import python_module
 
 SERVER = "exobrain"
 MODULE = "exobrain.mcp"
@@ -80,8 +80,9 @@ class Registration:
 
 
 def server_command(root: Path, agent: str) -> list[str]:
-    """What the agent runs: this Python, the server module, this exobrain, the agent's name."""
-    return [sys.executable, "-m", MODULE, "--repo", str(root), "--agent", agent]
+    """What the agent runs: this Python (``-P``: the repository the agent starts it in never
+    comes first on the import path), the server module, this exobrain, the agent's name."""
+    return python_module(MODULE, "--repo", str(root), "--agent", agent)
 
 
 def config_file(agent: str, root: Path, user: bool) -> tuple[Path, Path]:
