@@ -147,3 +147,70 @@ def test_connect_agent_mcp_registers_once(root):
     assert "✓ mcp server   .gemini/settings.json" in again.stdout
     wrong = runner.invoke(connect, ["agents", "--mcp", "--repo", str(root)])
     assert wrong.exit_code == 2 and "has no MCP configuration" in wrong.stderr
+
+
+GEMINI_SETTINGS = """{
+    // my Gemini settings: comments and trailing commas, as Gemini CLI accepts them
+    "theme":   "GitHub",
+    /* servers I run, in my order */
+    "mcpServers": {
+        "other": { "command": "npx", "args": ["-y", "@acme/other-server",], }, // theirs
+    },
+    "general": {"vimMode": true,},
+}
+"""
+
+
+def test_a_gemini_settings_file_with_comments_keeps_every_byte_outside_our_entry(root):
+    path, _ = config_file("gemini", root, False)
+    path.parent.mkdir(parents=True)
+    path.write_text(GEMINI_SETTINGS)
+    assert register("gemini", root).changed
+    text = path.read_text()
+    theirs = (
+        '        "other": { "command": "npx", "args": ["-y", "@acme/other-server",], }, // theirs\n'
+    )
+    at = GEMINI_SETTINGS.index(theirs) + len(theirs)
+    assert text.startswith(GEMINI_SETTINGS[:at])  # every byte before our entry
+    tail = '    },\n    "general": {"vimMode": true,},\n}\n'
+    assert text.endswith(tail) and text[at:].startswith(
+        '        "exobrain": {\n            "command": '
+    )
+    ours = text[at : len(text) - len(tail)]
+    assert text.replace(ours, "", 1) == GEMINI_SETTINGS  # taking ours out gives theirs back
+    entry = json.loads(ours.strip().removeprefix('"exobrain":').rstrip(","))
+    assert entry["args"][:3] == ["-P", "-m", "exobrain.mcp"]
+    before = path.read_bytes()
+    assert not register("gemini", root).changed and path.read_bytes() == before
+
+
+def test_an_odd_mcp_json_gets_only_our_entry_replaced(root):
+    """Three-space indentation, CRLF, keys in the user's order and an entry of ours from an
+    older toolkit: only that entry's value changes."""
+    old = f'{{"command": "{sys.executable}", "args": ["-m", "exobrain.mcp"]}}'
+    original = (
+        '{\r\n   "mcpServers" : {\r\n      "zeta": {"command": "z"},\r\n'
+        f'      "exobrain" : {old},\r\n      "alpha": {{"command": "a"}}\r\n   }}\r\n}}'
+    )
+    (root / ".mcp.json").write_bytes(original.encode())
+    assert register("claude", root).changed
+    text = (root / ".mcp.json").read_bytes().decode()
+    start = original.index(old)
+    assert text[:start] == original[:start]
+    assert text.endswith(original[start + len(old) :])
+    ours = text[start : len(text) - len(original) + start + len(old)]
+    assert ours.startswith('{\r\n         "type": "stdio",\r\n         "command": ')
+    assert json.loads(ours)["args"][:3] == ["-P", "-m", "exobrain.mcp"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["{'mcpServers': {}}\n", '{"mcpServers": {}\n', '{"a": 1} /* never closed\n', "[]\n"],
+)
+def test_a_file_that_is_not_json_or_jsonc_is_refused_and_kept(root, text):
+    from exobrain.errors import InputFileError
+
+    (root / ".mcp.json").write_text(text)
+    with pytest.raises(InputFileError, match=r"\.mcp\.json"):
+        register("claude", root)
+    assert (root / ".mcp.json").read_text() == text
