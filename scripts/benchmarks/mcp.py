@@ -126,7 +126,7 @@ async def _session(root: Path, calls: int) -> tuple[Any, ...]:
 
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "exobrain.mcp", "--repo", str(root)],
+        args=["-P", "-m", "exobrain.mcp", "--repo", str(root)],
         env={**bench_env(), "EXOBRAIN_SEARCH_BACKGROUND": "0"},
         cwd=str(root),
     )

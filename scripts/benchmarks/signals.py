@@ -185,7 +185,7 @@ def run(args) -> None:
 def _bench_hook(root: Path, runs: int) -> None:
     from exobrain.signals.ledger import ledger_files
 
-    argv = [sys.executable, "-m", "exobrain.signals.usage_hook", "--repo", str(root)]
+    argv = [sys.executable, "-P", "-m", "exobrain.signals.usage_hook", "--repo", str(root)]
     payload = _hook_payload(root)
     env = bench_env()
     before = sum(p.read_text().count("\n") for p in ledger_files(root))

@@ -97,6 +97,20 @@ def console_script(name: str) -> str:
     return shutil.which(name) or str(beside)
 
 
+def python_module(module: str, *args: str) -> list[str]:
+    """The command that runs ``module`` of the installed toolkit (or of the packages installed
+    with it) in this interpreter.
+
+    ``python -m`` puts the current folder first on the import path, and the toolkit starts its
+    processes (and agents start the commands it writes into their settings) inside a
+    repository, where anyone who can push may commit an ``exobrain/`` folder: ``-P`` keeps the
+    current folder off the path, so the installed package is the one that runs. (``-I`` would
+    also drop the user's site-packages, where a ``pip install --user`` puts the toolkit.)"""
+    import sys
+
+    return [sys.executable, "-P", "-m", module, *args]
+
+
 def user_config_dir() -> Path:
     """This machine's per-user settings, outside every repository: ``$XDG_CONFIG_HOME/exobrain``,
     else ``~/.config/exobrain`` (what no repository may decide, such as which scripts to

@@ -73,6 +73,24 @@ def test_validate_says_how_to_move_each_old_shape_as_info(tmp_path):
     assert git(root, "status", "--porcelain") == ""
 
 
+def test_validate_advises_when_git_does_not_ignore_local(tmp_path):
+    """local/ is this machine's alone: while git does not ignore it, git add -A commits it."""
+    root = bash_era_repo(tmp_path)
+    ignore = root / ".gitignore"
+    ignore.write_text(ignore.read_text().replace("/local/\n", ""))
+    result = run(validate, root, "--json")
+    assert result.exit_code == 0, result.output
+    advice = [f for f in json.loads(result.stdout)["findings"] if f["code"] == "local-not-ignored"]
+    assert [(f["level"], f["file"]) for f in advice] == [("info", "local")]
+    assert "add the line /local/ to the root .gitignore" in advice[0]["message"]
+    assert "git rm -r --cached local" in advice[0]["message"]
+    text = run(validate, root)
+    assert "local-not-ignored" in text.output and "git add -A would commit it" in text.output
+    ignore.write_text(ignore.read_text() + "local/\n")
+    again = json.loads(run(validate, root, "--json").stdout)["findings"]
+    assert "local-not-ignored" not in {f["code"] for f in again}
+
+
 def test_connect_takes_over_what_the_bash_connect_agent_generated(tmp_path):
     root = bash_era_repo(tmp_path)
     connection = (root / ".exobrain.json").read_bytes()

@@ -61,13 +61,32 @@ def test_each_json_agent_gets_exactly_one_entry_and_keeps_the_rest(root, agent, 
     ours = servers["exobrain"]
     assert is_ours(ours)
     words = ours["command"] if agent == "opencode" else [ours["command"], *ours["args"]]
-    assert words == [sys.executable, "-m", "exobrain.mcp", "--repo", str(root), "--agent", agent]
+    assert words == [
+        sys.executable,
+        "-P",
+        "-m",
+        "exobrain.mcp",
+        "--repo",
+        str(root),
+        "--agent",
+        agent,
+    ]
     before = path.read_bytes()
     assert not register(agent, root, user=user).changed
     assert path.read_bytes() == before
     # taking our entry out again gives back the user's file byte for byte
     del servers["exobrain"]
     assert json.dumps(data, indent=2) + "\n" == seed_json(agent, path, user)
+
+
+def test_an_entry_of_an_older_toolkit_is_updated_to_the_safe_command(root):
+    """Entries written before ``-P`` ran the server with the repository first on the import
+    path: they are still ours, and a new run rewrites them."""
+    old = {"command": sys.executable, "args": ["-m", "exobrain.mcp", "--repo", str(root)]}
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"exobrain": old}}))
+    assert register("claude", root).changed
+    entry = json.loads((root / ".mcp.json").read_text())["mcpServers"]["exobrain"]
+    assert entry["args"][:3] == ["-P", "-m", "exobrain.mcp"]
 
 
 def test_codex_toml_keeps_every_other_byte_and_the_users_additions(root):
@@ -81,7 +100,7 @@ def test_codex_toml_keeps_every_other_byte_and_the_users_additions(root):
     assert text.startswith(head + tail)
     data = tomllib.loads(text)
     assert data["mcp_servers"]["other"] == {"command": "npx"}
-    assert data["mcp_servers"]["exobrain"]["args"][:2] == ["-m", "exobrain.mcp"]
+    assert data["mcp_servers"]["exobrain"]["args"][:3] == ["-P", "-m", "exobrain.mcp"]
     # a setting the user added to our table survives an update of the command
     path.write_text(
         text.replace('"--agent", "codex"]', '"--agent", "old"]\nstartup_timeout_sec = 20')
@@ -128,3 +147,70 @@ def test_connect_agent_mcp_registers_once(root):
     assert "✓ mcp server   .gemini/settings.json" in again.stdout
     wrong = runner.invoke(connect, ["agents", "--mcp", "--repo", str(root)])
     assert wrong.exit_code == 2 and "has no MCP configuration" in wrong.stderr
+
+
+GEMINI_SETTINGS = """{
+    // my Gemini settings: comments and trailing commas, as Gemini CLI accepts them
+    "theme":   "GitHub",
+    /* servers I run, in my order */
+    "mcpServers": {
+        "other": { "command": "npx", "args": ["-y", "@acme/other-server",], }, // theirs
+    },
+    "general": {"vimMode": true,},
+}
+"""
+
+
+def test_a_gemini_settings_file_with_comments_keeps_every_byte_outside_our_entry(root):
+    path, _ = config_file("gemini", root, False)
+    path.parent.mkdir(parents=True)
+    path.write_text(GEMINI_SETTINGS)
+    assert register("gemini", root).changed
+    text = path.read_text()
+    theirs = (
+        '        "other": { "command": "npx", "args": ["-y", "@acme/other-server",], }, // theirs\n'
+    )
+    at = GEMINI_SETTINGS.index(theirs) + len(theirs)
+    assert text.startswith(GEMINI_SETTINGS[:at])  # every byte before our entry
+    tail = '    },\n    "general": {"vimMode": true,},\n}\n'
+    assert text.endswith(tail) and text[at:].startswith(
+        '        "exobrain": {\n            "command": '
+    )
+    ours = text[at : len(text) - len(tail)]
+    assert text.replace(ours, "", 1) == GEMINI_SETTINGS  # taking ours out gives theirs back
+    entry = json.loads(ours.strip().removeprefix('"exobrain":').rstrip(","))
+    assert entry["args"][:3] == ["-P", "-m", "exobrain.mcp"]
+    before = path.read_bytes()
+    assert not register("gemini", root).changed and path.read_bytes() == before
+
+
+def test_an_odd_mcp_json_gets_only_our_entry_replaced(root):
+    """Three-space indentation, CRLF, keys in the user's order and an entry of ours from an
+    older toolkit: only that entry's value changes."""
+    old = f'{{"command": "{sys.executable}", "args": ["-m", "exobrain.mcp"]}}'
+    original = (
+        '{\r\n   "mcpServers" : {\r\n      "zeta": {"command": "z"},\r\n'
+        f'      "exobrain" : {old},\r\n      "alpha": {{"command": "a"}}\r\n   }}\r\n}}'
+    )
+    (root / ".mcp.json").write_bytes(original.encode())
+    assert register("claude", root).changed
+    text = (root / ".mcp.json").read_bytes().decode()
+    start = original.index(old)
+    assert text[:start] == original[:start]
+    assert text.endswith(original[start + len(old) :])
+    ours = text[start : len(text) - len(original) + start + len(old)]
+    assert ours.startswith('{\r\n         "type": "stdio",\r\n         "command": ')
+    assert json.loads(ours)["args"][:3] == ["-P", "-m", "exobrain.mcp"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["{'mcpServers': {}}\n", '{"mcpServers": {}\n', '{"a": 1} /* never closed\n', "[]\n"],
+)
+def test_a_file_that_is_not_json_or_jsonc_is_refused_and_kept(root, text):
+    from exobrain.errors import InputFileError
+
+    (root / ".mcp.json").write_text(text)
+    with pytest.raises(InputFileError, match=r"\.mcp\.json"):
+        register("claude", root)
+    assert (root / ".mcp.json").read_text() == text

@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from exobrain.cli.umbrella import main
 from exobrain.workspace import open_workspace
-from tests.support.helpers import build_tree, exobrain
+from tests.support.helpers import build_tree, exobrain, git
 
 
 def run(root, *args):
@@ -82,8 +82,11 @@ def test_an_existing_registry_is_kept_and_dry_run_writes_nothing(tmp_path):
     build_tree(root, {"groups/acme/skills.json": mine})
     code, out = run(root, "new", "groups/acme", "--dry-run")
     assert code == 0
-    assert out.startswith("would make the group scope groups/acme: groups/acme/AGENTS.md")
+    assert out.startswith(
+        "would make the group scope groups/acme: .gitignore, groups/acme/AGENTS.md"
+    )
     assert not (root / "groups/acme/AGENTS.md").exists()
+    assert not (root / ".gitignore").exists()
     assert run(root, "new", "groups/acme")[0] == 0
     assert json.loads((root / "groups/acme/skills.json").read_text()) == mine
 
@@ -109,3 +112,30 @@ def test_scope_list_shows_types_declarations_and_the_chain(tmp_path):
     data = json.loads(run(root, "list", "--json")[1])
     assert data["chain"] == ["global", "people/dana"]
     assert [s["scope"] for s in data["scopes"] if s["connected"]] == ["global", "people/dana"]
+
+
+def test_the_first_scope_makes_git_ignore_local_keeping_the_gitignore(tmp_path):
+    """local/ is this machine's own scope (scopes.md): from the first scope on, git add -A
+    never commits it; the user's .gitignore keeps every byte, and a second scope adds nothing."""
+    root = exobrain(tmp_path / "x")
+    mine = "# mine\n*.log\n!keep.log"  # no newline at the end
+    (root / ".gitignore").write_text(mine)
+    code, out = run(root, "new", "groups/acme")
+    assert code == 0, out
+    assert "made the group scope groups/acme: .gitignore, groups/acme/skills.json" in out
+    assert "next: git add groups/acme .gitignore && git commit" in out
+    text = (root / ".gitignore").read_text()
+    assert text.startswith(mine + "\n") and text.endswith("\n/local/\n")
+    build_tree(root, {"local/AGENTS.md": "# mine\n", "local/skills/secret/SKILL.md": "x\n"})
+    git(root, "add", "-A")
+    assert "local/" not in git(root, "status", "--porcelain")
+    code, out = run(root, "new", "people/dana")
+    assert code == 0 and ".gitignore" not in out
+    assert (root / ".gitignore").read_text() == text
+
+
+def test_a_gitignore_that_already_ignores_local_is_left_alone(tmp_path):
+    root = exobrain(tmp_path / "x")
+    (root / ".gitignore").write_text("local\n")
+    assert run(root, "new", "groups/acme")[0] == 0
+    assert (root / ".gitignore").read_text() == "local\n"

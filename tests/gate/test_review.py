@@ -265,8 +265,11 @@ def test_crons_job_naming_the_skill_is_proof(tmp_path):
     )
     commit(root)
     code, data = run_json(root)
-    assert code == 0
+    assert code == 3  # proven; the job's command is new, for a reviewer to read
     assert data["new_shared_skills"][0]["proof"] == ["crons.json job 'nightly-tidy'"]
+    assert data["cron_commands_to_review"] == [
+        {"job": "nightly-tidy", "command": "tidy --all", "change": "new"}
+    ]
 
 
 def test_crons_job_with_bad_schedule_or_other_home_is_no_proof(tmp_path):
@@ -305,7 +308,8 @@ def test_crons_job_with_bad_schedule_or_other_home_is_no_proof(tmp_path):
         },
     )
     commit(root)
-    assert run(root).exit_code == 0
+    assert run(root).exit_code == 3  # proven now; job b's command is new to the base
+    assert run(root, "--review-ok").exit_code == 0
 
 
 def test_archived_to_active_is_reported(tmp_path):

@@ -141,9 +141,10 @@ def version_option(func: Callable[..., Any]) -> Callable[..., Any]:
     )(func)
 
 
-def exit_codes(ok: str = "done", failed: str = FAILED, bad: str = BAD_INPUT) -> str:
-    """The last paragraph of a command's help: what each exit code means for it."""
-    return f"Exit codes: 0 {ok}; 1 {failed}; 2 {bad}."
+def exit_codes(ok: str = "done", failed: str = FAILED, bad: str = BAD_INPUT, more: str = "") -> str:
+    """The last paragraph of a command's help: what each exit code means for it (``more``:
+    the codes past 2 of the few commands that have them, e.g. ``"3 review needed"``)."""
+    return f"Exit codes: 0 {ok}; 1 {failed}; 2 {bad}{'; ' + more if more else ''}."
 
 
 def emit_json(data: Any) -> None:

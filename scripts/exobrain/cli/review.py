@@ -11,6 +11,7 @@ import click
 from exobrain.cli.edge import (
     HELP,
     command_edge,
+    echo_line,
     emit_json,
     exit_codes,
     json_option,
@@ -24,6 +25,9 @@ from exobrain.cli.edge import (
     epilog=exit_codes(
         ok="clean (or skipped, or no base to compare with)",
         failed="a new shared skill lacks proof, a lifecycle change is not allowed, or git failed",
+        more="3 no findings, but review needed: executables, importable Python at the root or "
+        "crons.json commands that are new or changed are listed for a person to read (0 with "
+        "--review-ok)",
     ),
 )
 @click.option(
@@ -32,11 +36,17 @@ from exobrain.cli.edge import (
     help="Compare with the merge base of HEAD and REF (default: origin/HEAD, else "
     "origin/main, main, master).",
 )
+@click.option(
+    "--review-ok",
+    is_flag=True,
+    help="Exit 0 instead of 3 when the only result is the list for a reviewer (the author's "
+    "own pre-commit hook; the pull-request check keeps 3).",
+)
 @version_option
 @json_option
 @repo_option
 @command_edge
-def main(base: str | None, as_json: bool, repo: Path | None) -> None:
+def main(base: str | None, review_ok: bool, as_json: bool, repo: Path | None) -> None:
     """Check that each skill new in a shared scope carries committed proof.
 
     Shared scopes are global, seed, groups and teams (every scope type but person and host).
@@ -46,10 +56,19 @@ def main(base: str | None, as_json: bool, repo: Path | None) -> None:
     (test_*, *_test.*, *.test.* in any language, tests/…) that is not empty, an eval
     (evals/*.json, *.eval.json) that parses, an ab-results.json with recorded runs — or a
     crons.json job naming the skill. Lifecycle changes must go
-    draft→active→deprecated→archived (or straight to archived). Set
+    draft→active→deprecated→archived (or straight to archived). What runs on members'
+    machines and is new or changed -- executables of shared scopes, importable Python at the
+    repository root (a package, module or .pth file the base did not have), crons.json
+    commands -- is listed for a person to read: "review needed", exit 3. Set
     EXOBRAIN_SKIP_AUTHORING_REVIEW=1 to skip the check (it says so).
     """
-    from exobrain.gate.review import SKIP_VARIABLE, pick_base, review, skip_requested
+    from exobrain.gate.review import (
+        REVIEW_NEEDED,
+        SKIP_VARIABLE,
+        pick_base,
+        review,
+        skip_requested,
+    )
     from exobrain.util.repository import Repository
 
     if skip_requested(dict(os.environ)):
@@ -98,11 +117,12 @@ def main(base: str | None, as_json: bool, repo: Path | None) -> None:
     result = review(git, chosen, on_disk=root)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
+    code = 0 if review_ok and result.exit_code == REVIEW_NEEDED else result.exit_code
     if as_json:
-        emit_json(result.as_json())
+        emit_json({**result.as_json(), "exit_code": code})
     else:
         _render(result)
-    sys.exit(result.exit_code)
+    sys.exit(code)
 
 
 def _root(repo: Path | None) -> Path:
@@ -112,20 +132,46 @@ def _root(repo: Path | None) -> Path:
     return exobrain_root(repo)
 
 
-def _executables(executables) -> None:
-    """The reading list: executables new or changed in shared scopes (GitHub: annotations)."""
-    if not executables:
-        return
-    click.echo(
-        "Executables new or changed in shared scopes: they run on members' machines once "
-        "trusted there (exobrain trust PATH); read each one before merging:"
-    )
-    for item in executables:
-        click.echo(f"  {item.change:15} {item.path} ({item.scope})")
-        if os.environ.get("GITHUB_ACTIONS") == "true":
-            click.echo(
+def _reading(reading) -> None:
+    """The reading list: what runs on members' machines and is new or changed (GitHub: an
+    annotation each). Paths and commands are the committer's text: one filtered line each."""
+    github = os.environ.get("GITHUB_ACTIONS") == "true"
+    if reading.executables:
+        click.echo(
+            "Executables new or changed in shared scopes: they run on members' machines once "
+            "trusted there (exobrain trust PATH); read each one before merging:"
+        )
+    for item in reading.executables:
+        echo_line(f"  {item.change:15} {item.path} ({item.scope})")
+        if github:
+            echo_line(
                 f"::warning file={item.path}::{item.change} executable in shared scope "
                 f"{item.scope}: read it before merging"
+            )
+    if reading.python:
+        click.echo(
+            "Importable Python new at the repository root: Python started here with the "
+            "current folder on its import path imports it instead of an installed package of "
+            "that name; read it before merging:"
+        )
+    for found in reading.python:
+        echo_line(f"  new {found.kind:11} {found.path}")
+        if github:
+            echo_line(
+                f"::warning file={found.path.rstrip('/')}::new importable Python at the "
+                "repository root: read it before merging"
+            )
+    if reading.commands:
+        click.echo(
+            "crons.json commands new or changed: every crontab they are installed in runs "
+            "them unattended; read each one before merging:"
+        )
+    for job in reading.commands:
+        echo_line(f"  {job.change:15} {job.job}: {job.command}")
+        if github:
+            echo_line(
+                f"::warning file=crons.json::{job.change} command of job {job.job}: read it "
+                "before merging"
             )
 
 
@@ -137,21 +183,31 @@ def _render(result) -> None:
     against = f"{base.ref} at {base.commit[:10]}" + (
         "" if base.merge_base else " (no common ancestor with HEAD)"
     )
-    if result.exit_code == 0:
+    if not (result.unproven or result.lifecycle):
         proven = len(result.new)
         what = (
             f"{proven} new shared skill{'s' if proven != 1 else ''}, all proven"
             if proven
             else "no new shared skills"
         )
-        if not result.executables:
+        reading = result.reading
+        if not reading:
             click.echo(f"authoring-review: ok — {what} (compared with {against})")
             return
+        counts = [
+            f"{len(items)} {label}"
+            for items, label in (
+                (reading.executables, "executable(s)"),
+                (reading.python, "importable Python at the root"),
+                (reading.commands, "crons.json command(s)"),
+            )
+            if items
+        ]
         click.echo(
             f"authoring-review: review needed — {what}, "
-            f"{len(result.executables)} executable(s) to read (compared with {against})"
+            f"{', '.join(counts)} to read (compared with {against})"
         )
-        _executables(result.executables)
+        _reading(reading)
         return
     unproven = result.unproven
     if unproven:
@@ -185,5 +241,5 @@ def _render(result) -> None:
             "Without proof, keep the skill under a person scope "
             "(people/<you>/skills/), where it imposes on no one."
         )
-    _executables(result.executables)
+    _reading(result.reading)
     click.echo(f"Skip this check once: {SKIP_VARIABLE}=1 (pre-commit: SKIP=authoring-review).")

@@ -50,8 +50,9 @@ def new(path: str, dry_run: bool, as_json: bool, repo: Path | None) -> None:
     verb = "would make" if dry_run else "made"
     click.echo(f"{verb} the {made.type} scope {made.path}: {', '.join(made.files)}")
     if not dry_run:
+        paths = " ".join([made.path, *(f for f in made.files if "/" not in f)])  # .gitignore
         click.echo(
-            f"next: git add {made.path} && git commit -m 'scope {made.path}', then "
+            f"next: git add {paths} && git commit -m 'scope {made.path}', then "
             f"connect-agent AGENT {made.connect_flags}"
         )
 

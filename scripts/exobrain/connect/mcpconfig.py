@@ -5,12 +5,13 @@ Each agent keeps its servers in its own file and shape (the formats and their so
 ``knowledge/exobrain/agents.md``); this module is the table of those places plus two careful
 editors:
 
-* **JSON** (Claude Code, Gemini CLI, Cursor, Copilot, OpenCode, OpenClaw): the file is parsed,
-  our entry is set under the agent's key path, and the document is written back in the file's
-  own indentation and newline (:func:`~exobrain.util.jsonstyle.render_like`), other keys and
-  servers in their order. A file in the usual ``json.dumps`` style keeps its bytes outside our
-  entry. A file that is not JSON (OpenClaw allows JSON5: comments, trailing commas) is refused
-  and left as it is, with the agent's own command to run instead.
+* **JSON and JSONC** (Claude Code, Gemini CLI, Cursor, Copilot, OpenCode, OpenClaw): the file
+  may hold comments and trailing commas (Gemini, VS Code and others accept them); only our
+  entry's text is edited (:func:`~exobrain.util.jsonc.set_member`: its value replaced, or the
+  member inserted in the indentation of its siblings), so every other byte -- comments,
+  spacing, order -- is kept. A file that is neither (OpenClaw also allows JSON5: unquoted
+  keys, single quotes) is refused and left as it is, with the agent's own command to run
+  instead.
 * **TOML** (Codex), without a TOML writer: our table ``[mcp_servers.exobrain]`` is replaced in
   the text, or appended, every other byte kept; the result is parsed again (``tomllib``) and
   written only when it equals the original document plus our entry — a file that declares the
@@ -26,12 +27,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from exobrain.errors import InputFileError, UsageError
+from exobrain.paths import python_module
 
 SERVER = "exobrain"
 MODULE = "exobrain.mcp"
@@ -80,8 +81,9 @@ class Registration:
 
 
 def server_command(root: Path, agent: str) -> list[str]:
-    """What the agent runs: this Python, the server module, this exobrain, the agent's name."""
-    return [sys.executable, "-m", MODULE, "--repo", str(root), "--agent", agent]
+    """What the agent runs: this Python (``-P``: the repository the agent starts it in never
+    comes first on the import path), the server module, this exobrain, the agent's name."""
+    return python_module(MODULE, "--repo", str(root), "--agent", agent)
 
 
 def config_file(agent: str, root: Path, user: bool) -> tuple[Path, Path]:
@@ -157,8 +159,8 @@ def _place(agent: str) -> Place:
 def _register_json(
     path: Path, inside: Path, keys: tuple[str, ...], wanted: dict[str, Any], place: Place
 ) -> Registration:
+    from exobrain.util import jsonc
     from exobrain.util.fileio import atomic_write_text, dump_json, read_text
-    from exobrain.util.jsonstyle import render_like
 
     original = read_text(path) if path.exists() or path.is_symlink() else ""
     data: Any = _parse_json(original, path, place, wanted) if original.strip() else {}
@@ -180,16 +182,20 @@ def _register_json(
     if place.shape == "opencode" and not original.strip():
         data = {"$schema": "https://opencode.ai/config.json", **data}
     servers[SERVER] = wanted
-    text = render_like(original, data) if original.strip() else dump_json(data)
+    text = (
+        jsonc.set_member(original, (*keys, SERVER), wanted, path)
+        if original.strip()
+        else dump_json(data)
+    )
     atomic_write_text(path, text, root=inside)
     return Registration(path, True)
 
 
 def _parse_json(text: str, path: Path, place: Place, wanted: dict[str, Any]) -> Any:
-    from exobrain.util.fileio import parse_json
+    from exobrain.util import jsonc
 
     try:
-        data = parse_json(text, path)
+        data = jsonc.loads(text, path)
     except InputFileError as exc:
         if place.refused_hint:
             hint = place.refused_hint.replace("{json}", json.dumps(wanted))

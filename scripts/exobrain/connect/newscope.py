@@ -19,6 +19,7 @@ from exobrain.errors import UsageError
 from exobrain.paths import shown
 from exobrain.registry.entries import SCHEMA_FILE, registry_path
 from exobrain.scopes import (
+    LOCAL,
     SCOPE_FLAG,
     SEED,
     ScopeConfig,
@@ -26,9 +27,12 @@ from exobrain.scopes import (
     check_scope_path,
     scope_at,
 )
-from exobrain.util.fileio import atomic_write_text, dump_json
+from exobrain.util.fileio import atomic_write_text, dump_json, read_text
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+GITIGNORE = ".gitignore"
+#: What the root .gitignore gets so that no one's local/ is ever committed.
+LOCAL_RULE = "# this machine's own scope (knowledge/exobrain/scopes.md): never committed\n/local/\n"
 
 AGENTS_TEMPLATE = """\
 # {name}
@@ -112,12 +116,37 @@ def scope_type(root: Path, config: ScopeConfig, path: str) -> str:
     return kind
 
 
+def local_ignored(root: Path) -> bool:
+    """Whether git ignores ``local/``, this machine's own scope (scopes.md): else ``git add
+    -A`` commits a person's private skills for everyone."""
+    from exobrain.util.repository import Repository
+
+    return Repository(root).ignores(f"{LOCAL}/")
+
+
+def ignore_local(root: Path, *, dry_run: bool = False) -> str | None:
+    """Make the root ``.gitignore`` ignore ``local/`` unless git already does: the rule is
+    appended (the file's other bytes kept; made when missing). The file written, or None."""
+    if local_ignored(root):
+        return None
+    path = root / GITIGNORE
+    if not dry_run:
+        text = read_text(path) if path.exists() or path.is_symlink() else ""
+        ending = "" if not text or text.endswith("\n") else "\n"
+        atomic_write_text(path, text + ending + LOCAL_RULE, root=root)
+    return GITIGNORE
+
+
 def new_scope(root: Path, config: ScopeConfig, path: str, *, dry_run: bool = False) -> NewScope:
     """Make the scope at ``path``: an empty ``skills.json`` (kept when one is there already)
-    and ``AGENTS.md`` from the template."""
+    and ``AGENTS.md`` from the template, and make sure git ignores ``local/``
+    (:func:`ignore_local`) from the first scope on."""
     kind = scope_type(root, config, path)
     text = check_scope_path(path)
     made = NewScope(text, kind)
+    ignore = ignore_local(root, dry_run=dry_run)
+    if ignore:
+        made.files.append(ignore)
     registry = registry_path(root, text)
     flag = root / text / SCOPE_FLAG
     schema = Path(os.path.relpath(root / SCHEMA_FILE, registry.parent)).as_posix()

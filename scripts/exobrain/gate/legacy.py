@@ -17,6 +17,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from exobrain.connect.newscope import local_ignored
 from exobrain.connect.scopehooks import HOOK_NAME
 from exobrain.errors import InputFileError
 from exobrain.findings import INFO, Finding
@@ -27,6 +28,7 @@ from exobrain.util.fileio import load_json
 from exobrain.workspace import Workspace
 
 CODE = "bash-era-form"
+LOCAL_CODE = "local-not-ignored"
 SCHEDULE_FILE = "schedule.json"
 _EVERY = re.compile(r"^\s*(\d+)\s*([mh])\s*$")
 
@@ -37,6 +39,7 @@ def legacy_findings(ws: Workspace) -> list[Finding]:
     for scope in ws.scan().scopes:
         if scope.path == LOCAL:
             found.append(_local(ws))
+            found += _local_ignored(ws)
         if ws.sparse.without_folder(scope.path):
             continue  # outside the sparse checkout, no file of it on the disk
         folder = scope.directory(ws.root)
@@ -97,6 +100,24 @@ def _local(ws: Workspace) -> Finding:
         "end in .local); today's form is a host scope: move its AGENTS.md, skills.json and "
         "skills/ to people/<you>/hosts/<host>/ and connect that",
     )
+
+
+def _local_ignored(ws: Workspace) -> list[Finding]:
+    """local/ is this machine's alone: shown to no one else, and it must never be committed
+    either (``git add -A`` would push it while git does not ignore it)."""
+    if local_ignored(ws.root):
+        return []
+    return [
+        Finding(
+            INFO,
+            LOCAL_CODE,
+            shown(ws.root / LOCAL, ws.root),
+            "local/ is this machine's own scope but git does not ignore it, so git add -A "
+            "would commit it for everyone; add the line /local/ to the root .gitignore "
+            "(exobrain scope new adds it), and if it was committed already: "
+            "git rm -r --cached local",
+        )
+    ]
 
 
 def _scope_hooks(ws: Workspace, scripts: Path) -> list[Finding]:

@@ -25,8 +25,10 @@ its unchanged siblings) and the old name is gone. A move from another scope is n
 declarations and overrides are exempt. Lifecycle changes of any declaration must follow
 :class:`exobrain.model.Lifecycle`.
 
-New or changed executables in shared scopes (:mod:`exobrain.gate.executables`) are listed
-for the reviewer; they do not fail the check.
+What runs on members' machines and is new or changed (:mod:`exobrain.gate.executables`:
+executables of shared scopes, importable Python at the root, crons.json commands) is listed
+for the reviewer: not a finding, but "review needed", exit 3, so a CI gate cannot pass it
+silently.
 
 Everything up to :func:`pick_base` is pure: two :class:`Snapshot` values plus git's renames
 in, new skills and lifecycle problems out; ``pick_base`` and ``review`` ask git for the data.
@@ -40,7 +42,7 @@ from typing import Any
 
 from exobrain.errors import InputFileError, UsageError
 from exobrain.gate.crons import CRONS_FILE, load_crons
-from exobrain.gate.executables import ChangedExecutable, changed_executables
+from exobrain.gate.executables import ReadingList, reading_list
 from exobrain.gate.proof import MAX_PROOF_BYTES, Verdict, judge, kind_of, looks_like_proof
 from exobrain.gate.snapshot import Snapshot, skill_location, snapshot, wanted_blobs
 from exobrain.model import GLOBAL, Identity, Lifecycle, transition_problem
@@ -51,6 +53,8 @@ from exobrain.util.repository import INDEX, Rename, Repository
 
 DEFAULT_BASES = ("origin/HEAD", "origin/main", "main", "master")
 SKIP_VARIABLE = "EXOBRAIN_SKIP_AUTHORING_REVIEW"
+#: The exit code of a review without findings that lists what a person must read.
+REVIEW_NEEDED = 3
 SKILL_PATHSPECS = (":(glob)skills/**", ":(glob)**/skills/**")
 
 
@@ -259,7 +263,7 @@ class Review:
     base: Base
     new: list[NewSkill] = field(default_factory=list)
     lifecycle: list[LifecycleChange] = field(default_factory=list)
-    executables: list[ChangedExecutable] = field(default_factory=list)  # to read, not to fail
+    reading: ReadingList = field(default_factory=lambda: ReadingList([], [], []))  # not failed
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -269,8 +273,11 @@ class Review:
     @property
     def exit_code(self) -> int:
         """1 on findings (an unproven skill, a lifecycle change not allowed), like every
-        check; 2 stays for bad usage and broken input files."""
-        return 1 if self.unproven or self.lifecycle else 0
+        check; else 3 when there is something for a person to read; 2 stays for bad usage
+        and broken input files."""
+        if self.unproven or self.lifecycle:
+            return 1
+        return REVIEW_NEEDED if self.reading else 0
 
     def as_json(self) -> dict[str, Any]:
         base = {
@@ -284,7 +291,7 @@ class Review:
             "compared": "index",
             "new_shared_skills": [s.as_json() for s in self.new],
             "lifecycle_problems": [c.as_json() for c in self.lifecycle],
-            "executables_to_review": [e.as_json() for e in self.executables],
+            **self.reading.as_json(),
             "warnings": self.warnings,
             "exit_code": self.exit_code,
         }
@@ -328,7 +335,8 @@ def review(git: Repository, base: Base, on_disk: Path | None = None) -> Review:
         )
         result.new.append(NewSkill(scope, name, reason, proof, untracked, rejected))
     result.lifecycle = lifecycle_problems(base_snap, now_snap, renames)
-    result.executables = changed_executables(base_tree, now_tree, now_snap.scopes)
+    jobs = (base_snap.jobs, now_snap.jobs)
+    result.reading = reading_list(base_tree, now_tree, now_snap.scopes, jobs)
     return result
 
 

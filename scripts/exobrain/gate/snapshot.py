@@ -104,8 +104,14 @@ def snapshot(files: list[str], contents: dict[str, bytes], *, strict: bool) -> S
         if place:
             skills.setdefault(Identity(place[0], place[1]), []).append(place[2])
     jobs: tuple[CronJob, ...] = ()
-    if strict and CRONS_FILE in contents:
-        jobs = tuple(parse_crons(_text(contents[CRONS_FILE], CRONS_FILE), Path(CRONS_FILE)).jobs)
+    if CRONS_FILE in contents:  # the base's too: a changed command is for a reviewer to read
+        try:
+            text = _text(contents[CRONS_FILE], CRONS_FILE)
+            jobs = tuple(parse_crons(text, Path(CRONS_FILE)).jobs)
+        except InputFileError as exc:
+            if strict:
+                raise
+            warnings.append(f"base {CRONS_FILE} unreadable, read as empty: {exc.message}")
     return Snapshot(
         file_set,
         scopes,

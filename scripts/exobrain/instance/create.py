@@ -17,7 +17,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from exobrain.errors import InputFileError, OperationFailed, UsageError
 from exobrain.gate.crons import CRONS_FILE
 from exobrain.instance.framework import COPIED_STARTERS, Framework, read_framework
 from exobrain.model import GLOBAL
+from exobrain.paths import python_module
 from exobrain.refs import parse_ref
 from exobrain.scopes import SCOPE_FLAG
 from exobrain.util.fileio import atomic_write_text, dump_json, load_json, open_regular
@@ -303,7 +303,7 @@ def install_pre_commit(root: Path) -> list[str]:
     import importlib.util
 
     if importlib.util.find_spec("pre_commit") is not None:
-        command = [sys.executable, "-m", "pre_commit", "install"]
+        command = python_module("pre_commit", "install")
     elif shutil.which("pre-commit"):
         command = [shutil.which("pre-commit") or "pre-commit", "install"]
     else:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,7 +33,7 @@ from typing import Any
 
 from exobrain.instance import agentcheck
 from exobrain.instance.verdict import FAIL, PASS, SKIP, Check
-from exobrain.paths import PACKAGED_DATA
+from exobrain.paths import PACKAGED_DATA, python_module
 from exobrain.workspace import Workspace
 
 CHECKS = ("schemas", "skills-validate", "locks", "docs", "agents", "git-hooks", "test-suite")
@@ -295,7 +294,11 @@ def check_suite(root: Path, options: Options) -> Check:
         env["PYTHONPATH"] = os.pathsep.join(
             filter(None, [str(root / "scripts"), env.get("PYTHONPATH")])
         )
-    argv = [sys.executable, "-m", "pytest", "-x", "-p", "no:cacheprovider", *paths]
+    # -P and pytest's append mode: neither the current folder nor the test folders' root go
+    # before this exobrain's scripts/ and the installed packages, so an ``exobrain/`` or
+    # ``pytest/`` folder committed at the root is never what runs (its tests still do: they
+    # are what this check is for)
+    argv = python_module("pytest", "-x", "-p", "no:cacheprovider", "--import-mode=append", *paths)
     whole = options.full and not options.suite_paths
     shown = "pytest -x" if whole else "pytest -x " + " ".join(paths)
     try:

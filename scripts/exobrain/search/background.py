@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from exobrain.caches import INDEX_BUILD, REPO_CACHE
 from exobrain.errors import OperationFailed
-from exobrain.paths import cache_folder
+from exobrain.paths import cache_folder, python_module
 from exobrain.util.locking import exclusive
 from exobrain.util.staging import staged_file
 
@@ -68,7 +67,7 @@ def start(root: Path) -> bool:
         ):
             started.append(
                 subprocess.Popen(
-                    [sys.executable, "-m", "exobrain.search.build", str(root)],
+                    python_module("exobrain.search.build", str(root)),
                     cwd=root,
                     stdin=subprocess.DEVNULL,
                     stdout=log,

@@ -296,8 +296,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def usage_hook_command(root: Path, agent: str = "claude") -> list[str]:
-    """The command the agent should run: this Python, this module, this exobrain, the agent."""
-    command = [sys.executable, "-m", HOOK_MODULE, "--repo", str(root)]
+    """The command the agent should run: this Python (``-P``: the repository the agent runs it
+    in never comes first on the import path), this module, this exobrain, the agent."""
+    from exobrain.paths import python_module
+
+    command = python_module(HOOK_MODULE, "--repo", str(root))
     return command if agent == "claude" else [*command, "--agent", agent]
 
 

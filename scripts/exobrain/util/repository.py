@@ -280,6 +280,17 @@ class Repository:
         """Whether git tracks a file at or under ``path`` (relative to the folder)."""
         return bool(self.run_bytes("ls-files", "-z", "--", path).strip(b"\0"))
 
+    def ignores(self, path: str) -> bool:
+        """Whether git's ignore rules (any ``.gitignore``, ``info/exclude``, the user's
+        excludes) cover ``path``, tracked or not; a folder is asked for with a trailing ``/``."""
+        done = self.git.run(
+            ["check-ignore", "-q", "--no-index", "--", path],
+            cwd=self.root,
+            check=False,
+            config=self.config,
+        )
+        return done.returncode == 0
+
     def move(self, old: str, new: str) -> None:
         """``git mv``: the folder moves on disk with everything in it (untracked files too) and
         the index follows; changes not staged stay unstaged."""

@@ -9,7 +9,8 @@ repo="${1:-$(git rev-parse --show-toplevel 2>/dev/null || pwd)}"
 # the interpreter the toolkit runs under (it has pre-commit when the test extra is installed)
 python=$(head -n 1 "$(command -v exobrain)" 2>/dev/null | sed -n 's/^#!//p')
 [ -x "${python%% *}" ] || python=$(command -v python3 || command -v python)
-"$python" - "$repo" <<'PY'
+# -P: the current folder (a repository anyone may push to) never shadows what Python imports
+"$python" -P - "$repo" <<'PY'
 import json, subprocess, sys
 from pathlib import Path
 
@@ -25,6 +26,6 @@ if (repo / ".pre-commit-config.yaml").is_file():
                            capture_output=True, text=True).stdout.strip()
     hook = repo / hooks / "pre-commit"
     if not hook.is_file() or "pre-commit" not in hook.read_text(errors="replace"):
-        subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=repo)
+        subprocess.run([sys.executable, "-P", "-m", "pre_commit", "install"], cwd=repo)
 PY
 exec exobrain selftest --no-suite --repo "$repo"
