@@ -4,6 +4,7 @@ servers and keys kept."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tomllib
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from exobrain.cli.connect import main as connect
-from exobrain.connect.mcpconfig import PLACES, config_file, is_ours, register
+from exobrain.connect.mcpconfig import PLACES, config_file, is_ours, register, servers_keys
 from tests.support.helpers import exobrain
 
 THEIRS = {"command": "npx", "args": ["-y", "@acme/other-server"]}
@@ -23,20 +24,17 @@ def root(tmp_path):
     return exobrain(tmp_path / "repo", scopes=["people/al"])
 
 
-def servers_of(agent: str, data: dict, user: bool) -> dict:
-    if agent == "copilot" and not user:
-        return data["servers"]
-    for key in PLACES[agent].keys:
+def servers_of(agent: str, data: dict, user: bool, root: Path) -> dict:
+    for key in servers_keys(agent, root, user):
         data = data[key]
     return data
 
 
-def seed_json(agent: str, path: Path, user: bool) -> str:
+def seed_json(agent: str, path: Path, user: bool, root: Path) -> str:
     """The user's own file: another server and another setting, in json.dumps style."""
     data: dict = {"theme": "dark"}
     node = data
-    keys = ("servers",) if agent == "copilot" and not user else PLACES[agent].keys
-    for key in keys:
+    for key in servers_keys(agent, root, user):
         node = node.setdefault(key, {})
     node["other"] = THEIRS
     text = json.dumps(data, indent=2) + "\n"
@@ -51,11 +49,11 @@ def test_each_json_agent_gets_exactly_one_entry_and_keeps_the_rest(root, agent, 
     if agent == "openclaw" and not user:
         pytest.skip("OpenClaw has only its user configuration")
     path, _ = config_file(agent, root, user)
-    seed_json(agent, path, user)
+    seed_json(agent, path, user, root)
     first = register(agent, root, user=user)
     assert first.changed and first.path == path
     data = json.loads(path.read_text())
-    servers = servers_of(agent, data, user)
+    servers = servers_of(agent, data, user, root)
     assert data["theme"] == "dark" and servers["other"] == THEIRS
     assert list(servers) == ["other", "exobrain"]
     ours = servers["exobrain"]
@@ -76,16 +74,18 @@ def test_each_json_agent_gets_exactly_one_entry_and_keeps_the_rest(root, agent, 
     assert path.read_bytes() == before
     # taking our entry out again gives back the user's file byte for byte
     del servers["exobrain"]
-    assert json.dumps(data, indent=2) + "\n" == seed_json(agent, path, user)
+    assert json.dumps(data, indent=2) + "\n" == seed_json(agent, path, user, root)
 
 
 def test_an_entry_of_an_older_toolkit_is_updated_to_the_safe_command(root):
     """Entries written before ``-P`` ran the server with the repository first on the import
     path: they are still ours, and a new run rewrites them."""
     old = {"command": sys.executable, "args": ["-m", "exobrain.mcp", "--repo", str(root)]}
-    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"exobrain": old}}))
-    assert register("claude", root).changed
-    entry = json.loads((root / ".mcp.json").read_text())["mcpServers"]["exobrain"]
+    path = root / ".cursor/mcp.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"mcpServers": {"exobrain": old}}))
+    assert register("cursor", root).changed
+    entry = json.loads(path.read_text())["mcpServers"]["exobrain"]
     assert entry["args"][:3] == ["-P", "-m", "exobrain.mcp"]
 
 
@@ -131,9 +131,10 @@ def test_an_entry_we_cannot_edit_safely_is_refused_and_kept(root, tmp_path):
 
 
 def test_a_users_own_exobrain_server_is_kept(root):
-    path = root / ".mcp.json"
+    path = root / ".cursor/mcp.json"
+    path.parent.mkdir()
     path.write_text(json.dumps({"mcpServers": {"exobrain": THEIRS}}))
-    done = register("claude", root)
+    done = register("cursor", root)
     assert done.skipped and not done.changed
     assert json.loads(path.read_text()) == {"mcpServers": {"exobrain": THEIRS}}
 
@@ -184,7 +185,7 @@ def test_a_gemini_settings_file_with_comments_keeps_every_byte_outside_our_entry
     assert not register("gemini", root).changed and path.read_bytes() == before
 
 
-def test_an_odd_mcp_json_gets_only_our_entry_replaced(root):
+def test_an_odd_mcp_file_gets_only_our_entry_replaced(root):
     """Three-space indentation, CRLF, keys in the user's order and an entry of ours from an
     older toolkit: only that entry's value changes."""
     old = f'{{"command": "{sys.executable}", "args": ["-m", "exobrain.mcp"]}}'
@@ -192,14 +193,16 @@ def test_an_odd_mcp_json_gets_only_our_entry_replaced(root):
         '{\r\n   "mcpServers" : {\r\n      "zeta": {"command": "z"},\r\n'
         f'      "exobrain" : {old},\r\n      "alpha": {{"command": "a"}}\r\n   }}\r\n}}'
     )
-    (root / ".mcp.json").write_bytes(original.encode())
-    assert register("claude", root).changed
-    text = (root / ".mcp.json").read_bytes().decode()
+    path = root / ".cursor/mcp.json"
+    path.parent.mkdir()
+    path.write_bytes(original.encode())
+    assert register("cursor", root).changed
+    text = path.read_bytes().decode()
     start = original.index(old)
     assert text[:start] == original[:start]
     assert text.endswith(original[start + len(old) :])
     ours = text[start : len(text) - len(original) + start + len(old)]
-    assert ours.startswith('{\r\n         "type": "stdio",\r\n         "command": ')
+    assert ours.startswith('{\r\n         "command": ')
     assert json.loads(ours)["args"][:3] == ["-P", "-m", "exobrain.mcp"]
 
 
@@ -210,7 +213,39 @@ def test_an_odd_mcp_json_gets_only_our_entry_replaced(root):
 def test_a_file_that_is_not_json_or_jsonc_is_refused_and_kept(root, text):
     from exobrain.errors import InputFileError
 
-    (root / ".mcp.json").write_text(text)
-    with pytest.raises(InputFileError, match=r"\.mcp\.json"):
-        register("claude", root)
-    assert (root / ".mcp.json").read_text() == text
+    path = root / ".cursor/mcp.json"
+    path.parent.mkdir()
+    path.write_text(text)
+    with pytest.raises(InputFileError, match=r"mcp\.json"):
+        register("cursor", root)
+    assert path.read_text() == text
+
+
+def test_machine_paths_stay_out_of_git_and_each_agent_says_if_it_starts_the_server(root):
+    """Issue 34 item 4: Claude's entry goes in its local scope (the user's .claude.json, under
+    this project: no approval prompt, nothing in the repository); Codex's and Gemini's project
+    files are kept out of git by the clone's .git/info/exclude, and connect-agent says which
+    trust step each needs until the user has taken it."""
+    from exobrain.testkit import git
+
+    claude = register("claude", root)
+    assert not (root / ".mcp.json").exists() and claude.start.starts is True
+    codex = register("codex", root)
+    gemini = register("gemini", root)
+    assert codex.excluded and gemini.excluded
+    assert git(root, "status", "--porcelain", "--untracked-files=all") == ""
+    assert codex.start.starts is False and 'trust_level = "trusted"' in str(codex.start.step)
+    assert gemini.start.starts is False and "TRUST_FOLDER" in str(gemini.start.step)
+    # the steps as printed: Codex's trust in its config, Gemini's trusted folders
+    codex_config = Path(os.environ["CODEX_HOME"]) / "config.toml"
+    codex_config.parent.mkdir(parents=True, exist_ok=True)
+    codex_config.write_text(f'[projects.{json.dumps(str(root))}]\ntrust_level = "trusted"\n')
+    trusted = Path(os.environ["GEMINI_CLI_HOME"]) / ".gemini" / "trustedFolders.json"
+    trusted.parent.mkdir(parents=True, exist_ok=True)
+    trusted.write_text(json.dumps({str(root.parent): "TRUST_FOLDER"}))
+    assert register("codex", root).start.starts is True
+    assert register("gemini", root).start.starts is True
+    trusted.write_text(json.dumps({str(root.parent): "TRUST_FOLDER", str(root): "DO_NOT_TRUST"}))
+    assert register("gemini", root).start.starts is False  # the closest rule decides
+    again = CliRunner().invoke(connect, ["gemini", "--mcp", "--person", "al", "--repo", str(root)])
+    assert "gemini will not start it yet; one step:" in again.output, again.output

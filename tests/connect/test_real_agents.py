@@ -64,7 +64,7 @@ def _clone(base: Path, combo: tuple[str, ...]) -> Path:
         return {"name": name, "owner": "al", "tier": "always", "force": True, **more}
 
     root = exobrain(
-        base / "-".join(combo),
+        base / ("-".join(combo) or "none"),
         registries={
             "global": [entry("tidy"), entry("lint-prose"), entry("gem-only", agent="gemini")]
         },
@@ -154,3 +154,57 @@ def test_each_program_lists_each_of_its_skills_once(loaded, combo):
         if program == "gemini":
             assert "Skill conflict detected" not in output, output[-2000:]
         assert listed(program, output) == EXPECTED[program], output[-3000:]
+
+
+# --- the MCP server, started by each program ------------------------------------------------
+
+
+def _steps(root: Path) -> None:
+    """The steps connect-agent prints for Codex and Gemini CLI, taken as a user would."""
+    codex = Path(os.environ["CODEX_HOME"]) / "config.toml"
+    codex.write_text(f'[projects.{json.dumps(str(root))}]\ntrust_level = "trusted"\n')
+    _trust_for_gemini([root])
+
+
+def test_after_connect_mcp_and_the_printed_step_each_program_starts_the_server(programs, tmp_path):
+    root = _clone(tmp_path, ())
+    Path(os.environ["CODEX_HOME"]).mkdir(parents=True, exist_ok=True)
+    printed = {}
+    for agent in PROGRAMS:
+        done = CliRunner().invoke(connect_cmd, [agent, "--mcp", "--repo", str(root)])
+        assert done.exit_code == 0, done.output
+        printed[agent] = done.output
+    assert "claude starts it in this folder" in printed["claude"]
+    assert 'trust_level = "trusted"' in printed["codex"]
+    assert "TRUST_FOLDER" in printed["gemini"]
+    _steps(root)
+    env = {
+        **os.environ,
+        "DISABLE_AUTOUPDATER": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    }
+    shown = {}
+    for agent in PROGRAMS:
+        done = subprocess.run(
+            [programs[agent], "mcp", "list"],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
+        shown[agent] = done.stdout + done.stderr
+    assert re.search(r"^exobrain: .*Connected", shown["claude"], re.M), shown["claude"]
+    assert re.search(r"^exobrain .*\benabled\b", shown["codex"], re.M), shown["codex"]
+    assert re.search(r"exobrain: .*Connected", shown["gemini"]), shown["gemini"]
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    for line in status.splitlines():  # nothing git would commit holds this machine's paths
+        path = root / line[3:]
+        assert path.is_dir() or str(root) not in path.read_text(errors="replace"), line

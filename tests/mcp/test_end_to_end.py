@@ -13,6 +13,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from exobrain.cli.connect import main as connect_cmd
 from exobrain.cli.umbrella import main as exobrain_cmd
+from exobrain.connect.mcpconfig import config_file
 from tests.search.test_substrate import SKILLS
 from tests.support.helpers import exobrain, git
 
@@ -35,7 +36,8 @@ def test_claude_connected_with_mcp_discovers_records_and_the_use_shows_everywher
     git(root, "commit", "-q", "-m", "connected")
     start = git(root, "rev-parse", "HEAD").strip()
 
-    entry = json.loads((root / ".mcp.json").read_text())["mcpServers"]["exobrain"]
+    path, _ = config_file("claude", root, False)  # Claude's local scope: no approval prompt
+    entry = json.loads(path.read_text())["projects"][str(root)]["mcpServers"]["exobrain"]
     params = StdioServerParameters(
         command=entry["command"],
         args=entry["args"],

@@ -4,7 +4,7 @@ the toolkit's own cache, state and settings folders are the only ones it may wri
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -31,6 +31,9 @@ class Scene:
     home: Path  # the isolated HOME
     victim: Path  # a folder of the user's, watched (markers of code that ran land here)
     scratch: Path  # where a test builds what the attacker controls (upstreams, instances)
+    #: files outside the repository the command under test is meant to write (a test adds
+    #: them: Claude Code's MCP entry lives in the user's own .claude.json)
+    expected: list[Path] = field(default_factory=list)
 
 
 @pytest.fixture
@@ -46,7 +49,9 @@ def sandbox(tmp_path: Path, isolated_home: Path):
         (isolated_home / folder).mkdir(parents=True, exist_ok=True)
     skip = (root, scratch, *(isolated_home / folder / "exobrain" for folder in own))
     before = snapshot(tmp_path, isolated_home, skip=skip)
-    yield Scene(root, isolated_home, tmp_path / "victim", scratch)
+    scene = Scene(root, isolated_home, tmp_path / "victim", scratch)
+    yield scene
     after = snapshot(tmp_path, isolated_home, skip=skip)
-    changed = sorted(set(before.items()) ^ set(after.items()))
+    meant = {str(p) for p in scene.expected} | {str(p.parent) for p in scene.expected}
+    changed = sorted(c for c in set(before.items()) ^ set(after.items()) if c[0] not in meant)
     assert not changed, f"changed outside the sandbox: {changed}"

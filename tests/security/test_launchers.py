@@ -22,6 +22,7 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
+from exobrain.connect.mcpconfig import config_file, servers_keys
 from exobrain.instance.create import install_pre_commit
 from exobrain.search import background, encoders
 from exobrain.search.engine import search
@@ -54,12 +55,11 @@ def mcp_command(root: Path, agent: str) -> list[str]:
     if agent == "codex":
         entry = tomllib.loads((root / ".codex/config.toml").read_text())["mcp_servers"]
         return [entry["exobrain"]["command"], *entry["exobrain"]["args"]]
-    file, key = {
-        "claude": (".mcp.json", "mcpServers"),
-        "gemini": (".gemini/settings.json", "mcpServers"),
-        "opencode": ("opencode.json", "mcp"),
-    }[agent]
-    entry = json.loads((root / file).read_text())[key]["exobrain"]
+    path, _ = config_file(agent, root, False)
+    entry = json.loads(path.read_text())
+    for key in servers_keys(agent, root, False):
+        entry = entry[key]
+    entry = entry["exobrain"]
     command = entry["command"]
     return [*command] if isinstance(command, list) else [command, *entry["args"]]
 
@@ -96,6 +96,8 @@ def test_the_mcp_server_an_agent_starts_is_the_installed_one(sandbox, agent):
     plant(sandbox.root, marker)
     connected = invoke(sandbox.root, ["connect-agent", agent, "--mcp"])
     assert connected.code == 0, connected.text
+    path, _ = config_file(agent, sandbox.root, False)
+    sandbox.expected.append(path)  # Claude's entry: in the user's file, under the project
     command = mcp_command(sandbox.root, agent)
     answered = ask_server(sandbox.root, command)
     assert not marker.exists(), marker.read_text()

@@ -137,8 +137,18 @@ def _render_steps(report) -> None:
         where = shown(server.path, root)
         if server.skipped:
             click.echo(f"! mcp server   {where}: skipped: {server.skipped}")
-        else:
-            click.echo(f"{'+' if server.changed else '✓'} mcp server   {where}")
+            return
+        click.echo(f"{'+' if server.changed else '✓'} mcp server   {where}")
+        if server.excluded:
+            click.echo(
+                "  kept out of git: listed in .git/info/exclude (it holds this machine's paths)"
+            )
+        if server.start.starts is False and server.start.step:
+            click.echo(f"! mcp server   {report.agent} will not start it yet; one step:")
+            for line in server.start.step.splitlines():
+                click.echo(f"    {line}")
+        elif server.start.starts:
+            click.echo(f"  {report.agent} starts it in this folder")
 
 
 def _render_hook(result, root: Path) -> None:

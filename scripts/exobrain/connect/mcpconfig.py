@@ -27,10 +27,12 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from exobrain.connect import mcpstart
+from exobrain.connect.mcpstart import Start
 from exobrain.errors import InputFileError, UsageError
 from exobrain.paths import python_module
 
@@ -49,10 +51,13 @@ class Place:
     keys: tuple[str, ...]
     shape: str  # "stdio", "plain", "vscode", "copilot-cli", "opencode", "toml"
     refused_hint: str | None = None  # the agent's own command, for a file we cannot edit
+    #: the project level lives in the user file, under ``projects.<root>`` (Claude Code's
+    #: "local" scope: private to this clone, and started without an approval prompt)
+    local: bool = False
 
 
 PLACES: dict[str, Place] = {
-    "claude": Place(".mcp.json", ".claude.json", ("mcpServers",), "stdio"),
+    "claude": Place(None, ".claude.json", ("mcpServers",), "stdio", local=True),
     "codex": Place(".codex/config.toml", ".codex/config.toml", ("mcp_servers",), "toml"),
     "gemini": Place(".gemini/settings.json", ".gemini/settings.json", ("mcpServers",), "plain"),
     "cursor": Place(".cursor/mcp.json", ".cursor/mcp.json", ("mcpServers",), "plain"),
@@ -75,9 +80,17 @@ class Registration:
     path: Path
     changed: bool
     skipped: str | None = None  # why our entry was not written (the user's entry is there)
+    start: Start = field(default_factory=lambda: Start(None))  # will the agent start it
+    excluded: bool = False  # the project file was kept out of git (.git/info/exclude)
 
     def as_json(self) -> dict[str, Any]:
-        return {"path": str(self.path), "changed": self.changed, "skipped": self.skipped}
+        return {
+            "path": str(self.path),
+            "changed": self.changed,
+            "skipped": self.skipped,
+            **self.start.as_json(),
+            "excluded": self.excluded,
+        }
 
 
 def server_command(root: Path, agent: str) -> list[str]:
@@ -88,8 +101,9 @@ def server_command(root: Path, agent: str) -> list[str]:
 
 def config_file(agent: str, root: Path, user: bool) -> tuple[Path, Path]:
     """(the configuration file, the folder writes must stay inside) for ``agent``: the
-    project file in the repository, or with ``--user`` (OpenClaw: always) the user file in
-    the agent's home, where the agent's own variable moves it (``CLAUDE_CONFIG_DIR`` holds
+    project file in the repository, or with ``--user`` (OpenClaw: always; Claude Code: at
+    both levels, its project level under ``projects.<root>``) the user file in the agent's
+    home, where the agent's own variable moves it (``CLAUDE_CONFIG_DIR`` holds
     ``.claude.json``; ``CODEX_HOME`` is the ``.codex`` folder)."""
     place = _place(agent)
     if not user and place.project is not None:
@@ -103,6 +117,18 @@ def config_file(agent: str, root: Path, user: bool) -> tuple[Path, Path]:
         home = get_agent("codex").home()
         return home / "config.toml", home
     return Path.home() / place.user, Path.home()
+
+
+def servers_keys(agent: str, root: Path, user: bool) -> tuple[str, ...]:
+    """The key path of the server map in the JSON file of :func:`config_file` (VS Code's
+    ``servers`` for Copilot's project; ``projects.<root>.mcpServers`` for Claude's local
+    scope)."""
+    place = _place(agent)
+    if agent == "copilot" and not user:
+        return ("servers",)
+    if place.local and not user:
+        return ("projects", str(root), *place.keys)
+    return place.keys
 
 
 def entry_for(agent: str, command: list[str], *, user: bool = False) -> dict[str, Any]:
@@ -119,14 +145,20 @@ def entry_for(agent: str, command: list[str], *, user: bool = False) -> dict[str
 
 
 def register(agent: str, root: Path, *, user: bool = False) -> Registration:
-    """Write (or keep) our entry in ``agent``'s MCP configuration."""
+    """Write (or keep) our entry in ``agent``'s MCP configuration, keep a project file with
+    this machine's paths out of git, and say whether the agent will start the server."""
     place = _place(agent)
     path, inside = config_file(agent, root, user)
     command = server_command(root, agent)
     if place.shape == "toml":
-        return _register_toml(path, inside, command)
-    keys = ("servers",) if agent == "copilot" and not user else place.keys
-    return _register_json(path, inside, keys, entry_for(agent, command, user=user), place)
+        done = _register_toml(path, inside, command)
+    else:
+        keys = servers_keys(agent, root, user)
+        done = _register_json(path, inside, keys, entry_for(agent, command, user=user), place)
+    excluded = (
+        not done.skipped and path.is_relative_to(root) and mcpstart.keep_out_of_git(root, path)
+    )
+    return replace(done, start=mcpstart.will_start(agent, root, user=user), excluded=excluded)
 
 
 def is_ours(entry: Any) -> bool:
