@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from exobrain.agents import get_agent
 from exobrain.cli.connect import main as connect_cmd
 from tests.support.helpers import exobrain, skill_md
 
@@ -36,6 +37,8 @@ EXPECTED = {
     "codex": ["lint-prose", "tidy"],
     "gemini": ["gem-only", "lint-prose", "tidy"],
 }
+#: an optional skill: not linked, listed in each agent's index (Codex: AGENTS.override.md)
+OPTIONAL = "brew-tea"
 TIMEOUT = 120
 
 
@@ -66,10 +69,18 @@ def _clone(base: Path, combo: tuple[str, ...]) -> Path:
     root = exobrain(
         base / ("-".join(combo) or "none"),
         registries={
-            "global": [entry("tidy"), entry("lint-prose"), entry("gem-only", agent="gemini")]
+            "global": [
+                entry("tidy"),
+                entry("lint-prose"),
+                entry("gem-only", agent="gemini"),
+                {**entry(OPTIONAL), "tier": "optional"},
+            ]
         },
         scopes=["people/al"],
-        skills={f"global/{n}": skill_md(n, f"Use {n} when the user asks to {n}.") for n in SKILLS},
+        skills={
+            f"global/{n}": skill_md(n, f"Use {n} when the user asks to {n}.")
+            for n in (*SKILLS, OPTIONAL)
+        },
         connection={"connected_scopes": ["people/al"], "person": "al"},
     )
     for agent in combo:
@@ -154,6 +165,25 @@ def test_each_program_lists_each_of_its_skills_once(loaded, combo):
         if program == "gemini":
             assert "Skill conflict detected" not in output, output[-2000:]
         assert listed(program, output) == EXPECTED[program], output[-3000:]
+        if program == "codex":  # the index reaches the model too, inside Codex's budget
+            index = _codex_index(output)
+            assert OPTIONAL in index, output[-3000:]
+            assert len(index.encode()) <= get_agent("codex").budget.size
+
+
+def _codex_index(output: str) -> str:
+    """The text of AGENTS.override.md as Codex put it in the model's prompt."""
+    texts = [str(item.get("text", "")) for item in _items(json.loads(output[output.index("[") :]))]
+    found = [t for t in texts if "exobrain" in t and OPTIONAL in t]
+    return found[0] if found else ""
+
+
+def _items(value: object) -> list[dict[str, object]]:
+    if isinstance(value, dict):
+        return [value, *(i for v in value.values() for i in _items(v))]
+    if isinstance(value, list):
+        return [i for v in value for i in _items(v)]
+    return []
 
 
 # --- the MCP server, started by each program ------------------------------------------------
