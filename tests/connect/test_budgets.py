@@ -4,6 +4,7 @@ and connect-agent says so. Same-named skills are told apart in the index."""
 
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -50,6 +51,18 @@ SURFACE = {
     "copilot": ".github/instructions/exobrain-skills.instructions.md",
     "cursor": ".cursor/rules/exobrain-skills.mdc",
     "agents": ".agents/optional-skills.md",
+    "windsurf": ".windsurf/rules/exobrain-skills.md",
+    "cline": ".cline/rules/exobrain-skills.md",
+    "roo": ".roo/rules/exobrain-skills.md",
+    "kiro": ".kiro/steering/exobrain-skills.md",
+    "goose": ".goose/optional-skills.md",
+    "qwen": ".qwen/optional-skills.md",
+    "droid": ".factory/optional-skills.md",
+    "kilo": ".kilo/optional-skills.md",
+    "augment": ".augment/optional-skills.md",
+    "qoder": ".qoder/optional-skills.md",
+    "vibe": ".vibe/optional-skills.md",
+    "pi": ".pi/optional-skills.md",
 }
 OVERFLOW = {
     "claude": ".claude",
@@ -60,6 +73,10 @@ OVERFLOW = {
     "copilot": ".github",
     "cursor": ".cursor",
     "agents": ".agents",
+    **{
+        name: str(Path(SURFACE[name]).parts[0])
+        for name in list(SURFACE)[8:]  # the later agents: the overflow beside the surface
+    },
 }
 
 

@@ -139,7 +139,8 @@ def main(
     and files connect-agent generated are ever changed; anything else in the way is reported
     and kept. Outside an exobrain (no skills.json at the root) it refuses unless --force.
 
-    AGENT is one of: claude, codex, openclaw, gemini, opencode, copilot, cursor, agents.
+    AGENT is one of: claude, codex, openclaw, gemini, opencode, copilot, cursor, agents,
+    windsurf, cline, roo, kiro, goose, qwen, droid, kilo, augment, qoder, vibe, pi.
     """
     from exobrain.cli.connect_output import render_report, report_json
     from exobrain.connect.choice import Flags

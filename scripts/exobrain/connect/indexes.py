@@ -147,11 +147,14 @@ def overflow_index(rows: list[IndexRow]) -> str | None:
 def rule_file(
     front: list[str], rows: list[IndexRow], more: str | None, extra: str | None
 ) -> str | None:
-    """A rule or instructions file (Copilot, Cursor): its frontmatter, our mark, the index and
-    ``extra`` (the discovered skills); None when there is nothing to say."""
+    """A rule or instructions file (Copilot, Cursor, Windsurf, Kiro, Cline, Roo Code): its
+    frontmatter (none for the agents that load every file of their rules folder as plain
+    Markdown), our mark, the index and ``extra`` (the discovered skills); None when there is
+    nothing to say."""
     if not rows and not more and not extra:
         return None
-    lines = ["---", *front, "---", GENERATED_MARK, ""]
+    lines = ["---", *front, "---"] if front else []
+    lines += [GENERATED_MARK, ""]
     if rows or more:
         lines += ["# Optional skills", "", INTRO, "", *_listing(rows, more), ""]
     if extra:

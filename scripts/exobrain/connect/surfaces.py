@@ -4,10 +4,12 @@ Each agent gets the index where it actually reads it (the table and its sources:
 ``knowledge/exobrain/agents.md``): Claude imports generated files (``connected-scopes.md``,
 ``optional-skills.md``) from a marked block in its ``CLAUDE.md``; Gemini the index from a block
 in ``GEMINI.md``; Codex one generated ``AGENTS.override.md`` with everything inline; OpenClaw a
-marked block in its workspace ``USER.md``; Copilot and Cursor one generated instructions/rule
-file; OpenCode the index file, listed in ``opencode.json``'s ``instructions``; ``agents`` the
-index file beside its folder. What the agent reads every session is fitted into its budget
-(:mod:`exobrain.connect.budgets`); the rows that do not fit go to ``optional-skills-more.md``.
+marked block in its workspace ``USER.md``; Copilot, Cursor, Windsurf, Kiro, Cline and Roo Code
+one generated instructions/rule file; OpenCode the index file, listed in ``opencode.json``'s
+``instructions``; ``agents`` and the agents that read no file connect-agent may write (goose,
+Qwen Code, Droid, ...) the index file beside their folder. What the agent reads every session
+is fitted into its budget (:mod:`exobrain.connect.budgets`); the rows that do not fit go to
+``optional-skills-more.md``.
 Paths are relative to the repository when the file lives inside it, absolute otherwise.
 """
 
@@ -348,11 +350,11 @@ def _index_only(surface: Surface) -> list[linker.Action | None]:
     """The index file (and discovered skills) beside the skills folder."""
     index_path = surface.files / indexes.INDEX_FILE
     index, overflow = _fitted(surface, indexes.optional_index, index_path)
-    if index and surface.agent.context == CONTEXT_RULE:  # Cursor at user level
+    if index and surface.agent.context == CONTEXT_RULE:  # Cursor, Windsurf, Cline: user level
         surface.remarks.warnings.append(
-            f"{surface.agent.name} reads no user-level rule file (its user rules live in its "
-            f"settings): add a rule there that says to read {index_path} when a request "
-            f"might need a skill"
+            f"{surface.agent.name} reads no user-level rules folder connect-agent can write to "
+            f"(its user rules live in its settings or in one file of yours): add a rule there "
+            f"that says to read {index_path} when a request might need a skill"
         )
     return [
         linker.plan_file(index_path, index, root=surface.place),
