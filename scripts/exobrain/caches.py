@@ -134,6 +134,16 @@ SIGNALS = Cache(
     "when any ledger changes",
     "the next quality or search reads every ledger again",
 )
+BYTECODE = Cache(
+    "pycache",
+    USER_CACHE,
+    "the compiled bytecode of an exobrain's own scripts/ while selftest runs its suite "
+    "(`PYTHONPYCACHEPREFIX`), so the check writes nothing into the exobrain",
+    "Python's own: each source file's path and modification time",
+    1,
+    "when a source file changes",
+    "the next selftest compiles the scripts again (seconds per command its tests run)",
+)
 USAGE_HOOK = Cache(
     "usage-hook",
     USER_CACHE,
@@ -182,6 +192,7 @@ TABLE: tuple[Cache, ...] = (
     INSTANCES,
     REPOS,
     SIGNALS,
+    BYTECODE,
     USAGE_HOOK,
     OWNED,
     USAGE_LOG,

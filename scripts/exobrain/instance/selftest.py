@@ -31,9 +31,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from exobrain.caches import BYTECODE
 from exobrain.instance import agentcheck
 from exobrain.instance.verdict import FAIL, PASS, SKIP, Check
-from exobrain.paths import PACKAGED_DATA, python_module
+from exobrain.paths import PACKAGED_DATA, python_module, user_cache_dir
 from exobrain.workspace import Workspace
 
 CHECKS = ("schemas", "skills-validate", "locks", "docs", "agents", "git-hooks", "test-suite")
@@ -289,7 +290,10 @@ def check_suite(root: Path, options: Options) -> Check:
             "pytest-xdist is not installed (pyproject.toml's addopts run the suite in parallel)",
             fix="pip install -e '.[test]' (or pass --no-suite)",
         )
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    # bytecode goes to the user cache, not into the exobrain (checks never write there), and
+    # is kept: without it every command the tests start compiles the whole package again
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(user_cache_dir() / BYTECODE.folder)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     if (root / "scripts" / "exobrain" / "__init__.py").is_file():
         env["PYTHONPATH"] = os.pathsep.join(
             filter(None, [str(root / "scripts"), env.get("PYTHONPATH")])
