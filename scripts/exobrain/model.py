@@ -9,6 +9,8 @@ strings), and the reason a skill is off is a value, never a sentence parsed back
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from enum import Enum, StrEnum
 from typing import NamedTuple
 
@@ -118,14 +120,23 @@ class Identity(NamedTuple):
         return f"skill:{self.name}@{self.ref_home}"
 
     @property
-    def link_name(self) -> str:
-        """The folder name an agent sees: ``name`` (global), ``name.<home with / as __>``,
-        ``name.<owner>`` (external)."""
+    def told_apart(self) -> str:
+        """The folder name an agent sees when another skill it sees has the same name:
+        ``name.<home with / as __>`` (``tidy.groups__acme``, ``tidy.global``), ``name.<owner>``
+        (external). Otherwise it sees the plain name (:func:`link_names`)."""
         if self.is_external:
             return f"{self.name}.{self.owner}"
-        if self.home == GLOBAL:
-            return self.name
         return f"{self.name}.{self.home.replace('/', '__')}"
+
+
+def link_names(linked: Iterable[Identity]) -> dict[Identity, str]:
+    """The folder name of each skill an agent's folders hold: the plain name, as the Agent
+    Skills specification wants (folder name = ``name``), unless two of ``linked`` share it;
+    then each of them is told apart by its home (:attr:`Identity.told_apart`), so two scopes
+    can still supply one name (the seed's rule)."""
+    linked = set(linked)
+    count = Counter(identity.name for identity in linked)
+    return {i: (i.told_apart if count[i.name] > 1 else i.name) for i in linked}
 
 
 class Reason(Enum):

@@ -34,6 +34,9 @@ class Resolved:
     reason: Reason | None = None  # why the skill is off, or flagged while on
     detail: str = ""  # the agent (NOT_FOR_AGENT), persona (PERSONA) or needing skill (DEPENDENCY)
     superseded_by: Identity | None = None  # the successor this skill redirects to
+    #: its folder name in the agent's skills folders, given by the workspace over everything
+    #: linked (:func:`exobrain.model.link_names`); "" outside a workspace: the plain name
+    link: str = ""
 
     @cached_property
     def identity(self) -> Identity:
@@ -56,7 +59,7 @@ class Resolved:
 
     @property
     def link_name(self) -> str:
-        return self.identity.link_name
+        return self.link or self.name
 
     @property
     def note(self) -> str:

@@ -59,6 +59,10 @@ def find_root(start: Path | None = None) -> Path:
     )
 
 
+#: The key of ``.exobrain.json`` listing the agents connected at user level.
+USER_AGENTS_KEY = "user_agents"
+
+
 @dataclass(frozen=True)
 class ScopeConfig:
     """Collection folder → scope type, in precedence order (earlier = shallower).
@@ -309,6 +313,14 @@ class Connection:
     raw: dict[str, Any] = field(default_factory=dict)
     people: tuple[str, ...] = ()
     scopes_key: str = "connected_scopes"
+
+    @property
+    def every_agent(self) -> list[str]:
+        """The agents connected at project level and, as far as the file says so correctly,
+        at user level (``user_agents``; connect-agent reports a malformed list)."""
+        user = self.raw.get(USER_AGENTS_KEY, [])
+        named = [a for a in user if isinstance(a, str)] if isinstance(user, list) else []
+        return list(dict.fromkeys([*self.agents, *named]))
 
     @property
     def is_guest(self) -> bool:

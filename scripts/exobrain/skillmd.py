@@ -17,6 +17,7 @@ from exobrain.errors import ExobrainError, InputFileError
 from exobrain.findings import WARNING, Finding, from_error
 from exobrain.model import AGENT_HOOKS, EXTERNAL, TOOL_WILDCARDS
 from exobrain.paths import shown, skill_dir
+from exobrain.util import boundedjson
 from exobrain.util.boundedjson import MAX_DEPTH, MAX_NUMBER_CHARS
 from exobrain.util.fileio import read_bytes, read_text
 
@@ -29,13 +30,93 @@ _SIMPLE_LINE = re.compile(r"^([A-Za-z_][\w-]*):(?:[ \t]+(.*))?$")
 _SEMVER = re.compile(r"^\d+\.\d+\.\d+$")
 
 
+#: The toolkit's own frontmatter fields (SPEC-013's artifact version, schema and provenance).
+#: They are written into ``metadata`` as strings — the place the Agent Skills specification
+#: gives a client's own keys — so the SKILL.md an agent reads passes ``agentskills validate``;
+#: a skill written before keeps them at the top level and reads the same.
+TOOLKIT_FIELDS = ("version", "schema_version", "source", "source_format", "source_url")
+
+
+def toolkit_field(meta: dict[str, Any], key: str) -> Any:
+    """One of :data:`TOOLKIT_FIELDS`: from ``metadata`` when it is there, else the top level
+    (``schema_version`` as the number the schema names)."""
+    metadata = meta.get("metadata")
+    if isinstance(metadata, dict) and key in metadata:
+        value = metadata[key]
+        if key == "schema_version" and isinstance(value, str) and value.isdigit():
+            return int(value)
+        return value
+    return meta.get(key)
+
+
+#: The ``metadata`` entry naming the SPEC-013 fields kept there (``triggers``, ``links``, …),
+#: each as text (non-strings as JSON): what an export writes, and what a skill may be written
+#: as to stay a valid Agent Skills folder while using the toolkit's fields.
+FOLDED_MARKER = "exobrain-fields"
+
+
+def folded_fields(meta: dict[str, Any]) -> list[str]:
+    """The field names ``metadata.exobrain-fields`` lists (none when it lists nothing)."""
+    metadata = meta.get("metadata")
+    marker = metadata.get(FOLDED_MARKER) if isinstance(metadata, dict) else None
+    return marker.split() if isinstance(marker, str) else []
+
+
+def unfold(text: str) -> Any:
+    """A folded field's value: JSON read back, any other text as it is."""
+    try:
+        return boundedjson.loads(text)
+    except ValueError:
+        return text
+
+
+def lifted(meta: dict[str, Any]) -> dict[str, Any]:
+    """``meta`` as the toolkit reads it: the toolkit's fields and the folded SPEC-013 fields
+    kept in ``metadata`` put back at the top level (``metadata`` keeps the rest), so every
+    reader and the registry's schema see one shape whichever way the file is written. A field
+    at the top level wins; :func:`toolkit_field_conflicts` reports a disagreement."""
+    metadata = meta.get("metadata")
+    folded = folded_fields(meta)
+    if not isinstance(metadata, dict) or not (folded or any(k in metadata for k in TOOLKIT_FIELDS)):
+        return meta
+    out = {k: v for k, v in meta.items() if k != "metadata"}
+    rest = dict(metadata)
+    rest.pop(FOLDED_MARKER, None)
+    for key in folded:
+        if key in rest:
+            value = rest.pop(key)
+            out.setdefault(key, unfold(value) if isinstance(value, str) else value)
+    for key in TOOLKIT_FIELDS:
+        if key in rest:
+            rest.pop(key)
+            out.setdefault(key, toolkit_field(meta, key))
+    if rest:
+        out["metadata"] = rest
+    return out
+
+
+def toolkit_field_conflicts(meta: dict[str, Any]) -> list[str]:
+    """The toolkit fields set both at the top level and in ``metadata``, to different values."""
+    metadata = meta.get("metadata")
+    if not isinstance(metadata, dict):
+        return []
+    return [
+        f"{key} is {meta[key]!r} at the top level and {metadata[key]!r} in metadata; keep "
+        f"the one in metadata"
+        for key in TOOLKIT_FIELDS
+        if key in meta and key in metadata and str(meta[key]) != str(metadata[key])
+    ]
+
+
 @dataclass
 class SkillDoc:
-    """A parsed SKILL.md: its frontmatter mapping and the markdown body after it."""
+    """A parsed SKILL.md: its frontmatter as the toolkit reads it (:func:`lifted`), the
+    markdown body after it, and the frontmatter exactly as written (``raw``)."""
 
     path: Path
     meta: dict[str, Any]
     body: str
+    raw: dict[str, Any]
 
     @property
     def description(self) -> str:
@@ -138,7 +219,8 @@ def _node_problem(root: Any) -> tuple[int, str] | None:
 
 def parse(text: str, path: Path) -> SkillDoc:
     front, body, _ = split_frontmatter(text, path)
-    return SkillDoc(path, _yaml_load(front, path), body)
+    raw = _yaml_load(front, path)
+    return SkillDoc(path, lifted(raw), body, raw)
 
 
 def skill_text(path: Path) -> str:
@@ -209,6 +291,11 @@ def quick_meta_of(
             return {k: v for k, v in _yaml_load(front, path).items() if k in keys}
         found[match.group(1)] = value
     return found
+
+
+def quick_version(path: Path) -> Any:
+    """A SKILL.md's version (in ``metadata`` or at the top level), read as fast as it can be."""
+    return toolkit_field(quick_meta(path, ("version", "metadata")), "version")
 
 
 def description_of(root: Path, home: str, name: str, problems: list[Finding] | None = None) -> str:
@@ -343,66 +430,3 @@ def links_of(meta: dict[str, Any], predicate: str) -> list[str]:
         if isinstance(ref, str):
             refs.append(ref)
     return refs
-
-
-def set_scalar(text: str, key: str, value: str) -> str:
-    """Set a top-level scalar in the frontmatter, leaving every other byte as it was.
-
-    An existing ``key:`` line is replaced in place; otherwise the line is inserted after the
-    ``description`` entry (or at the end of the frontmatter).
-    """
-    _, _, body_line = split_frontmatter(text, Path("SKILL.md"))
-    lines = text.split("\n")
-    start, end = 1, body_line - 2  # first frontmatter line, the closing '---'
-    pattern = re.compile(rf"^{re.escape(key)}:(\s|$)")
-    for index in range(start, end):
-        if pattern.match(lines[index]):
-            eol = "\r" if lines[index].endswith("\r") else ""
-            lines[index] = f"{key}: {value}{eol}"
-            return "\n".join(lines)
-    insert_at = end
-    for index in range(start, end):
-        if re.match(r"^description:(\s|$)", lines[index]):
-            insert_at = index + 1
-            while insert_at < end and lines[insert_at][:1] in (" ", "\t"):
-                insert_at += 1
-            break
-    eol = "\r" if lines[start].endswith("\r") else ""
-    lines.insert(insert_at, f"{key}: {value}{eol}")
-    return "\n".join(lines)
-
-
-def dump_frontmatter(meta: dict[str, Any], body: str) -> str:
-    """A whole SKILL.md from a mapping and a body (used when a new file is written)."""
-    import yaml
-
-    front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=100)
-    return f"---\n{front}---\n{body}"
-
-
-def add_link(text: str, predicate: str, value: Any) -> str:
-    """Append ``value`` to ``links.<predicate>`` in a SKILL.md.
-
-    When the frontmatter has no ``links`` yet, a block is appended before the closing ``---``
-    and every other byte stays as it was; otherwise the frontmatter is re-written from its
-    parsed form (comments in it are lost, the body is kept byte for byte).
-    """
-    path = Path("SKILL.md")
-    front, body, body_line = split_frontmatter(text, path)
-    meta = _yaml_load(front, path)
-    links = meta.get("links")
-    if links is None:
-        import yaml
-
-        block = yaml.safe_dump(
-            {"links": {predicate: [value]}}, sort_keys=False, allow_unicode=True, width=100
-        )
-        lines = text.split("\n")
-        closing = body_line - 2
-        return "\n".join(lines[:closing] + block.rstrip("\n").split("\n") + lines[closing:])
-    if not isinstance(links, dict):
-        raise InputFileError(f"{path}: links must be a mapping of predicates to lists")
-    current = as_list(links.get(predicate))
-    if value not in current:
-        links[predicate] = [*current, value]
-    return dump_frontmatter(meta, body)

@@ -11,13 +11,13 @@ home or a whole-repository scan outside the cone is still seen.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from exobrain.dependencies import Edges, dependency_cycles, dependency_edges, pull_dependencies
 from exobrain.errors import UsageError
 from exobrain.findings import ERROR, WARNING, Finding
-from exobrain.model import EXTERNAL, GLOBAL, Identity
+from exobrain.model import EXTERNAL, GLOBAL, Identity, Tier, link_names
 from exobrain.refs import SkillRef, canonical, entry_home
 from exobrain.registry.entries import REGISTRY_FILE, Entry, Registry, load_registry
 from exobrain.resolve import Resolved, override_targets, resolve
@@ -60,6 +60,7 @@ class Workspace:
     #: what the sparse checkout leaves out, read from git's objects
     sparse: SparseView = field(init=False, repr=False)
     _depends: Edges | None = field(default=None, repr=False)
+    _linked_cache: frozenset[Identity] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.sparse = SparseView(self.root, self.config, self.findings)
@@ -142,10 +143,45 @@ class Workspace:
         (``supersedes`` reads the links instead of the SKILL.md files, see supersession), then
         the dependencies of what is linked (``dependencies=False``: left out, for a caller
         that ranks skills rather than links them)."""
+        return self.named(self._resolved(agent, supersedes, dependencies))
+
+    def _resolved(
+        self, agent: str | None, supersedes: LinksReader | None = None, dependencies: bool = True
+    ) -> list[Resolved]:
         entries = self.chain_entries()
         rows = resolve(entries, self.my_ids, agent, self._outside_declarations(entries))
         rows = redirect(rows, supersedes_edges(self.root, entries, supersedes))
         return self.with_dependencies(rows) if dependencies else rows
+
+    def named(self, rows: list[Resolved]) -> list[Resolved]:
+        """``rows`` with the folder names their skills are linked or installed under: the
+        plain name unless another skill linked for any agent connected here (or for no agent
+        in particular) has it too, then the told-apart name (:func:`link_names`). Rows a
+        caller raised itself (a persona's) count too. Nothing is computed when no two skills
+        the chain mentions share a name, the usual case."""
+        names = [e.name for e in self.chain_entries()] + [r.name for r in rows]
+        if len(set(names)) == len(names) or not self._shared_names(rows):
+            return rows
+        linked = self._linked() | {r.identity for r in rows if _is_linked(r)}
+        told = {i for i, name in link_names(linked).items() if name != i.name}
+        return [replace(r, link=r.identity.told_apart) if r.identity in told else r for r in rows]
+
+    def _shared_names(self, rows: list[Resolved]) -> bool:
+        """Whether two different skills the chain or ``rows`` mention share a name."""
+        seen: dict[str, Identity] = {}
+        identities = [e.identity for e in self.chain_entries()] + [r.identity for r in rows]
+        return any(seen.setdefault(i.name, i) != i for i in identities)
+
+    def _linked(self) -> frozenset[Identity]:
+        """Every skill linked or installed for no agent in particular or for an agent
+        connected on this clone (project or user level): the names are chosen over all of
+        them, so agents that share a folder see one name per skill."""
+        if self._linked_cache is None:
+            agents: list[str | None] = [None, *self.connection.every_agent]
+            self._linked_cache = frozenset(
+                r.identity for agent in agents for r in self._resolved(agent) if _is_linked(r)
+            )
+        return self._linked_cache
 
     def with_dependencies(self, rows: list[Resolved]) -> list[Resolved]:
         """``rows`` with what their ``always`` skills depend on raised to ``always`` (also for
@@ -226,6 +262,12 @@ class Workspace:
     @property
     def has_bad_input(self) -> bool:
         return any(f.bad_input for f in self.findings)
+
+
+def _is_linked(row: Resolved) -> bool:
+    """Whether the skill gets a folder of its own among an agent's skills: linked at
+    ``always``, or an external skill installed (``optional`` ones into ``skills-optional``)."""
+    return row.tier == Tier.ALWAYS or (row.is_external and row.tier == Tier.OPTIONAL)
 
 
 def find_declaration(ws: Workspace, ref: SkillRef) -> Entry:

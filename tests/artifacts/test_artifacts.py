@@ -2,10 +2,12 @@ import json
 import shutil
 
 import pytest
+import skills_ref
 from click.testing import CliRunner
 
 from exobrain.cli.umbrella import main as exobrain_cli
 from exobrain.cli.validate import main as validate
+from exobrain.skillmd import read_skill
 from exobrain.util.dirhash import file_digests, hash_digests
 from tests.support.helpers import build_tree, exobrain, git
 
@@ -71,8 +73,10 @@ def test_unbumped_helper_edit_fails_validate_and_bump_fixes_it(tmp_path):
     assert code == 2 and "bump it" in out
     code, out = run(root, "register", str(root / "skills/tool"), "--bump", "patch")
     assert code == 0 and "1.0.1 (bumped from 1.0.0)" in out
-    assert (root / "skills/tool/SKILL.md").read_text() == SKILL.replace("1.0.0", "1.0.1").replace(
-        "tooling.\n", "tooling.\nschema_version: 1\nsource: native\n"
+    # the bump moves the toolkit's fields into metadata; the comment survives
+    assert (root / "skills/tool/SKILL.md").read_text() == (
+        "---\nname: tool\ndescription: Use tool for tooling.\n# a comment that must survive\n"
+        'metadata:\n  version: 1.0.1\n  schema_version: "1"\n  source: native\n---\nBody text.\n'
     )
     assert CliRunner().invoke(validate, ["--repo", str(root)]).exit_code == 0
     assert run(root, "lock", "--check")[0] == 0
@@ -166,10 +170,15 @@ def test_supersede_writes_link_and_refuses_cycles(tmp_path):
     code, out = run(root, "supersede", "tool2", "tool")
     assert code == 0 and "now supersedes skill:tool@global" in out
     text = (root / "skills/tool2/SKILL.md").read_text()
+    # the link is folded into metadata, where the Agent Skills specification allows it
     assert text == (
-        "---\nname: tool2\ndescription: Better tool.\nlinks:\n  supersedes:\n"
-        "  - skill:tool@global\n---\nB\n"
+        "---\nname: tool2\ndescription: Better tool.\nmetadata:\n"
+        '  links: \'{"supersedes": ["skill:tool@global"]}\'\n'
+        "  exobrain-fields: links\n---\nB\n"
     )
+    assert read_skill(root / "skills/tool2/SKILL.md").meta["links"] == {
+        "supersedes": ["skill:tool@global"]
+    }
     before = (root / "skills/tool/SKILL.md").read_bytes()
     code, out = run(root, "supersede", "tool", "tool2")
     assert code == 2 and "cycle" in out and (root / "skills/tool/SKILL.md").read_bytes() == before
@@ -187,7 +196,10 @@ def test_fork_makes_a_valid_draft_and_leaves_the_original(tmp_path):
     assert code == 0 and "draft 0.1.0, owner al" in out
     fork_md = (root / "people/al/skills/my-tool/SKILL.md").read_text()
     assert "name: my-tool" in fork_md and "version: 0.1.0" in fork_md and "Body text." in fork_md
-    assert "ref: skill:tool@global" in fork_md and "version: 1.0.0" in fork_md and "h1:" in fork_md
+    derived = read_skill(root / "people/al/skills/my-tool/SKILL.md").meta["links"]["derives_from"]
+    assert derived[0]["ref"] == "skill:tool@global" and derived[0]["version"] == "1.0.0"
+    assert derived[0]["hash"].startswith("h1:")
+    assert skills_ref.validate(root / "people/al/skills/my-tool") == []  # as agents read it
     assert (root / "people/al/skills/my-tool/helper.py").exists()
     assert json.loads((root / "people/al/skills.json").read_text())["skills"] == [
         {"name": "my-tool", "owner": "al", "tier": "optional", "lifecycle": "draft"}

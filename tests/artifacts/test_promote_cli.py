@@ -90,7 +90,7 @@ def test_override_of_a_non_forced_group_skill_turns_it_on_for_the_person(tmp_pat
     assert code == 0, err
     assert out.splitlines() == [
         "people/alice/skills.json: override tidy from groups/acme: (none) → always",
-        "for you: tidy.groups__acme off → always",
+        "for you: tidy off → always",
         "next: connect-agent AGENT --relink",
     ]
     assert resolved(root)[("tidy", "groups/acme")] == ("always", "people/alice")
@@ -120,7 +120,7 @@ def test_force_makes_a_group_declaration_reach_a_non_owner_and_clearing_restores
     assert out.splitlines()[:3] == [
         "groups/acme/skills.json: declaration tidy (owner acme, tier always): "
         "force false → force true",
-        "for you: tidy.groups__acme off → always",
+        "for you: tidy off → always",
         "note: tidy now reaches everyone whose chain includes groups/acme",
     ]
     assert resolved(root)[("tidy", "groups/acme")] == ("always", "groups/acme")
@@ -153,7 +153,7 @@ def test_external_override_with_owner(tmp_path):
     assert code == 0 and data["action"] == "added" and data["written"] is True
     assert list(data["after"]) == ["name", "from", "owner", "tier"]
     assert data["effect"] == {
-        "skill": "skill-creator.anthropic",
+        "skill": "skill-creator",
         "before": "off",
         "after": "always",
         "in_chain": True,
@@ -382,7 +382,7 @@ def test_lifecycle_notes_and_force_needs_owner_when_a_name_is_declared_twice(tmp
         )
     )
     code, out, _ = run(root, "old", "--from", "groups/acme", "--to", "always")
-    assert code == 0 and "for you: old.groups__acme stays off" in out
+    assert code == 0 and "for you: old stays off" in out
     assert "note: old is archived: it resolves off whatever the tier" in out
     before = tree(root)
     code, _, err = run(root, "tidy", "--in", "groups/acme", "--force")

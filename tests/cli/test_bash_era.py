@@ -121,7 +121,9 @@ def test_connect_takes_over_what_the_bash_connect_agent_generated(tmp_path):
     assert f"~ updated       .claude/connected-scopes.md ({taken})" in result.output
     assert f"- removed       .claude/optional-skills.md ({taken})" in result.output
     assert os.readlink(claude / "skills/tidy") == "../../skills/tidy"
-    assert (claude / f"skills/notes.{LAPTOP.replace('/', '__')}").is_symlink()
+    # the bash link told apart by home is renamed to the plain name (no other "notes")
+    assert (claude / "skills/notes").is_symlink()
+    assert not os.path.lexists(claude / f"skills/notes.{LAPTOP.replace('/', '__')}")
     # the bash git hook is ours to rewrite, not a hook of the user's to chain
     assert "# exobrain-hook:" in (hooks / "post-merge").read_text()
     assert not (hooks / "post-merge.local").exists()
@@ -174,6 +176,6 @@ def test_the_oldest_connection_key_and_a_list_of_ids(tmp_path, isolated_home):
     result = run(connect, root, "openclaw")
     assert result.exit_code == 0, result.output
     workspace = isolated_home / ".openclaw/workspace"
-    assert os.readlink(workspace / "skills/mine.local") == str(root / "local/skills/mine")
+    assert os.readlink(workspace / "skills/mine") == str(root / "local/skills/mine")
     stored = json.loads((root / ".exobrain.json").read_text())
     assert stored["person"] == ["alex", "alex-work"] and stored["connected_scopes"] == ["local"]

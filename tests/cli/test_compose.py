@@ -6,6 +6,7 @@ import json
 import os
 
 import pytest
+import skills_ref
 from click.testing import CliRunner
 
 from exobrain.cli.connect import main as connect_cmd
@@ -68,6 +69,7 @@ def test_compose_writes_declares_and_locks_a_composed_skill(root):
     )
     assert doc.meta["dependencies"] == {"skills": ["skill:a@global", "skill:b@global"]}
     assert doc.meta["links"] == {"uses_skill": ["skill:a@global", "skill:b@global"]}
+    assert skills_ref.validate(folder) == []  # the fields sit in metadata: a valid folder
     assert "1. [`skill:a@global`](../../../../skills/a/SKILL.md) — Use a to plan" in doc.body
     for link in ("../../../../skills/a/SKILL.md", "../../../../skills/b/SKILL.md"):
         assert (folder / link).is_file()
@@ -102,14 +104,14 @@ def test_a_linked_skill_brings_its_dependencies_transitively(root):
     result, rows = status(root)
     assert result.exit_code == 0, result.output
     assert rows["pair"]["tier"] == "always" and rows["pair"]["note"] == ""
-    assert (rows["a"]["tier"], rows["a"]["note"]) == ("always", "dependency of pair.people__al")
-    assert (rows["b"]["tier"], rows["b"]["note"]) == ("always", "dependency of pair.people__al")
+    assert (rows["a"]["tier"], rows["a"]["note"]) == ("always", "dependency of pair")
+    assert (rows["b"]["tier"], rows["b"]["note"]) == ("always", "dependency of pair")
     assert (rows["c"]["tier"], rows["c"]["note"]) == ("always", "dependency of b")  # bob's
     assert rows["d"]["tier"] == "off"  # archived: unavailable, not brought in
     result = CliRunner().invoke(connect_cmd, ["claude", "--repo", str(root)])
     assert result.exit_code == 0, result.output
     linked = sorted(os.listdir(root / ".claude/skills"))
-    assert linked == ["a", "b", "c", "pair.people__al"]
+    assert linked == ["a", "b", "c", "pair"]
     text = CliRunner().invoke(status_cmd, ["--repo", str(root)]).stdout
     assert "dependency of b" in text
 

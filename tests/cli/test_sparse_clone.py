@@ -55,8 +55,8 @@ def test_connect_and_status_need_only_the_chain(tmp_path):
     assert not (root / "people/p0002").exists() and not (root / "groups/g002").exists()
     assert not (root / "people/p0001/hosts/h0/skills").exists()  # the other host stays out
     links = root / ".claude/skills"
-    assert (links / "group-001-skill-0.groups__g001/SKILL.md").is_file()
-    assert (links / "p0001-h1-skill-0.people__p0001__hosts__h1/SKILL.md").is_file()
+    assert (links / "group-001-skill-0/SKILL.md").is_file()
+    assert (links / "p0001-h1-skill-0/SKILL.md").is_file()
     data = json.loads(invoke(status_cmd, root, "--json").output)
     assert data["chain"] == ["global", "groups/g001", "people/p0001", "people/p0001/hosts/h1"]
     tiers = {(s["name"], s["scope"]): s["tier"] for s in data["skills"]}
@@ -187,7 +187,7 @@ def test_the_cone_follows_the_registries_after_a_pull(tmp_path):
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     subprocess.run(["git", "pull", "-q", "--no-rebase", "origin", "main"], cwd=root, env=env)
     assert "groups/g002/skills/group-002-skill-0" in cone(root)  # the post-merge hook's relink
-    link = root / ".claude/skills/group-002-skill-0.groups__g002"
+    link = root / ".claude/skills/group-002-skill-0"
     assert (link / "SKILL.md").is_file()
     assert not (root / "groups/g002/skills/group-002-skill-1").exists()
 
@@ -197,7 +197,7 @@ def test_the_cone_follows_a_change_of_connection(tmp_path):
     done = invoke(connect_cmd, root, *CONNECT, "--group", "g002")
     assert done.exit_code == 0, done.output
     assert "groups/g002/skills" in cone(root)
-    assert (root / ".claude/skills/group-002-skill-0.groups__g002").is_dir()
+    assert (root / ".claude/skills/group-002-skill-0").is_dir()
     done = invoke(connect_cmd, root, "claude", "--person", "p0002", "--host", "h0")
     assert done.exit_code == 0, done.output
     assert cone(root) == [
@@ -243,7 +243,7 @@ def test_links_outside_the_cone_are_named_not_dangling(tmp_path):
     assert "is outside the sparse checkout; connect-agent claude --sparse brings it in" in (
         done.output
     )
-    assert not (root / ".claude/skills/p0001-h1-skill-0.people__p0001__hosts__h1").exists()
+    assert not (root / ".claude/skills/p0001-h1-skill-0").exists()
 
 
 def _blob_ids(root: Path) -> list[str]:

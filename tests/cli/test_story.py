@@ -102,11 +102,11 @@ def test_a_team_s_daily_life(tmp_path):
     git(tmp_path, "clone", "-q", str(tmp_path / "origin.git"), str(bob))
     sh("exobrain scope new people/bob", bob)
     sh("connect-agent claude --person bob --group acme", bob)
-    assert not (bob / ".claude/skills/tidy.groups__acme").exists()  # not his, not forced
+    assert not (bob / ".claude/skills/tidy").exists()  # not his, not forced
     said = out("skills-promote tidy --from groups/acme --to always", bob)
-    assert "for you: tidy.groups__acme off → always" in said
+    assert "for you: tidy off → always" in said
     sh("connect-agent claude --relink", bob)
-    assert os.readlink(bob / ".claude/skills/tidy.groups__acme") == "../../groups/acme/skills/tidy"
+    assert os.readlink(bob / ".claude/skills/tidy") == "../../groups/acme/skills/tidy"
     healthy(bob)
     commit_and_push(bob, "bob opts into tidy")
     healthy(bob)
@@ -135,5 +135,5 @@ def test_a_team_s_daily_life(tmp_path):
     # bob's next pull relinks through the hook connect-agent installed: neat replaces tidy
     git(bob, "pull", "-q", "--no-rebase")
     skills = sorted(p.name for p in (bob / ".claude/skills").iterdir())
-    assert "neat.groups__acme" in skills and "tidy.groups__acme" not in skills
+    assert "neat" in skills and "tidy" not in skills
     healthy(bob)

@@ -222,7 +222,7 @@ def test_wizard_runs_on_a_real_terminal(tmp_path):
     assert os.waitstatus_to_exitcode(status) == 0, output
     stored = json.loads((root / ".exobrain.json").read_text())
     assert stored["connected_scopes"] == ["groups/beta", "people/alice/hosts/laptop"]
-    assert (root / ".claude/skills/mine.people__alice").is_symlink()
+    assert (root / ".claude/skills/mine").is_symlink()
 
 
 def test_no_terminal_means_no_wizard(tmp_path):

@@ -154,7 +154,7 @@ def test_git_pull_relinks_and_runs_the_users_hook(tmp_path):
         '#!/bin/sh\necho "mine $1" > "$(git rev-parse --show-toplevel)/../ran"\n',
     )
     assert run(clone, "claude").exit_code == 0
-    assert not (clone / ".claude/skills/new.groups__acme").exists()
+    assert not (clone / ".claude/skills/new").exists()
     build_tree(
         upstream,
         {
@@ -174,8 +174,8 @@ def test_git_pull_relinks_and_runs_the_users_hook(tmp_path):
         env={**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}"},
     )
     assert done.returncode == 0, done.stderr
-    assert os.readlink(clone / ".claude/skills/new.groups__acme") == "../../groups/acme/skills/new"
-    assert not (clone / ".claude/skills/tidy.groups__acme").exists()
+    assert os.readlink(clone / ".claude/skills/new") == "../../groups/acme/skills/new"
+    assert not (clone / ".claude/skills/tidy").exists()
     assert (tmp_path / "ran").read_text() == "mine 0\n"  # the user's hook ran, with its argument
 
 
@@ -258,7 +258,7 @@ def test_failing_and_hanging_hooks_are_reported_and_connect_continues(tmp_path):
     assert hanging["timed_out"] and hanging["exit_code"] is None and hanging["seconds"] < 5
     assert hanging["output"] == "started"
     assert "not executable" in hooks["people/alice/scripts/connect-agent.claude"]["error"]
-    assert (root / ".claude/skills/tidy.groups__acme").is_symlink()  # the rest was done
+    assert (root / ".claude/skills/tidy").is_symlink()  # the rest was done
     result = run(root, "claude", "--hook-timeout", "0.5")
     assert "! hook failed   groups/acme/scripts/connect-agent: exited 3" in result.output
     assert "people/alice/scripts/connect-agent: timed out after" in result.output

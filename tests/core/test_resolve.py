@@ -1,4 +1,4 @@
-from exobrain.model import Identity
+from exobrain.model import Identity, link_names
 from exobrain.registry.entries import make_entry
 from exobrain.resolve import resolve
 
@@ -96,7 +96,13 @@ def test_same_name_two_homes_are_two_skills_and_external_identity_has_owner():
         Identity("groups/g", "a"): "always",
         Identity("external", "a", "anthropic"): "optional",
     }
-    assert sorted(r.link_name for r in rows) == ["a", "a.anthropic", "a.groups__g"]
+    # one name from three homes: each folder is told apart by its home; a unique one is plain
+    assert link_names(r.identity for r in rows) == {
+        Identity("global", "a"): "a.global",
+        Identity("groups/g", "a"): "a.groups__g",
+        Identity("external", "a", "anthropic"): "a.anthropic",
+    }
+    assert link_names([Identity("groups/g", "b")]) == {Identity("groups/g", "b"): "b"}
 
 
 def test_override_of_declaration_outside_chain_resolves_with_its_home():

@@ -41,20 +41,20 @@ def test_one_line_per_skill_for_each_outcome(tmp_path, up):
     code, out, _ = run(root, "--allow-local")
     first = up.head()
     assert code == 0
-    assert f"claude  pdf.anthropic  ↓ fetched {first[:7]} into .claude/skills" in out
-    assert f"claude  doc.anthropic  ↓ fetched {first[:7]} into .claude/skills-optional" in out
+    assert f"claude  pdf  ↓ fetched {first[:7]} into .claude/skills" in out
+    assert f"claude  doc  ↓ fetched {first[:7]} into .claude/skills-optional" in out
     assert out.splitlines()[-1] == "claude: 2 fetched"
     code, out, _ = run(root, "--allow-local")
-    assert f"claude  pdf.anthropic  = already at {first[:7]}" in out and code == 0
+    assert f"claude  pdf  = already at {first[:7]}" in out and code == 0
     second = up.commit({"skills/pdf/SKILL.md": skill_md("pdf", "Version two.")})
     brain(tmp_path, [external("pdf", up.url)])
     code, out, _ = run(root, "--allow-local")
-    assert f"claude  pdf.anthropic  ↑ updated {first[:7]}→{second[:7]}" in out
-    assert "claude  doc.anthropic  - removed from .claude/skills-optional" in out
+    assert f"claude  pdf  ↑ updated {first[:7]}→{second[:7]}" in out
+    assert "claude  doc  - removed from .claude/skills-optional" in out
     up.bare.rename(tmp_path / "moved.git")
     code, out, _ = run(root, "--allow-local")
     assert code == 1
-    assert "claude  pdf.anthropic  ✗ failed: cannot reach" in out
+    assert "claude  pdf  ✗ failed: cannot reach" in out
     assert f"kept the installed copy at {second[:7]}" in out
 
 
@@ -67,7 +67,7 @@ def test_json_carries_the_same_facts(tmp_path, up):
     [event] = report["events"]
     assert (report["agent"], event["link_name"], event["action"]) == (
         "claude",
-        "pdf.anthropic",
+        "pdf",
         "fetched",
     )
     assert event["to_commit"] == up.head() and event["repo"] == up.url
@@ -92,8 +92,8 @@ def test_agents_default_to_the_connection_and_none_is_a_usage_error(tmp_path, up
     root = brain(tmp_path, [external("pdf", up.url)], connection={"agents": ["claude", "codex"]})
     code, _out, _ = run(root, "--allow-local")
     assert code == 0
-    assert (root / ".claude/skills/pdf.anthropic").is_dir()
-    assert (root / ".agents/skills/pdf.anthropic").is_dir()
+    assert (root / ".claude/skills/pdf").is_dir()
+    assert (root / ".agents/skills/pdf").is_dir()
     bare = exobrain(tmp_path / "bare", {"global": [external("pdf", up.url)]})
     code, _, err = run(bare, "--allow-local")
     assert code == 2 and "no agent to fetch for" in err and "--agent" in err
@@ -106,7 +106,7 @@ def test_agents_default_to_the_connection_and_none_is_a_usage_error(tmp_path, up
 def test_user_flag_installs_into_the_agents_home(tmp_path, up, isolated_home):
     root = brain(tmp_path, [external("pdf", up.url)])
     code, _, _ = run(root, "--allow-local", "--user", "--agent", "claude")
-    assert code == 0 and (isolated_home / ".claude/skills/pdf.anthropic/SKILL.md").is_file()
+    assert code == 0 and (isolated_home / ".claude/skills/pdf/SKILL.md").is_file()
     assert not (root / ".claude").exists()
 
 
@@ -150,7 +150,7 @@ def test_option_like_and_traversing_sources_are_refused_and_nothing_is_pruned(
     code, _, err = run(root, "--allow-local")
     assert code == 2 and message in err and "skills.json" in err
     assert "not removed until they are fixed" in err
-    assert (root / ".claude/skills/pdf.anthropic/SKILL.md").is_file()
+    assert (root / ".claude/skills/pdf/SKILL.md").is_file()
 
 
 def test_cache_dir_option_and_environment_variable(tmp_path, up, monkeypatch):

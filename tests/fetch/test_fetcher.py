@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -79,8 +80,8 @@ def cache_repos():
 def test_pinned_sha_is_fetched_once_then_never_asks_git_again(tmp_path, up, gitlog):
     root = brain(tmp_path, [external("pdf", up.url, ref=up.head())])
     first = sync(root)
-    installed = root / ".claude/skills/pdf.anthropic"
-    assert actions(first) == {"pdf.anthropic": "fetched"} and not first.failed
+    installed = root / ".claude/skills/pdf"
+    assert actions(first) == {"pdf": "fetched"} and not first.failed
     assert (installed / "SKILL.md").read_text() == skill_md("pdf", "Use for PDF files.")
     assert (installed / "scripts/fill.py").is_file() and not (installed / "other").exists()
     record = read_record(installed)
@@ -89,7 +90,7 @@ def test_pinned_sha_is_fetched_once_then_never_asks_git_again(tmp_path, up, gitl
     up.commit({"skills/pdf/SKILL.md": skill_md("pdf", "Changed upstream.")})
     gitlog.clear()
     second = sync(root)
-    assert actions(second) == {"pdf.anthropic": "unchanged"}
+    assert actions(second) == {"pdf": "unchanged"}
     assert second.network_calls == 0 and only_checks(gitlog, 1)  # no remote: the files checked
 
 
@@ -97,21 +98,21 @@ def test_tag_is_fetched_once_even_when_the_branch_moves(tmp_path, up, gitlog):
     up.tag("v1", annotated=True)
     tagged = up.head()
     root = brain(tmp_path, [external("pdf", up.url, ref="v1")])
-    assert actions(sync(root)) == {"pdf.anthropic": "fetched"}
-    assert read_record(root / ".claude/skills/pdf.anthropic").commit == tagged
+    assert actions(sync(root)) == {"pdf": "fetched"}
+    assert read_record(root / ".claude/skills/pdf").commit == tagged
     up.commit({"skills/pdf/SKILL.md": skill_md("pdf", "Changed upstream.")})
     gitlog.clear()
     again = sync(root)
-    assert actions(again) == {"pdf.anthropic": "unchanged"} and only_checks(gitlog, 1)
+    assert actions(again) == {"pdf": "unchanged"} and only_checks(gitlog, 1)
 
 
 def test_branch_is_refetched_only_after_upstream_moves(tmp_path, up, gitlog):
     root = brain(tmp_path, [external("pdf", up.url)])
     old = up.head()
-    assert actions(sync(root)) == {"pdf.anthropic": "fetched"}
+    assert actions(sync(root)) == {"pdf": "fetched"}
     gitlog.clear()
     quiet = sync(root)
-    assert actions(quiet) == {"pdf.anthropic": "unchanged"}
+    assert actions(quiet) == {"pdf": "unchanged"}
     assert gitlog.count("ls-remote") == 1 and gitlog.count("fetch", "clone") == 0
     assert quiet.network_calls == 1
     new = up.commit({"skills/pdf/SKILL.md": skill_md("pdf", "Version two.")})
@@ -119,7 +120,7 @@ def test_branch_is_refetched_only_after_upstream_moves(tmp_path, up, gitlog):
     moved = sync(root)
     event = moved.events[0]
     assert (event.action, event.from_commit, event.to_commit) == ("updated", old, new)
-    assert "Version two." in (root / ".claude/skills/pdf.anthropic/SKILL.md").read_text()
+    assert "Version two." in (root / ".claude/skills/pdf/SKILL.md").read_text()
     assert gitlog.count("fetch") >= 1
     assert "updated " + old[:7] + "→" + new[:7] in event.line()
 
@@ -127,8 +128,8 @@ def test_branch_is_refetched_only_after_upstream_moves(tmp_path, up, gitlog):
 def test_two_skills_from_one_repository_share_one_cache_clone(tmp_path, up, gitlog):
     root = brain(tmp_path, [external("pdf", up.url), external("doc", up.url, tier="optional")])
     report = sync(root)
-    assert actions(report) == {"pdf.anthropic": "fetched", "doc.anthropic": "fetched"}
-    assert (root / ".claude/skills-optional/doc.anthropic/SKILL.md").is_file()
+    assert actions(report) == {"pdf": "fetched", "doc": "fetched"}
+    assert (root / ".claude/skills-optional/doc/SKILL.md").is_file()
     assert len(cache_repos()) == 1
     assert gitlog.count("ls-remote") == 1 and gitlog.count("clone") == 0
     cache = cache_repos()[0]
@@ -139,16 +140,16 @@ def test_two_skills_from_one_repository_share_one_cache_clone(tmp_path, up, gitl
 def test_unreachable_remote_keeps_the_installed_copy(tmp_path, up):
     root = brain(tmp_path, [external("pdf", up.url), external("doc", up.url, tier="optional")])
     sync(root)
-    before = content_hash(root / ".claude/skills/pdf.anthropic")
+    before = content_hash(root / ".claude/skills/pdf")
     up.bare.rename(tmp_path / "gone.git")
     report = sync(root)
     assert report.failed and actions(report) == {
-        "pdf.anthropic": "failed",
-        "doc.anthropic": "failed",
+        "pdf": "failed",
+        "doc": "failed",
     }
     assert "cannot reach" in report.events[0].message
     assert "kept the installed copy at" in report.events[0].message
-    assert content_hash(root / ".claude/skills/pdf.anthropic") == before
+    assert content_hash(root / ".claude/skills/pdf") == before
 
 
 def test_off_override_removes_the_install(tmp_path, up):
@@ -169,8 +170,8 @@ def test_off_override_removes_the_install(tmp_path, up):
         },
     )
     report = sync(root)
-    assert actions(report) == {"pdf.anthropic": "removed"}
-    assert not (root / ".claude/skills/pdf.anthropic").exists()
+    assert actions(report) == {"pdf": "removed"}
+    assert not (root / ".claude/skills/pdf").exists()
     assert "- removed from .claude/skills" in report.events[0].line()
 
 
@@ -180,13 +181,13 @@ def test_tier_change_moves_between_the_two_folders_without_fetching(tmp_path, up
     brain(tmp_path, [external("pdf", up.url, ref=up.head(), tier="unlisted")])
     gitlog.clear()
     report = sync(root)
-    assert actions(report) == {"pdf.anthropic": "moved"} and only_checks(gitlog, 1)
-    assert not (root / ".claude/skills/pdf.anthropic").exists()
-    assert read_record(root / ".claude/skills-optional/pdf.anthropic") is not None
+    assert actions(report) == {"pdf": "moved"} and only_checks(gitlog, 1)
+    assert not (root / ".claude/skills/pdf").exists()
+    assert read_record(root / ".claude/skills-optional/pdf") is not None
     brain(tmp_path, [external("pdf", up.url, ref=up.head(), tier="always")])
-    assert actions(sync(root)) == {"pdf.anthropic": "moved"}
-    assert (root / ".claude/skills/pdf.anthropic/SKILL.md").is_file()
-    assert not (root / ".claude/skills-optional/pdf.anthropic").exists()
+    assert actions(sync(root)) == {"pdf": "moved"}
+    assert (root / ".claude/skills/pdf/SKILL.md").is_file()
+    assert not (root / ".claude/skills-optional/pdf").exists()
 
 
 def test_removed_declaration_is_cleaned_up_when_no_external_skill_remains(tmp_path, up):
@@ -203,16 +204,22 @@ def test_agent_filter_removes_for_the_filtered_agent(tmp_path, up):
     root = brain(tmp_path, [external("pdf", up.url)])
     sync(root)
     brain(tmp_path, [external("pdf", up.url, skipAgents=["claude"])])
-    assert actions(sync(root)) == {"pdf.anthropic": "removed"}
+    assert actions(sync(root)) == {"pdf": "removed"}
 
 
 def test_a_folder_we_did_not_create_is_never_touched(tmp_path, up):
     root = brain(tmp_path, [external("pdf", up.url)])
-    mine = build_tree(root / ".claude/skills/pdf.anthropic", {"SKILL.md": "my own\n"})
+    mine = build_tree(root / ".claude/skills/pdf", {"SKILL.md": "my own\n"})
     build_tree(root / ".claude/skills/notes.bob", {"SKILL.md": "mine too\n"})
-    report = sync(root)
-    assert report.failed and "was not installed by exobrain; left alone" in report.events[0].message
+    report = sync(root)  # the plain name is taken: installed told apart, said so, theirs kept
+    assert actions(report) == {"pdf.anthropic": "fetched"} and not report.failed
+    assert "installed as pdf.anthropic" in report.warnings[0]
+    assert (root / ".claude/skills/pdf.anthropic/SKILL.md").is_file()
     assert (mine / "SKILL.md").read_text() == "my own\n"
+    shutil.rmtree(mine)  # once theirs is gone, the next run moves ours to the plain name
+    assert actions(sync(root)) == {"pdf": "moved"}
+    assert (root / ".claude/skills/pdf/SKILL.md").is_file()
+    assert not (root / ".claude/skills/pdf.anthropic").exists()
     assert (root / ".claude/skills/notes.bob/SKILL.md").is_file()  # not ours: never pruned
 
 
@@ -224,7 +231,7 @@ def test_an_install_of_the_bash_implementation_is_replaced_once(tmp_path, up):
         root / ".claude/skills-optional/pdf.anthropic",
         {"SKILL.md": "old\n", ".source-ref": "main\n"},
     )
-    assert actions(sync(root, check=True)) == {"pdf.anthropic": "would-fetch"}
+    assert actions(sync(root, check=True)) == {"pdf": "would-fetch"}
     assert (old / ".source-ref").is_file()
     report = sync(root)
     event = report.events[0]
@@ -232,14 +239,16 @@ def test_an_install_of_the_bash_implementation_is_replaced_once(tmp_path, up):
         "fetched",
         "replaces the bash implementation's install (pdf.anthropic)",
     )
-    assert not (old / ".source-ref").exists() and read_record(old).commit == up.head()
-    assert actions(sync(root)) == {"pdf.anthropic": "unchanged"}
+    assert not old.exists()  # it now goes under the plain name
+    assert read_record(old.parent / "pdf").commit == up.head()
+    assert actions(sync(root)) == {"pdf": "unchanged"}
 
 
 def test_a_bash_install_of_a_skill_no_longer_wanted_is_left_alone(tmp_path, up):
     root = brain(tmp_path, [external("pdf", up.url)])
     gone = build_tree(
-        root / ".claude/skills-optional/doc.anthropic", {"SKILL.md": "x\n", ".source-ref": "v1\n"}
+        root / ".claude/skills-optional/doc.anthropic",
+        {"SKILL.md": "x\n", ".source-ref": "v1\n"},
     )
     sync(root)
     assert (gone / ".source-ref").is_file()
@@ -250,43 +259,43 @@ def test_shared_folder_keeps_what_another_connected_agent_wants(tmp_path, up):
     root = brain(
         tmp_path, [external("pdf", up.url, agent="codex")], {"agents": ["codex", "agents"]}
     )
-    assert actions(sync(root, codex)) == {"pdf.anthropic": "fetched"}
+    assert actions(sync(root, codex)) == {"pdf": "fetched"}
     assert sync(root, agents).events == []  # agents does not want it, codex still does
-    assert (root / ".agents/skills/pdf.anthropic/SKILL.md").is_file()
+    assert (root / ".agents/skills/pdf/SKILL.md").is_file()
     brain(tmp_path, [])
-    assert actions(sync(root, agents)) == {"pdf.anthropic": "removed"}
+    assert actions(sync(root, agents)) == {"pdf": "removed"}
 
 
 def test_local_modification_is_reported_and_left_alone_unless_forced(tmp_path, up):
     root = brain(tmp_path, [external("pdf", up.url)])
     sync(root)
-    edited = root / ".claude/skills/pdf.anthropic/SKILL.md"
+    edited = root / ".claude/skills/pdf/SKILL.md"
     edited.write_text("my edit\n")
     up.commit({"skills/pdf/SKILL.md": skill_md("pdf", "Version two.")})
     report = sync(root)
-    assert actions(report) == {"pdf.anthropic": "modified"} and not report.failed
+    assert actions(report) == {"pdf": "modified"} and not report.failed
     assert "--force" in report.events[0].message and edited.read_text() == "my edit\n"
     brain(tmp_path, [])
-    assert actions(sync(root)) == {"pdf.anthropic": "modified"} and edited.exists()
+    assert actions(sync(root)) == {"pdf": "modified"} and edited.exists()
     brain(tmp_path, [external("pdf", up.url)])
-    assert actions(sync(root, force=True)) == {"pdf.anthropic": "updated"}
+    assert actions(sync(root, force=True)) == {"pdf": "updated"}
     assert "Version two." in edited.read_text()
 
 
 def test_check_reports_without_changing_anything(tmp_path, up, gitlog):
     root = brain(tmp_path, [external("pdf", up.url)])
     fresh = sync(root, check=True)
-    assert actions(fresh) == {"pdf.anthropic": "would-fetch"} and fresh.pending
+    assert actions(fresh) == {"pdf": "would-fetch"} and fresh.pending
     assert not (root / ".claude").exists() and cache_repos() == []
     sync(root)
     assert not sync(root, check=True).pending
     up.commit({"skills/pdf/SKILL.md": skill_md("pdf", "Version two.")})
-    before = content_hash(root / ".claude/skills/pdf.anthropic")
+    before = content_hash(root / ".claude/skills/pdf")
     gitlog.clear()
     later = sync(root, check=True)
-    assert actions(later) == {"pdf.anthropic": "would-update"} and later.pending
+    assert actions(later) == {"pdf": "would-update"} and later.pending
     assert gitlog.count("fetch") == 0
-    assert content_hash(root / ".claude/skills/pdf.anthropic") == before
+    assert content_hash(root / ".claude/skills/pdf") == before
 
 
 def test_escaping_symlink_is_refused(tmp_path):
@@ -300,7 +309,7 @@ def test_escaping_symlink_is_refused(tmp_path):
     assert "'passwords' is a symbolic link to '../../../../etc/passwd', leading outside" in (
         report.events[0].message
     )
-    assert not (root / ".claude/skills/evil.anthropic").exists()
+    assert not (root / ".claude/skills/evil").exists()
     assert list((root / ".claude/skills").iterdir()) == []  # the temp folder is gone too
 
 
@@ -310,7 +319,7 @@ def test_symlink_inside_the_skill_is_kept(tmp_path):
     up.commit({})
     root = brain(tmp_path, [external("ok", up.url)])
     assert not sync(root).failed
-    link = root / ".claude/skills/ok.anthropic/b.md"
+    link = root / ".claude/skills/ok/b.md"
     assert link.is_symlink() and link.read_text() == "a\n"
 
 
@@ -344,7 +353,7 @@ def test_skill_without_skill_md_or_over_the_size_cap_is_refused(tmp_path, up):
     brain(tmp_path, [external("pdf", up.url)])
     capped = sync(root)
     assert capped.failed and "size cap" in capped.events[0].message
-    assert not (root / ".claude/skills/pdf.anthropic").exists()
+    assert not (root / ".claude/skills/pdf").exists()
 
 
 def test_unknown_ref_and_missing_path_say_what_to_fix(tmp_path, up):
@@ -354,8 +363,8 @@ def test_unknown_ref_and_missing_path_say_what_to_fix(tmp_path, up):
     )
     report = sync(root)
     messages = {e.link_name: e.message for e in report.events}
-    assert "has no branch or tag 'nope'" in messages["pdf.anthropic"]
-    assert "skills/missing is not a folder" in messages["doc.anthropic"]
+    assert "has no branch or tag 'nope'" in messages["pdf"]
+    assert "skills/missing is not a folder" in messages["doc"]
 
 
 def test_server_that_refuses_tree_filters_still_works(tmp_path, up):
@@ -363,7 +372,7 @@ def test_server_that_refuses_tree_filters_still_works(tmp_path, up):
     git(up.bare, "config", "uploadpackfilter.blob:none.allow", "true")
     root = brain(tmp_path, [external("pdf", up.url), external("doc", up.url)])
     report = sync(root)
-    assert actions(report) == {"pdf.anthropic": "fetched", "doc.anthropic": "fetched"}
+    assert actions(report) == {"pdf": "fetched", "doc": "fetched"}
     cache = cache_repos()[0]
     assert git(cache, "config", "--get-all", "exobrain.rejectedFilter").split() == [
         "tree",
@@ -390,7 +399,7 @@ fetcher.sync_external(ws, agent.folders(ws.root), allow_local=True)
 def test_crash_between_materialise_and_swap_keeps_the_previous_install(tmp_path, up):
     root = brain(tmp_path, [external("pdf", up.url)])
     sync(root)
-    installed = root / ".claude/skills/pdf.anthropic"
+    installed = root / ".claude/skills/pdf"
     before = content_hash(installed)
     up.commit({"skills/pdf/SKILL.md": skill_md("pdf", "Version two.")})
     done = subprocess.run([sys.executable, "-c", CRASH, str(root)], capture_output=True)
@@ -398,14 +407,14 @@ def test_crash_between_materialise_and_swap_keeps_the_previous_install(tmp_path,
     assert content_hash(installed) == before and read_record(installed).hash == before
     leftovers = [p for p in installed.parent.iterdir() if p.name.startswith(TMP_PREFIX)]
     assert len(leftovers) == 1 and (leftovers[0] / "SKILL.md").is_file()
-    assert actions(sync(root)) == {"pdf.anthropic": "updated"}
-    assert sorted(p.name for p in installed.parent.iterdir()) == ["pdf.anthropic"]
+    assert actions(sync(root)) == {"pdf": "updated"}
+    assert sorted(p.name for p in installed.parent.iterdir()) == ["pdf"]
 
 
 def test_install_record_fields(tmp_path, up):
     root = brain(tmp_path, [external("pdf", up.url)])
     sync(root)
-    data = json.loads((root / ".claude/skills/pdf.anthropic/.exobrain-source.json").read_text())
+    data = json.loads((root / ".claude/skills/pdf/.exobrain-source.json").read_text())
     assert {"repo", "path", "ref", "commit", "hash", "fetched_at"} <= set(data)
     assert data["hash"].startswith("h1:") and data["fetched_at"].endswith("+00:00")
 
@@ -435,9 +444,9 @@ def test_pinning_the_installed_commit_only_rewrites_the_record(tmp_path, up, git
     sync(root)
     brain(tmp_path, [external("pdf", up.url, ref=up.head())])
     gitlog.clear()
-    assert actions(sync(root)) == {"pdf.anthropic": "unchanged"}
+    assert actions(sync(root)) == {"pdf": "unchanged"}
     assert only_checks(gitlog, 1)
-    record = read_record(root / ".claude/skills/pdf.anthropic")
+    record = read_record(root / ".claude/skills/pdf")
     assert (record.ref, record.ref_kind) == (up.head(), "commit")
 
 
@@ -454,10 +463,10 @@ def test_installs_follow_the_umask_like_a_git_checkout(tmp_path, umask, folder, 
     root = brain(tmp_path, [external("pdf", up.url)])
     previous = os.umask(umask)
     try:
-        assert actions(sync(root)) == {"pdf.anthropic": "fetched"}
+        assert actions(sync(root)) == {"pdf": "fetched"}
     finally:
         os.umask(previous)
-    install = root / ".claude/skills/pdf.anthropic"
+    install = root / ".claude/skills/pdf"
     modes = {
         p.relative_to(install).as_posix(): p.stat().st_mode & 0o777
         for p in [install, *install.rglob("*")]

@@ -94,17 +94,17 @@ def test_an_instance_validates_lists_connects_and_selftests(tmp_path):
     assert connect.returncode == 0, connect.stdout + connect.stderr
     assert "warning" not in connect.stderr, connect.stderr
     links = sorted(p.name for p in (inst / ".claude" / "skills").iterdir())
-    assert links == ["h-notes.people__p__hosts__h"]
+    assert links == ["h-notes"]
     assert (
         os.readlink(inst / ".claude" / "skills" / links[0])
         == "../../people/p/hosts/h/skills/h-notes"
     )
-    fetched = inst / ".claude" / "skills-optional" / "skill-creator.anthropic"
+    fetched = inst / ".claude" / "skills-optional" / "skill-creator"
     assert (fetched / "SKILL.md").is_file() and (fetched / ".exobrain-source.json").is_file()
     index = (inst / ".claude" / "optional-skills.md").read_text()
     for name in ("exobrain", "exobrain-tests", "skill-authoring"):
         assert f"| {name} | skills/{name}/SKILL.md |" in index
-    assert "| skill-creator | .claude/skills-optional/skill-creator.anthropic/SKILL.md |" in index
+    assert "| skill-creator | .claude/skills-optional/skill-creator/SKILL.md |" in index
     connection = json.loads((inst / ".exobrain.json").read_text())
     assert connection["connected_scopes"] == ["people/p/hosts/h"]
 

@@ -229,12 +229,12 @@ def test_connected_agents_must_match_the_plan(instance):
     assert (
         checks["git-hooks"]["detail"] == "pre-commit, post-merge, post-rewrite, pre-push installed"
     )
-    (instance / ".claude" / "skills" / "notes.people__ann").unlink()
+    (instance / ".claude" / "skills" / "notes").unlink()
     (instance / ".claude" / "optional-skills.md").write_text("stale\n")
     code, checks = selftest(instance, "--no-suite")
     assert code == 1 and checks["agents"]["status"] == "fail"
     problems = "\n".join(checks["agents"]["problems"])
-    assert "claude: would create link notes.people__ann" in problems
+    assert "claude: would create link notes" in problems
     assert "optional-skills.md" in problems
     assert checks["agents"]["fix"] == "connect-agent claude --relink"
 

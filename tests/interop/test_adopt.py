@@ -96,7 +96,12 @@ def test_every_installed_skill_comes_in_with_source_ref_and_commit(tmp_path):
     linked = runner.invoke(connect, ["claude", "--repo", str(root)])
     assert linked.exit_code == 0, linked.output
     for name in ("pdf-tools", "release-notes", "commit-style"):
-        install = load_json(root / f".claude/skills/{name}.alice/.exobrain-source.json")
+        # the plain name where theirs does not hold it, else told apart beside theirs
+        folder = root / ".claude/skills" / name
+        if not (folder / ".exobrain-source.json").is_file():
+            folder = root / f".claude/skills/{name}.alice"
+            assert f"{name}: .claude/skills/{name} was not installed by exobrain" in linked.output
+        install = load_json(folder / ".exobrain-source.json")
         assert install["commit"] in (tagged, up.head())
     assert (root / ".claude/skills/notes-helper.people__alice").is_symlink()
     checked = runner.invoke(fetch, ["--repo", str(root), "--agent", "claude", "--check"])

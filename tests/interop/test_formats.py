@@ -6,12 +6,14 @@ from pathlib import Path
 
 import pytest
 
+from exobrain.artifacts.frontmatter import encode
 from exobrain.errors import InputFileError, UsageError
 from exobrain.interop.formats import detect
 from exobrain.interop.formats.bundle import discover
-from exobrain.interop.formats.fields import decode, encode, read_lenient, slugify
+from exobrain.interop.formats.fields import read_lenient, slugify
 from exobrain.interop.formats.translation import translate
 from exobrain.interop.inputs import ARCHIVE, FOLDER, GIT, Opened, classify
+from exobrain.skillmd import lifted, unfold
 from exobrain.util.confine import unsafe_entries
 from exobrain.util.dirhash import file_digests
 from exobrain.util.treecopy import copy_tree
@@ -39,7 +41,7 @@ from tests.support.helpers import build_tree
 )
 def test_encode_decode_round_trip(value):
     assert isinstance(encode(value), str)
-    assert decode(encode(value)) == value
+    assert unfold(encode(value)) == value
 
 
 def test_slugs_and_versions():
@@ -81,15 +83,18 @@ def test_translation_moves_and_repairs_without_losing_anything():
     result = translate(
         raw, "tool", keep=frozenset(), source_format="agentskills_io", source_url="/src/tool"
     )
-    meta = result.meta
-    assert list(meta)[:3] == ["name", "description", "version"] and meta["version"] == "2.1.0"
+    written = result.meta  # the toolkit's own fields go into metadata, as strings
+    assert list(written)[:2] == ["name", "description"] and list(written)[-1] == "metadata"
+    assert written["metadata"]["version"] == "2.1.0" and "version" not in written
+    meta = lifted(written)
+    assert meta["version"] == "2.1.0"
     assert meta["tags"] == ["a", "b"]
     assert meta["metadata"] == {
         "n": "3",
         "flag": "true",
         "list": "p, q",
         "homepage": "https://example.org",
-        "source": "https://github.com/x/y",
+        "upstream-source": "https://github.com/x/y",
         "links": "not a mapping",
     }
     assert (meta["source"], meta["source_format"], meta["source_url"]) == (

@@ -158,4 +158,4 @@ def test_fetcher_refuses_a_link_chain(box):
     result = box.run("fetch-external-skills", "--agent", "claude", "--allow-local")
     assert result.code == 1
     assert "'r' is a symbolic link to 'p/p/../../../..', leading outside the skill" in result.text
-    assert not (box.repo / ".claude/skills/evil.anthropic").exists()
+    assert not (box.repo / ".claude/skills/evil").exists()

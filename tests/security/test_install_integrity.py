@@ -44,7 +44,7 @@ def installed(request, sandbox) -> Path:
         registry.write_text(json.dumps(data))
     fetched = invoke(sandbox.root, ["fetch-external-skills"])
     assert fetched.code == 0, fetched.out + fetched.err
-    return sandbox.root / ".claude/skills/pdf.anthropic"
+    return sandbox.root / ".claude/skills/pdf"
 
 
 def tamper_and_rehash(folder: Path) -> None:
@@ -68,7 +68,7 @@ def test_a_rehashed_record_does_not_hide_a_tampered_install(sandbox, installed):
     check = invoke(sandbox.root, ["fetch-external-skills", "--check"])
     assert check.code == 1, check.out + check.err
     assert "already at" not in check.out
-    line = next(ln for ln in check.out.splitlines() if "pdf.anthropic" in ln)
+    line = next(ln for ln in check.out.splitlines() if "pdf" in ln)
     assert "! modified locally, left alone: changed: scripts/fill.py; added: hook.sh" in line
     assert "the install record was rewritten to match" in line
     assert "--force restores it" in line
@@ -90,7 +90,7 @@ def test_a_missing_cached_clone_is_said_plainly_never_already_at(sandbox, instal
     check = invoke(sandbox.root, ["fetch-external-skills", "--check"])
     assert check.code == 1, check.out + check.err
     assert "already at" not in check.out
-    line = next(ln for ln in check.out.splitlines() if "pdf.anthropic" in ln)
+    line = next(ln for ln in check.out.splitlines() if "pdf" in ln)
     assert "cannot be checked: the cached clone" in line and "is missing" in line
     assert "run fetch-external-skills to fetch it again and check the files" in line
     assert not cache_repos(sandbox.home)  # --check wrote nothing
@@ -126,7 +126,7 @@ def test_a_forged_commit_in_the_record_is_checked_against_the_pinned_one(sandbox
     data["skills"].append(external("doc", up.url, ref=other, tier="always"))
     registry.write_text(json.dumps(data))
     assert invoke(sandbox.root, ["fetch-external-skills"]).code == 0
-    folder = sandbox.root / ".claude/skills/pdf.anthropic"
+    folder = sandbox.root / ".claude/skills/pdf"
     (folder / "scripts/fill.py").write_text("print('other')\n")
     record = read_record(folder)
     forged = {**record.as_json(), "commit": other, "hash": content_hash(folder)}

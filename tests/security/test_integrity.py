@@ -48,7 +48,7 @@ def installed(sandbox):
     (sandbox.root / ".exobrain.json").write_text(json.dumps(connection))
     fetched = invoke(sandbox.root, ["fetch-external-skills"])
     assert fetched.code == 0, fetched.text
-    return sandbox.root / ".claude/skills/pdf.anthropic"
+    return sandbox.root / ".claude/skills/pdf"
 
 
 def tamper(folder) -> None:
@@ -61,7 +61,7 @@ def test_a_tampered_install_fails_the_check_and_names_the_files(sandbox, install
     tamper(installed)
     result = invoke(sandbox.root, ["fetch-external-skills", "--check"])
     assert result.code == 1
-    assert "pdf.anthropic  ! modified locally, left alone: changed: scripts/fill.py; " in result.out
+    assert "pdf  ! modified locally, left alone: changed: scripts/fill.py; " in result.out
     assert "added: hook.sh; removed: reference/forms.md" in result.out
     assert invoke(sandbox.root, ["fetch-external-skills"]).code == 1
     data = json.loads(invoke(sandbox.root, ["fetch-external-skills", "--json"]).out)
@@ -72,7 +72,7 @@ def test_connect_agent_fails_on_a_tampered_install_and_names_the_file(sandbox, i
     tamper(installed)
     result = invoke(sandbox.root, ["connect-agent", "claude", "--relink"])
     assert result.code == 1
-    assert "problem: external skill pdf.anthropic:" in result.err
+    assert "problem: external skill pdf:" in result.err
     assert "changed: scripts/fill.py" in result.err
-    assert "pdf.anthropic" not in result.out  # said once, as the problem
+    assert "pdf" not in result.out  # said once, as the problem
     assert "import os; os.system" in (installed / "scripts/fill.py").read_text()  # left alone

@@ -25,7 +25,7 @@ def connected(box):
     result = box.run("connect-agent", "claude", "--person", "alice")
     assert result.code == 0, result.text
     skills = box.repo / ".claude/skills"
-    assert sorted(os.listdir(skills)) == ["mine.people__alice", "tidy"]
+    assert sorted(os.listdir(skills)) == ["mine", "tidy"]
     build_tree(box.repo, {"people/bob/skills/x/SKILL.md": skill_md("x")})
     os.symlink("../../skills/tidy", skills / "my-alias")
     os.symlink("../../people/bob/skills/x", skills / "bob-link")
@@ -46,7 +46,7 @@ def test_relink_removes_its_own_link_and_keeps_the_users(box):
     turn_tidy_off(box)
     result = box.run("connect-agent", "claude", "--relink")
     assert result.code == 0 and "- removed" in result.out and "tidy" in result.out
-    assert sorted(os.listdir(skills)) == ["bob-link", "indirect", "mine.people__alice", "my-alias"]
+    assert sorted(os.listdir(skills)) == ["bob-link", "indirect", "mine", "my-alias"]
 
 
 def test_links_from_before_the_record_are_adopted_by_exact_name(box):
@@ -55,10 +55,10 @@ def test_links_from_before_the_record_are_adopted_by_exact_name(box):
     turn_tidy_off(box)
     result = box.run("connect-agent", "claude", "--relink")
     assert result.code == 0
-    assert sorted(os.listdir(skills)) == ["bob-link", "indirect", "mine.people__alice", "my-alias"]
+    assert sorted(os.listdir(skills)) == ["bob-link", "indirect", "mine", "my-alias"]
     record = json.loads(next(records(box).iterdir()).read_text())
     assert {root: sorted(links) for root, links in record["links"].items()} == {
-        str(box.repo): ["mine.people__alice"]
+        str(box.repo): ["mine"]
     }
 
 
@@ -68,7 +68,7 @@ def test_a_broken_registry_leaves_the_links_alone(box):
     result = box.run("connect-agent", "claude", "--relink")
     assert result.code == 2 and "people/alice/skills.json" in result.err
     assert "links no longer wanted are not removed until they are fixed" in result.err
-    assert "mine.people__alice" in os.listdir(skills)
+    assert "mine" in os.listdir(skills)
     assert all((skills / name).is_symlink() for name in USER_LINKS)
 
 
@@ -90,7 +90,7 @@ def external_box(box, tmp_path):
     (box.repo / ".exobrain.json").write_text(json.dumps(connection))
     result = box.run("connect-agent", "claude", "--person", "alice")
     assert result.code == 0, result.text
-    installed = box.repo / ".claude/skills/pdf.anthropic"
+    installed = box.repo / ".claude/skills/pdf"
     assert (installed / ".exobrain-source.json").is_file()
     return installed
 
@@ -111,7 +111,7 @@ def test_a_user_copy_of_an_install_survives_relink(box, tmp_path):
 
 def forged_install(installed, name):
     """A folder the user made from an install: its record edited to claim ``name``."""
-    folder = installed.parent / f"{name}.anthropic"
+    folder = installed.parent / name
     shutil.copytree(installed, folder)
     record = json.loads((folder / ".exobrain-source.json").read_text())
     record.update(name=name, path=f"skills/{name}")
@@ -138,9 +138,10 @@ def test_force_never_replaces_a_folder_it_did_not_install(box, tmp_path):
     )
     path.write_text(json.dumps(data))
     result = box.run("fetch-external-skills", "--agent", "claude", "--force")
-    assert result.code == 1
-    assert "doc.anthropic exists and was not installed by exobrain; left alone" in result.text
+    assert result.code == 0, result.text  # installed beside it, under the told-apart name
+    assert "doc: .claude/skills/doc was not installed by exobrain" in result.text
     assert (stray / "notes.md").read_text() == "the user's notes\n"
+    assert (stray.parent / "doc.anthropic/.exobrain-source.json").is_file()
 
 
 def test_symlinked_settings_inside_the_repository_are_written_through(box):

@@ -33,7 +33,7 @@ def test_a_new_scope_hook_is_reported_with_the_trust_command_and_not_run(sandbox
     assert f"not run       {HOOK}: not trusted on this machine (new)" in result.out
     assert f"exobrain trust {HOOK}" in result.out
     assert not marker.exists()
-    assert (sandbox.root / ".claude/skills/tidy.groups__acme").is_symlink()  # the rest is done
+    assert (sandbox.root / ".claude/skills/tidy").is_symlink()  # the rest is done
 
 
 def test_a_trusted_hook_runs_and_a_changed_one_stops_until_trusted_again(sandbox):

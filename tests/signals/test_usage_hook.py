@@ -62,7 +62,7 @@ def ledger_lines(root):
 
 
 def test_recorded_payload_appends_exactly_one_usage_line(root):
-    payload = payload_for(root, "lint.groups__acme")  # the link name the agent sees
+    payload = payload_for(root, "lint")  # the link name the agent sees
     done = hook(root, json.dumps(payload).encode(), "--repo", str(root))
     assert done.returncode == 0 and done.stdout == b"" and done.stderr == b""
     lines = ledger_lines(root)
@@ -116,11 +116,10 @@ def test_off_and_unresolved_skills_are_not_counted(root):
     # "old" is declared by al (optional) so it resolves; an unknown name does not
     assert record_usage(payload_for(root, "old"), root) is not None
     assert record_usage(payload_for(root, "ghost"), root) is None
-    # lint is reachable as its link name and, being the only "lint", as its plain name
+    # each is reachable by its link name, which is the plain name when no other skill has it
     assert skill_names(open_workspace(root), "claude") == {
         "tidy": "skill:tidy@global",
         "old": "skill:old@global",
-        "lint.groups__acme": "skill:lint@groups/acme",
         "lint": "skill:lint@groups/acme",
     }
     assert invoked_skill({"tool_name": "Skill", "tool_input": {}}) is None
@@ -272,7 +271,7 @@ def test_gemini_activate_skill_is_recorded_and_answers_json(root):
     payload = {
         "hook_event_name": "AfterTool",
         "tool_name": "activate_skill",
-        "tool_input": {"name": "lint.groups__acme"},
+        "tool_input": {"name": "lint"},
         "cwd": str(root),
     }
     done = hook(root, json.dumps(payload).encode(), "--repo", str(root), "--agent", "gemini")

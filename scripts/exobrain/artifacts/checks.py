@@ -32,7 +32,16 @@ from exobrain.model import EXTERNAL, GLOBAL, Identity
 from exobrain.paths import shown, skill_dir
 from exobrain.refs import parse_ref
 from exobrain.registry.entries import Entry, Registry
-from exobrain.skillmd import SKILL_FILE, SkillDoc, as_list, links_of
+from exobrain.skillmd import (
+    FOLDED_MARKER,
+    SKILL_FILE,
+    SkillDoc,
+    as_list,
+    lifted,
+    links_of,
+    toolkit_field,
+    toolkit_field_conflicts,
+)
 from exobrain.util.graphs import find_cycles
 
 #: Frontmatter keys of the Agent Skills standard; everything else is native or agent-specific.
@@ -58,12 +67,14 @@ NATIVE_FIELDS = (
 )
 REF_PREDICATES = ("uses_skill", "derives_from", "supersedes")
 #: The metadata entry naming the fields an export moved into metadata.
-MOVED_MARKER = "exobrain-fields"
+MOVED_MARKER = FOLDED_MARKER
 
 
 def fields_to_move(meta: dict[str, Any], keep: frozenset[str], tools_as_text: bool) -> list[str]:
     """The top-level keys an export that keeps only ``keep`` moves into metadata
-    (``allowed-tools`` too when it is a list and the target wants text)."""
+    (``allowed-tools`` too when it is a list and the target wants text); the toolkit's
+    fields kept in ``metadata`` count as at the top level (:func:`lifted`)."""
+    meta = lifted(meta)
     moved = [k for k in meta if k not in keep and k not in ("metadata", "version")]
     if tools_as_text and isinstance(meta.get("allowed-tools"), list):
         moved.append("allowed-tools")
@@ -80,17 +91,20 @@ def metadata_conflicts(
     """Why an export would refuse the skill's ``metadata``: the reserved entry is taken, its
     ``version`` disagrees with the skill's, or a moved field would overwrite an entry
     (``strip``: moved fields are dropped instead, so they overwrite nothing)."""
+    problems = []
+    written = meta.get("metadata")  # as written: a field in both places must agree
+    if isinstance(written, dict):
+        version = meta.get("version")
+        if "version" in meta and "version" in written and str(written["version"]) != str(version):
+            problems.append(
+                f"metadata.version {written['version']!r} differs from version {version!r}; "
+                f"remove one"
+            )
+        problems += [why for why in toolkit_field_conflicts(meta) if not why.startswith("version ")]
+    meta = lifted(meta)
     metadata = meta.get("metadata")
     if not isinstance(metadata, dict):
-        return []
-    problems = []
-    if MOVED_MARKER in metadata:
-        problems.append(f"metadata.{MOVED_MARKER} is reserved for the fields an export moves there")
-    version = meta.get("version")
-    if "version" in metadata and metadata["version"] != version:
-        problems.append(
-            f"metadata.version {metadata['version']!r} differs from version {version!r}; remove one"
-        )
+        return problems
     if not strip:
         problems += [
             f"{key} would move into metadata, which already has a {key!r} entry; rename "
@@ -118,7 +132,7 @@ def artifact_findings(
         found.extend(content_findings(rel, skill_dir(root, home, name), doc))
         found.extend(
             Finding(INFO, "agentskills_io_compat_check", rel, f"export would refuse it: {why}")
-            for why in metadata_conflicts(doc.meta)
+            for why in metadata_conflicts(doc.raw)
         )
     found.extend(_lock_findings(root, registries, docs))
     for cycle in find_cycles(graph):
@@ -219,7 +233,7 @@ def _link_name_collisions(registries: list[Registry]) -> list[Finding]:
         return []
     found, reported = [], set()
     keyed = [
-        (registry, index, identity, identity.link_name)
+        (registry, index, identity, identity.told_apart)
         for registry in registries
         for index, identity in registry.declared()
     ]
@@ -294,7 +308,7 @@ def _lock_findings(
             doc = docs.get(Identity(registry.scope, name))
             if doc is None:
                 continue  # a missing folder is reported against its declaration
-            version = doc.meta.get("version")
+            version = toolkit_field(doc.meta, "version")
             folder = skill_dir(root, registry.scope, name)
             try:
                 folder_drift = drift(folder, locked)

@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 from exobrain.artifacts.content import SCHEMA_VERSION
+from exobrain.artifacts.frontmatter import dump_frontmatter, in_metadata
 from exobrain.artifacts.promote import target_scope
 from exobrain.artifacts.register import FIRST_VERSION, Registered, register
 from exobrain.errors import ExobrainError, UsageError
@@ -23,13 +24,16 @@ from exobrain.registry.entries import Entry
 from exobrain.skillmd import (
     DESCRIPTION_MAX,
     SKILL_FILE,
-    dump_frontmatter,
     name_problems,
     one_line,
     quick_meta,
 )
 from exobrain.util.staging import staged_folder
 from exobrain.workspace import Workspace, find_declaration
+
+#: The SPEC-013 fields a composed skill carries, kept in ``metadata`` so that the folder an
+#: agent reads is a valid Agent Skills folder (the toolkit reads them back from there).
+FOLDED = ("dependencies", "links")
 
 
 def compose(
@@ -75,7 +79,9 @@ def compose(
         "dependencies": {"skills": refs},
         "links": {"uses_skill": list(refs)},  # a copy: one object twice would dump as an alias
     }
-    skill_md = dump_frontmatter(meta, _body(ws, name, folder, entries, refs))
+    skill_md = dump_frontmatter(
+        in_metadata(meta, fold=FOLDED), _body(ws, name, folder, entries, refs)
+    )
     rel = shown(folder / SKILL_FILE, ws.root)
     if dry_run:
         return Registered(f"skill:{name}@{scope}", FIRST_VERSION, "-"), rel

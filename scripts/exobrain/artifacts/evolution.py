@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.artifacts.content import SCHEMA_VERSION
+from exobrain.artifacts.frontmatter import add_link, dump_frontmatter, in_metadata
 from exobrain.artifacts.lockfile import (
     lock_entry,
     lock_path,
@@ -31,12 +32,13 @@ from exobrain.registry.entries import Entry
 from exobrain.scopes import check_scope_path, scope_at
 from exobrain.skillmd import (
     SKILL_FILE,
-    add_link,
-    dump_frontmatter,
+    folded_fields,
+    lifted,
     links_of,
     parse,
     read_skill,
     skill_text,
+    toolkit_field,
 )
 from exobrain.supersession import supersedes_edges
 from exobrain.util.confine import check_tree
@@ -114,7 +116,7 @@ def supersede(ws: Workspace, new_ref: str, old_ref: str, *, dry_run: bool = Fals
     version = rewrite_skill(
         ws, new.scope, new.name, add_link(text, "supersedes", target), dry_run=dry_run
     )
-    before = doc.meta.get("version")
+    before = toolkit_field(doc.meta, "version")
     bumped = f" (version {before} → {version})" if version and version != str(before) else ""
     files = [shown(path, ws.root)]
     if version:
@@ -149,7 +151,7 @@ def fork(
         raise UsageError("a fork needs an owner", hint="connect as a person or pass --owner")
     check_tree(source_dir, shown(source_dir, ws.root))  # never copy a link leading outside
     doc = read_skill(source_dir / SKILL_FILE)
-    meta = dict(doc.meta)
+    meta = dict(lifted(doc.meta))
     origin_lock = lock_entry(source_dir, str(meta.get("version") or FORK_VERSION))
     meta["name"] = new_name
     meta["version"] = FORK_VERSION
@@ -161,6 +163,7 @@ def fork(
         {"ref": canonical(original), "version": origin_lock["version"], "hash": origin_lock["hash"]}
     ]
     meta["links"] = links
+    fold = folded_fields(doc.raw) + ([] if "links" in doc.raw else ["links"])
     # the copy gives an agent the same powers: what was accepted for the origin stays accepted
     origin_powers = recorded_powers(read_lock(ws.root, original.scope)["skills"].get(original.name))
     accepted = {"powers": sorted(origin_powers)} if origin_powers else {}
@@ -171,7 +174,12 @@ def fork(
         with edit_registry(ws.root, scope) as edit:
             if edit.find(name=new_name, **{"from": None, "source": None}):
                 raise UsageError(f"{new_name} is already declared in {edit.rel}")
-            _copy_skill(source_dir, target_dir, dump_frontmatter(meta, doc.body), root=ws.root)
+            _copy_skill(
+                source_dir,
+                target_dir,
+                dump_frontmatter(in_metadata(meta, fold=fold), doc.body),
+                root=ws.root,
+            )
             edit.upsert(
                 ordered_entry(
                     {"name": new_name, "owner": who, "tier": "optional", "lifecycle": "draft"}

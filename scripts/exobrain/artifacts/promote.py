@@ -207,8 +207,8 @@ def _my_view(ws: Workspace, identity: Identity, declaration: Entry | None) -> tu
     """
     entries = [e for e in ws.chain_entries() if e.identity == identity]
     outside = {identity: declaration} if declaration is not None else {}
-    rows = resolve(entries, ws.my_ids, None, outside)
-    return identity.link_name, (rows[0].tier if rows else Tier.OFF)
+    rows = ws.named(resolve(entries, ws.my_ids, None, outside))
+    return (rows[0].link_name, rows[0].tier) if rows else (identity.name, Tier.OFF)
 
 
 def _effect(

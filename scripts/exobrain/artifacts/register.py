@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.artifacts.content import SCHEMA_VERSION
+from exobrain.artifacts.frontmatter import set_toolkit_field
 from exobrain.artifacts.lockfile import (
     drift,
     lock_entry,
@@ -34,7 +35,17 @@ from exobrain.model import GLOBAL
 from exobrain.paths import packaged, shown, skill_dir
 from exobrain.registry.editor import edit_registry, ordered_entry
 from exobrain.scopes import scope_at
-from exobrain.skillmd import SKILL_FILE, parse, quick_meta, set_scalar, skill_text, spec_problems
+from exobrain.skillmd import (
+    SKILL_FILE,
+    TOOLKIT_FIELDS,
+    lifted,
+    parse,
+    quick_version,
+    skill_text,
+    spec_problems,
+    toolkit_field,
+    toolkit_field_conflicts,
+)
 from exobrain.util.confine import check_tree, unsafe_entries
 from exobrain.util.fileio import atomic_write_text, is_file
 from exobrain.util.versions import bump as bump_version
@@ -54,10 +65,11 @@ def _native_validator() -> Any:
 
 def native_errors(meta: dict[str, Any]) -> list[tuple[str, str, str]]:
     """Violations of the native SKILL.md schema as (top-level key or "", JSON Schema keyword,
-    "field: rule"); importers use the key to move a field that does not fit aside."""
-    problems = []
+    "field: rule"); importers use the key to move a field that does not fit aside. The
+    toolkit's fields are checked wherever they are (top level or ``metadata``)."""
+    problems = [("metadata", "const", why) for why in toolkit_field_conflicts(meta)]
     for error in sorted(
-        _native_validator().iter_errors(meta), key=lambda e: list(map(str, e.path))
+        _native_validator().iter_errors(lifted(meta)), key=lambda e: list(map(str, e.path))
     ):
         where = ".".join(str(p) for p in error.absolute_path) or "frontmatter"
         rule = error.schema.get("description") if isinstance(error.schema, dict) else None
@@ -117,13 +129,13 @@ def register(
     check_tree(path.parent, shown(path.parent, ws.root))
     text = skill_text(path)
     doc = parse(text, path)
-    problems = [m for _, m in spec_problems(doc.meta, name)] + native_problems(doc.meta)
+    problems = [m for _, m in spec_problems(doc.meta, name)] + native_problems(doc.raw)
     if problems:
         raise InputFileError(
             f"{shown(path, ws.root)}: " + "; ".join(problems),
             hint="fix the frontmatter, then register again",
         )
-    version = doc.meta.get("version")
+    version = toolkit_field(doc.meta, "version")
     notes: list[str] = []
     locked = read_lock(ws.root, scope)["skills"].get(name)
     if version is None:
@@ -136,12 +148,18 @@ def register(
     bumped_from = None
     if bump:
         bumped_from, version = version, bump_version(str(version), bump)
-    if bump or version != doc.meta.get("version"):
-        text = set_scalar(text, "version", str(version))
+    if bump or locked is None or version != toolkit_field(doc.meta, "version"):
+        text = set_toolkit_field(text, "version", str(version))
     if locked is None or bump:
         text = _stamp(text, doc.meta, notes)
-    elif "schema_version" not in doc.meta or "source" not in doc.meta:
-        notes.append("schema_version and source are written with the next --bump")
+    else:
+        if toolkit_field(doc.meta, "schema_version") is None:
+            notes.append("schema_version and source are written with the next --bump")
+        if any(k in doc.raw for k in TOOLKIT_FIELDS):
+            notes.append(
+                "the toolkit's fields (version, schema_version, source) move into metadata "
+                "with the next --bump, where the Agent Skills specification allows them"
+            )
     if locked is not None:
         folder_drift = drift(path.parent, locked)
         if bump is None:
@@ -171,13 +189,17 @@ def register(
 
 def _stamp(text: str, meta: dict[str, Any], notes: list[str]) -> str:
     """Write the artifact fields a registered skill carries when it has none yet:
-    ``schema_version`` and ``source: native`` (an imported or composed skill keeps its own).
-    Only a new version may change content, so a locked skill gets them with a bump."""
-    stamps = (("schema_version", str(SCHEMA_VERSION)), ("source", "native"))
-    for key, value in reversed(stamps):  # each goes right after the description
-        if key not in meta:
-            text = set_scalar(text, key, value)
-    notes += [f"set {key}: {value}" for key, value in stamps if key not in meta]
+    ``schema_version`` and ``source: native`` (an imported or composed skill keeps its own),
+    and move the toolkit's fields still at the top level into ``metadata``. Only a new
+    version may change content, so a locked skill gets them with a bump."""
+    stamps = {"schema_version": str(SCHEMA_VERSION), "source": "native"}
+    for key in TOOLKIT_FIELDS:
+        value = toolkit_field(meta, key)
+        if key == "version" or (value is None and key not in stamps):
+            continue  # the version is written by the caller
+        if value is None:
+            notes.append(f"set {key}: {stamps[key]}")
+        text = set_toolkit_field(text, key, str(stamps[key] if value is None else value))
     return text
 
 
@@ -213,7 +235,7 @@ def rewrite_skill(ws: Workspace, scope: str, name: str, text: str, *, dry_run: b
     is rewritten. Returns the version the skill has now ("" when it has none: unversioned
     skills are not locked)."""
     path = skill_dir(ws.root, scope, name) / SKILL_FILE
-    version = parse(text, path).meta.get("version")
+    version = toolkit_field(parse(text, path).meta, "version")
     if not is_version(version):
         if not dry_run:
             atomic_write_text(path, text, root=ws.root)
@@ -221,7 +243,7 @@ def rewrite_skill(ws: Workspace, scope: str, name: str, text: str, *, dry_run: b
     locked = read_lock(ws.root, scope)["skills"].get(name)
     if locked is not None and not newer(str(version), locked["version"]):
         version = bump_version(locked["version"], "patch")
-        text = set_scalar(text, "version", version)
+        text = set_toolkit_field(text, "version", version)
     if not dry_run:
         atomic_write_text(path, text, root=ws.root)
         update_lock(ws.root, scope, {name: lock_entry(path.parent, str(version))})
@@ -295,7 +317,7 @@ def _lock_one(
 ) -> None:
     """Compare one versioned skill (its SKILL.md at ``path``) with its lock entry, noting in
     ``report`` what is stale or refused and in ``updates`` the entry to write."""
-    version = quick_meta(path, ("version",)).get("version")
+    version = quick_version(path)
     if not is_version(version):
         return
     name = path.parent.name

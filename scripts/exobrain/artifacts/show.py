@@ -16,7 +16,15 @@ from exobrain.model import EXTERNAL
 from exobrain.paths import shown, skill_dir
 from exobrain.refs import SkillRef, canonical, entry_home, parse_ref
 from exobrain.registry.entries import Entry
-from exobrain.skillmd import SKILL_FILE, as_list, links_of, parse, read_skill, skill_text
+from exobrain.skillmd import (
+    SKILL_FILE,
+    as_list,
+    links_of,
+    parse,
+    read_skill,
+    skill_text,
+    toolkit_field,
+)
 from exobrain.util.jsonsafe import json_safe
 from exobrain.workspace import Workspace, find_declaration
 
@@ -77,8 +85,8 @@ def describe_skill(ws: Workspace, text_ref: str) -> dict[str, Any]:
         facts["path"] = shown(path, ws.root)
         meta = read_skill(path).meta
         facts["frontmatter"] = json_safe(meta)  # (dates, !!binary, !!set: printable)
-        facts["version"] = json_safe(meta.get("version"))
-        facts["lock"] = lock_state(ws, declaration, meta.get("version"))
+        facts["version"] = json_safe(toolkit_field(meta, "version"))
+        facts["lock"] = lock_state(ws, declaration, toolkit_field(meta, "version"))
         links = meta.get("links")
         if not isinstance(links, dict):
             links = {}

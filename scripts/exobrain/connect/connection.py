@@ -14,11 +14,15 @@ from pathlib import Path
 from exobrain.connect import cone, linker
 from exobrain.connect.choice import Choice
 from exobrain.errors import InputFileError
-from exobrain.scopes import CONNECTION_FILE, Connection, connection_data, read_connection
+from exobrain.scopes import (
+    CONNECTION_FILE,
+    USER_AGENTS_KEY,
+    Connection,
+    connection_data,
+    read_connection,
+)
 from exobrain.util.fileio import dump_json
 from exobrain.workspace import Workspace
-
-USER_AGENTS_KEY = "user_agents"
 
 
 def agent_list(connection: Connection, user_level: bool) -> list[str]:

@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from exobrain.agents import AGENTS, Agent, Folders, get_agent
+from exobrain.agents import AGENTS, Folders, get_agent
 from exobrain.connect import (
     cone,
     external,
     githooks,
     linker,
+    linkset,
     mcpconfig,
     placement,
     preload,
@@ -145,7 +146,7 @@ def _relink_neighbours(folders: Folders, request: Request, report: Report) -> No
     ``.agents/skills`` once Codex, which reads only that, is connected too)."""
     ws = open_workspace(folders.root)
     mine = set(folders.reads)
-    for other in connected_agents(ws, folders):
+    for other in linkset.connected_agents(ws, folders):
         if other.name == folders.agent.name:
             continue
         theirs = other.folders(ws.root, folders.user)
@@ -272,7 +273,7 @@ def _prepare(
         )
     if wanted.persona and request.preloads is not None:
         rows, raised = request.preloads.persona_rows(ws, rows, wanted.persona)
-        rows = ws.with_dependencies(rows)  # what the preloaded skills need comes with them
+        rows = ws.named(ws.with_dependencies(rows))  # what they need comes with them
         report.notes.append(
             f"persona {wanted.persona}: "
             + (
@@ -347,7 +348,8 @@ def plan(
     """Every action for this agent: links, context files (``discovered``: the text of
     discovered-skills.md), git hooks (pure over what it reads)."""
     agent, root, skills_dir = folders.agent, ws.root, folders.skills
-    mine, optional = {}, []
+    mine: dict[str, Path] = {}
+    optional = []
     for row in rows:
         if row.is_external:
             continue
@@ -361,8 +363,14 @@ def plan(
             mine[row.link_name] = skill_dir(root, row.home, row.name)
         elif row.tier == "optional":
             optional.append(row)
-    wanted = _placed_here(ws, folders, mine, report)
+    report.warnings += placement.name_clashes(
+        agent.name, [(r.name, r.link_name) for r in rows if r.tier == "always"]
+    )
     report.owned_links = linker.claimed_links(skills_dir, root)
+    wanted = linkset.placed_here(ws, folders, mine, report.warnings)
+    wanted = linkset.around_foreign(
+        root, skills_dir, wanted, set(report.owned_links), report.warnings
+    )
     actions = linker.plan_links(
         skills_dir,
         wanted,
@@ -386,51 +394,6 @@ def plan(
     ]
     actions += _git_hook_actions(ws, report, user_level=report.level == "user", agent=agent.name)
     return actions
-
-
-def _placed_here(
-    ws: Workspace, folders: Folders, mine: dict[str, Path], report: Report
-) -> dict[str, Path]:
-    """The links this agent's folder holds when every agent connected at its level is taken
-    into account (:mod:`exobrain.connect.placement`): this agent's own links that no other
-    folder it reads carries for it, and the links of the other agents that read this folder.
-    A skill no placement shows exactly once to the right agents is reported."""
-    readers, targets, wants = [], dict(mine), {name: {folders.agent.name} for name in mine}
-    for other in connected_agents(ws, folders):
-        there = (
-            folders if other.name == folders.agent.name else other.folders(ws.root, folders.user)
-        )
-        readers.append(placement.Reader(other.name, there.skills, frozenset(there.reads)))
-        if other.name == folders.agent.name:
-            continue
-        for row in ws.resolve(other.name):
-            if (
-                row.tier == "always"
-                and not row.is_external
-                and not ws.reads_committed(row.home, row.name)
-            ):
-                targets[row.link_name] = skill_dir(ws.root, row.home, row.name)
-                wants.setdefault(row.link_name, set()).add(other.name)
-    placed = placement.place(wants, readers)
-    for clash in placed.clashes:
-        if folders.agent.name not in wants[clash.name]:
-            continue
-        seen = [
-            f"{a} (reads {shown(clash.folder, ws.root)}, not meant to have it)" for a in clash.extra
-        ]
-        seen += [f"{a} (twice)" for a in clash.twice]
-        report.warnings.append(
-            f"{clash.name}: no folder shows it only to the agents meant to have it: "
-            f"also seen by {', '.join(seen)}"
-        )
-    return {name: targets[name] for name in sorted(placed.wanted_in(folders.skills))}
-
-
-def connected_agents(ws: Workspace, folders: Folders) -> list[Agent]:
-    """The agents connected at ``folders``' level on this clone (this one included), in the
-    agent table's order."""
-    names = set(agent_list(ws.connection, folders.user_level)) | {folders.agent.name}
-    return [a for a in AGENTS if a.name in names]
 
 
 def _git_hook_actions(

@@ -99,7 +99,7 @@ def check_skills_dir(path: Path) -> None:
         )
 
 
-def _skill_identity(path: str, root: str) -> Identity | None:
+def skill_identity(path: str, root: str) -> Identity | None:
     """The in-tree skill whose folder is exactly ``path`` (``<root>[/<scope>]/skills/<name>``)."""
     if not path.startswith(root + os.sep):
         return None
@@ -112,9 +112,10 @@ def _skill_identity(path: str, root: str) -> Identity | None:
 def legacy_links(skills_dir: Path, root: Path) -> dict[str, str]:
     """``{name: link text}`` of the links an earlier version of connect-agent made here, before
     the ownership record existed: a link whose text points straight at an in-tree skill folder
-    of this repository (no other link followed) and whose name is exactly the one the resolver
-    gives that skill (``tidy.groups__acme``). Adopted once, on the first run with a record; a
-    user's ``my-alias`` or a link reaching the repository through another folder never is."""
+    of this repository (no other link followed) and whose name is one the resolver gives that
+    skill (``tidy``, or told apart ``tidy.groups__acme``). Adopted once, on the first run with a
+    record; a user's ``my-alias`` or a link reaching the repository through another folder
+    never is."""
     real_dir = os.path.realpath(skills_dir)
     adopted: dict[str, str] = {}
     try:
@@ -124,8 +125,8 @@ def legacy_links(skills_dir: Path, root: Path) -> dict[str, str]:
         return adopted
     for entry in links:
         text = os.readlink(entry.path)
-        identity = _skill_identity(os.path.normpath(os.path.join(real_dir, text)), str(root))
-        if identity is not None and identity.link_name == entry.name:
+        identity = skill_identity(os.path.normpath(os.path.join(real_dir, text)), str(root))
+        if identity is not None and entry.name in (identity.name, identity.told_apart):
             adopted[entry.name] = text
     return adopted
 

@@ -56,6 +56,23 @@ class Placement:
         return {name for name, where in self.folders.items() if folder in where}
 
 
+def name_clashes(agent: str, linked: Iterable[tuple[str, str]]) -> list[str]:
+    """One warning per name that two or more skills linked for ``agent`` share (``linked``:
+    (name, link name) pairs): each was linked told apart by its home, which the Agent Skills
+    specification refuses (folder name = ``name``) and which some loaders still reduce to one
+    (Gemini CLI keeps one skill per ``name``)."""
+    by_name: dict[str, set[str]] = {}
+    for name, link in linked:
+        by_name.setdefault(name, set()).add(link)
+    return [
+        f"{name}: {len(links)} skills of this name reach {agent}, linked told apart as "
+        f"{', '.join(sorted(links))} (an agent that keeps one skill per name, such as Gemini "
+        f"CLI, shows only one); rename one, or turn one off with an override in your scope"
+        for name, links in sorted(by_name.items())
+        if len(links) > 1
+    ]
+
+
 def place(wants: Mapping[str, Iterable[str]], readers: Iterable[Reader]) -> Placement:
     """Choose the folders of every link name in ``wants`` (name → the agents that want it
     linked). Candidates are the connected agents' own folders, tried in the order of

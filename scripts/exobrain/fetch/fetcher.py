@@ -140,12 +140,14 @@ class _Run:
         if not self.check:
             for place in places:
                 clean_leftovers(place)
-        mine = wants_for(rows, self.skills_dir)
+        mine = self._around_foreign(wants_for(rows, self.skills_dir), tell=True)
         wanted = {(w.folder, w.skill.link_name) for w in mine}
         for other in sharing_agents(self.ws, self.agent, self.skills_dir):
             wanted |= {
                 (w.folder, w.skill.link_name)
-                for w in wants_for(self.ws.resolve(other.name), self.skills_dir)
+                for w in self._around_foreign(
+                    wants_for(self.ws.resolve(other.name), self.skills_dir)
+                )
             }
         installed = {
             (place, name): rec
@@ -160,11 +162,16 @@ class _Run:
                 self.refs.setdefault(source.url, set()).add(source.ref)
         for want in mine:
             link = want.skill.link_name
-            move_from = next((p for (p, n) in stale if n == link and p != want.folder), None)
+            # the same install elsewhere: the other folder of this agent (its tier changed) or
+            # under its other name (plain ↔ told apart, a same-named skill came or went)
+            names = (link, want.skill.name, want.skill.identity.told_apart)
+            move_from = next(
+                (key for key in stale if key[1] in names and key != (want.folder, link)), None
+            )
             if move_from is not None and (want.folder, link) not in installed:
-                stale.pop((move_from, link))
+                stale.pop(move_from)
             else:
-                move_from = None
+                move_from = self._bash_install(want)
             self._finish(self._one(want, sources[id(want)], move_from))
         if stale and self.ws.has_bad_input:
             self.report.warnings.append(
@@ -179,6 +186,39 @@ class _Run:
             for place in places:
                 installs.record_ours(place, self.ws.root, self.ours[place])
         return self.report
+
+    def _bash_install(self, want: Want) -> tuple[Path, str] | None:
+        """The bash implementation's install of this skill (``<name>.<owner>``, adopted as
+        ours) when the skill now goes under its plain name: the fetch replaces it there."""
+        name = want.skill.identity.told_apart
+        folder = want.folder / name
+        if name == want.skill.link_name or name not in self.ours.get(want.folder, set()):
+            return None
+        if os.path.lexists(want.folder / want.skill.link_name):
+            return None
+        return (want.folder, name) if installs.is_bash_install(folder) else None
+
+    def _around_foreign(self, wants: list[Want], tell: bool = False) -> list[Want]:
+        """``wants`` with every plain name that a folder not ours already holds (another
+        installer's copy, the user's own) moved to the told-apart name, so the skill is still
+        installed and nothing of theirs is touched; ``tell``: say so in the report."""
+        placed = []
+        for want in wants:
+            link = want.skill.link_name
+            taken = link not in self.ours.get(want.folder, set()) and os.path.lexists(
+                want.folder / link
+            )
+            if taken and link == want.skill.name:
+                told = want.skill.identity.told_apart
+                want = Want(replace(want.skill, link=told), want.folder)
+                if tell:
+                    self.report.warnings.append(
+                        f"{link}: {self.place(want.folder / link)} was not installed by "
+                        f"exobrain (another installer's copy, or your own): installed as "
+                        f"{told}; the agent sees both until you remove that one"
+                    )
+            placed.append(want)
+        return placed
 
     def _finish(self, event: SkillEvent) -> None:
         self.report.events.append(event)
@@ -206,7 +246,9 @@ class _Run:
                 continue
         return str(path)
 
-    def _one(self, want: Want, source: Source | str, move_from: Path | None) -> SkillEvent:
+    def _one(
+        self, want: Want, source: Source | str, move_from: tuple[Path, str] | None
+    ) -> SkillEvent:
         skill = want.skill
         decl_source = skill.declaration.source if skill.declaration else None
         event = SkillEvent(
@@ -233,7 +275,7 @@ class _Run:
             return failed(event, f"{error_text(exc)}{kept}")
 
     def _place_and_decide(
-        self, event: SkillEvent, want: Want, source: Source, move_from: Path | None
+        self, event: SkillEvent, want: Want, source: Source, move_from: tuple[Path, str] | None
     ) -> SkillEvent:
         target = want.folder / want.skill.link_name
         record = None
@@ -250,14 +292,17 @@ class _Run:
                 )
         current = target
         if record is None and move_from is not None:
-            current = move_from / want.skill.link_name
+            place, name = move_from
+            current = place / name
             record = installs.read_record(current)
-            event.moved_from = self.place(move_from)
+            event.moved_from = self.place(current if name != target.name else place)
+            if record is None and installs.is_bash_install(current):
+                event.message = f"replaces the bash implementation's install ({name})"
             if not self.check:
                 folder = make_folders(self.root_of(want.folder), want.folder)
                 os.rename(current, folder / target.name)
                 current = target
-                self.ours[move_from].discard(target.name)
+                self.ours[place].discard(name)
                 self.ours[want.folder].add(target.name)
         event.from_commit = record.commit if record else None
         return self._decide(event, want, source, record, current, target)

@@ -25,7 +25,7 @@ from exobrain.model import Identity
 from exobrain.paths import shown, skill_dir
 from exobrain.registry.editor import edit_registry, ordered_entry
 from exobrain.scopes import PERSONAL_TYPES, check_scope_path, scope_at
-from exobrain.skillmd import SKILL_FILE, quick_meta
+from exobrain.skillmd import SKILL_FILE, quick_version
 from exobrain.util.repository import Repository
 from exobrain.util.staging import staged_folder
 from exobrain.util.versions import is_version
@@ -127,7 +127,7 @@ def pick(
         if target.exists():  # we made it a moment ago; the registry was not written
             shutil.rmtree(target)
         raise
-    version = quick_meta(target / SKILL_FILE, ("version",)).get("version")
+    version = quick_version(target / SKILL_FILE)
     if is_version(version):
         update_lock(ws.root, scope, {name: lock_entry(target, str(version))}, merge=replaced)
     rel = skill_folder(scope, name)

@@ -106,7 +106,7 @@ def _prepare(
         except ExobrainError as exc:
             problems.append(f"{ref}: {exc.message}")
             continue
-        found = module.compat_problems(doc.meta, doc.body, folder.name, strip=strip)
+        found = module.compat_problems(doc.raw, doc.body, folder.name, strip=strip)
         found += [f"{rel}: {why}" for rel, why in unsafe_entries(folder)]
         if found:
             problems.append(f"{ref} fails agentskills_io_compat_check: " + "; ".join(found))

@@ -14,6 +14,7 @@ skill, so one report names them all.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import product
 from pathlib import Path
 
 from exobrain.agents import get_agent, optional_dir
@@ -192,12 +193,12 @@ class _Run:
     def _installed(self, entry: Entry, source: Source) -> installs.InstallRecord | None:
         """The install record of this skill in a chosen agent's folders, when this exobrain
         installed it from this very source."""
-        link = entry.identity.link_name
+        names = (entry.identity.name, entry.identity.told_apart)  # plain, or told apart
         for name in self.agents:
             agent = get_agent(name)
             for user in (False, True):
                 skills = agent.folders(self.ws.root, user=user).skills
-                for place in (skills, optional_dir(skills)):
+                for place, link in product((skills, optional_dir(skills)), names):
                     record = installs.read_record(place / link)
                     if (
                         record is not None

@@ -25,7 +25,7 @@ from exobrain.interop.formats.translation import translate
 from exobrain.interop.inputs import Opened
 from exobrain.registry.entries import Policy
 from exobrain.registry.rules import FLAG, REFUSE
-from exobrain.skillmd import SKILL_FILE, powers, skill_text, spec_problems
+from exobrain.skillmd import SKILL_FILE, powers, skill_text, spec_problems, toolkit_field
 from exobrain.util.confine import unsafe_entries
 from exobrain.util.dirhash import hash_digests
 
@@ -133,7 +133,7 @@ def plan_skill(
         new_name=new_name,
         bundle_versions=found.bundle_versions(),
     )
-    item.name, item.version = result.name, result.meta.get("version")
+    item.name, item.version = result.name, toolkit_field(result.meta, "version")
     item.repairs, item.notes = repairs + result.repairs, notes
     problems = result.problems + [f"{rel}: {why}" for rel, why in unsafe_entries(found.folder)]
     if not result.problems:  # what the translation could not repair would fail skills-validate

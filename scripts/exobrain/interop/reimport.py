@@ -20,6 +20,7 @@ from pathlib import Path
 from types import ModuleType
 
 from exobrain.artifacts.evolution import fork
+from exobrain.artifacts.frontmatter import in_metadata
 from exobrain.artifacts.lockfile import (
     lock_path,
     read_lock,
@@ -46,7 +47,7 @@ from exobrain.interop.plan import (
 from exobrain.model import GLOBAL
 from exobrain.paths import shown, skill_dir
 from exobrain.refs import SkillRef, canonical, parse_ref
-from exobrain.skillmd import SKILL_FILE, read_skill
+from exobrain.skillmd import SKILL_FILE, lifted, read_skill, toolkit_field
 from exobrain.util.dirhash import file_digests, hash_digests
 from exobrain.util.staging import staged_folder
 from exobrain.util.treecopy import copy_tree
@@ -81,7 +82,7 @@ def _translated_anew(adapter: ModuleType, src: Opened, found: FoundSkill, local_
         return False
     if plan.item.problem:
         return False
-    return {**plan.meta, "version": None} != {**local.meta, "version": None} or (
+    return {**lifted(plan.meta), "version": None} != {**lifted(local.meta), "version": None} or (
         plan.body != local.body
     )
 
@@ -173,7 +174,7 @@ def update_skill(
                 hint="the local copy is unchanged",
             )
         version = _next_version(locked["version"], plan.upstream_version)
-        plan.meta["version"] = version
+        plan.meta = in_metadata({**lifted(plan.meta), "version": version})
         plan.text = dump(plan.meta, plan.body)
         item.previous, item.version = locked["version"], version
         item.repairs, item.flags, item.notes = plan.item.repairs, plan.item.flags, plan.item.notes
@@ -205,5 +206,5 @@ def _swap(
     with staged_folder(local_dir, root=ws.root, replace=True) as staging:
         upstream, local = copy_tree(plan.found.folder, staging, replace={SKILL_FILE: plan.text})
     record = upstream_record(src, plan.found, adapter, upstream, local, plan.item.repairs)
-    entry = lock_entry_for(str(plan.meta["version"]), local, record, plan.powers)
+    entry = lock_entry_for(str(toolkit_field(plan.meta, "version")), local, record, plan.powers)
     update_lock(ws.root, scope, {name: entry}, merge=renewed)

@@ -104,7 +104,7 @@ def entry(skill: Served) -> dict[str, Any]:
 
     artifact, where = skill.artifact, skill.where
     assert artifact.path is not None
-    frontmatter = json_safe(read_skill(artifact.path).meta)
+    frontmatter = json_safe(read_skill(artifact.path).raw)
     if frontmatter.get("name") != artifact.name:
         raise InputFileError(
             f"{where}: its frontmatter name {str(frontmatter.get('name'))[:64]!r} is not the "

@@ -22,7 +22,7 @@ from exobrain.paths import shown
 from exobrain.search.corpus import TYPES, Artifact, View
 from exobrain.search.docs import read_doc
 from exobrain.search.engine import Searcher, guarded
-from exobrain.skillmd import links_of
+from exobrain.skillmd import links_of, toolkit_field
 from exobrain.util.jsonlogic import evaluate, sort_rows, truthy, variables
 from exobrain.workspace import Workspace
 
@@ -113,7 +113,7 @@ class Substrate:
         return {
             **a.fields(),
             "path": shown(a.path, self.ws.root) if a.path else None,
-            "version": meta.get("version"),
+            "version": toolkit_field(meta, "version"),
             "hash": digest,
             "quality": None if quality is None else round(quality, 6),
             "description": description,

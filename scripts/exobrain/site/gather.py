@@ -36,7 +36,7 @@ from exobrain.signals.ledger import day_label
 from exobrain.signals.quality import load_weights, quality_all
 from exobrain.signals.view import summary
 from exobrain.site.data import LINK_TYPES, USAGE_DAYS, search_settings
-from exobrain.skillmd import as_list, links_of, unreadable_skill
+from exobrain.skillmd import as_list, links_of, toolkit_field, unreadable_skill
 from exobrain.util.dirhash import file_digests
 from exobrain.util.progress import Progress
 from exobrain.util.repository import Repository
@@ -119,7 +119,7 @@ def _skill(
     meta, body, description = _document(ws, a)
     files, digests = _files(ws, a)
     uses = agg.usage.get(a.ref, {})
-    version = meta.get("version")
+    version = toolkit_field(meta, "version")
     row: dict[str, Any] = {
         "name": a.name,
         "home": a.home,

@@ -14,9 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from exobrain.artifacts.checks import STANDARD_FIELDS, fields_to_move, metadata_conflicts
+from exobrain.artifacts.frontmatter import encode
 from exobrain.interop.formats.bundle import Bundle, FoundSkill
-from exobrain.interop.formats.fields import MARKER, dump, encode, untravelled
-from exobrain.skillmd import spec_problems
+from exobrain.interop.formats.fields import MARKER, dump, untravelled
+from exobrain.skillmd import lifted, spec_problems
 from exobrain.util.versions import is_version
 
 NAME = "agentskills"
@@ -50,6 +51,7 @@ def compat_problems(
     tools_as_text: bool = True,
 ) -> list[str]:
     """Why a skill cannot be exported as a standard bundle (``agentskills_io_compat_check``)."""
+    written, meta = meta, lifted(meta)  # the toolkit's fields count wherever they are
     problems = [message for _, message in spec_problems(meta, folder)]
     version = meta.get("version")
     if not is_version(version):
@@ -61,7 +63,9 @@ def compat_problems(
         problems.append("no instructions after the frontmatter")
     if not strip:
         problems += untravelled(meta, fields_to_move(meta, keep, tools_as_text))
-    return problems + metadata_conflicts(meta, keep=keep, tools_as_text=tools_as_text, strip=strip)
+    return problems + metadata_conflicts(
+        written, keep=keep, tools_as_text=tools_as_text, strip=strip
+    )
 
 
 def export_meta(
@@ -72,6 +76,7 @@ def export_meta(
     tools_as_text: bool = True,
 ) -> dict[str, Any]:
     """The exported frontmatter (see the module docstring)."""
+    meta = lifted(meta)
     metadata: dict[str, str] = dict(meta.get("metadata") or {})
     moved = [] if strip else fields_to_move(meta, keep, tools_as_text)
     out: dict[str, Any] = {}

@@ -19,7 +19,6 @@ from typing import Any
 from exobrain.artifacts.checks import MOVED_MARKER
 from exobrain.errors import InputFileError
 from exobrain.skillmd import NAME_MAX, parse, split_frontmatter
-from exobrain.util import boundedjson
 from exobrain.util.jsonsafe import json_safe
 
 #: Claude Code's own SKILL.md fields (besides the standard ones); kept as they are by the
@@ -44,19 +43,6 @@ PROVENANCE = ("source", "source_format", "source_url")
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 
 
-def encode(value: Any) -> str:
-    """A field value as a metadata string: strings stay as they are unless they would read
-    back as JSON (``"true"``, ``"[1]"``), everything else is JSON. A date travels as its ISO
-    text (binary data never gets here: :func:`untravelled` refuses it)."""
-    value = json_safe(value)
-    if isinstance(value, str):
-        try:
-            boundedjson.loads(value)
-        except ValueError:
-            return value
-    return json.dumps(value, ensure_ascii=False)
-
-
 def untravelled(meta: dict[str, Any], moved: list[Any]) -> list[str]:
     """Why moved fields cannot travel in ``metadata`` as text: a key that is not text (an
     unquoted ``2020-01-01:``) has no name there, and binary data (``!!binary``) no text
@@ -79,14 +65,6 @@ def _holds_bytes(value: Any) -> bool:
     if isinstance(value, (list, tuple, set, frozenset)):
         return any(_holds_bytes(v) for v in value)
     return False
-
-
-def decode(text: str) -> Any:
-    """The inverse of :func:`encode`."""
-    try:
-        return boundedjson.loads(text)
-    except ValueError:
-        return text
 
 
 def slugify(text: str) -> str:
@@ -151,7 +129,7 @@ def read_lenient(text: str, path: Path) -> tuple[dict[str, Any], str, list[str]]
     with unquoted values quoted. An unrepairable file raises the original error."""
     try:
         doc = parse(text, path)
-        return doc.meta, doc.body, []
+        return doc.raw, doc.body, []
     except InputFileError as first:
         if "invalid YAML" not in first.message:
             raise
@@ -164,7 +142,7 @@ def read_lenient(text: str, path: Path) -> tuple[dict[str, Any], str, list[str]]
         except InputFileError:
             raise first from None
         return (
-            doc.meta,
+            doc.raw,
             doc.body,
             [
                 f"quoted the value of {', '.join(keys)} (YAML rejects an "

@@ -16,8 +16,9 @@ from typing import Any
 
 from exobrain.artifacts.checks import NATIVE_FIELDS, STANDARD_FIELDS
 from exobrain.artifacts.content import SCHEMA_VERSION
-from exobrain.interop.formats.fields import MARKER, PROVENANCE, SLUG, decode, encode, slugify
-from exobrain.skillmd import COMPATIBILITY_MAX, DESCRIPTION_MAX, NAME_MAX
+from exobrain.artifacts.frontmatter import encode, in_metadata
+from exobrain.interop.formats.fields import MARKER, PROVENANCE, SLUG, slugify
+from exobrain.skillmd import COMPATIBILITY_MAX, DESCRIPTION_MAX, NAME_MAX, TOOLKIT_FIELDS, unfold
 from exobrain.util.versions import normalise as normalise_version
 
 SOURCE_KINDS = ("native", "imported", "composed")
@@ -54,7 +55,7 @@ def lift_exported(meta: dict[str, Any]) -> list[str]:
     for key in metadata.pop(MARKER).split():
         if key in metadata:
             value = metadata.pop(key)
-            meta[key] = decode(value) if isinstance(value, str) else value
+            meta[key] = unfold(value) if isinstance(value, str) else value
             lifted.append(key)
     meta["metadata"] = metadata
     return lifted
@@ -92,7 +93,8 @@ def _clean_metadata(raw: Any, meta: dict[str, Any], out: Translation) -> dict[st
 def _set_aside(metadata: dict[str, str], key: str, value: Any) -> str:
     """Put ``value`` under metadata (a free key; text as it is, anything else as JSON),
     returning the key used."""
-    target = key if key not in metadata else f"upstream-{key}"
+    taken = key in metadata or key in TOOLKIT_FIELDS  # the toolkit keeps its own there
+    target = key if not taken else f"upstream-{key}"
     metadata[target] = value if isinstance(value, str) else encode(value)
     return target
 
@@ -272,6 +274,12 @@ def translate(
     meta["name"] = out.name
     meta["version"] = out.upstream_version or FIRST_VERSION
     _schema_fit(meta, metadata, out)
+    for key in TOOLKIT_FIELDS:  # an upstream's own entry of that name is kept beside ours
+        if key in metadata and key != "version":
+            kept = _set_aside(metadata, key, metadata.pop(key))
+            out.repairs.append(
+                f"metadata.{key} is the toolkit's; the upstream's is metadata.{kept}"
+            )
     if metadata:
         meta["metadata"] = metadata
     meta.update(
@@ -282,5 +290,5 @@ def translate(
             "source_url": source_url,
         }
     )
-    out.meta = _ordered(meta)
+    out.meta = in_metadata(_ordered(meta))  # the toolkit's fields where the standard allows
     return out
