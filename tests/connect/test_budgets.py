@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from exobrain.agents import AGENTS, get_agent
 from exobrain.cli.connect import main as connect_cmd
-from exobrain.connect.budgets import fit, within
+from exobrain.connect.budgets import SUMMARY_FLOOR, fit, within
 from exobrain.connect.indexes import GENERATED_MARK, IndexRow, distinguish, optional_index
 from tests.support.helpers import build_tree, exobrain, skill_md
 
@@ -105,8 +105,15 @@ def test_every_agent_stays_within_its_budget_and_the_overflow_lists_the_rest(
     assert shown and more and not set(shown) & set(more)
     assert sorted(shown + more) == [f"skill-{i:03d}" for i in range(SKILLS)]
     where = str(overflow) if name == "openclaw" else str(overflow.relative_to(root))
-    assert f"{len(more)} more optional skills (left out of this list" in surface
-    assert f"are listed in {where}:" in " ".join(surface.split())
+    text = " ".join(surface.split())
+    assert f"{len(more)} more optional skills are not in this list" in text
+    assert f"or read {where}, which lists them all." in text
+    # no MCP server registered here: the agent is told the command (outside the clone: --repo)
+    repo = f" --repo {root}" if name == "openclaw" else ""
+    assert f"find one with `exobrain search --json{repo} QUERY`" in text
+    # no summary is cut below the floor, however many rows are left out
+    summaries = re.findall(r"^\| skill-\d{3} \| [^|]+ \| (.*) \|$", surface, flags=re.M)
+    assert summaries and min(map(len, summaries)) >= SUMMARY_FLOOR - 2, name
     assert overflow.read_text().startswith(GENERATED_MARK)
     warning = " ".join(result.stderr.split())
     assert (

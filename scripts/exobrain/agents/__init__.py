@@ -19,6 +19,7 @@ from exobrain.agents.model import (
     Agent,
     Budget,
     Folders,
+    Listing,
     optional_dir,
 )
 from exobrain.errors import UsageError
@@ -35,6 +36,7 @@ __all__ = [
     "Agent",
     "Budget",
     "Folders",
+    "Listing",
     "agent_names",
     "get_agent",
     "optional_dir",

@@ -37,6 +37,22 @@ class Budget:
 
 
 @dataclass(frozen=True)
+class Listing:
+    """How the agent's own loader lists the skills of its folders in every session (the
+    linked ``always`` skills): their names and descriptions within ``size`` characters, each
+    description cut at ``entry`` characters, ``reserved`` of the size taken by the skills
+    the agent ships itself. Past the size the loader drops descriptions (or skills) without a
+    word, so connect-agent warns (:mod:`exobrain.connect.listing`). ``why`` says where the
+    figures come from: measured on the programs (knowledge/exobrain/agents.md, "Context
+    budgets")."""
+
+    size: int
+    entry: int
+    why: str
+    reserved: int = 0
+
+
+@dataclass(frozen=True)
 class Agent:
     """One agent: its project skills folder (relative to the repo, None when it has only a
     user-level one), its home (an environment variable, else a folder under ``~``), the
@@ -80,6 +96,8 @@ class Agent:
     #: test_real_agents.py). connect-agent places each skill so that an agent reads it once.
     scans: tuple[str, ...] = ()
     user_scans: tuple[str, ...] = ()
+    #: the loader's own listing of the linked skills (None: not measured for that agent)
+    listing: Listing | None = None
 
     def home(self) -> Path:
         value = os.environ.get(self.home_env) if self.home_env else None

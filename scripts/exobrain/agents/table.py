@@ -15,6 +15,35 @@ from exobrain.agents.model import (
     CONTEXT_RULE,
     Agent,
     Budget,
+    Listing,
+)
+
+#: Claude Code 2.1.197 lists skills in a system reminder within skillListingBudgetFraction
+#: (0.01) of the context window counted at 4 characters a token (3 for models after the 4.6
+#: family): 8,000 characters at 200K, its fallback when the window is unknown and what
+#: claude-sonnet-4-5/4-6 get ("Skill listing over budget: … > 8000 budget" in its debug log);
+#: 30,000 for claude-opus-4-8 with its 1M window. Each description (with when_to_use) is cut
+#: at skillListingMaxDescChars, 1,536. Over the budget the skills it used least are listed by
+#: name only. Its bundled skills took 4,454 characters of the listing (13 skills).
+CLAUDE_LISTING = Listing(
+    8000,
+    1536,
+    "Claude Code lists skills within 1% of the context window: 8,000 characters at 200K "
+    "(30,000 with a 1M window)",
+    reserved=4454,
+)
+#: Codex 0.171.0 lists skills within [skills] max_context_tokens, by default 2% of the
+#: model's context window, at 4 characters a token: 8,000 characters at model_context_window
+#: 100000, 16,000 at 200K, 21,760 for gpt-5 (272K), 40,000 for its default model; 8,000 is
+#: its documented figure when the window is unknown. Descriptions are cut at 1,024 characters;
+#: over the budget it shortens every description, then drops them, then leaves skills out.
+#: Its system skills (imagegen, openai-docs, skill-creator, skill-installer) took 1,723.
+CODEX_LISTING = Listing(
+    8000,
+    1024,
+    "Codex lists skills within 2% of the model's context window: 8,000 characters when the "
+    "window is unknown (21,760 for gpt-5)",
+    reserved=1723,
 )
 
 #: Budgets and surfaces, with their sources (knowledge/exobrain/agents.md, "Context budgets").
@@ -35,6 +64,7 @@ ROWS: tuple[Agent, ...] = (
         sidecar="CLAUDE.md",
         settings=".claude/settings.local.json",
         user_settings="settings.json",
+        listing=CLAUDE_LISTING,
     ),  # reads only .claude/skills (its debug log: "Loading skills from: … project=[…]")
     # Codex concatenates AGENTS files from the project root down to the working folder and
     # stops at project_doc_max_bytes, 32 KiB by default, cutting the rest silently
@@ -59,6 +89,7 @@ ROWS: tuple[Agent, ...] = (
         # Codex reads .agents/skills from the working folder up to the repository root, and
         # ~/.agents/skills beside $CODEX_HOME/skills (developers.openai.com/codex/skills)
         user_scans=(".agents/skills",),
+        listing=CODEX_LISTING,
     ),
     # OpenClaw cuts each workspace bootstrap file (USER.md) at agents.defaults.bootstrapMaxChars:
     # 20,000 today, 12,000 in earlier releases (openclaw docs/gateway/config-agents.md); the

@@ -73,6 +73,15 @@ from exobrain.cli.edge import (
     "configuration (the project's, or with --user the user's); only its entry is touched.",
 )
 @click.option(
+    "--native-tiers/--no-native-tiers",
+    "native_tiers",
+    default=None,
+    help="claude: also link the optional and unlisted skills and set each one's tier in "
+    "Claude Code's own skillOverrides (name-only, user-invocable-only; off for a link Claude "
+    "must not list), in its local settings (remembered; --no-native-tiers removes exactly "
+    "what it added).",
+)
+@click.option(
     "--persona",
     metavar="PERSONA",
     help="Also link every skill you can see whose personas or tags include P "
@@ -121,6 +130,7 @@ def main(
     guest: bool,
     track_usage: bool,
     mcp: bool,
+    native_tiers: bool | None,
     persona: str | None,
     discover: str | None,
     sparse: bool | None,
@@ -164,6 +174,7 @@ def main(
         force=force,
         track_usage=track_usage,
         mcp=mcp,
+        native_tiers=native_tiers,
     )
     if not as_json and sys.stdin.isatty() and sys.stdout.isatty():
         request.wizard = _terminal_wizard

@@ -3,18 +3,19 @@ that agent takes in (the figures and their sources are in the agent table,
 :mod:`exobrain.agents`).
 
 Fitting goes in steps, each tried only when the one before does not fit: every row with its
-summary (160 characters); compact rows, summaries cut shorter and shorter down to 40
-characters; then only the rows that fit, the closest first (skills of the deepest connected
-scopes before shared and external ones), with a line saying how many more skills the overflow
-file holds and where it is. The overflow file lists the rest with full summaries; it is read on
-demand, so it has no budget. Fitting is pure; only :func:`codex_budget` reads a file (Codex's
-own ``config.toml``).
+summary (160 characters); compact rows, summaries cut to 120, then 80 characters — the floor,
+still a readable sentence; then only the rows that fit, the best first by their score (quality,
+usage and closeness, :mod:`exobrain.connect.scoring`; without scores, the closest first:
+skills of the deepest connected scopes before shared and external ones), with a line saying
+how many more skills there are and how to reach them. The overflow file lists the rest with
+full summaries; it is read on demand, so it has no budget. Fitting is pure (the scores are
+handed in); only :func:`codex_budget` reads a file (Codex's own ``config.toml``).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,8 +24,12 @@ from exobrain.connect.indexes import IndexRow, shortened
 from exobrain.errors import InputFileError
 from exobrain.util.fileio import read_text
 
-#: Summary lengths tried, longest first, before rows go to the overflow file.
-SUMMARY_STEPS = (160, 120, 80, 60, 40)
+#: Summary lengths tried, longest first, before rows go to the overflow file; the last is the
+#: floor: a summary is never cut shorter than that, rows are left out instead.
+SUMMARY_STEPS = (160, 120, 80)
+SUMMARY_FLOOR = SUMMARY_STEPS[-1]
+#: The scores of the rows by their path, computed only when some rows must be left out.
+Scores = Callable[[], Mapping[str, float]]
 #: Codex's default ``project_doc_max_bytes`` and the share of it left for a folder's AGENTS.md.
 CODEX_DOC_DEFAULT = 32 * 1024
 CODEX_HEADROOM = 4 * 1024
@@ -64,18 +69,22 @@ def fit(
     render: Callable[[list[IndexRow], int], str | None],
     size: int,
     lines: int | None = None,
+    scores: Scores | None = None,
 ) -> Fit:
     """Fit ``rows`` into ``size`` bytes (and ``lines``): ``render(rows, hidden)`` gives the
-    surface's whole text showing ``rows`` and saying that ``hidden`` more are in the overflow
-    file."""
+    surface's whole text showing ``rows`` and saying that ``hidden`` more are left out.
+    When not every row fits at the floor, the rows shown are those ``scores`` (by path, the
+    higher the better; asked for only then) rank first, ties and unscored rows the closest
+    first."""
     for summary in SUMMARY_STEPS:
         compact = shortened(rows, summary)
         text = render(compact, 0)
         if within(text, size, lines):
             return Fit(compact, [], text, summary)
-    ordered = sorted(rows, key=_closest_first)
-    compact = shortened(ordered, SUMMARY_STEPS[-1])
-    low, high = 0, len(rows)  # the most rows that fit: a prefix of the closest first
+    scored = scores() if scores is not None else {}
+    ordered = sorted(rows, key=lambda row: (-scored.get(row.path, 0.0), *_closest_first(row)))
+    compact = shortened(ordered, SUMMARY_FLOOR)
+    low, high = 0, len(rows)  # the most rows that fit: a prefix of the best first
     while low < high:
         middle = (low + high + 1) // 2
         if within(render(compact[:middle], len(rows) - middle), size, lines):
@@ -84,7 +93,7 @@ def fit(
             high = middle - 1
     text = render(compact[:low], len(rows) - low)
     over = not within(text, size, lines)
-    return Fit(compact[:low], ordered[low:], text, SUMMARY_STEPS[-1], over)
+    return Fit(compact[:low], ordered[low:], text, SUMMARY_FLOOR, over)
 
 
 def codex_budget(budget: Budget) -> tuple[int, str]:

@@ -9,17 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-from exobrain.agents import AGENTS, Folders, get_agent
+from exobrain.agents import Folders, get_agent
 from exobrain.connect import (
     cone,
     external,
     githooks,
     linker,
     linkset,
+    listing,
     mcpconfig,
+    nativetiers,
     placement,
     preload,
     scopehooks,
@@ -75,6 +78,7 @@ class Request:
     sparse: bool | None = None  # keep a sparse checkout of the connection (None: as stored)
     track_usage: bool = False  # install the usage hook in the agent's settings (--track-usage)
     mcp: bool = False  # register the MCP server in the agent's MCP configuration (--mcp)
+    native_tiers: bool | None = None  # the tiers in the agent's own listing (None: as stored)
 
 
 @dataclass
@@ -103,6 +107,7 @@ class Report:
     external: Any = None  # the fetcher's report (a FetchReport) when it ran
     usage_hook: usage.UsageHook | None = None  # --track-usage, when it ran
     mcp: mcpconfig.Registration | None = None  # --mcp, when it ran
+    overrides: nativetiers.Planned | None = None  # the agent's per-skill settings (planned)
 
     @property
     def exit_code(self) -> int:
@@ -126,6 +131,8 @@ def connect(request: Request) -> Report:
         usage.check_tracking(agent.name)
     if request.mcp:
         mcpconfig.check_agent(agent.name)
+    if request.native_tiers:
+        nativetiers.check_agent(agent.name)
     ws = open_workspace(request.repo)
     folders = agent.folders(ws.root, request.user)
     report = _connect(ws, folders, request)
@@ -212,6 +219,7 @@ def _connect(ws: Workspace, folders: Folders, request: Request) -> Report:
                 report.warnings = list(dict.fromkeys(first.warnings + report.warnings))
             report.applied = linker.apply(report.actions)
     linker.record_links(report.skills_dir, report.root, report.owned_links, report.actions)
+    nativetiers.record(report.overrides)
     report.hooks_run = scopehooks.run_hooks(
         report.hooks_planned, report.root, agent.name, report.skills_dir, request.hook_timeout
     )
@@ -261,6 +269,9 @@ def _prepare(
         preload.stored_preload(stored, agent.name), request.persona, request.discover
     )
     connection.raw = preload.with_preload(connection.raw, agent.name, wanted)
+    connection.raw = nativetiers.with_native(
+        connection.raw, agent.name, user_level, request.native_tiers
+    )
     ws = workspace_for(ws.root, ws.config, connection)
     report.connected_scopes, report.person = connection.connected_scopes, connection.person
     report.chain = ws.chain.paths
@@ -305,7 +316,7 @@ def _prepare(
             ]
         )
     actions = [
-        *plan(ws, folders, rows, report, discovered=discovered),
+        *plan(ws, folders, rows, report, discovered=discovered, mcp=request.mcp),
         connection_action(ws.root, stored, connection),
     ]
     report.actions = [a for a in actions if a is not None]
@@ -344,10 +355,13 @@ def plan(
     report: Report,
     *,
     discovered: str | None = None,
+    mcp: bool = False,
 ) -> list[linker.Action]:
-    """Every action for this agent: links, context files (``discovered``: the text of
-    discovered-skills.md), git hooks (pure over what it reads)."""
+    """Every action for this agent: links, its per-skill settings, context files
+    (``discovered``: the text of discovered-skills.md; ``mcp``: the MCP server is being
+    registered), git hooks (pure over what it reads)."""
     agent, root, skills_dir = folders.agent, ws.root, folders.skills
+    tiers = nativetiers.linked_tiers(ws.connection, agent.name, folders.user_level)
     mine: dict[str, Path] = {}
     optional = []
     for row in rows:
@@ -359,12 +373,12 @@ def plan(
                 f"the sparse checkout; connect-agent {agent.name} --sparse brings it in"
             )
             continue
-        if row.tier == "always":
+        if row.tier in tiers:
             mine[row.link_name] = skill_dir(root, row.home, row.name)
-        elif row.tier == "optional":
+        if row.tier == "optional":
             optional.append(row)
     report.warnings += placement.name_clashes(
-        agent.name, [(r.name, r.link_name) for r in rows if r.tier == "always"]
+        agent.name, [(r.name, r.link_name) for r in rows if r.tier in tiers]
     )
     report.owned_links = linker.claimed_links(skills_dir, root)
     wanted = linkset.placed_here(ws, folders, mine, report.warnings)
@@ -385,33 +399,18 @@ def plan(
             "until they are fixed"
         )
     report.problems += [f"{a.name}: {a.reason}" for a in actions if a.problem]
+    report.overrides = native = nativetiers.plan(ws.connection, folders, rows, list(wanted))
+    report.notes += native.notes
+    report.warnings += listing.warnings(folders, wanted, native.overrides)
     remarks = surfaces.Remarks(report.problems, report.warnings)
     listed = surfaces.index_rows(ws, rows, optional, folders.files, skills_dir, remarks)
+    search = cache(lambda: mcpconfig.search_hint(agent.name, root, user=folders.user, asked=mcp))
     actions += [
         a
-        for a in surfaces.context_actions(ws, folders, listed, remarks, discovered)
+        for a in [
+            native.action,
+            *surfaces.context_actions(ws, folders, listed, remarks, discovered, search),
+        ]
         if a is not None
     ]
-    actions += _git_hook_actions(ws, report, user_level=report.level == "user", agent=agent.name)
-    return actions
-
-
-def _git_hook_actions(
-    ws: Workspace, report: Report, *, user_level: bool, agent: str
-) -> list[linker.Action]:
-    """post-merge/post-rewrite relink every agent connected here; pre-push validates."""
-    folder = githooks.hooks_dir(ws.root)
-    if folder is None:
-        report.notes.append("not a git work tree: git hooks not installed")
-        return []
-    problem = githooks.hooks_folder_problem(folder, ws.root)
-    if problem:
-        return [
-            linker.Action("hook", linker.SKIP, folder, "git hooks", reason=problem, root=folder)
-        ]
-    known = {a.name for a in AGENTS}  # a misspelt name in .exobrain.json gets no hook line
-    relinks = githooks.relink_commands(
-        [a for a in agent_list(ws.connection, False) if a in known],
-        [a for a in agent_list(ws.connection, True) if a in known],
-    )
-    return githooks.plan_hooks(folder, githooks.current_runner(), relinks)
+    return [*actions, *githooks.connection_hooks(ws, report.notes)]

@@ -31,14 +31,16 @@ BASH_INDEX_TABLE = "| Name | Path | Summary |"
 
 @dataclass(frozen=True)
 class IndexRow:
-    """One optional skill as the index lists it; ``path`` is the SKILL.md the agent reads and
+    """One optional skill as the index lists it; ``path`` is the SKILL.md the agent reads,
     ``home`` where the skill lives (``global``, ``people/dana``, ``external anthropic``), which
-    tells apart two skills of one name."""
+    tells apart two skills of one name, and ``ref`` its reference (``skill:NAME@HOME``), by
+    which its signals are found."""
 
     name: str
     path: str
     summary: str
     home: str = ""
+    ref: str = ""
 
 
 @dataclass(frozen=True)
@@ -80,8 +82,8 @@ def _cell(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|")
 
 
-def index_row(name: str, path: str, description: str, home: str = "") -> IndexRow:
-    return IndexRow(name, path, one_line(description, SUMMARY_MAX), home)
+def index_row(name: str, path: str, description: str, home: str = "", ref: str = "") -> IndexRow:
+    return IndexRow(name, path, one_line(description, SUMMARY_MAX), home, ref)
 
 
 def distinguish(rows: list[IndexRow]) -> list[IndexRow]:
@@ -113,12 +115,26 @@ INTRO = (
 )
 
 
-def more_line(count: int, path: str) -> str:
-    """The line that sends the agent to the overflow file."""
+#: How the agent finds a skill the index has no room for (:func:`more_line`).
+MCP_SEARCH = "the `search` tool of the exobrain MCP server"
+
+
+def cli_search(repo: str | None = None) -> str:
+    """The command that searches this exobrain (``repo``: its path, when the agent may run
+    somewhere else)."""
+    where = f" --repo {repo}" if repo else ""
+    return f"`exobrain search --json{where} QUERY` (a hit's `path` is its SKILL.md)"
+
+
+def more_line(count: int, path: str, search: str | None = None) -> str:
+    """The line that says how many optional skills the index has no room for and how the agent
+    reaches them: ``search`` (the MCP tool, or the command), then the overflow file."""
+    how = search or cli_search()
     return (
-        f"{count} more optional skill{'s' if count != 1 else ''} (left out of this list to keep "
-        f"it within this agent's context budget) are listed in {path}: read it when none of "
-        f"the skills here fits the request."
+        f"{count} more optional skill{'s' if count != 1 else ''} are not in this list (it is "
+        f"kept within this agent's context budget; the best rated, most used and closest "
+        f"are shown). When none of the skills here fits the request, find one with {how}, "
+        f"or read {path}, which lists them all."
     )
 
 

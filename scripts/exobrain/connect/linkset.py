@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from exobrain.agents import AGENTS, Agent, Folders
-from exobrain.connect import linker, placement
+from exobrain.connect import linker, nativetiers, placement
 from exobrain.connect.connection import agent_list
 from exobrain.paths import shown, skill_dir
 from exobrain.util.dirhash import INSTALL_RECORD
@@ -30,9 +30,10 @@ def placed_here(
         readers.append(placement.Reader(other.name, there.skills, frozenset(there.reads)))
         if other.name == folders.agent.name:
             continue
+        tiers = nativetiers.linked_tiers(ws.connection, other.name, folders.user_level)
         for row in ws.resolve(other.name):
             if (
-                row.tier == "always"
+                row.tier in tiers
                 and not row.is_external
                 and not ws.reads_committed(row.home, row.name)
             ):

@@ -161,6 +161,47 @@ def register(agent: str, root: Path, *, user: bool = False) -> Registration:
     return replace(done, start=mcpstart.will_start(agent, root, user=user), excluded=excluded)
 
 
+def registered(agent: str, root: Path, *, user: bool = False) -> bool:
+    """Whether our server is in ``agent``'s MCP configuration for this clone (at project
+    level, or with ``user`` the user's): read only, and False for an agent without one or a
+    file that cannot be read (connect-agent --mcp reports those)."""
+    import tomllib
+
+    from exobrain.util import jsonc
+    from exobrain.util.fileio import read_text
+
+    place = PLACES.get(agent)
+    if place is None:
+        return False
+    path, _inside = config_file(agent, root, user)
+    try:
+        if not path.is_file():
+            return False
+        text = read_text(path)
+        data: Any = tomllib.loads(text) if place.shape == "toml" else jsonc.loads(text, path)
+    except (InputFileError, ValueError, OSError):
+        return False
+    keys = place.keys if place.shape == "toml" else servers_keys(agent, root, user)
+    for key in keys:
+        data = data.get(key) if isinstance(data, dict) else None
+    return isinstance(data, dict) and is_ours(data.get(SERVER))
+
+
+def search_hint(agent: str, root: Path, *, user: bool = False, asked: bool = False) -> str:
+    """How the index tells the agent to find the skills it has no room for: the MCP server's
+    ``search`` tool where our server is registered for the agent (or is being registered:
+    ``asked``) and the agent will start it, else the ``exobrain search`` command (with
+    ``--repo`` where the index lives outside the clone)."""
+    from exobrain.agents import get_agent
+    from exobrain.connect import indexes
+
+    known = agent in PLACES and (asked or registered(agent, root, user=user))
+    if known and mcpstart.will_start(agent, root, user=user).starts is not False:
+        return indexes.MCP_SEARCH
+    outside = user or get_agent(agent).project_skills is None
+    return indexes.cli_search(str(root) if outside else None)
+
+
 def is_ours(entry: Any) -> bool:
     """Whether an ``exobrain`` entry runs our server (else it is the user's and is kept)."""
     if not isinstance(entry, dict):

@@ -111,10 +111,15 @@ def _trusted(root: Path, rules: dict[str, object]) -> bool:
     return best is not None and best[1]
 
 
-def keep_out_of_git(root: Path, path: Path) -> bool:
+def keep_out_of_git(
+    root: Path,
+    path: Path,
+    why: str = "machine-specific MCP configuration written by connect-agent --mcp",
+) -> bool:
     """Make git ignore ``path`` (a file in the repository at ``root``) in this clone only,
-    through ``.git/info/exclude``, unless an ignore rule covers it already or git tracks it
-    (then it is the user's to decide). True when an exclude line was added."""
+    through ``.git/info/exclude`` (with a comment saying ``why``), unless an ignore rule covers
+    it already or git tracks it (then it is the user's to decide). True when an exclude line
+    was added."""
     from exobrain.util.fileio import atomic_write_text
     from exobrain.util.git import GitFailed
     from exobrain.util.repository import Repository
@@ -133,7 +138,7 @@ def keep_out_of_git(root: Path, path: Path) -> bool:
     if line in text.splitlines():
         return False
     ending = "" if not text or text.endswith("\n") else "\n"
-    note = "# machine-specific MCP configuration written by connect-agent --mcp\n"
+    note = f"# {why}\n"
     info.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(info, text + ending + note + line + "\n", root=info.parent)
     return True

@@ -8,8 +8,10 @@ marked block in its workspace ``USER.md``; Copilot, Cursor, Windsurf, Kiro, Clin
 one generated instructions/rule file; OpenCode the index file, listed in ``opencode.json``'s
 ``instructions``; ``agents`` and the agents that read no file connect-agent may write (goose,
 Qwen Code, Droid, ...) the index file beside their folder. What the agent reads every session
-is fitted into its budget (:mod:`exobrain.connect.budgets`); the rows that do not fit go to
-``optional-skills-more.md``.
+is fitted into its budget (:mod:`exobrain.connect.budgets`), the rows shown chosen by their
+score (:mod:`exobrain.connect.scoring`); the rows that do not fit go to
+``optional-skills-more.md``, and the index says how to find them (the MCP ``search`` tool
+where the exobrain server is registered for the agent, else ``exobrain search``).
 Paths are relative to the repository when the file lives inside it, absolute otherwise.
 """
 
@@ -30,7 +32,7 @@ from exobrain.agents import (
     Folders,
     optional_dir,
 )
-from exobrain.connect import blocks, budgets, configs, indexes, linker
+from exobrain.connect import blocks, budgets, configs, indexes, linker, scoring
 from exobrain.connect.preload import DISCOVERED_FILE, without_mark
 from exobrain.errors import InputFileError
 from exobrain.model import EXTERNAL, GLOBAL
@@ -59,6 +61,7 @@ class Surface:
     rows: list[indexes.IndexRow]
     remarks: Remarks
     discovered: str | None
+    search: Callable[[], str] | None = None  # how the agent finds what the index leaves out
 
     @property
     def agent(self) -> Agent:
@@ -103,18 +106,18 @@ def index_rows(
             )
             continue
         description = description_of(root, row.home, row.name)
+        shown_path = link_text(path, root, inside)
         result.append(
-            indexes.index_row(row.name, link_text(path, root, inside), description, row.home)
+            indexes.index_row(row.name, shown_path, description, row.home, row.identity.ref)
         )
     for row in rows:  # external optional skills the fetcher installed beside the skills folder
         if row.is_external and row.tier == "optional":
             path = optional_dir(skills_dir) / row.link_name / SKILL_FILE
             if path.is_file():
                 home = f"{EXTERNAL} {row.owner}"
+                shown_path, ref = link_text(path, root, inside), row.identity.ref
                 result.append(
-                    indexes.index_row(
-                        row.name, link_text(path, root, inside), _description(path), home
-                    )
+                    indexes.index_row(row.name, shown_path, _description(path), home, ref)
                 )
     return indexes.distinguish(result)
 
@@ -169,11 +172,14 @@ def context_actions(
     rows: list[indexes.IndexRow],
     remarks: Remarks,
     discovered: str | None,
+    search: Callable[[], str] | None = None,
 ) -> list[linker.Action | None]:
     """The agent's context surface (see the module docstring). ``discovered`` (connect-agent
-    --discover) is one more generated file, inlined where the surface inlines everything."""
+    --discover) is one more generated file, inlined where the surface inlines everything;
+    ``search`` gives how the index says to find the skills it has no room for (asked only
+    then; default: the ``exobrain search`` command)."""
     agent = folders.agent
-    surface = Surface(ws, folders, rows, remarks, discovered)
+    surface = Surface(ws, folders, rows, remarks, discovered, search)
     kinds = {
         CONTEXT_CLAUDE: _claude,
         CONTEXT_GEMINI: _gemini,
@@ -209,9 +215,13 @@ def _fitted(
     more = surface.shown(overflow)
 
     def full(rows: list[indexes.IndexRow], hidden: int) -> str | None:
-        return render(rows, indexes.more_line(hidden, more) if hidden else None)
+        how = surface.search() if surface.search and hidden else None
+        return render(rows, indexes.more_line(hidden, more, how) if hidden else None)
 
-    fit = budgets.fit(surface.rows, full, max(limit, 0), budget.lines)
+    def scores() -> dict[str, float]:
+        return dict(scoring.index_scores(surface.ws, surface.rows))
+
+    fit = budgets.fit(surface.rows, full, max(limit, 0), budget.lines, scores)
     label = shown(where, surface.ws.root)
     if fit.overflow:
         surface.remarks.warnings.append(

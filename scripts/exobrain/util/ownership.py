@@ -31,6 +31,8 @@ from exobrain.util.locking import exclusive
 TOOL = "exobrain-skills"
 RECORD_VERSION = 1  # (exobrain.caches.OWNED.version: util imports no core module)
 LINKS, INSTALLS = "links", "installs"
+#: entries of an agent's settings file (Claude's ``skillOverrides``): name → the value written
+SETTINGS = "settings"
 
 
 @dataclass
@@ -73,7 +75,7 @@ def load(records: Path, folder: Path) -> Owned:
         return owned
     if not isinstance(data, dict) or data.get("tool") != TOOL or data.get("folder") != real:
         return owned
-    for kind in (LINKS, INSTALLS):
+    for kind in (LINKS, INSTALLS, SETTINGS):
         by_exobrain = data.get(kind)
         if not isinstance(by_exobrain, dict):
             continue
