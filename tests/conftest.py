@@ -23,7 +23,18 @@ def isolated_session(tmp_path_factory) -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         for name, value in env.items():
             patch.setenv(name, value)
+        # the hundreds of commands the tests start share one bytecode folder in the run's
+        # temporary folder (every worker's): with PYTHONDONTWRITEBYTECODE set, or a fresh
+        # clone's scripts/ without __pycache__, each would otherwise compile the package again
+        patch.setenv("PYTHONPYCACHEPREFIX", str(_run_folder(tmp_path_factory) / "pycache"))
+        patch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
         yield
+
+
+def _run_folder(tmp_path_factory) -> Path:
+    """The temporary folder of this run, which every xdist worker's folder is inside."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if base.name.startswith("popen-gw") else base
 
 
 @pytest.fixture(autouse=True)
@@ -33,3 +44,10 @@ def isolated_home(tmp_path_factory, monkeypatch) -> Path:
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     return Path(env["HOME"])
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tests first (each keeps its place among them): xdist deals the collection out
+    to the workers in order, and a long test dealt last keeps one worker busy at the end of the
+    run while the others wait."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

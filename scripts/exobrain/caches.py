@@ -138,7 +138,8 @@ BYTECODE = Cache(
     "pycache",
     USER_CACHE,
     "the compiled bytecode of an exobrain's own scripts/ while selftest runs its suite "
-    "(`PYTHONPYCACHEPREFIX`), so the check writes nothing into the exobrain",
+    "(`PYTHONPYCACHEPREFIX`; one you set is used instead), so the check writes nothing "
+    "into the exobrain",
     "Python's own: each source file's path and modification time",
     1,
     "when a source file changes",

@@ -122,6 +122,7 @@ def _random_change(work: Path, rng: random.Random, step: int) -> str:
     return kind
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_a_patched_catalog_is_the_full_render(tmp_path, patches, monkeypatch, seed):
     if seed == 2:  # kept rows rewritten after every change, not only after many

@@ -153,6 +153,7 @@ def listed(program: str, output: str) -> list[str]:
     return sorted(n for n in names if n.split(".")[0] in SKILLS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("combo", COMBOS, ids="+".join)
 def test_each_program_lists_each_of_its_skills_once(loaded, combo):
     for program in combo:
@@ -196,6 +197,7 @@ def _steps(root: Path) -> None:
     _trust_for_gemini([root])
 
 
+@pytest.mark.slow
 def test_after_connect_mcp_and_the_printed_step_each_program_starts_the_server(programs, tmp_path):
     root = _clone(tmp_path, ())
     Path(os.environ["CODEX_HOME"]).mkdir(parents=True, exist_ok=True)

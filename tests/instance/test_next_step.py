@@ -42,6 +42,7 @@ def test_the_printed_next_step_passes_in_a_new_virtual_environment(tmp_path):
     assert next_step == f"cd {tmp_path / 'mine'} && pip install -e '.[test]' && exobrain selftest"
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    _share_installed_packages(venv)
     env = {
         **os.environ,
         "PATH": f"{venv / 'bin'}{os.pathsep}/usr/bin{os.pathsep}/bin",  # as if activated
@@ -65,3 +66,21 @@ def test_the_printed_next_step_passes_in_a_new_virtual_environment(tmp_path):
     for check in ("agents", "git-hooks", "locks", "docs", "skills-validate", "test-suite"):
         assert re.search(rf"^PASS  {check} ", done.stdout, re.M), (check, done.stdout[-2000:])
     assert "would replace hook" not in done.stdout
+    where = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import exobrain; print(exobrain.__file__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert where.stdout.startswith(str(tmp_path / "mine")), where.stdout  # the instance's own
+
+
+def _share_installed_packages(venv: Path) -> None:
+    """Make the packages of this suite's environment visible in ``venv`` (a ``.pth`` file), so
+    the step's pip finds the requirements installed and installs the instance itself instead of
+    downloading them all again: a new environment still, one that did not make the instance."""
+    mine = next(p for p in map(Path, sys.path) if p.name == "site-packages" and p.is_dir())
+    [theirs] = (venv / "lib").glob("python*/site-packages")
+    (theirs / "suite-packages.pth").write_text(f"{mine}\n")

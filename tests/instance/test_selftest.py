@@ -239,6 +239,7 @@ def test_connected_agents_must_match_the_plan(instance):
     assert checks["agents"]["fix"] == "connect-agent claude --relink"
 
 
+@pytest.mark.slow
 def test_the_default_suite_is_its_quick_part_and_full_is_one_option_away(
     instance, tmp_path, monkeypatch
 ):

@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from exobrain.testkit import isolated_env
+from tests.support.hostile import watched_scene
+
 #: How long an answer may take before the test says the server hangs (a loaded machine).
 ANSWER_WITHIN = 30
 #: The caps knowledge/exobrain/search.md gives (exobrain.mcp.arguments holds them).
@@ -86,14 +89,28 @@ class Server:
         return log
 
 
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    """One scene and one server for every malformed line and argument of this module: each
+    test sends its line and then shows the server still answers, so the same process taking
+    them all one after another is the stronger proof (and one start instead of two dozen)."""
+    base = tmp_path_factory.mktemp("protocol")
+    env = isolated_env(base)
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        with watched_scene(base, Path(env["HOME"])) as scene:
+            started = Server(scene.root)
+            yield scene, started
+            log = started.close()
+            assert "Traceback" not in log, log
+            for path in (scene.home / ".bashrc", scene.victim / "notes.md"):
+                assert path.is_file()
+
+
 @pytest.fixture
-def server(sandbox):
-    started = Server(sandbox.root)
-    yield started
-    log = started.close()
-    assert "Traceback" not in log, log
-    for path in (sandbox.home / ".bashrc", sandbox.victim / "notes.md"):
-        assert path.is_file()
+def server(shared):
+    return shared[1]
 
 
 def _ping_nested(ident: int, depth: int) -> bytes:
@@ -194,7 +211,8 @@ def test_a_batch_is_refused_with_one_invalid_request_error(server, batch):
         "kind",
     ],
 )
-def test_an_argument_over_its_cap_is_a_tool_error_at_once(server, sandbox, tool, arguments, says):
+def test_an_argument_over_its_cap_is_a_tool_error_at_once(shared, tool, arguments, says):
+    sandbox, server = shared
     result = server.call(tool, arguments)
     assert result["isError"] is True
     text = result["content"][0]["text"]

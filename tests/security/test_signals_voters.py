@@ -148,6 +148,7 @@ def ledger_of_notes(root, size):
     return path, outcomes
 
 
+@pytest.mark.slow
 def test_a_write_that_would_pass_the_cap_sheds_the_notes_and_keeps_every_number(scene):
     root = scene.root
     path, outcomes = ledger_of_notes(root, LEDGER_LIMIT - 50)
@@ -196,6 +197,7 @@ def test_a_write_into_an_oversized_ledger_repairs_it(scene):
     assert facts["aggregate"]["calibration"]["outcomes"] == outcomes
 
 
+@pytest.mark.slow
 def test_a_ledger_full_of_comments_refuses_the_write_and_loses_nothing(scene):
     root = scene.root
 

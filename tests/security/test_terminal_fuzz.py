@@ -76,6 +76,7 @@ def _ledger(host: str, agent: str, note: str, comment: str, value: str) -> str:
 
 
 @FUZZ
+@pytest.mark.slow
 @given(
     front=texts,
     name=texts,

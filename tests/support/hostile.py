@@ -12,12 +12,15 @@ import importlib
 import resource
 import subprocess
 import sys
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from tests.support.helpers import exobrain
+from tests.support.sandbox import snapshot
 
 #: console script → its click command
 COMMANDS = {
@@ -115,3 +118,35 @@ def user_files(base: Path, home: Path) -> list[Path]:
         path.write_text(text)
         made.append(path)
     return made
+
+
+@dataclass(frozen=True)
+class Scene:
+    root: Path  # the exobrain
+    home: Path  # the isolated HOME
+    victim: Path  # a folder of the user's, watched (markers of code that ran land here)
+    scratch: Path  # where a test builds what the attacker controls (upstreams, instances)
+    #: files outside the repository the command under test is meant to write (a test adds
+    #: them: Claude Code's MCP entry lives in the user's own .claude.json)
+    expected: list[Path] = field(default_factory=list)
+
+
+@contextmanager
+def watched_scene(tmp_path: Path, home: Path) -> Iterator[Scene]:
+    """The scene of :func:`sandbox` in ``tmp_path`` with ``home``; on leaving, nothing outside
+    the exobrain, the scratch folder and the toolkit's own folders may have changed."""
+    root = shared_exobrain(tmp_path)
+    user_files(tmp_path, home)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir(exist_ok=True)
+    own = (".cache", ".config", ".local/state")  # the toolkit's own folders live in there
+    for folder in own:
+        (home / folder).mkdir(parents=True, exist_ok=True)
+    skip = (root, scratch, *(home / folder / "exobrain" for folder in own))
+    before = snapshot(tmp_path, home, skip=skip)
+    scene = Scene(root, home, tmp_path / "victim", scratch)
+    yield scene
+    after = snapshot(tmp_path, home, skip=skip)
+    meant = {str(p) for p in scene.expected} | {str(p.parent) for p in scene.expected}
+    changed = sorted(c for c in set(before.items()) ^ set(after.items()) if c[0] not in meant)
+    assert not changed, f"changed outside the sandbox: {changed}"

@@ -291,8 +291,10 @@ def check_suite(root: Path, options: Options) -> Check:
             fix="pip install -e '.[test]' (or pass --no-suite)",
         )
     # bytecode goes to the user cache, not into the exobrain (checks never write there), and
-    # is kept: without it every command the tests start compiles the whole package again
-    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(user_cache_dir() / BYTECODE.folder)}
+    # is kept: without it every command the tests start compiles the whole package again. A
+    # prefix the user already chose is theirs and is kept.
+    prefix = os.environ.get("PYTHONPYCACHEPREFIX") or str(user_cache_dir() / BYTECODE.folder)
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": prefix}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     if (root / "scripts" / "exobrain" / "__init__.py").is_file():
         env["PYTHONPATH"] = os.pathsep.join(
