@@ -34,6 +34,8 @@ def test_new_lines_then_their_commit_are_announced_once(root):  # noqa: F811
     append(root, use("skill:dock-ligands@global", via="skill:old-docking@global"))
     append(root, make_signal("vote", "skill:prep-receptor@global", 1, by="guest", host="box"))
     append(root, use("skill:dock-ligands@global", by="mallory"))  # not mallory's ledger
+    # mallory's own ledger, but mallory is no person of the repository: a stranger's line
+    append(root, use("skill:dock-ligands@global", by="mallory"), person="mallory")
     invoked, voted = follower.poll()
     assert invoked["type"] == "skill.invoked" and invoked["agent"] == "claude"
     assert (invoked["ref"], invoked["via"]) == (

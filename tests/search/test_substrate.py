@@ -190,6 +190,18 @@ def test_events_since_a_commit(root):
                 }
             )
             + "\nnot json\n",
+            "people/alice/AGENTS.md": "# alice\n",  # a person: her ledger counts
+            # a folder naming no person (a stranger): its line is no event
+            "signals/mallory/laptop.jsonl": json.dumps(
+                {
+                    "ts": "2026-01-02T00:00:00.000Z",
+                    "skill": "skill:dock-ligands@global",
+                    "kind": "vote",
+                    "value": -1,
+                    "by": "mallory",
+                }
+            )
+            + "\n",
         },
     )
     git(root, "add", "-A")

@@ -28,6 +28,7 @@ from exobrain.model import GLOBAL
 from exobrain.registry.entries import REGISTRY_FILE, Entry, registry_from_text
 from exobrain.search.corpus import KNOWLEDGE_DIR, PERSONAL, PRIVATE_DIR, View, home_of, open_view
 from exobrain.signals.ledger import ledger_owner
+from exobrain.signals.voters import people_among
 from exobrain.util import boundedjson
 from exobrain.util.repository import Repository
 from exobrain.workspace import Workspace
@@ -53,7 +54,7 @@ def events_since(ws: Workspace, cursor: str) -> dict[str, Any]:
     events += _registry_events(git, view, base, head, changed)
     events += _file_events(git, view, base, head, changed)
     signals = (
-        _signal_events(git, view, base, head)
+        _signal_events(ws, git, view, base, head)
         if any(p.startswith(f"{SIGNALS_DIR}/") for p in changed)
         else []
     )
@@ -198,9 +199,12 @@ def _knowledge_ref(view: View, path: str) -> str | None:
     return best
 
 
-def _signal_events(git: Repository, view: View, base: str, head: str) -> list[dict[str, Any]]:
+def _signal_events(
+    ws: Workspace, git: Repository, view: View, base: str, head: str
+) -> list[dict[str, Any]]:
     """Ledger lines added between the two commits, about skills this view can see, written
-    in their author's own ledger (``signals/<by>/…``; other lines do not count)."""
+    in their author's own ledger (``signals/<by>/…``) by a person of the repository (a
+    stranger's folder counts nowhere: :mod:`exobrain.signals.voters`)."""
     visible = {a.ref for a in view.skills()}
     out = git.run("diff", "-U0", "--no-ext-diff", "--relative", base, head, "--", f"{SIGNALS_DIR}/")
     events = []
@@ -223,6 +227,8 @@ def _signal_events(git: Repository, view: View, base: str, head: str) -> list[di
         ):
             continue
         events.append(signal_event(record))
+    people = people_among(ws, {str(e["by"]) for e in events})
+    events = [e for e in events if e["by"] in people]
     events.sort(key=lambda e: (str(e.get("ts")), e["ref"]))
     return events
 

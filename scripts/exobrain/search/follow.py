@@ -12,8 +12,9 @@ Two sources, checked on every poll:
 A line is announced once: when it is committed later, its commit does not announce it again.
 A ledger that shrank or was rewritten (compaction, a checkout) is read again from its new end
 without announcing old lines. Visibility is the view of :mod:`exobrain.search.events`: lines
-about skills the connection cannot see, and lines not in their author's own ledger, never
-produce an event.
+about skills the connection cannot see, lines not in their author's own ledger, and the
+ledgers of strangers (a folder naming no person, :mod:`exobrain.signals.voters`) never produce
+an event.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from typing import Any
 from exobrain.errors import InputFileError, UsageError
 from exobrain.search.corpus import open_view
 from exobrain.search.events import events_since, signal_event
-from exobrain.signals.ledger import LEDGER_LIMIT, ledger_files, ledger_owner
+from exobrain.signals.ledger import LEDGER_LIMIT, ledger_owner
+from exobrain.signals.voters import repository_ledgers
 from exobrain.util import boundedjson
 from exobrain.util.fileio import open_regular
 from exobrain.util.repository import Repository
@@ -51,7 +53,7 @@ class Follower:
         self.pending: list[dict[str, Any]] = []
         if cursor is not None:  # what happened between the cursor and now comes first
             self.pending = self._commits()
-        self.offsets = {path: _size(path) for path in ledger_files(ws.root)}
+        self.offsets = {path: _size(path) for path in repository_ledgers(ws).counted}
         self.announced: set[Key] = set()
 
     def poll(self) -> list[dict[str, Any]]:
@@ -73,7 +75,7 @@ class Follower:
         """Ledger lines appended since the last poll, about visible skills."""
         visible: set[str] | None = None
         events = []
-        for path in ledger_files(self.ws.root):
+        for path in repository_ledgers(self.ws).counted:
             size, start = _size(path), self.offsets.get(path, 0)
             self.offsets[path] = size
             if size <= start:
