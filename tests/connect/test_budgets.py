@@ -13,7 +13,7 @@ from exobrain.agents import AGENTS, get_agent
 from exobrain.cli.connect import main as connect_cmd
 from exobrain.connect.budgets import SUMMARY_FLOOR, fit, within
 from exobrain.connect.indexes import GENERATED_MARK, IndexRow, distinguish, optional_index
-from tests.support.helpers import build_tree, exobrain, skill_md
+from tests.support.helpers import build_tree, exobrain, optional_exobrain, skill_md
 
 SKILLS = 500
 WORDS = "Analyse, plot and summarise the results of an experiment when the user asks for it"
@@ -23,16 +23,7 @@ WORDS = "Analyse, plot and summarise the results of an experiment when the user 
 def template(tmp_path_factory):
     """An exobrain with 500 forced optional global skills with real-length descriptions."""
     root = tmp_path_factory.mktemp("budget") / "repo"
-    names = [f"skill-{i:03d}" for i in range(SKILLS)]
-    return exobrain(
-        root,
-        registries={
-            "global": [{"name": n, "owner": "o", "tier": "optional", "force": True} for n in names]
-        },
-        scopes=["people/dana"],
-        skills={f"global/{n}": skill_md(n, f"{WORDS} (case {n}); {WORDS.lower()}.") for n in names},
-        connection={"connected_scopes": ["people/dana"], "person": "dana"},
-    )
+    return optional_exobrain(root, SKILLS, lambda n: f"{WORDS} (case {n}); {WORDS.lower()}.")
 
 
 def run(root, *args):

@@ -23,7 +23,7 @@ from exobrain.connect.indexes import (
 )
 from exobrain.connect.scoring import closeness, combined
 from exobrain.skillmd import one_line
-from tests.support.helpers import exobrain, skill_md
+from tests.support.helpers import optional_exobrain
 from tests.support.signal_helpers import sig, write
 
 WORDS = (
@@ -124,16 +124,7 @@ COUNT = 402
 def template(tmp_path_factory):
     """402 forced optional global skills with real-length descriptions; dana connected."""
     root = tmp_path_factory.mktemp("fitting") / "repo"
-    names = [f"skill-{i:03d}" for i in range(COUNT)]
-    return exobrain(
-        root,
-        registries={
-            "global": [{"name": n, "owner": "o", "tier": "optional", "force": True} for n in names]
-        },
-        scopes=["people/dana"],
-        skills={f"global/{n}": skill_md(n, f"{WORDS} (case {n}).") for n in names},
-        connection={"connected_scopes": ["people/dana"], "person": "dana"},
-    )
+    return optional_exobrain(root, COUNT, lambda n: f"{WORDS} (case {n}).")
 
 
 def connect(root, *args):

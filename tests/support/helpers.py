@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,22 @@ def exobrain(
     if connection is not None:
         build_tree(root, {".exobrain.json": connection})
     return init_repo(root, commit=commit)
+
+
+def optional_exobrain(root: Path, count: int, description: Callable[[str], str]) -> Path:
+    """An exobrain of ``count`` forced optional global skills ``skill-000``, ``skill-001``, …
+    (``description(name)`` each), with ``people/dana`` connected: the repository of the
+    index and budget tests."""
+    names = [f"skill-{i:03d}" for i in range(count)]
+    return exobrain(
+        root,
+        registries={
+            "global": [{"name": n, "owner": "o", "tier": "optional", "force": True} for n in names]
+        },
+        scopes=["people/dana"],
+        skills={f"global/{n}": skill_md(n, description(n)) for n in names},
+        connection={"connected_scopes": ["people/dana"], "person": "dana"},
+    )
 
 
 def mtimes(folder: Path) -> dict[str, int]:
