@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from exobrain.connect.choice import Flags, from_flags, wizard
-from exobrain.connect.connector import Request, connect
+from exobrain.connect.connector import connect
+from exobrain.connect.request import Request
 from exobrain.errors import OperationFailed, UsageError
 from exobrain.scopes import Connection, ScopeConfig
 from tests.support.helpers import exobrain

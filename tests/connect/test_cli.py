@@ -465,7 +465,8 @@ def test_guest_without_connection_and_stored_unknown_keys_kept(tmp_path):
 
 
 def test_external_rows_call_the_fetcher_and_its_failure_is_a_warning(tmp_path):
-    from exobrain.connect.connector import Request, connect
+    from exobrain.connect.connector import connect
+    from exobrain.connect.request import Request
 
     root = sample(tmp_path, {"connected_scopes": ["people/alice"]})
     registry = root / "people/alice/skills.json"

@@ -19,12 +19,11 @@ from exobrain.connect.linker import (
     REPLACE,
     SKIP,
     apply,
-    legacy_links,
-    owned_now,
     plan_block,
     plan_file,
     plan_links,
 )
+from exobrain.connect.ownedlinks import legacy_links, owned_now
 from exobrain.errors import InputFileError, OperationFailed
 from tests.support.helpers import build_tree
 

@@ -154,8 +154,9 @@ def main(
     """
     from exobrain.cli.connect_output import render_report, report_json
     from exobrain.connect.choice import Flags
-    from exobrain.connect.connector import Request, connect
+    from exobrain.connect.connector import connect
     from exobrain.connect.external import fetch_external
+    from exobrain.connect.request import Request
     from exobrain.search import preload as search_preloads
 
     request = Request(

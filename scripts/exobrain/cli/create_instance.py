@@ -91,8 +91,9 @@ def _connect(root: Path, agent: str, person: str | None, host: str | None) -> di
     """connect-agent AGENT in the new instance, with the scopes just created (external skills
     are fetched as connect-agent fetches them; a failed fetch is only a warning)."""
     from exobrain.connect.choice import Flags
-    from exobrain.connect.connector import Request, connect
+    from exobrain.connect.connector import connect
     from exobrain.connect.external import fetch_external
+    from exobrain.connect.request import Request
     from exobrain.search import preload as search_preloads
 
     flags = Flags(person, host, (), (), person is None)

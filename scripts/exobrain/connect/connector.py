@@ -1,17 +1,15 @@
 """connect-agent as a library: choose the connection, resolve, plan, apply, run scope hooks.
 
-:func:`connect` is the whole command without the terminal: it returns a :class:`Report` that
-the CLI renders as lines or JSON. Everything it changes goes through :func:`linker.apply`
-after a plan that read the disk once, so ``dry_run`` and a second identical run write nothing.
+:func:`connect` is the whole command without the terminal: it takes a
+:class:`~exobrain.connect.request.Request` and returns the ``Report`` (same module) that the
+CLI renders as lines or JSON. Everything it changes goes through :func:`linker.apply` after a
+plan that read the disk once, so ``dry_run`` and a second identical run write nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from exobrain.agents import Folders, get_agent
 from exobrain.connect import (
@@ -23,6 +21,7 @@ from exobrain.connect import (
     listing,
     mcpconfig,
     nativetiers,
+    ownedlinks,
     placement,
     preload,
     scopehooks,
@@ -30,91 +29,20 @@ from exobrain.connect import (
     trust,
     usage,
 )
-from exobrain.connect.choice import (
-    Choice,
-    Confirm,
-    Flags,
-    create_scopes,
-    from_flags,
-    short_hostname,
-    stored_choice,
-)
+from exobrain.connect.choice import Choice, create_scopes, from_flags, short_hostname, stored_choice
 from exobrain.connect.connection import (
     agent_list,
     connection_action,
     stored_changed,
     updated_connection,
 )
+from exobrain.connect.request import Report, Request
 from exobrain.errors import UsageError
-from exobrain.findings import Finding
 from exobrain.paths import shown, skill_dir
 from exobrain.registry.entries import REGISTRY_FILE
 from exobrain.resolve import Resolved
 from exobrain.scopes import CONNECTION_FILE
 from exobrain.workspace import Workspace, open_workspace, workspace_for
-
-Wizard = Callable[[Workspace], Choice]
-
-
-@dataclass
-class Request:
-    """What the command line asked for (the CLI fills it; tests build it directly)."""
-
-    agent: str
-    repo: Path | None = None
-    relink: bool = False
-    dry_run: bool = False
-    user: bool = False
-    flags: Flags = field(default_factory=Flags)
-    wizard: Wizard | None = None  # set only when stdin and stdout are terminals
-    confirm: Confirm | None = None  # offers to create a missing scope (terminals only)
-    force: bool = False  # connect a repository that is not an exobrain (no root skills.json)
-    hook_timeout: float = scopehooks.DEFAULT_TIMEOUT
-    hostname: str | None = None  # default: this machine's short host name
-    external_sync: external.ExternalSync | None = None
-    persona: str | None = None  # preload this persona's skills ("" forgets it)
-    discover: str | None = None  # write discovered-skills.md for this task ("" forgets)
-    preloads: preload.Preloads | None = None  # search's side of --persona and --discover
-    sparse: bool | None = None  # keep a sparse checkout of the connection (None: as stored)
-    track_usage: bool = False  # install the usage hook in the agent's settings (--track-usage)
-    mcp: bool = False  # register the MCP server in the agent's MCP configuration (--mcp)
-    native_tiers: bool | None = None  # the tiers in the agent's own listing (None: as stored)
-
-
-@dataclass
-class Report:
-    """What a connect decided and did, for the CLI to print as lines or JSON."""
-
-    agent: str
-    level: str
-    root: Path
-    skills_dir: Path
-    dry_run: bool
-    source: str = ""
-    connected_scopes: list[str] = field(default_factory=list)
-    person: str | None = None
-    chain: list[str] = field(default_factory=list)
-    actions: list[linker.Action] = field(default_factory=list)
-    hooks_planned: list[scopehooks.ScopeHook] = field(default_factory=list)
-    hooks_run: list[scopehooks.HookResult] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    never_connected: bool = False
-    applied: int = 0
-    owned_links: dict[str, str] = field(default_factory=dict)  # link name → text, ours
-    external: Any = None  # the fetcher's report (a FetchReport) when it ran
-    usage_hook: usage.UsageHook | None = None  # --track-usage, when it ran
-    mcp: mcpconfig.Registration | None = None  # --mcp, when it ran
-    overrides: nativetiers.Planned | None = None  # the agent's per-skill settings (planned)
-
-    @property
-    def exit_code(self) -> int:
-        if any(f.bad_input for f in self.findings):
-            return 2
-        failed = any(not r.ok for r in self.hooks_run)
-        return 1 if self.problems or failed else 0
 
 
 def connect(request: Request) -> Report:
@@ -218,7 +146,7 @@ def _connect(ws: Workspace, folders: Folders, request: Request) -> Report:
                 report.notes = list(dict.fromkeys(first.notes + report.notes))  # fetcher's too
                 report.warnings = list(dict.fromkeys(first.warnings + report.warnings))
             report.applied = linker.apply(report.actions)
-    linker.record_links(report.skills_dir, report.root, report.owned_links, report.actions)
+    ownedlinks.record_links(report.skills_dir, report.root, report.owned_links, report.actions)
     nativetiers.record(report.overrides)
     report.hooks_run = scopehooks.run_hooks(
         report.hooks_planned, report.root, agent.name, report.skills_dir, request.hook_timeout
@@ -380,7 +308,7 @@ def plan(
     report.warnings += placement.name_clashes(
         agent.name, [(r.name, r.link_name) for r in rows if r.tier in tiers]
     )
-    report.owned_links = linker.claimed_links(skills_dir, root)
+    report.owned_links = ownedlinks.claimed_links(skills_dir, root)
     wanted = linkset.placed_here(ws, folders, mine, report.warnings)
     wanted = linkset.around_foreign(
         root, skills_dir, wanted, set(report.owned_links), report.warnings

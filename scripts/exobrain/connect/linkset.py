@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from exobrain.agents import AGENTS, Agent, Folders
-from exobrain.connect import linker, nativetiers, placement
+from exobrain.connect import nativetiers, ownedlinks, placement
 from exobrain.connect.connection import agent_list
 from exobrain.paths import shown, skill_dir
 from exobrain.util.dirhash import INSTALL_RECORD
@@ -67,7 +67,7 @@ def around_foreign(
         # a fetcher's install there is the toolkit's own business: the linker reports it
         fetched = not held.is_symlink() and (held / INSTALL_RECORD).exists()
         taken = name not in owned and os.path.lexists(held) and not fetched
-        identity = linker.skill_identity(str(target), str(root))
+        identity = ownedlinks.skill_identity(str(target), str(root))
         if taken and identity is not None and name == identity.name:
             told = identity.told_apart
             warnings.append(

@@ -5,8 +5,10 @@ folder as ``<name>.<owner>``, ``optional`` and ``unlisted`` in the sibling
 ``skills-optional/``; an install of ours that no agent sharing the folder wants any more is
 removed, and one in the wrong place is moved. An install is refreshed only when its declaration
 changed, its branch moved (one ``git ls-remote`` per repository), or ``--force`` asks; pinned
-commits and tags never touch the network again. Failures are per skill: the others carry on
-and the report says which failed, so ``connect-agent`` can treat them as non-fatal.
+commits and tags never touch the network again (the repositories' side — ls-remote, the
+cached clones, writing an install — is :mod:`exobrain.fetch.repos`). Failures are per skill:
+the others carry on and the report says which failed, so ``connect-agent`` can treat them as
+non-fatal.
 
 What is ours is what the folder's ownership record (:mod:`exobrain.util.ownership`) lists:
 only those installs are refreshed, moved or removed, ``--force`` included. A folder in the way
@@ -20,26 +22,25 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from exobrain.agents import Folders, optional_dir
-from exobrain.errors import ExobrainError, InputFileError, OperationFailed
+from exobrain.errors import ExobrainError
 from exobrain.fetch import installs
 from exobrain.fetch.plan import Want, fetch_settings, sharing_agents, wants_for
 from exobrain.fetch.remote import Source, SourceRefused, check_source
 from exobrain.fetch.report import FetchReport, SkillEvent, error_text, failed, settled, short
+from exobrain.fetch.repos import Repos
 from exobrain.paths import shown
 from exobrain.registry.entries import Entry
 from exobrain.resolve import Resolved
 from exobrain.util.dirhash import content_hash
 from exobrain.util.fileio import make_folders
-from exobrain.util.staging import clean_leftovers, discard_folder, staged_folder
+from exobrain.util.staging import clean_leftovers, discard_folder
 from exobrain.workspace import Workspace
 
 if TYPE_CHECKING:  # git plumbing is imported only when something has to be fetched
-    from exobrain.fetch.repocache import RefInfo, RepoCache
     from exobrain.util.git import Git
 
 
@@ -69,58 +70,29 @@ def sync_external(
     settings = fetch_settings(ws.connection)
     allow = settings.allow_local if allow_local is None else allow_local
     folders.check()
-    run = _Run(
-        ws,
-        folders,
-        cache_dir,
-        git,
-        settings.max_bytes,
-        force,
-        check,
-        allow,
-        progress,
-    )
+    repos = Repos(git, cache_dir, allow_local=allow, max_bytes=settings.max_bytes)
+    run = _Run(ws, folders, repos, force, check, progress)
     return run.go(ws.resolve(folders.agent.name) if rows is None else rows)
 
 
 class _Run:
-    """One :func:`sync_external` call: its options, the ls-remote answers, the report."""
+    """One :func:`sync_external` call: its options, its repositories, the report."""
 
     def __init__(
         self,
         ws: Workspace,
         folders: Folders,
-        cache_dir: Path | None,
-        git: Git | None,
-        max_bytes: int,
+        repos: Repos,
         force: bool,
         check: bool,
-        allow_local: bool,
         progress: Callable[[SkillEvent], None] | None,
     ) -> None:
-        self.ws, self.folders, self.cache_dir = ws, folders, cache_dir
+        self.ws, self.folders, self.repos = ws, folders, repos
         self.agent, self.skills_dir = folders.agent, folders.skills
-        self._git, self.max_bytes, self.force, self.check = git, max_bytes, force, check
-        self.allow_local, self.progress = allow_local, progress or (lambda event: None)
+        self.force, self.check = force, check
+        self.progress = progress or (lambda event: None)
         self.report = FetchReport(folders.agent.name, folders.skills, check)
-        self.listings: dict[str, dict[str, str] | ExobrainError] = {}
-        self.refs: dict[str, set[str]] = {}
         self.ours: dict[Path, set[str]] = {}  # place → names of our installs there
-        self.caches: dict[str, RepoCache] = {}  # url → the cache installs are checked against
-
-    @property
-    def git(self) -> Git:
-        if self._git is None:
-            from exobrain.util.git import Git
-
-            self._git = Git(allow_file=self.allow_local)
-        return self._git
-
-    @property
-    def cache_root(self) -> Path:
-        from exobrain.paths import user_cache_dir
-
-        return self.cache_dir or user_cache_dir()
 
     def root_of(self, place: Path) -> Path:
         """The folder writes in ``place`` must stay inside (see Folders.write_root)."""
@@ -130,8 +102,7 @@ class _Run:
         try:
             return self._go(rows)
         finally:
-            for cache in self.caches.values():
-                cache.close()
+            self.repos.close()
 
     def _go(self, rows: list[Resolved]) -> FetchReport:
         places = (self.skills_dir, optional_dir(self.skills_dir))
@@ -159,7 +130,7 @@ class _Run:
         sources = {id(w): self._source(w) for w in mine}
         for source in sources.values():
             if isinstance(source, Source) and not source.pinned:
-                self.refs.setdefault(source.url, set()).add(source.ref)
+                self.repos.refs.setdefault(source.url, set()).add(source.ref)
         for want in mine:
             link = want.skill.link_name
             # the same install elsewhere: the other folder of this agent (its tier changed) or
@@ -181,7 +152,7 @@ class _Run:
         else:
             for (place, link), record in stale.items():
                 self._finish(self._remove(place, link, record))
-        self.report.network_calls = self._git.network_calls if self._git else 0
+        self.report.network_calls = self.repos.network_calls
         if not self.check:
             for place in places:
                 installs.record_ours(place, self.ws.root, self.ours[place])
@@ -229,7 +200,7 @@ class _Run:
         if decl is None or decl.source is None:
             return "no declaration with a source reaches this connection"
         try:
-            return check_source(decl.source, allow_local=self.allow_local, root=self.ws.root)
+            return check_source(decl.source, allow_local=self.repos.allow_local, root=self.ws.root)
         except SourceRefused as exc:
             return f"{self._where(decl)}: {exc}"
 
@@ -316,7 +287,11 @@ class _Run:
         current: Path,
         target: Path,
     ) -> SkillEvent:
-        state, note = self._verify(record, source, current) if record else ("intact", "")
+        state, note = (
+            self.repos.verify(record, source, current, check=self.check, force=self.force)
+            if record
+            else ("intact", "")
+        )
         if state == "unverified":
             event.action, event.message = state, note
             return event
@@ -330,7 +305,7 @@ class _Run:
         )
         if same and record is not None and not self.force and record.ref_kind != "branch":
             return settled(event, modified)
-        info = self._resolve(source)
+        info = self.repos.resolve(source)
         event.to_commit = info.commit
         if same and record is not None and not self.force and info.commit == record.commit:
             return settled(event, modified)
@@ -351,77 +326,12 @@ class _Run:
         if self.check:
             event.action = "would-update" if record else "would-fetch"
             return event
-        self._install(want, source, info, target)
+        self.repos.install(
+            want, source, info, target, root=self.root_of(want.folder), ws_root=self.ws.root
+        )
+        self.ours[want.folder].add(target.name)
         event.action = "updated" if record else "fetched"
         return event
-
-    def _verify(
-        self, record: installs.InstallRecord, source: Source, folder: Path
-    ) -> tuple[str, str]:
-        """Whether ``folder`` still holds what was fetched (:func:`exobrain.fetch.drift.verify`,
-        against this run's one cache per URL)."""
-        from exobrain.fetch.drift import verify
-        from exobrain.fetch.repocache import RepoCache
-
-        cache = self.caches.get(source.url)
-        if cache is None:
-            cache = self.caches[source.url] = RepoCache(self.git, self.cache_root, source.url)
-        fill = None if self.check or self.force else self.max_bytes
-        return verify(cache, record, source, folder, fill=fill, force=self.force)
-
-    def _resolve(self, source: Source) -> RefInfo:
-        """The commit ``source.ref`` names: itself when pinned, else one ls-remote per URL."""
-        from exobrain.fetch.repocache import RefInfo, RepoCache, pick_ref
-        from exobrain.util.git import GitFailed
-
-        if source.pinned:
-            return RefInfo(source.ref, "commit")
-        if source.url not in self.listings:
-            cache = RepoCache(self.git, self.cache_root, source.url)
-            try:
-                self.listings[source.url] = cache.ls_remote(sorted(self.refs[source.url]))
-            except GitFailed as exc:
-                self.listings[source.url] = exc
-        listing = self.listings[source.url]
-        if isinstance(listing, ExobrainError):
-            raise listing
-        info = pick_ref(listing, source.ref)
-        if info is None:
-            raise OperationFailed(
-                f"{source.repo} has no branch or tag {source.ref!r}",
-                hint="use a branch, a tag or a full 40-character commit id",
-            )
-        return info
-
-    def _install(self, want: Want, source: Source, info: RefInfo, target: Path) -> None:
-        from exobrain.fetch.materialise import materialise
-        from exobrain.fetch.repocache import RepoCache
-
-        cache = RepoCache(self.git, self.cache_root, source.url)
-        with staged_folder(target, root=self.root_of(want.folder), replace=True) as tmp:
-            with cache.locked():
-                cache.ensure_commit(info.commit)
-                tree = cache.tree_at(info.commit, source.path)
-                cache.ensure_complete(tree, self.max_bytes)
-                materialise(cache, tree, tmp, self.max_bytes)
-            _verify_skill(tmp, f"{source.repo} {source.path} at {short(info.commit)}")
-            installs.write_record(
-                tmp,
-                installs.InstallRecord(
-                    name=want.skill.name,
-                    owner=want.skill.owner or "",
-                    repo=source.repo,
-                    path=source.path,
-                    ref=source.ref,
-                    ref_kind=info.kind,
-                    commit=info.commit,
-                    hash=content_hash(tmp),
-                    exobrain=str(self.ws.root),
-                    fetched_at=datetime.now(UTC).isoformat(timespec="seconds"),
-                ),
-                root=tmp,
-            )
-        self.ours[want.folder].add(target.name)
 
     def _remove(self, place: Path, link: str, record: installs.InstallRecord) -> SkillEvent:
         event = SkillEvent(
@@ -449,18 +359,3 @@ class _Run:
         except (ExobrainError, OSError) as exc:
             return failed(event, f"cannot remove {self.place(folder)}: {error_text(exc)}")
         return event
-
-
-def _verify_skill(folder: Path, label: str) -> None:
-    """The fetched folder must hold a SKILL.md whose frontmatter parses."""
-    from exobrain.skillmd import SKILL_FILE, read_skill
-
-    path = folder / SKILL_FILE
-    if path.is_symlink() or not path.is_file():
-        raise OperationFailed(
-            f"no {SKILL_FILE} in {label}", hint="check source.path: it must name the skill's folder"
-        )
-    try:
-        read_skill(path)
-    except InputFileError as exc:
-        raise OperationFailed(exc.message.replace(str(path), f"{label}: {SKILL_FILE}")) from exc

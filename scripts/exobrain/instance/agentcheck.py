@@ -24,7 +24,8 @@ def connected_agents(ws: Workspace) -> list[tuple[str, bool]]:
 
 
 def check_agents(ws: Workspace) -> Check:
-    from exobrain.connect.connector import Request, connect
+    from exobrain.connect.connector import connect
+    from exobrain.connect.request import Request
     from exobrain.search import preload as search_preloads
 
     agents = connected_agents(ws)
