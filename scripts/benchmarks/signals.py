@@ -45,7 +45,8 @@ def write_ledgers(
 ) -> int:
     """Write ``lines`` ledger lines (70% usage, 10% votes, 10% ranks, 7% calibration, 3% fund)
     in the exact format ``exobrain signal`` writes; returns the number of files."""
-    from exobrain.signals.ledger import DIMENSIONS, format_ts
+    from exobrain.signals.ledger import DIMENSIONS
+    from exobrain.signals.timestamps import format_ts
 
     rng = random.Random(seed)
     per_file = max(1, lines // (people * hosts))

@@ -8,7 +8,8 @@ import pytest
 from exobrain.signals import aggregate as signal_aggregate
 from exobrain.signals import cache as signal_cache
 from exobrain.signals.aggregate import aggregate, aggregate_files
-from exobrain.signals.ledger import FUND_UNIT, day_number, format_ts, ledger_files
+from exobrain.signals.ledger import FUND_UNIT, ledger_files
+from exobrain.signals.timestamps import day_number, format_ts
 from exobrain.workspace import open_workspace
 from tests.support.helpers import build_tree
 from tests.support.signal_helpers import DAY, LINT, NOW, TIDY, every_ledger, repo, sig, write

@@ -7,8 +7,9 @@ from click.testing import CliRunner
 
 from exobrain.cli.umbrella import main as exobrain_main
 from exobrain.signals.compact import compact_person, compact_text
-from exobrain.signals.ledger import DIMENSIONS, day_number, format_ts
+from exobrain.signals.ledger import DIMENSIONS
 from exobrain.signals.quality import load_weights, quality_all
+from exobrain.signals.timestamps import day_number, format_ts
 from tests.support.signal_helpers import LINT, NOW, TIDY, every_ledger, repo, sig, write
 
 SKILLS = [TIDY, LINT, "skill:old@global"]

@@ -196,7 +196,7 @@ def command(
 def _gate_ahead(ws, report) -> None:
     """Say before the commit what the authoring gate will ask of skills imported into a
     shared scope, and the path that does not fight it."""
-    from exobrain.gate.review import after_import
+    from exobrain.gate.preview import after_import
 
     scope = ws.scope_at(report.scope)
     names = [i.name for i in report.items if i.status in ("imported", "would import")]

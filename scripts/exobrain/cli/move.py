@@ -31,7 +31,7 @@ def command(ref: str, scope: str, dry_run: bool, as_json: bool, repo: Path | Non
     it), and its lock entry. Prints what the authoring gate will say about the new home."""
     from exobrain.artifacts.move import move_skill
     from exobrain.cli.change_output import echo_change
-    from exobrain.gate.review import after_move
+    from exobrain.gate.preview import after_move
     from exobrain.scopes import scope_at
     from exobrain.workspace import open_workspace
 

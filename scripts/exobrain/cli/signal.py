@@ -219,8 +219,9 @@ def _compact(ws, person: str | None, older_than: int | None, dry_run: bool, as_j
     import time
 
     from exobrain.signals.compact import compact_person
-    from exobrain.signals.ledger import author, check_id, day_label, day_number, format_ts
+    from exobrain.signals.ledger import author, check_id
     from exobrain.signals.quality import load_weights
+    from exobrain.signals.timestamps import day_label, day_number, format_ts
 
     who = check_id(person, "person") if person else author(ws)
     days = (

@@ -33,7 +33,8 @@ import mcp_types as types
 
 from exobrain.mcp import skills
 from exobrain.mcp.lean import import_server_modules
-from exobrain.mcp.tools import TOOLS, URI_PREFIX, Exobrain
+from exobrain.mcp.resources import URI_PREFIX
+from exobrain.mcp.tools import TOOLS, Exobrain
 from exobrain.mcp.wire import stdio_transport
 
 import_server_modules()  # the server half only: the package's own import is most of start-up

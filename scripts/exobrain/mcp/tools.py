@@ -1,5 +1,6 @@
-"""What the MCP server offers, with no MCP in it: the tools and the resources as plain data and
-functions over the substrate verbs, so the protocol layer (:mod:`exobrain.mcp.server`) only
+"""What the MCP server offers, with no MCP in it: the tools as plain data and functions over the
+substrate verbs, and the :class:`Exobrain` that runs them and the resource reads
+(:mod:`exobrain.mcp.resources`), so the protocol layer (:mod:`exobrain.mcp.server`) only
 translates and the CLI and the server can never disagree.
 
 Every call sees exactly what the connection sees: the chain, never another person's scope or
@@ -31,6 +32,7 @@ from exobrain.mcp.arguments import (
     WORD_MAX,
     check_arguments,
 )
+from exobrain.mcp.resources import read_resource, resource_rows
 
 if TYPE_CHECKING:  # the toolkit is imported on the first call, not at start-up
     from exobrain.search.live import Live
@@ -38,7 +40,6 @@ if TYPE_CHECKING:  # the toolkit is imported on the first call, not at start-up
 Handler = Callable[["Live", dict[str, Any]], dict[str, Any]]
 T = TypeVar("T")
 SIGNAL_KINDS = ("usage", "calibration", "vote", "rank")
-URI_PREFIX = "exobrain://"
 REF = {
     "type": "string",
     "maxLength": REF_MAX,
@@ -135,63 +136,11 @@ class Exobrain:
     def resources(self) -> list[dict[str, str]]:
         """The skills that reach the agent (always, optional) and the visible knowledge
         documents with a file here, as resource rows; any visible one is read by its URI."""
-        return self.on_worker(_resources)
+        return self.on_worker(resource_rows)
 
     def read(self, uri: str) -> str:
         """The markdown of the visible artifact ``uri`` names (SKILL.md for a skill)."""
-        return self.on_worker(lambda live: _read(live, uri))
-
-
-def _resources(live: Live) -> list[dict[str, str]]:
-    from exobrain.reach import Reach
-    from exobrain.search.substrate import Substrate
-
-    substrate = Substrate(live.workspace(), agent=live.agent)
-    # a resource list is read by the agent unasked: only what reaches it (always, optional)
-    artifacts = [
-        a
-        for a in substrate.view.artifacts()
-        if a.path is not None and (a.type != "skill" or a.reach is Reach.LISTED)
-    ]
-    return [
-        {
-            "uri": uri_of(row["ref"]),
-            "name": row["ref"],
-            "title": row["name"],
-            "description": " ".join(row["description"].split())[:200],
-        }
-        for row in substrate.rows(artifacts)
-    ]
-
-
-def _read(live: Live, uri: str) -> str:
-    from exobrain.errors import UsageError
-    from exobrain.search.substrate import Substrate
-    from exobrain.skillmd import SKILL_LIMIT
-    from exobrain.util.fileio import read_text
-
-    artifact = Substrate(live.workspace(), agent=live.agent).find(ref_of(uri))
-    if artifact.path is None:
-        raise UsageError(f"{artifact.ref} is an external skill that is not installed here")
-    return read_text(artifact.path, limit=SKILL_LIMIT, what="a skill or knowledge document")
-
-
-def uri_of(ref: str) -> str:
-    """``skill:tidy@groups/acme`` → ``exobrain://skill/tidy@groups/acme``."""
-    kind, _, rest = ref.partition(":")
-    return f"{URI_PREFIX}{kind}/{rest}"
-
-
-def ref_of(uri: str) -> str:
-    from exobrain.errors import UsageError
-
-    kind, _, rest = uri.removeprefix(URI_PREFIX).partition("/")
-    if not uri.startswith(URI_PREFIX) or kind not in ("skill", "knowledge") or not rest:
-        raise UsageError(
-            f"{uri!r} is not an exobrain resource",
-            hint="exobrain://skill/NAME[@HOME] or exobrain://knowledge/PATH[@SCOPE]",
-        )
-    return f"{kind}:{rest}"
+        return self.on_worker(lambda live: read_resource(live, uri))
 
 
 # --- the tools --------------------------------------------------------------------------

@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from exobrain.signals.ledger import FUND_UNIT, day_number, ledger_owner, ts_ms
+from exobrain.signals.ledger import FUND_UNIT, ledger_owner
 from exobrain.signals.lines import Record, _row_record, fast_rows, read_ledger_text, read_records
+from exobrain.signals.timestamps import day_number, ts_ms
 
 if TYPE_CHECKING:  # the aggregation itself needs only the ledgers' files
     from exobrain.workspace import Workspace

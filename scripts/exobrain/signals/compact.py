@@ -31,13 +31,12 @@ from exobrain.signals.ledger import (
     LEDGER_SUFFIX,
     SIGNALS_DIR,
     dump_line,
-    format_ts,
     ledger_owner,
     locked_ledger,
-    ts_ms,
 )
 from exobrain.signals.lines import Record, parse_line
 from exobrain.signals.room import REPAIR_LIMIT_FACTOR, fit
+from exobrain.signals.timestamps import format_ts, ts_ms
 from exobrain.util import boundedjson
 from exobrain.util.fileio import atomic_write_text, read_bytes
 

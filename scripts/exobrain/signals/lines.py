@@ -26,11 +26,9 @@ from exobrain.signals.ledger import (
     LEDGER_LIMIT,
     MAX_COUNT,
     MAX_FUND,
-    TS_PATTERN,
-    canonical_ts,
     ledger_owner,
-    valid_day,
 )
+from exobrain.signals.timestamps import TS_PATTERN, canonical_ts, valid_day
 from exobrain.util import boundedjson
 from exobrain.util.fileio import read_bytes
 

@@ -28,9 +28,9 @@ from exobrain.errors import ExobrainError
 from exobrain.paths import shown
 from exobrain.registry.entries import Entry, Registry
 from exobrain.signals.aggregate import Aggregate, Folder, aggregate, file_records
-from exobrain.signals.ledger import day_number, format_ts, ts_ms
 from exobrain.signals.lines import Record, read_ledger_text
 from exobrain.signals.quality import DAY, Decay, Weights, quality
+from exobrain.signals.timestamps import day_number, format_ts, ts_ms
 from exobrain.signals.voters import repository_ledgers
 from exobrain.util.repository import Repository
 

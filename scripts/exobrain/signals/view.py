@@ -9,8 +9,9 @@ from typing import Any
 from exobrain.refs import canonical, parse_ref
 from exobrain.signals.aggregate import Aggregate, aggregate
 from exobrain.signals.comments import thread
-from exobrain.signals.ledger import FUND_UNIT, day_label, ledger_owner
+from exobrain.signals.ledger import FUND_UNIT, ledger_owner
 from exobrain.signals.lines import parse_line, read_ledger_text
+from exobrain.signals.timestamps import day_label
 from exobrain.signals.voters import repository_ledgers, stranger_note
 from exobrain.util import boundedjson
 from exobrain.workspace import Workspace, find_declaration

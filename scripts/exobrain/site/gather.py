@@ -32,8 +32,8 @@ from exobrain.search.corpus import Artifact, View, repository_view, shared_view
 from exobrain.search.docs import read_doc
 from exobrain.search.ranking import load_search_weights
 from exobrain.signals.aggregate import Aggregate, aggregate
-from exobrain.signals.ledger import day_label
 from exobrain.signals.quality import load_weights, quality_all
+from exobrain.signals.timestamps import day_label
 from exobrain.signals.view import summary
 from exobrain.site.data import LINK_TYPES, USAGE_DAYS, search_settings
 from exobrain.skillmd import as_list, links_of, toolkit_field, unreadable_skill
