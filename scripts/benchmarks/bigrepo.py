@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from benchmarks.synthetic import GIT_IDENTITY, Shape, exobrain_files, git_env
-from exobrain.util.git import parse_tree
+from exobrain.util.gitobjects import parse_tree
 
 #: Fixed identity and date of every synthetic commit (the same input gives the same ids).
 _WHO = f"{GIT_IDENTITY['GIT_AUTHOR_NAME']} <{GIT_IDENTITY['GIT_AUTHOR_EMAIL']}> 1767225600 +0000"

@@ -257,11 +257,12 @@ def _blob_ids(root: Path) -> list[str]:
 
 
 def test_missing_blobs_are_fetched_in_batches_at_once(tmp_path, monkeypatch):
-    import exobrain.util.repository as module
+    import exobrain.util.partialclone as batching
     from exobrain.util.git import Git
+    from exobrain.util.repository import Repository
 
-    monkeypatch.setattr(module, "FETCH_BATCH", 5)
-    monkeypatch.setattr(module, "FETCH_PARALLEL", 3)
+    monkeypatch.setattr(batching, "FETCH_BATCH", 5)
+    monkeypatch.setattr(batching, "FETCH_PARALLEL", 3)
     fetches: list[int] = []
     running, most, lock = [0], [0], threading.Lock()
     run = Git.run
@@ -283,23 +284,24 @@ def test_missing_blobs_are_fetched_in_batches_at_once(tmp_path, monkeypatch):
     monkeypatch.setattr(Git, "run", counting)
     root = sparse_clone(origin(tmp_path), tmp_path / "clone")
     wanted = _blob_ids(root)
-    repo = module.Repository(root)
+    repo = Repository(root)
     found = repo.blobs(wanted)
     assert set(found) == set(wanted) and not repo.unread
     assert len(fetches) >= 3 and max(fetches) <= 5 and sum(fetches) == len(set(wanted))
     assert most[0] == 3  # three batches at once
-    assert module.Repository(root).blobs(wanted).keys() == found.keys()  # local now: no fetch
+    assert Repository(root).blobs(wanted).keys() == found.keys()  # local now: no fetch
     assert sum(fetches) == len(set(wanted))
 
 
 def test_a_failed_batch_names_its_objects_and_stops_the_rest(tmp_path, monkeypatch):
     import subprocess as sp
 
-    import exobrain.util.repository as module
+    import exobrain.util.partialclone as batching
     from exobrain.util.git import Git
+    from exobrain.util.repository import Repository
 
-    monkeypatch.setattr(module, "FETCH_BATCH", 5)
-    monkeypatch.setattr(module, "FETCH_PARALLEL", 1)  # in order: the second batch fails
+    monkeypatch.setattr(batching, "FETCH_BATCH", 5)
+    monkeypatch.setattr(batching, "FETCH_PARALLEL", 1)  # in order: the second batch fails
     fetches: list[set[str]] = []
     run = Git.run
 
@@ -313,7 +315,7 @@ def test_a_failed_batch_names_its_objects_and_stops_the_rest(tmp_path, monkeypat
     monkeypatch.setattr(Git, "run", second_fails)
     root = sparse_clone(origin(tmp_path), tmp_path / "clone")
     wanted = list(dict.fromkeys(_blob_ids(root)))
-    repo = module.Repository(root)
+    repo = Repository(root)
     found = repo.blobs(wanted)
     assert len(fetches) == 2  # the batches after the failure were not tried
     assert set(found) == fetches[0] and 0 < len(fetches[0]) <= 5

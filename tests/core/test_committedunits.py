@@ -3,7 +3,7 @@ the listing here is written by hand, in git's format)."""
 
 from exobrain.scopes import ScopeConfig
 from exobrain.sparse.units import LINK, registry_id, summarise, unit_files, unit_of
-from exobrain.util.git import TreeEntry
+from exobrain.util.gitobjects import TreeEntry
 
 BLOB, LINKED = "100644 blob", "120000 blob"
 COLLECTIONS = {"groups", "people"}

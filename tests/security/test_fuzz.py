@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from exobrain.artifacts.lockfile import read_lock
+from exobrain.artifacts.specrules import spec_problems
 from exobrain.cli.umbrella import main as exobrain_main
 from exobrain.cli.validate import main as validate_main
 from exobrain.connect.trust import load_trust
@@ -28,7 +29,7 @@ from exobrain.registry.entries import load_registry
 from exobrain.scopes import load_scope_config, read_connection
 from exobrain.signals.lines import parse_line
 from exobrain.signals.quality import load_weights, quality_all
-from exobrain.skillmd import parse, powers, spec_problems
+from exobrain.skillmd import parse, powers
 from exobrain.util.jsonlogic import evaluate, parse_rule
 from tests.support.helpers import exobrain
 from tests.support.signal_helpers import every_ledger

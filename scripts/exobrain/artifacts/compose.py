@@ -17,17 +17,12 @@ from exobrain.artifacts.content import SCHEMA_VERSION
 from exobrain.artifacts.frontmatter import dump_frontmatter, in_metadata
 from exobrain.artifacts.promote import target_scope
 from exobrain.artifacts.register import FIRST_VERSION, Registered, register
+from exobrain.artifacts.specrules import DESCRIPTION_MAX, name_problems
 from exobrain.errors import ExobrainError, UsageError
 from exobrain.paths import shown, skill_dir
 from exobrain.refs import canonical, parse_ref
 from exobrain.registry.entries import Entry
-from exobrain.skillmd import (
-    DESCRIPTION_MAX,
-    SKILL_FILE,
-    name_problems,
-    one_line,
-    quick_meta,
-)
+from exobrain.skillmd import SKILL_FILE, one_line, quick_meta
 from exobrain.util.staging import staged_folder
 from exobrain.workspace import Workspace, find_declaration
 

@@ -30,6 +30,7 @@ from exobrain.artifacts.lockfile import (
     version_problem,
     with_powers,
 )
+from exobrain.artifacts.specrules import spec_problems
 from exobrain.errors import InputFileError, UsageError
 from exobrain.model import GLOBAL
 from exobrain.paths import packaged, shown, skill_dir
@@ -42,7 +43,6 @@ from exobrain.skillmd import (
     parse,
     quick_version,
     skill_text,
-    spec_problems,
     toolkit_field,
     toolkit_field_conflicts,
 )

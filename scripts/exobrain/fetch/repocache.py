@@ -35,7 +35,8 @@ from typing import Any
 from exobrain.caches import REPOS
 from exobrain.errors import OperationFailed
 from exobrain.util.fileio import make_folders
-from exobrain.util.git import FETCH_OBJECTS, Git, GitFailed, ObjectReader, git_message, parse_tree
+from exobrain.util.git import FETCH_OBJECTS, Git, GitFailed, ObjectReader, git_message
+from exobrain.util.gitobjects import parse_tree
 from exobrain.util.locking import exclusive
 from exobrain.util.staging import staged_folder
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from exobrain.artifacts.checks import artifact_findings
 from exobrain.artifacts.hidden_report import judge_folder
 from exobrain.artifacts.lockfile import read_lock, recorded_powers
+from exobrain.artifacts.specrules import spec_problems
 from exobrain.errors import ExobrainError, InputFileError
 from exobrain.findings import ERROR, INFO, WARNING, Finding, from_error
 from exobrain.gate.crons import crons_findings
@@ -31,7 +32,7 @@ from exobrain.registry.rules import ALLOW, REFUSE
 from exobrain.registry.schema import explained_findings, schema_findings, schema_is_packaged
 from exobrain.scopes import SEED, is_shared
 from exobrain.signals.voters import ledger_findings
-from exobrain.skillmd import SKILL_FILE, SkillDoc, powers, read_skill, spec_problems
+from exobrain.skillmd import SKILL_FILE, SkillDoc, powers, read_skill
 from exobrain.util.confine import leaves, unsafe_entries
 from exobrain.util.staging import is_leftover
 from exobrain.workspace import Workspace

@@ -17,6 +17,7 @@ from typing import Any
 
 from exobrain.artifacts.hidden_report import judge_folder
 from exobrain.artifacts.lockfile import with_powers
+from exobrain.artifacts.specrules import spec_problems
 from exobrain.errors import ExobrainError
 from exobrain.findings import ERROR
 from exobrain.interop.formats.bundle import FoundSkill
@@ -25,7 +26,7 @@ from exobrain.interop.formats.translation import translate
 from exobrain.interop.inputs import Opened
 from exobrain.registry.entries import Policy
 from exobrain.registry.rules import FLAG, REFUSE
-from exobrain.skillmd import SKILL_FILE, powers, skill_text, spec_problems, toolkit_field
+from exobrain.skillmd import SKILL_FILE, powers, skill_text, toolkit_field
 from exobrain.util.confine import unsafe_entries
 from exobrain.util.dirhash import hash_digests
 

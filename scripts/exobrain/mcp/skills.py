@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from exobrain.mcp.arguments import URI_MAX
 
 if TYPE_CHECKING:  # the toolkit is imported on the first call, not at start-up
-    from exobrain.search.corpus import Artifact
+    from exobrain.search.artifact import Artifact
     from exobrain.search.live import Live
 
 EXTENSION = "io.modelcontextprotocol/skills"

@@ -1,4 +1,5 @@
-"""The artifacts a connection may see: skills and knowledge documents, and who may see what.
+"""Which artifacts a connection may see — skills and knowledge documents, each an
+:class:`~exobrain.search.artifact.Artifact` — and who may see what.
 
 Search and the read-only substrate verbs all start here, so they share one rule:
 
@@ -22,7 +23,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from exobrain.agents import AGENTS, optional_dir
 from exobrain.errors import UsageError
@@ -30,10 +30,10 @@ from exobrain.fetch import installs
 from exobrain.findings import WARNING, Finding
 from exobrain.model import EXTERNAL, GLOBAL, Identity, Reason
 from exobrain.paths import shown
-from exobrain.reach import Reach, reach_of
 from exobrain.registry.entries import Entry
 from exobrain.resolve import Resolved
 from exobrain.scopes import Scope
+from exobrain.search.artifact import Artifact, home_of, skill_ref
 from exobrain.skillmd import SKILL_FILE
 from exobrain.supersession import LinksReader, supersedes_edges
 from exobrain.workspace import Workspace
@@ -43,76 +43,6 @@ KNOWLEDGE_DIR = "knowledge"
 PRIVATE_DIR = "local"
 TYPES = ("skill", "knowledge")
 _KNOWLEDGE_REF = re.compile(r"^knowledge:(?P<path>[^@\s]+)(?:@(?P<home>[^@\s]+))?\Z")
-
-
-@dataclass(frozen=True)
-class Artifact:
-    """One skill or knowledge document, with where it lives and how it reaches me."""
-
-    ref: str  # canonical: skill:NAME@HOME or knowledge:PATH@SCOPE
-    type: str  # "skill" | "knowledge"
-    name: str
-    home: str  # scope path, or external/<owner>
-    scope: str  # the scope holding the file, or the declaring registry
-    file: str | None  # SKILL.md or the .md file; None: external not installed
-    declaration: Entry | None = None
-    resolved: Resolved | None = None
-    in_chain: bool = True  # declared in (or opted into from) the connection's chain
-    successor: str | None = None  # the ref of the visible skill that supersedes this one
-
-    @property
-    def reach(self) -> Reach:
-        """How it stands for this connection and agent (:mod:`exobrain.reach`)."""
-        return reach_of(self.resolved, in_chain=self.in_chain)
-
-    @property
-    def path(self) -> Path | None:
-        return Path(self.file) if self.file else None
-
-    @property
-    def folder(self) -> str | None:
-        """The skill's folder (what its content hash covers); None for knowledge."""
-        return os.path.dirname(self.file) if self.type == "skill" and self.file else None
-
-    @property
-    def lifecycle(self) -> str:
-        return self.declaration.lifecycle if self.declaration else "active"
-
-    @property
-    def owner(self) -> str | None:
-        return self.declaration.owner if self.declaration else None
-
-    @property
-    def tier(self) -> str:
-        """The tier for me: what the resolver says, ``off`` when my chain does not mention it."""
-        if self.type != "skill":
-            return "-"
-        return self.resolved.tier if self.resolved else "off"
-
-    def fields(self) -> dict[str, Any]:
-        """What every JSON answer says of an artifact first (search hits, substrate rows)."""
-        data: dict[str, Any] = {
-            "ref": self.ref,
-            "type": self.type,
-            "name": self.name,
-            "home": self.home,
-            "owner": self.owner,
-            "lifecycle": self.lifecycle,
-            "tier": self.tier,
-        }
-        if self.type == "skill":
-            data["reach"] = self.reach.value
-            if self.successor:
-                data["superseded_by"] = self.successor
-        return data
-
-
-def skill_ref(entry: Entry) -> str:
-    return f"skill:{entry.name}@{home_of(entry)}"
-
-
-def home_of(entry: Entry) -> str:
-    return f"{EXTERNAL}/{entry.owner}" if entry.source else entry.scope
 
 
 @dataclass

@@ -27,7 +27,8 @@ from exobrain.errors import ExobrainError
 from exobrain.reach import Reach
 from exobrain.refs import parse_ref
 from exobrain.search import embedding
-from exobrain.search.corpus import Artifact, open_view
+from exobrain.search.artifact import Artifact
+from exobrain.search.corpus import open_view
 from exobrain.search.engine import LEXICAL_NOTE, QualityFn, Searcher, guarded
 from exobrain.search.hits import Hit, hit_json, opt_in_hint
 from exobrain.search.query import content_words, fts_query

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.errors import ExobrainError
-from exobrain.search.corpus import Artifact
+from exobrain.search.artifact import Artifact
 from exobrain.search.embedding import MINILM, WORDLLAMA, normalise
 from exobrain.skillmd import SKILL_LIMIT, as_list, one_line, parse, split_frontmatter
 from exobrain.util.dirhash import content_hash

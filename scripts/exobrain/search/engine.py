@@ -20,7 +20,8 @@ from typing import Any, ParamSpec, TypeVar
 
 from exobrain.errors import OperationFailed
 from exobrain.search import embedding
-from exobrain.search.corpus import Artifact, View, not_for_agent, open_view
+from exobrain.search.artifact import Artifact
+from exobrain.search.corpus import View, not_for_agent, open_view
 from exobrain.search.encoders import Encoders
 from exobrain.search.hits import Hit, folded
 from exobrain.search.index import Index, Update

@@ -26,7 +26,8 @@ from typing import Any
 from exobrain.errors import UsageError
 from exobrain.model import GLOBAL
 from exobrain.registry.entries import REGISTRY_FILE, Entry, registry_from_text
-from exobrain.search.corpus import KNOWLEDGE_DIR, PERSONAL, PRIVATE_DIR, View, home_of, open_view
+from exobrain.search.artifact import home_of
+from exobrain.search.corpus import KNOWLEDGE_DIR, PERSONAL, PRIVATE_DIR, View, open_view
 from exobrain.signals.ledger import ledger_owner
 from exobrain.signals.voters import people_among
 from exobrain.util import boundedjson

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from exobrain.model import Reason
-from exobrain.search.corpus import Artifact
+from exobrain.search.artifact import Artifact
 from exobrain.search.ranking import Components
 from exobrain.skillmd import one_line
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from exobrain.errors import ExobrainError
-from exobrain.search.corpus import Artifact
+from exobrain.search.artifact import Artifact
 from exobrain.search.docs import Doc, artifact_hash, read_doc, stat_signature
 from exobrain.search.query import quoted
 from exobrain.skillmd import links_of

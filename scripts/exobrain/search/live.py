@@ -38,7 +38,8 @@ from pathlib import Path
 
 from exobrain.registry.entries import registry_path
 from exobrain.scopes import CONNECTION_FILE, build_chain
-from exobrain.search.corpus import Artifact, View, open_view
+from exobrain.search.artifact import Artifact
+from exobrain.search.corpus import View, open_view
 from exobrain.search.engine import (
     Filters,
     QualityFn,

@@ -19,7 +19,8 @@ from typing import Any
 
 from exobrain.errors import UsageError
 from exobrain.paths import shown
-from exobrain.search.corpus import TYPES, Artifact, View
+from exobrain.search.artifact import Artifact
+from exobrain.search.corpus import TYPES, View
 from exobrain.search.docs import read_doc
 from exobrain.search.engine import Searcher, guarded
 from exobrain.skillmd import links_of, toolkit_field

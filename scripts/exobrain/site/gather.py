@@ -28,7 +28,8 @@ from exobrain.model import GLOBAL
 from exobrain.paths import shown
 from exobrain.registry.entries import Entry
 from exobrain.scopes import SEED, build_chain
-from exobrain.search.corpus import Artifact, View, repository_view, shared_view
+from exobrain.search.artifact import Artifact
+from exobrain.search.corpus import View, repository_view, shared_view
 from exobrain.search.docs import read_doc
 from exobrain.search.ranking import load_search_weights
 from exobrain.signals.aggregate import Aggregate, aggregate

@@ -42,7 +42,7 @@ from exobrain.sparse.units import (
 from exobrain.util.checkout import Checkout
 from exobrain.util.fileio import JSON_LIMIT, atomic_write_text, make_folders
 from exobrain.util.gcpause import paused_gc
-from exobrain.util.git import GitObject, TreeEntry, parse_tree
+from exobrain.util.gitobjects import GitObject, TreeEntry, parse_tree
 from exobrain.util.progress import Progress, counted
 from exobrain.util.repository import Repository
 

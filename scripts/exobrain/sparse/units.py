@@ -16,7 +16,7 @@ from exobrain.model import GLOBAL
 from exobrain.registry.entries import REGISTRY_FILE
 from exobrain.scopes import SCOPE_FLAG, SEED, ScopeConfig, scopes_from_flags
 from exobrain.skillmd import SKILL_FILE
-from exobrain.util.git import TreeEntry
+from exobrain.util.gitobjects import TreeEntry
 
 LINK = "link"  # a registry or skill folder committed as a symbolic link: not read from git
 LINK_MODE = "120000"

@@ -9,44 +9,29 @@ catalog reads what a sparse checkout leaves out from here too.
 A partial clone (``git clone --filter=blob:none``) holds every commit and tree but only the
 blobs it checked out. Asking git for another blob would make it fetch that one object, one
 round trip each; :meth:`Repository.blobs` lists what the object store holds once, fetches the
-rest from the promisor remote in batches of :data:`FETCH_BATCH`, and records whatever still
-could not be read in :attr:`Repository.unread`, so callers say so instead of answering with
-less. ``EXOBRAIN_OFFLINE=1`` turns the fetching off.
+rest from the promisor remote in batches (:mod:`exobrain.util.partialclone`), and records
+whatever still could not be read in :attr:`Repository.unread`, so callers say so instead of
+answering with less. ``EXOBRAIN_OFFLINE=1`` turns the fetching off.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from exobrain.errors import UsageError
-from exobrain.util.git import (
-    FETCH_OBJECTS,
-    SAFE_CONFIG,
-    Git,
-    GitFailed,
-    GitObject,
-    ObjectReader,
-    git_message,
-    is_oid,
-    parse_tree,
-)
+from exobrain.util.git import SAFE_CONFIG, Git, GitFailed, ObjectReader, git_message
+from exobrain.util.gitobjects import GitObject, is_oid, parse_tree
+from exobrain.util.partialclone import fetch_objects, objects_held
 from exobrain.util.progress import Progress
 
 #: ``rev`` value meaning "the index" (the staging area: what the next commit will hold).
 INDEX = None
 #: Set to 1: never fetch the blobs a partial clone lacks (they are then reported unread).
 OFFLINE_ENV = "EXOBRAIN_OFFLINE"
-#: Object ids sent to the promisor remote per fetch (one round trip each).
-FETCH_BATCH = 50_000
-#: Batches fetched at once: each fetch keeps a core busy checking and indexing the pack it
-#: receives, so on 2 cores two batches take about the time of one (a blob-less clone of
-#: 100,000 people lacks 900,000 registries and SKILL.md files on its first catalog).
-FETCH_PARALLEL = max(1, min(4, os.cpu_count() or 1))
 #: Up to this many wanted objects, a partial clone asks which of them it holds (one small
 #: query) rather than listing all it holds (about 1 s at 900,000 objects).
 FEW_OBJECTS = 20_000
@@ -175,29 +160,11 @@ class Repository:
         return self.local_objects()
 
     def _present(self, oids: list[str]) -> set[str]:
-        """Which of ``oids`` the object store holds. Asking the repository itself would make
-        git fetch each missing object (or die, when it may not), so the question goes to a
-        throwaway repository that borrows this one's objects (``alternates``) and has no
-        remote."""
+        """Which of ``oids`` the object store holds, asked without a fetch
+        (:func:`~exobrain.util.partialclone.objects_held`)."""
         objects = self.run("rev-parse", "--path-format=absolute", "--git-path", "objects")
         fmt = self.run("rev-parse", "--show-object-format").strip() or "sha1"
-        scratch_git = Git(timeout=None)  # the environment's GIT_DIR and the like left out
-        with tempfile.TemporaryDirectory(prefix="exobrain-objects-") as scratch:
-            scratch_git.run(
-                ["init", "-q", "--bare", "--template=", f"--object-format={fmt}", scratch]
-            )
-            Path(scratch, "objects", "info").mkdir(parents=True, exist_ok=True)
-            Path(scratch, "objects", "info", "alternates").write_text(objects.strip() + "\n")
-            stdin = "".join(f"{oid}\n" for oid in oids).encode()
-            out = scratch_git.run(
-                [f"--git-dir={scratch}", "cat-file", "--batch-check=%(objectname) %(objecttype)"],
-                stdin=stdin,
-            ).stdout.decode()
-        return {
-            oid
-            for oid, _, kind in (line.partition(" ") for line in out.splitlines())
-            if kind != "missing"
-        }
+        return objects_held(objects.strip(), fmt, oids)
 
     def local_objects(self) -> frozenset[str]:
         """Every object id the local object store holds (listed once; a partial clone's way
@@ -217,48 +184,11 @@ class Repository:
                 dict.fromkeys(oids, f"not in this partial clone ({OFFLINE_ENV} set)")
             )
             return
-        fetcher = Git(allow_file=True, own_env=self.git.own_env)  # the user's own remote
-        args = [
-            *FETCH_OBJECTS,
-            "--filter=blob:none",
-            "--stdin",
-            "--",
-            remote,
-        ]
-        # as few rounds of FETCH_PARALLEL fetches as batches of at most FETCH_BATCH allow,
-        # the objects spread evenly over them (no round waits on one big batch)
-        rounds = -(-len(oids) // (FETCH_PARALLEL * FETCH_BATCH))
-        size = -(-len(oids) // (FETCH_PARALLEL * rounds))
-        batches = [oids[start : start + size] for start in range(0, len(oids), size)]
-        failed = threading.Event()
-        fetched, counting = [0], threading.Lock()
-        if progress is not None:
-            progress("git-fetch", 0, len(oids))
-
-        def fetch(batch: list[str]) -> str | None:
-            """Why ``batch`` could not be fetched ("" when a failure before it stopped it),
-            None when it was."""
-            if failed.is_set():
-                return ""
-            stdin = "".join(o + "\n" for o in batch).encode()
-            done = fetcher.run(args, cwd=self.root, remote=True, stdin=stdin, check=False)
-            if done.returncode == 0:
-                if progress is not None:
-                    with counting:
-                        fetched[0] += len(batch)
-                        progress("git-fetch", fetched[0], len(oids))
-                return None
-            failed.set()
-            return f"fetching {what} from {remote} failed: {git_message(done.stderr)}"
-
-        from concurrent.futures import ThreadPoolExecutor  # only a partial clone's fetch
-
-        with ThreadPoolExecutor(min(FETCH_PARALLEL, len(batches))) as pool:
-            reasons = list(pool.map(fetch, batches))
-        first = next((reason for reason in reasons if reason), "")
-        for batch, reason in zip(batches, reasons, strict=True):
-            if reason is not None:
-                self.unread.update(dict.fromkeys(batch, reason or first))
+        self.unread.update(
+            fetch_objects(
+                self.root, remote, oids, what, own_env=self.git.own_env, progress=progress
+            )
+        )
         self._local = None
 
     def run(self, *args: str, stdin: bytes | None = None, check: bool = True) -> str:

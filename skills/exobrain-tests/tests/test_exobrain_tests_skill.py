@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from exobrain.artifacts.specrules import spec_problems
 from exobrain.instance.selftest import CHECKS
-from exobrain.skillmd import read_skill, spec_problems
+from exobrain.skillmd import read_skill
 from exobrain.testkit import isolated_env, run, small_exobrain
 
 SKILL = Path(__file__).resolve().parents[1]

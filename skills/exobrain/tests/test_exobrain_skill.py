@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from exobrain.artifacts.specrules import spec_problems
 from exobrain.cli.umbrella import VERBS
 from exobrain.instance import docfacts
-from exobrain.skillmd import read_skill, spec_problems
+from exobrain.skillmd import read_skill
 from exobrain.testkit import isolated_env, run, small_exobrain
 from exobrain.util.versions import is_version
 

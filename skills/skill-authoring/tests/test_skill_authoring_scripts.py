@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from exobrain.skillmd import read_skill, spec_problems
+from exobrain.artifacts.specrules import spec_problems
+from exobrain.skillmd import read_skill
 from exobrain.testkit import isolated_env, run
 
 SKILL = Path(__file__).resolve().parents[1]

@@ -15,9 +15,10 @@ from typing import Any
 
 from exobrain.artifacts.checks import STANDARD_FIELDS, fields_to_move, metadata_conflicts
 from exobrain.artifacts.frontmatter import encode
+from exobrain.artifacts.specrules import spec_problems
 from exobrain.interop.formats.bundle import Bundle, FoundSkill
 from exobrain.interop.formats.fields import MARKER, dump, untravelled
-from exobrain.skillmd import lifted, spec_problems
+from exobrain.skillmd import lifted
 from exobrain.util.versions import is_version
 
 NAME = "agentskills"

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.artifacts.checks import MOVED_MARKER
+from exobrain.artifacts.specrules import NAME_MAX
 from exobrain.errors import InputFileError
-from exobrain.skillmd import NAME_MAX, parse, split_frontmatter
+from exobrain.skillmd import parse, split_frontmatter
 from exobrain.util.jsonsafe import json_safe
 
 #: Claude Code's own SKILL.md fields (besides the standard ones); kept as they are by the

@@ -17,8 +17,9 @@ from typing import Any
 from exobrain.artifacts.checks import NATIVE_FIELDS, STANDARD_FIELDS
 from exobrain.artifacts.content import SCHEMA_VERSION
 from exobrain.artifacts.frontmatter import encode, in_metadata
+from exobrain.artifacts.specrules import COMPATIBILITY_MAX, DESCRIPTION_MAX, NAME_MAX
 from exobrain.interop.formats.fields import MARKER, PROVENANCE, SLUG, slugify
-from exobrain.skillmd import COMPATIBILITY_MAX, DESCRIPTION_MAX, NAME_MAX, TOOLKIT_FIELDS, unfold
+from exobrain.skillmd import TOOLKIT_FIELDS, unfold
 from exobrain.util.versions import normalise as normalise_version
 
 SOURCE_KINDS = ("native", "imported", "composed")
