@@ -7,13 +7,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from exobrain.agents import AGENTS, get_agent
-from exobrain.cli.connect import main as connect_cmd
 from exobrain.connect.budgets import SUMMARY_FLOOR, fit, within
 from exobrain.connect.indexes import GENERATED_MARK, IndexRow, distinguish, optional_index
-from tests.support.helpers import build_tree, exobrain, optional_exobrain, skill_md
+from tests.support.helpers import build_tree, connected, exobrain, optional_exobrain, skill_md
 
 SKILLS = 500
 WORDS = "Analyse, plot and summarise the results of an experiment when the user asks for it"
@@ -24,12 +22,6 @@ def template(tmp_path_factory):
     """An exobrain with 500 forced optional global skills with real-length descriptions."""
     root = tmp_path_factory.mktemp("budget") / "repo"
     return optional_exobrain(root, SKILLS, lambda n: f"{WORDS} (case {n}); {WORDS.lower()}.")
-
-
-def run(root, *args):
-    result = CliRunner().invoke(connect_cmd, [*args, "--repo", str(root)])
-    assert result.exit_code == 0, result.output
-    return result
 
 
 #: What each agent reads every session, relative to the repository (OpenClaw: its workspace).
@@ -84,7 +76,7 @@ def test_every_agent_stays_within_its_budget_and_the_overflow_lists_the_rest(
     base = workspace if name == "openclaw" else root
     if name == "openclaw":  # the user's own text counts against USER.md's budget
         build_tree(workspace, {"USER.md": "# About me\n" + "I like tea. " * 100 + "\n"})
-    result = run(root, name)
+    result = connected(root, name)
     agent = get_agent(name)
     surface = (base / SURFACE[name]).read_text()
     size = len(surface.encode())
@@ -112,13 +104,13 @@ def test_every_agent_stays_within_its_budget_and_the_overflow_lists_the_rest(
         in warning
     )
     # a second run changes nothing
-    assert "~ updated" not in run(root, name, "--relink").output
+    assert "~ updated" not in connected(root, name, "--relink").output
 
 
 def test_the_codex_budget_follows_project_doc_max_bytes(template, tmp_path, isolated_home):
     root = shutil.copytree(template, tmp_path / "repo", symlinks=True)
     build_tree(isolated_home / ".codex", {"config.toml": "project_doc_max_bytes = 16384\n"})
-    result = run(root, "codex")
+    result = connected(root, "codex")
     assert len((root / "AGENTS.override.md").read_bytes()) <= 16384 - 2048
     assert "(14,336 bytes: Codex's project_doc_max_bytes (16384 in config.toml)" in " ".join(
         result.stderr.split()
@@ -131,7 +123,7 @@ def test_a_small_repository_is_listed_whole_with_full_summaries(tmp_path):
         registries={"global": [{"name": "tidy", "owner": "o", "tier": "optional", "force": True}]},
         skills={"global/tidy": skill_md("tidy", "Tidy the repository. " * 6)},
     )
-    result = run(root, "copilot")
+    result = connected(root, "copilot")
     text = (root / ".github/instructions/exobrain-skills.instructions.md").read_text()
     assert "| tidy | skills/tidy/SKILL.md | Tidy the repository. Tidy" in text
     assert "more optional skill" not in text and "did not fit" not in result.stderr
@@ -149,7 +141,7 @@ def test_rows_of_one_name_are_told_apart_by_their_home(tmp_path):
         skills={"global/docx": None, "people/dana/docx": None},
         connection={"connected_scopes": ["people/dana"], "person": "dana"},
     )
-    run(root, "claude")
+    connected(root, "claude")
     text = (root / ".claude/optional-skills.md").read_text()
     assert "| docx · global | skills/docx/SKILL.md |" in text
     assert "| docx · people/dana | people/dana/skills/docx/SKILL.md |" in text

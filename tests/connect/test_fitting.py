@@ -10,9 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from exobrain.cli.connect import main as connect_cmd
 from exobrain.connect.budgets import SUMMARY_FLOOR, fit, within
 from exobrain.connect.indexes import (
     MCP_SEARCH,
@@ -23,7 +21,7 @@ from exobrain.connect.indexes import (
 )
 from exobrain.connect.scoring import closeness, combined
 from exobrain.skillmd import one_line
-from tests.support.helpers import optional_exobrain
+from tests.support.helpers import connected, optional_exobrain
 from tests.support.signal_helpers import sig, write
 
 WORDS = (
@@ -127,19 +125,13 @@ def template(tmp_path_factory):
     return optional_exobrain(root, COUNT, lambda n: f"{WORDS} (case {n}).")
 
 
-def connect(root, *args):
-    result = CliRunner().invoke(connect_cmd, [*args, "--repo", str(root)])
-    assert result.exit_code == 0, result.output
-    return result
-
-
 def shown_names(root: Path, surface: str = ".claude/optional-skills.md") -> list[str]:
     return re.findall(r"^\| (skill-\d{3}) \|", (root / surface).read_text(), flags=re.M)
 
 
 def test_the_skills_people_use_and_rate_are_shown(template, tmp_path):
     root = shutil.copytree(template, tmp_path / "repo", symlinks=True)
-    connect(root, "claude")
+    connected(root, "claude")
     before = shown_names(root)
     assert len(before) < COUNT
     # the last skills by name, never shown before: used and up-voted by dana
@@ -151,7 +143,7 @@ def test_the_skills_people_use_and_rate_are_shown(template, tmp_path):
         lines += [sig("usage", ref, 1, days, by="dana") for days in (1, 2, 3)]
         lines.append(sig("vote", ref, 1, 1, by="dana"))
     write(root, lines)
-    connect(root, "claude", "--relink")
+    connected(root, "claude", "--relink")
     after = shown_names(root)
     assert set(favourites) <= set(after)
     assert len(after) == len(before)
@@ -173,16 +165,16 @@ def test_with_the_mcp_server_registered_the_index_points_at_its_search_tool(
     template, tmp_path, agent, surface
 ):
     root = shutil.copytree(template, tmp_path / "repo", symlinks=True)
-    connect(root, agent)
+    connected(root, agent)
     text = " ".join((root / surface).read_text().split())
     assert "find one with `exobrain search --json QUERY`" in text and MCP_SEARCH not in text
-    connect(root, agent, "--mcp")  # the first run with --mcp already says so
+    connected(root, agent, "--mcp")  # the first run with --mcp already says so
     text = " ".join((root / surface).read_text().split())
     if agent == "codex":  # Codex ignores the project's config until the project is trusted
         assert "exobrain search --json QUERY" in text
         _trust_codex(root)
-        connect(root, agent, "--relink")
+        connected(root, agent, "--relink")
         text = " ".join((root / surface).read_text().split())
     assert f"find one with {MCP_SEARCH}, or read" in text
     assert "exobrain search" not in text
-    assert "~ updated" not in connect(root, agent, "--relink").output  # and it stays so
+    assert "~ updated" not in connected(root, agent, "--relink").output  # and it stays so

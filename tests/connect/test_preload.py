@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from exobrain.cli.connect import main as connect_cmd
 from exobrain.connect.indexes import GENERATED_MARK
-from tests.support.helpers import exobrain, skill_md
+from tests.support.helpers import connected, exobrain, skill_md
 
 FORCED = {"owner": "ops", "tier": "optional", "force": True}
 
@@ -56,12 +56,6 @@ def sample(tmp_path: Path) -> Path:
     )
 
 
-def run(root: Path, *args: str):
-    result = CliRunner().invoke(connect_cmd, [*args, "--repo", str(root)])
-    assert result.exit_code == 0, result.output
-    return result
-
-
 def linked(root: Path, folder: str = ".claude/skills") -> set[str]:
     path = root / folder
     return {p.name for p in path.iterdir() if p.is_symlink()} if path.is_dir() else set()
@@ -73,27 +67,27 @@ def stored(root: Path) -> dict:
 
 def test_persona_preloads_visible_skills_at_always_and_is_remembered(tmp_path):
     root = sample(tmp_path)
-    result = run(root, "claude", "--person", "alice", "--persona", "skeptic")
+    result = connected(root, "claude", "--person", "alice", "--persona", "skeptic")
     assert linked(root) == {"skeptic-review", "skeptic-tagged"}
     assert "persona skeptic: 2 skill(s) preloaded (skeptic-review, skeptic-tagged)" in result.output
     assert stored(root)["preload"] == {"claude": {"persona": "skeptic"}}
     index = (root / ".claude/optional-skills.md").read_text("utf-8")
     assert "| plain |" in index and "skeptic-review" not in index
-    run(root, "claude", "--relink")
+    connected(root, "claude", "--relink")
     assert linked(root) == {"skeptic-review", "skeptic-tagged"}
-    run(root, "claude", "--relink", "--persona", "")
+    connected(root, "claude", "--relink", "--persona", "")
     assert linked(root) == set()
     assert "preload" not in stored(root)
 
 
 def test_persona_is_per_agent_and_dry_run_changes_nothing(tmp_path):
     root = sample(tmp_path)
-    run(root, "claude", "--person", "alice")
+    connected(root, "claude", "--person", "alice")
     before = sorted(os.listdir(root / ".claude"))
-    result = run(root, "claude", "--person", "alice", "--persona", "skeptic", "--dry-run")
+    result = connected(root, "claude", "--person", "alice", "--persona", "skeptic", "--dry-run")
     assert "persona skeptic" in result.output and sorted(os.listdir(root / ".claude")) == before
     assert "preload" not in stored(root)
-    run(root, "gemini", "--person", "alice", "--persona", "skeptic")
+    connected(root, "gemini", "--person", "alice", "--persona", "skeptic")
     assert linked(root, ".gemini/skills") == {"skeptic-review", "skeptic-tagged"}
     assert linked(root) == set()  # claude was connected without a persona
     assert stored(root)["preload"] == {"gemini": {"persona": "skeptic"}}
@@ -101,7 +95,7 @@ def test_persona_is_per_agent_and_dry_run_changes_nothing(tmp_path):
 
 def test_discover_writes_an_index_the_agent_reads(tmp_path):
     root = sample(tmp_path)
-    run(
+    connected(
         root,
         "claude",
         "--person",
@@ -118,26 +112,26 @@ def test_discover_writes_an_index_the_agent_reads(tmp_path):
     assert "@discovered-skills.md" in (root / ".claude/CLAUDE.md").read_text("utf-8")
     assert stored(root)["preload"] == {"claude": {"discover": "the pod keeps restarting"}}
     written = (root / ".claude/discovered-skills.md").stat().st_mtime_ns
-    run(root, "claude", "--relink")  # remembered, and unchanged: not rewritten
+    connected(root, "claude", "--relink")  # remembered, and unchanged: not rewritten
     assert (root / ".claude/discovered-skills.md").stat().st_mtime_ns == written
-    run(root, "claude", "--relink", "--discover", "")
+    connected(root, "claude", "--relink", "--discover", "")
     assert not (root / ".claude/discovered-skills.md").exists()
     assert "discovered-skills" not in (root / ".claude/CLAUDE.md").read_text("utf-8")
 
 
 def test_discover_for_codex_and_index_agents(tmp_path):
     root = sample(tmp_path)
-    run(root, "codex", "--person", "alice", "--discover", "the pod keeps restarting")
+    connected(root, "codex", "--person", "alice", "--discover", "the pod keeps restarting")
     override = (root / "AGENTS.override.md").read_text("utf-8")
     assert "# Discovered skills" in override and "k8s-debug" in override
     assert override.count(GENERATED_MARK) == 1
-    run(root, "gemini", "--person", "alice", "--discover", "the pod keeps restarting")
+    connected(root, "gemini", "--person", "alice", "--discover", "the pod keeps restarting")
     assert "k8s-debug" in (root / ".gemini/discovered-skills.md").read_text("utf-8")
 
 
 def test_bad_preload_in_the_connection_file_is_bad_input(tmp_path):
     root = sample(tmp_path)
-    run(root, "claude", "--person", "alice")
+    connected(root, "claude", "--person", "alice")
     data = stored(root)
     data["preload"] = {"claude": {"persona": 3}}
     (root / ".exobrain.json").write_text(json.dumps(data), "utf-8")

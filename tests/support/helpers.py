@@ -78,6 +78,17 @@ def exobrain(
     return init_repo(root, commit=commit)
 
 
+def connected(root: Path, *args: str) -> Any:
+    """``connect-agent ARGS --repo ROOT`` through click's runner; it must succeed."""
+    from click.testing import CliRunner
+
+    from exobrain.cli.connect import main as connect_cmd
+
+    result = CliRunner().invoke(connect_cmd, [*args, "--repo", str(root)])
+    assert result.exit_code == 0, result.output
+    return result
+
+
 def optional_exobrain(root: Path, count: int, description: Callable[[str], str]) -> Path:
     """An exobrain of ``count`` forced optional global skills ``skill-000``, ``skill-001``, …
     (``description(name)`` each), with ``people/dana`` connected: the repository of the
