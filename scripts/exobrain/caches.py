@@ -172,14 +172,24 @@ USAGE_LOG = Cache(
     "appended to",
     "nothing",
 )
+LOCAL_SOURCES = Cache(
+    "local-sources.json",
+    USER_STATE,
+    "where the skills imported from this machine's own folders, archives and repositories "
+    "came from (a lock never names them)",
+    "the repository's real path and the skill",
+    1,
+    "each import or update from a local source",
+    "import --update of those skills asks for the source again (import --update NAME SOURCE)",
+)
 TRUST = Cache(
     "trust.json",
     USER_CONFIG,
-    "the scope hooks this machine trusts, by content hash (`exobrain trust`)",
-    "the hook's path and sha256",
+    "the scope hooks and test suites this machine trusts, by content hash (`exobrain trust`)",
+    "the hook's path and sha256; the repository's real path and the suite's digest",
     1,
     "by `exobrain trust`",
-    "every scope hook is untrusted again (not run until trusted)",
+    "every scope hook and test suite is untrusted again (not run until trusted)",
 )
 
 TABLE: tuple[Cache, ...] = (
@@ -197,6 +207,7 @@ TABLE: tuple[Cache, ...] = (
     USAGE_HOOK,
     OWNED,
     USAGE_LOG,
+    LOCAL_SOURCES,
     TRUST,
 )
 

@@ -99,16 +99,31 @@ def console_script(name: str) -> str:
 
 def python_module(module: str, *args: str) -> list[str]:
     """The command that runs ``module`` of the installed toolkit (or of the packages installed
-    with it) in this interpreter.
+    with it) in this interpreter, out of reach of the environment (:func:`isolation_flags`).
 
-    ``python -m`` puts the current folder first on the import path, and the toolkit starts its
-    processes (and agents start the commands it writes into their settings) inside a
-    repository, where anyone who can push may commit an ``exobrain/`` folder: ``-P`` keeps the
-    current folder off the path, so the installed package is the one that runs. (``-I`` would
-    also drop the user's site-packages, where a ``pip install --user`` puts the toolkit.)"""
+    The toolkit starts its processes (and agents start the commands it writes into their
+    settings) inside a repository, where anyone who can push may commit an ``exobrain/``
+    folder: ``python -m`` would put the current folder first on the import path, and a
+    ``PYTHONPATH`` with an empty or relative entry (``export PYTHONPATH=$PYTHONPATH:/x`` leaves
+    one) would put it before the installed packages."""
     import sys
 
-    return [sys.executable, "-P", "-m", module, *args]
+    return [sys.executable, *isolation_flags(), "-m", module, *args]
+
+
+def isolation_flags() -> list[str]:
+    """The interpreter flags that keep the current folder and every ``PYTHON*`` variable out
+    of a process the toolkit starts: ``-I`` (``-E -P -s``). Installed into the user's own
+    site-packages (``pip install --user``), the toolkit needs that folder: ``-E -P``; and when
+    ``PYTHONUSERBASE`` moved it, ``-E`` would lose it too: ``-P`` alone (``PYTHONPATH`` is
+    then read; the one case where it is)."""
+    import site
+
+    here = Path(__file__).resolve().parent.parent  # the folder that holds the package
+    user = site.getusersitepackages() if site.ENABLE_USER_SITE else None
+    if user is None or not here.is_relative_to(Path(user).resolve()):
+        return ["-I"]
+    return ["-P"] if os.environ.get("PYTHONUSERBASE") else ["-E", "-P"]
 
 
 def user_config_dir() -> Path:

@@ -16,9 +16,15 @@ from click.testing import CliRunner
 
 from exobrain.cli.edge import ConsoleEntry
 from exobrain.paths import CONSOLE_SCRIPTS
+from exobrain_launcher import ENTRIES
 from tests.support import ROOT
 
-SCRIPTS: dict[str, str] = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+#: pyproject.toml's console scripts, each an entry of the launcher (exobrain_launcher)
+LAUNCHED: dict[str, str] = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+    "scripts"
+]
+#: console script → the click command it starts (``module:attribute``)
+SCRIPTS: dict[str, str] = ENTRIES
 
 #: One concept, one metavar: a parameter of this name always shows this placeholder.
 CONCEPTS = {
@@ -91,7 +97,8 @@ def options(command: click.Command) -> dict[str, click.Option]:
 
 
 def test_every_console_script_is_walked_and_known():
-    assert sorted(CONSOLE_SCRIPTS) == sorted(SCRIPTS)
+    assert sorted(CONSOLE_SCRIPTS) == sorted(SCRIPTS) == sorted(LAUNCHED)
+    assert {s: f"exobrain_launcher:{s.replace('-', '_')}" for s in ENTRIES} == LAUNCHED
     assert len(LEAVES) > 30  # the umbrella's verbs were found too
 
 

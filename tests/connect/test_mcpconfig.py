@@ -61,7 +61,7 @@ def test_each_json_agent_gets_exactly_one_entry_and_keeps_the_rest(root, agent, 
     words = ours["command"] if agent == "opencode" else [ours["command"], *ours["args"]]
     assert words == [
         sys.executable,
-        "-P",
+        "-I",
         "-m",
         "exobrain.mcp",
         "--repo",
@@ -86,7 +86,7 @@ def test_an_entry_of_an_older_toolkit_is_updated_to_the_safe_command(root):
     path.write_text(json.dumps({"mcpServers": {"exobrain": old}}))
     assert register("cursor", root).changed
     entry = json.loads(path.read_text())["mcpServers"]["exobrain"]
-    assert entry["args"][:3] == ["-P", "-m", "exobrain.mcp"]
+    assert entry["args"][:3] == ["-I", "-m", "exobrain.mcp"]
 
 
 def test_codex_toml_keeps_every_other_byte_and_the_users_additions(root):
@@ -100,7 +100,7 @@ def test_codex_toml_keeps_every_other_byte_and_the_users_additions(root):
     assert text.startswith(head + tail)
     data = tomllib.loads(text)
     assert data["mcp_servers"]["other"] == {"command": "npx"}
-    assert data["mcp_servers"]["exobrain"]["args"][:3] == ["-P", "-m", "exobrain.mcp"]
+    assert data["mcp_servers"]["exobrain"]["args"][:3] == ["-I", "-m", "exobrain.mcp"]
     # a setting the user added to our table survives an update of the command
     path.write_text(
         text.replace('"--agent", "codex"]', '"--agent", "old"]\nstartup_timeout_sec = 20')
@@ -180,7 +180,7 @@ def test_a_gemini_settings_file_with_comments_keeps_every_byte_outside_our_entry
     ours = text[at : len(text) - len(tail)]
     assert text.replace(ours, "", 1) == GEMINI_SETTINGS  # taking ours out gives theirs back
     entry = json.loads(ours.strip().removeprefix('"exobrain":').rstrip(","))
-    assert entry["args"][:3] == ["-P", "-m", "exobrain.mcp"]
+    assert entry["args"][:3] == ["-I", "-m", "exobrain.mcp"]
     before = path.read_bytes()
     assert not register("gemini", root).changed and path.read_bytes() == before
 
@@ -203,7 +203,7 @@ def test_an_odd_mcp_file_gets_only_our_entry_replaced(root):
     assert text.endswith(original[start + len(old) :])
     ours = text[start : len(text) - len(original) + start + len(old)]
     assert ours.startswith('{\r\n         "command": ')
-    assert json.loads(ours)["args"][:3] == ["-P", "-m", "exobrain.mcp"]
+    assert json.loads(ours)["args"][:3] == ["-I", "-m", "exobrain.mcp"]
 
 
 @pytest.mark.parametrize(

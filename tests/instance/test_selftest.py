@@ -43,6 +43,12 @@ def instance(pristine, tmp_path):
     return copy
 
 
+def trusted(repo: Path) -> None:
+    """Trust the suite of ``repo`` as it is now (what a person does after reading it)."""
+    result = cli("trust", "--suite", "--repo", str(repo))
+    assert result.exit_code == 0, result.output
+
+
 def statuses(checks):
     return {name: check["status"] for name, check in checks.items()}
 
@@ -129,6 +135,7 @@ def test_the_suite_runs_the_instances_own_package(instance):
             )
         },
     )
+    trusted(instance)
     code, checks = selftest(
         instance, "--suite", "tests/test_where.py", "--suite", "tests/cli/test_docs.py"
     )
@@ -141,6 +148,7 @@ def test_the_suite_runs_the_instances_own_package(instance):
 
 def test_a_failing_suite_shows_the_failure(instance):
     build_tree(instance, {"tests/test_broken.py": "def test_broken():\n    assert 1 == 2\n"})
+    trusted(instance)
     code, checks = selftest(instance, "--suite", "tests/test_broken.py")
     assert code == 1 and checks["test-suite"]["status"] == "fail"
     assert "1 failed" in checks["test-suite"]["detail"]
@@ -170,6 +178,7 @@ def test_a_parallel_suite_needs_pytest_xdist(instance, monkeypatch, tmp_path):
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda name, *a: None if name == "xdist" else real(name, *a)
     )
+    trusted(instance)
     code, checks = selftest(instance, "--suite", "tests/cli/test_docs.py")
     assert code == 1 and checks["test-suite"]["status"] == "fail"
     assert checks["test-suite"]["detail"].startswith("pytest-xdist is not installed")
@@ -245,9 +254,10 @@ def test_the_default_suite_is_its_quick_part_and_full_is_one_option_away(
 ):
     """An instance's default selftest runs the skills' own proofs and the core tests (well
     under a minute); --full runs every configured path, as pytest alone would."""
-    from exobrain.instance.selftest import quick_paths, suite_paths
+    from exobrain.instance.selftest import quick_paths
+    from exobrain.instance.suitetrust import configured_paths
 
-    assert suite_paths(instance) == ["tests", "skills"]
+    assert configured_paths(instance) == ["tests", "skills"]
     assert quick_paths(instance) == ["skills", "tests/core"]
     build_tree(tmp_path / "plain", {"pyproject.toml": "", "tests/test_a.py": ""})
     assert quick_paths(tmp_path / "plain") == ["tests"]  # nothing quicker: all of it
@@ -258,6 +268,7 @@ def test_the_default_suite_is_its_quick_part_and_full_is_one_option_away(
             "tests/cli/test_not_quick.py": "def test_slow():\n    raise SystemExit('ran')\n",
         },
     )
+    trusted(instance)
     import subprocess
 
     seen: dict[str, list[str]] = {}

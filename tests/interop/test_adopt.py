@@ -72,7 +72,7 @@ def test_every_installed_skill_comes_in_with_source_ref_and_commit(tmp_path):
         "upstream"
     ]
     assert upstream_record["kind"] == "folder"
-    assert upstream_record["url"] == str(tmp_path / "mine" / "notes-helper")
+    assert upstream_record["url"] == "local"  # this machine's folder: not in the lock
     assert upstream_record["adopted"]["tool"] == "skills (vercel)"
     assert upstream_record["adopted"]["forked"] is False
 

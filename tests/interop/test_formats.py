@@ -175,5 +175,5 @@ def test_source_classification(tmp_path):
         classify("o/r/p@main", path="q")
     opened = Opened(GIT, "https://github.com/o/r", tmp_path, "skills", "v2", "abc")
     assert opened.display("pdf") == "https://github.com/o/r/tree/v2/skills/pdf"
-    assert Opened(ARCHIVE, "/a.zip", tmp_path).display("x") == "/a.zip#x"
+    assert Opened(ARCHIVE, "/a.zip", tmp_path).display("x") == "local:a.zip/x"
     assert Opened(GIT, "ssh://h/r", tmp_path, "", "main").display("x") == "ssh://h/r#x@main"

@@ -79,7 +79,7 @@ def test_kdense_bundle_imports_the_good_skills_and_reports_each_broken_one(tmp_p
     ]
     assert (rdkit.meta["source"], rdkit.meta["source_format"]) == ("imported", "kdense")
     assert rdkit.meta["schema_version"] == 1
-    assert rdkit.meta["source_url"] == str(bundle / "scientific-skills/rdkit")
+    assert rdkit.meta["source_url"] == "local:bundle/scientific-skills/rdkit"  # no place
     assert rdkit.body == "# RDKit\n\nParse SMILES with `Chem.MolFromSmiles`.\n"
     folder = root / "people/al/skills/rdkit"
     assert (
@@ -114,7 +114,7 @@ def test_kdense_bundle_imports_the_good_skills_and_reports_each_broken_one(tmp_p
     # the lock records the upstream of each skill
     lock = lock_of(root, "people/al")
     upstream = lock["rdkit"]["upstream"]
-    assert upstream["kind"] == "folder" and upstream["url"] == str(bundle)
+    assert upstream["kind"] == "folder" and upstream["url"] == "local"  # kept off the lock
     assert upstream["path"] == "scientific-skills/rdkit" and upstream["format"] == "kdense"
     assert upstream["hash"] == content_hash(bundle / "scientific-skills/rdkit")
     assert upstream["imported"] == lock["rdkit"]["hash"] == content_hash(folder)
@@ -198,7 +198,7 @@ def test_zip_and_skill_archives(tmp_path):
     code, data = run_json(root, "import", str(archive), "--name", "review-zip")
     assert code == 0 and data["skills"][0]["status"] == "imported"
     meta = read_skill(root / "people/al/skills/review-zip/SKILL.md").meta
-    assert meta["name"] == "review-zip" and meta["source_url"] == f"{archive}#review"
+    assert meta["name"] == "review-zip" and meta["source_url"] == "local:review.skill/review"
     upstream = lock_of(root, "people/al")["review-zip"]["upstream"]
     assert upstream["kind"] == "archive" and upstream["path"] == "review"
     # a bundle zip with several skills, and a zip whose root is the SKILL.md itself
@@ -345,8 +345,8 @@ def test_update_of_a_skill_that_was_not_imported(tmp_path):
     assert run(root, "register", str(root / "people/al/skills/native"))[0] == 0
     code, out = run(root, "import", "--update", "native")
     assert code == 2 and "was not imported" in out
-    code, out = run(root, "import", str(source), "--update", "tidy")
-    assert code == 2 and "--update takes only NAME" in out
+    code, out = run(root, "import", str(source), "--update", "tidy", "--tier", "always")
+    assert code == 2 and "--update takes only NAME [SOURCE]" in out and "drop --tier" in out
 
 
 def test_update_when_the_upstream_is_gone_keeps_the_local_copy(tmp_path):

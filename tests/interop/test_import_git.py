@@ -41,12 +41,12 @@ def test_import_from_git_records_the_commit_and_updates_from_it(tmp_path, up, is
     assert (folder / "scripts/fill.py").read_text() == "print('fill')\n"
     assert not (root / "people/al/skills/other").exists()
     meta = read_skill(folder / "SKILL.md").meta
-    assert meta["source_url"] == f"{up.url}#skills/pdf@main"
+    assert meta["source_url"] == "local:up.git/skills/pdf"  # a file:// repository
     record = lock_of(root, "people/al")["pdf"]["upstream"]
     assert record == {
         **record,
         "kind": "git",
-        "url": up.url,
+        "url": "local",  # a file:// repository: only this machine knows where
         "base": "skills",
         "path": "skills/pdf",
         "ref": "main",
@@ -137,4 +137,4 @@ def test_an_import_from_a_local_checkout_records_its_remote_and_commit(tmp_path)
         main, [*args, "--name", "pdf2", "--repo", str(root)], catch_exceptions=False
     )
     assert again.exit_code == 0, again.output
-    assert "a colleague cannot import --update from" in again.stdout
+    assert "a local source, which the lock does not name" in again.stdout

@@ -104,7 +104,7 @@ def test_the_mcp_server_an_agent_starts_is_the_installed_one(sandbox, agent):
     assert answered is not None, command
     name, refs = answered
     assert name == "exobrain" and "skill:hello@global" in refs
-    assert command[1:4] == ["-P", "-m", "exobrain.mcp"]
+    assert command[1:4] == ["-I", "-m", "exobrain.mcp"]
 
 
 def hook_line(settings: Path, event: str) -> str:
@@ -155,7 +155,7 @@ def test_the_usage_hook_an_agent_runs_is_the_installed_one(
     assert [(r["skill"], r["kind"], r["agent"]) for r in recorded] == [
         ("skill:hello@global", "usage", agent)
     ]
-    assert shlex.split(line)[1:4] == ["-P", "-m", "exobrain.signals.usage_hook"]
+    assert shlex.split(line)[1:4] == ["-I", "-m", "exobrain.signals.usage_hook"]
 
 
 def test_the_background_search_build_is_the_installed_one(sandbox, monkeypatch):
@@ -190,6 +190,7 @@ def test_the_selftest_suite_runs_the_installed_toolkit_and_pytest(sandbox):
         },
     )
     plant(sandbox.root, marker, "exobrain", "pytest")
+    assert invoke(sandbox.root, ["exobrain", "trust", "--suite"]).code == 0  # read, then trusted
     result = invoke(sandbox.root, ["exobrain", "selftest", "--suite", "tests", "--json"])
     assert not marker.exists(), marker.read_text()
     suite = {c["name"]: c for c in json.loads(result.out)["checks"]}["test-suite"]

@@ -69,7 +69,7 @@ from exobrain.cli.edge import (
     "--mcp",
     "mcp",
     is_flag=True,
-    help="Also register the exobrain MCP server (python -P -m exobrain.mcp) in AGENT's own MCP "
+    help="Also register the exobrain MCP server (python -I -m exobrain.mcp) in AGENT's own MCP "
     "configuration (the project's, or with --user the user's); only its entry is touched.",
 )
 @click.option(

@@ -76,7 +76,8 @@ FORMATS = ("agentskills", "kdense", "claude")
     is_flag=False,
     flag_value="",
     metavar="[NAME]",
-    help="Re-import the imported skill NAME from its recorded upstream (--update --all: each).",
+    help="Re-import the imported skill NAME from its recorded upstream, or from SOURCE (a local "
+    "source: this machine's own folder, archive or repository); --update --all: each.",
 )
 @click.option(
     "--fork-local",
@@ -120,7 +121,7 @@ def command(
         extra = [
             flag
             for flag, value in (
-                ("SOURCE", source),
+                ("SOURCE", source if all_skills else None),
                 ("--format", fmt),
                 ("--name", new_name),
                 ("--skill", skills),
@@ -133,8 +134,8 @@ def command(
         ]
         if extra:
             raise UsageError(
-                f"--update takes only NAME or --all (and --into, --fork-local, --dry-run, "
-                f"--allow-local); drop {', '.join(extra)}"
+                f"--update takes only NAME [SOURCE] or --all (and --into, --fork-local, "
+                f"--dry-run, --allow-local); drop {', '.join(extra)}"
             )
         if bool(update) == all_skills:
             raise UsageError("give --update NAME for one skill or --update --all for every one")
@@ -155,6 +156,7 @@ def command(
             ws,
             update,
             into=into,
+            source=source,
             dry_run=dry_run,
             fork_local=fork_local,
             allow_local=True if allow_local else None,

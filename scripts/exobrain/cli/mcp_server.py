@@ -28,7 +28,7 @@ def command(agent: str | None, repo: Path | None) -> None:
     """Serve the substrate verbs as MCP tools over stdin/stdout: search, discover, get, list,
     links, signals, and signal to record uses, outcomes and votes; skills and knowledge
     documents as resources. Agents start it themselves: connect-agent AGENT --mcp registers
-    it (as python -P -m exobrain.mcp, which starts faster)."""
+    it (as python -I -m exobrain.mcp, which starts faster)."""
     import importlib.util
 
     from exobrain.agents import get_agent

@@ -11,7 +11,9 @@ beside the interpreter that ran connect-agent) and falls back to the one on ``PA
 keeps working when that environment is replaced; when neither runs it prints one line with
 the fix and lets git go on. A hook whose named script still runs is kept as it is, even when
 connect-agent now runs from another environment: a new virtual environment does not make
-every clone's hooks "different" (selftest compares them with connect-agent's plan).
+every clone's hooks "different" (selftest compares them with connect-agent's plan). A hook
+unsets ``PYTHONPATH`` before it starts the script: the script runs on every pull, in the clone,
+and an empty or relative entry there would import whatever the clone holds.
 """
 
 from __future__ import annotations
@@ -83,6 +85,8 @@ def _preamble(hook: str, script: str) -> list[str]:
         f'  "$hook_dir/{hook}.local" "$@" || exit $?',
         "fi",
         "top=$(git rev-parse --show-toplevel 2>/dev/null) || exit 0",
+        "# the toolkit reads no PYTHONPATH: an empty or relative entry imports from the clone",
+        "unset PYTHONPATH",
         "# the toolkit that installed this hook, else the one on PATH",
         f"named={shlex.quote(script)}",
         'if [ -x "$named" ]; then',

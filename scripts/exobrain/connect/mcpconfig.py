@@ -94,8 +94,9 @@ class Registration:
 
 
 def server_command(root: Path, agent: str) -> list[str]:
-    """What the agent runs: this Python (``-P``: the repository the agent starts it in never
-    comes first on the import path), the server module, this exobrain, the agent's name."""
+    """What the agent runs: this Python isolated from the environment (``-I``: neither the
+    repository the agent starts it in nor ``PYTHONPATH`` reaches the import path), the server
+    module, this exobrain, the agent's name."""
     return python_module(MODULE, "--repo", str(root), "--agent", agent)
 
 

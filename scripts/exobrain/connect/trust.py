@@ -14,6 +14,13 @@ A file is trusted when its real path is recorded with the sha256 of what it hold
 file, or a trusted one whose content changed, is *not run*: it is reported with the command
 that trusts it once reviewed (``exobrain trust PATH``). The file is written atomically under
 a lock, through the one JSON editor.
+
+The same file records the test suites this machine trusts (``exobrain trust --suite``: what
+``exobrain selftest`` may run, see :mod:`exobrain.instance.suitetrust`), under ``"suites"``,
+keyed by the repository's real path: the digest of every file the suite can load, when, and
+the commit it was trusted at (so a changed suite can be reviewed as a diff)::
+
+    "suites": {"/abs/path/exobrain": {"sha256": "…", "trusted_at": "…", "commit": "…"}}
 """
 
 from __future__ import annotations
@@ -72,25 +79,33 @@ class TrustRecord:
         return {"path": self.path, "sha256": self.sha256, "trusted_at": self.trusted_at}
 
 
-def _check(data: Any) -> None:
-    """The shape of the trust file; anything else is refused, never rewritten."""
-    where = trust_file()
-    if not isinstance(data, dict) or data.get("version") != FORMAT:
-        raise InputFileError(
-            f'{where}: expected {{"version": {FORMAT}, "files": {{…}}}}',
-            hint=f"move the file away; exobrain trust PATH writes a new one ({where})",
-        )
-    files = data.get("files")
-    if not isinstance(files, dict) or not all(
+def _records(table: Any) -> bool:
+    """Whether ``table`` maps paths to records with a ``sha256`` and a ``trusted_at``."""
+    return isinstance(table, dict) and all(
         isinstance(k, str)
         and isinstance(v, dict)
         and isinstance(v.get("sha256"), str)
         and isinstance(v.get("trusted_at"), str)
-        for k, v in files.items()
-    ):
+        for k, v in table.items()
+    )
+
+
+def _check(data: Any) -> None:
+    """The shape of the trust file; anything else is refused, never rewritten."""
+    where = trust_file()
+    hint = f"move the file away; exobrain trust PATH writes a new one ({where})"
+    if not isinstance(data, dict) or data.get("version") != FORMAT:
         raise InputFileError(
-            f'{where}: "files" must map paths to {{"sha256", "trusted_at"}}',
-            hint=f"move the file away; exobrain trust PATH writes a new one ({where})",
+            f'{where}: expected {{"version": {FORMAT}, "files": {{…}}}}', hint=hint
+        )
+    if not _records(data.get("files")):
+        raise InputFileError(
+            f'{where}: "files" must map paths to {{"sha256", "trusted_at"}}', hint=hint
+        )
+    if "suites" in data and not _records(data["suites"]):
+        raise InputFileError(
+            f'{where}: "suites" must map repositories to {{"sha256", "trusted_at", "commit"}}',
+            hint=hint,
         )
 
 
@@ -168,6 +183,65 @@ def untrust(paths: list[Path]) -> list[tuple[Path, bool]]:
         for path in paths:
             result.append((path, update.data["files"].pop(key_of(path), None) is not None))
     return result
+
+
+@dataclass(frozen=True)
+class SuiteRecord:
+    """A test suite trusted here: its repository (real path), the digest of what it can load,
+    when, and the commit it was trusted at (None outside git)."""
+
+    root: str
+    sha256: str
+    trusted_at: str
+    commit: str | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "repository": self.root,
+            "sha256": self.sha256,
+            "trusted_at": self.trusted_at,
+            "commit": self.commit,
+        }
+
+
+def load_suites() -> dict[str, SuiteRecord]:
+    """Every trusted suite by its repository's real path (none without a trust file)."""
+    path = trust_file()
+    if not os.path.lexists(path):
+        return {}
+    data = load_json(path)
+    _check(data)
+    return {
+        k: SuiteRecord(
+            k,
+            v["sha256"],
+            v["trusted_at"],
+            v["commit"] if isinstance(v.get("commit"), str) else None,
+        )
+        for k, v in data.get("suites", {}).items()
+    }
+
+
+def trust_suite(root: Path, sha256: str, commit: str | None) -> SuiteRecord:
+    """Record the suite of the repository at ``root`` as trusted with digest ``sha256``."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    record = SuiteRecord(key_of(root), sha256, stamp, commit)
+    trust_file().parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with update_json_file(
+        trust_file(), root=user_config_dir(), default=_empty, check=_check
+    ) as update:
+        suites = update.data.setdefault("suites", {})
+        suites[record.root] = {"sha256": sha256, "trusted_at": stamp, "commit": commit}
+        update.data["suites"] = dict(sorted(suites.items()))
+    return record
+
+
+def untrust_suite(root: Path) -> bool:
+    """Forget the trust of the suite of ``root``; whether it was trusted."""
+    if not os.path.lexists(trust_file()):
+        return False
+    with update_json_file(trust_file(), root=user_config_dir(), check=_check) as update:
+        return update.data.get("suites", {}).pop(key_of(root), None) is not None
 
 
 def review_hint(shown_path: str) -> str:

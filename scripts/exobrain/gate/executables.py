@@ -12,8 +12,9 @@ the gate lists, against the base:
   starts in the repository with the current folder on its import path (``python -m``,
   ``python -c``, pre-commit's own hook) imports it instead of the installed package of that
   name -- a committed ``exobrain/`` would run as the toolkit. The toolkit's own processes
-  keep the current folder off the path (``-P``); this catches the rest. What was already
-  there at the base is not listed again (a repository's own ``tests/__init__.py``);
+  keep the current folder and ``PYTHONPATH`` off the path (``-I``); this catches the rest.
+  What was already there at the base is not listed again (a repository's own
+  ``tests/__init__.py``);
 * **crons.json commands** that are new or changed (by job name): each member who installs
   the crontab runs them unattended.
 

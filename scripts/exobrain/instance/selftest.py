@@ -16,7 +16,10 @@ The checks, in order (:data:`CHECKS`):
   ``scripts/`` first on the import path, in parallel when its pytest options say so), when
   the exobrain carries a test suite. By default only the quick part runs (:func:`quick_paths`:
   the skills' own proofs and the toolkit's core tests, well under a minute); ``full`` runs every
-  configured test path, which takes minutes.
+  configured test path, which takes minutes. The suite is the repository's own code: it runs
+  only when this machine trusts its content (``exobrain trust --suite``,
+  :mod:`exobrain.instance.suitetrust`); otherwise the check is skipped with what to read and
+  how to trust it (a failure when ``--full`` or ``--suite`` asked for the suite).
 
 Checks never write. A check that does not apply is skipped, which is not a failure.
 """
@@ -33,8 +36,9 @@ from typing import Any
 
 from exobrain.caches import BYTECODE
 from exobrain.instance import agentcheck
+from exobrain.instance.suitetrust import configured_paths, pytest_options
 from exobrain.instance.verdict import FAIL, PASS, SKIP, Check
-from exobrain.paths import PACKAGED_DATA, python_module, user_cache_dir
+from exobrain.paths import PACKAGED_DATA, user_cache_dir
 from exobrain.workspace import Workspace
 
 CHECKS = ("schemas", "skills-validate", "locks", "docs", "agents", "git-hooks", "test-suite")
@@ -210,29 +214,10 @@ def _installed_scripts() -> set[str]:
     from importlib.metadata import entry_points
 
     return {
-        e.name for e in entry_points(group="console_scripts") if e.value.startswith("exobrain.")
+        e.name
+        for e in entry_points(group="console_scripts")
+        if e.value.startswith(("exobrain.", "exobrain_launcher:"))
     }
-
-
-def _pytest_options(root: Path) -> dict[str, Any]:
-    """``[tool.pytest.ini_options]`` of the pyproject.toml in ``root`` ({} when there is none)."""
-    import tomllib
-
-    path = root / "pyproject.toml"
-    if not path.is_file():
-        return {}
-    with open(path, "rb") as handle:
-        options = tomllib.load(handle).get("tool", {}).get("pytest", {}).get("ini_options", {})
-    return options if isinstance(options, dict) else {}
-
-
-def suite_paths(root: Path) -> list[str]:
-    """The test paths pytest would collect here: ``testpaths`` from pyproject.toml that exist,
-    else ``tests`` when it exists."""
-    testpaths = _pytest_options(root).get("testpaths", [])
-    configured = [p for p in testpaths if isinstance(p, str)]
-    existing = [p for p in configured or ["tests"] if (root / p).exists()]
-    return existing
 
 
 #: The toolkit's own tests that stay in the quick part: the core (resolution, registries,
@@ -246,7 +231,7 @@ def quick_paths(root: Path) -> list[str]:
     toolkit's core tests. A skill's proof is what an instance's authors change; the rest of the
     toolkit's suite checks code the instance rarely touches and takes minutes, so it waits for
     ``--full``. When that leaves nothing, the whole configured suite is the quick part."""
-    configured = suite_paths(root)
+    configured = configured_paths(root)
     quick = [p for p in configured if p.strip("/") != "tests"]
     if "tests" in (p.strip("/") for p in configured) and (root / CORE_TESTS).is_dir():
         quick.append(CORE_TESTS)
@@ -258,16 +243,17 @@ def runs_in_parallel(root: Path) -> bool:
     ``--dist``), so pytest needs that plugin to start at all."""
     import shlex
 
-    addopts = _pytest_options(root).get("addopts", "")
+    addopts = pytest_options(root).get("addopts", "")
     words = shlex.split(addopts) if isinstance(addopts, str) else [str(w) for w in addopts]
     return any(w.startswith(("-n", "--numprocesses", "--dist")) for w in words)
 
 
 def check_suite(root: Path, options: Options) -> Check:
-    """pytest over the exobrain's own suite, importing this exobrain's package."""
+    """pytest over the exobrain's own suite, importing this exobrain's package, when this
+    machine trusts the suite's content (:mod:`exobrain.instance.suitetrust`)."""
     import importlib.util
 
-    configured = suite_paths(root) if options.full else quick_paths(root)
+    configured = configured_paths(root) if options.full else quick_paths(root)
     paths = list(options.suite_paths) or configured
     if not paths:
         return Check("test-suite", SKIP, "no test suite here")
@@ -276,6 +262,9 @@ def check_suite(root: Path, options: Options) -> Check:
     missing = [p for p in paths if not (root / p).exists()]
     if missing:
         return Check("test-suite", FAIL, f"no such test path: {', '.join(missing)}")
+    untrusted = _untrusted(root, paths, asked=options.full or bool(options.suite_paths))
+    if untrusted is not None:
+        return untrusted
     if importlib.util.find_spec("pytest") is None:
         return Check(
             "test-suite",
@@ -290,21 +279,7 @@ def check_suite(root: Path, options: Options) -> Check:
             "pytest-xdist is not installed (pyproject.toml's addopts run the suite in parallel)",
             fix="pip install -e '.[test]' (or pass --no-suite)",
         )
-    # bytecode goes to the user cache, not into the exobrain (checks never write there), and
-    # is kept: without it every command the tests start compiles the whole package again. A
-    # prefix the user already chose is theirs and is kept.
-    prefix = os.environ.get("PYTHONPYCACHEPREFIX") or str(user_cache_dir() / BYTECODE.folder)
-    env = {**os.environ, "PYTHONPYCACHEPREFIX": prefix}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    if (root / "scripts" / "exobrain" / "__init__.py").is_file():
-        env["PYTHONPATH"] = os.pathsep.join(
-            filter(None, [str(root / "scripts"), env.get("PYTHONPATH")])
-        )
-    # -P and pytest's append mode: neither the current folder nor the test folders' root go
-    # before this exobrain's scripts/ and the installed packages, so an ``exobrain/`` or
-    # ``pytest/`` folder committed at the root is never what runs (its tests still do: they
-    # are what this check is for)
-    argv = python_module("pytest", "-x", "-p", "no:cacheprovider", "--import-mode=append", *paths)
+    argv, env = _pytest_command(root, paths)
     whole = options.full and not options.suite_paths
     shown = "pytest -x" if whole else "pytest -x " + " ".join(paths)
     try:
@@ -330,6 +305,73 @@ def check_suite(root: Path, options: Options) -> Check:
             f"run {shown} here and fix the first failure",
         )
     return Check("test-suite", PASS, f"{shown}: {summary}")
+
+
+def _untrusted(root: Path, paths: list[str], *, asked: bool) -> Check | None:
+    """The verdict when the suite may not run here (None: it is trusted as it is). Run by
+    default, an untrusted suite is skipped with what to do; asked for (``--full``,
+    ``--suite``), it is a failure."""
+    from exobrain.instance import suitetrust
+
+    suite = suitetrust.current_suite(root)
+    outside = [p for p in paths if not _inside(p, suite.paths)]
+    if outside:
+        return Check(
+            "test-suite",
+            FAIL,
+            f"not part of the test suite: {', '.join(outside)}",
+            fix="name paths under the configured test paths "
+            f"({', '.join(configured_paths(root))}): only they are trusted as the suite",
+        )
+    if suite.problem is not None:
+        return Check(
+            "test-suite",
+            FAIL,
+            "the test suite cannot be trusted",
+            [suite.problem],
+            "remove the link, or point it at a file inside the repository",
+        )
+    state, record = suitetrust.trust_state(suite)
+    if state == suitetrust.TRUSTED:
+        return None
+    why = (
+        "never trusted on this machine"
+        if record is None
+        else f"changed since it was trusted on {record.trusted_at}"
+    )
+    review = suitetrust.review_command(suite, record)
+    return Check(
+        "test-suite",
+        FAIL if asked else SKIP,
+        f"not run: the test suite is the repository's own code, {why}",
+        [f"read it first: {review}"],
+        "once a person has read it: exobrain trust --suite (an agent asks its user; it never "
+        "trusts code on its own)",
+    )
+
+
+def _inside(path: str, unit: tuple[str, ...]) -> bool:
+    clean = path.strip("/").removeprefix("./")
+    return any(clean == p or clean.startswith(f"{p}/") for p in unit)
+
+
+def _pytest_command(root: Path, paths: list[str]) -> tuple[list[str], dict[str, str]]:
+    """pytest's command line and environment: this exobrain's ``scripts/`` alone on
+    ``PYTHONPATH`` (the user's entries dropped: an empty or relative one would name the
+    repository's root), ``-P`` and pytest's append mode so that neither the current folder nor
+    the test folders' root goes before the installed packages (an ``exobrain/`` or
+    ``pytest/`` folder committed at the root is never what runs), and bytecode in the user
+    cache, not in the exobrain (checks never write there; a prefix the user chose is kept)."""
+    import sys
+
+    prefix = os.environ.get("PYTHONPYCACHEPREFIX") or str(user_cache_dir() / BYTECODE.folder)
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": prefix}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.pop("PYTHONPATH", None)
+    if (root / "scripts" / "exobrain" / "__init__.py").is_file():
+        env["PYTHONPATH"] = str(root / "scripts")
+    argv = [sys.executable, "-P", "-m", "pytest", "-x", "-p", "no:cacheprovider"]
+    return [*argv, "--import-mode=append", *paths], env
 
 
 def _summary(output: str) -> str | None:

@@ -19,6 +19,8 @@ from typing import Any
 from exobrain.artifacts.lockfile import replaced, update_lock
 from exobrain.interop.adopt import EXTERNAL, FORK, AdoptItem, AdoptPlan
 from exobrain.interop.importer import install
+from exobrain.interop.inputs import Opened
+from exobrain.interop.localsources import remember
 from exobrain.interop.plan import lock_entry_for, upstream_record
 from exobrain.paths import skill_dir
 from exobrain.registry.editor import edit_registry, ordered_entry
@@ -48,6 +50,7 @@ def apply_plan(ws: Workspace, plan: AdoptPlan) -> None:
     if not copies and not externals:
         return
     made: list[Path] = []
+    sources: list[tuple[Path, Opened]] = []
     locks: dict[str, dict[str, Any]] = {}
     try:
         with edit_registry(ws.root, plan.scope) as edit:
@@ -64,6 +67,7 @@ def apply_plan(ws: Workspace, plan: AdoptPlan) -> None:
                     continue
                 upstream, local = install(item.folder, target, copy.text, root=ws.root)
                 made.append(target)
+                sources.append((target, src))
                 record = upstream_record(
                     src, copy.found, adapter, upstream, local, copy.item.repairs
                 )
@@ -88,3 +92,5 @@ def apply_plan(ws: Workspace, plan: AdoptPlan) -> None:
         raise
     if locks:
         update_lock(ws.root, plan.scope, locks, merge=replaced)
+    for target, src in sources:  # a local folder's place: this machine's, not the lock's
+        remember(ws.root, target, src)

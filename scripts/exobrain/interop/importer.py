@@ -30,6 +30,7 @@ from exobrain.interop.formats import detect, importer
 from exobrain.interop.formats.bundle import Bundle, FoundSkill, discover
 from exobrain.interop.formats.fields import SLUG
 from exobrain.interop.inputs import Opened, classify, is_shorthand, open_source
+from exobrain.interop.localsources import remember
 from exobrain.interop.plan import (
     Plan,
     Reading,
@@ -348,3 +349,5 @@ def _apply(
         for target in copied:
             shutil.rmtree(target, ignore_errors=True)
         raise
+    for name in created:  # a local source's place: this machine's to know, not the lock's
+        remember(ws.root, skill_dir(ws.root, scope, name), src)

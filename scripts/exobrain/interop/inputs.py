@@ -21,6 +21,8 @@ from exobrain.util.archive import extract, is_archive
 from exobrain.util.git import Git
 
 FOLDER, ARCHIVE, GIT = "folder", "archive", "git"
+#: The ``url`` a lock records for a local source (:mod:`exobrain.interop.localsources`).
+LOCAL = "local"
 _GIT_URL = re.compile(r"^(https://|ssh://|git@[^:/]+:|file://)")
 _SHORTHAND = re.compile(
     r"^(?P<owner>[A-Za-z0-9][\w.-]*)/(?P<repo>[\w.-]+)"
@@ -44,18 +46,39 @@ class Opened:
         """The path of a skill inside the source (for the lock's upstream record)."""
         return "/".join(p for p in (self.path, rel) if p)
 
+    @property
+    def local(self) -> bool:
+        """Whether this source is on this machine's file system (:func:`is_local`)."""
+        return is_local(self.kind, self.url)
+
     def display(self, rel: str) -> str:
-        """A one-line address of a skill for ``source_url``."""
+        """A one-line address of a skill for ``source_url``; of a local source, a label that
+        names no place on this machine (``local:notes/skills/tidy``)."""
         where = self.where(rel)
-        if self.kind == FOLDER:
-            return str(Path(self.url) / where) if where else self.url
-        if self.kind == ARCHIVE:
-            return f"{self.url}#{where}" if where else self.url
+        if self.local:
+            name = PurePosixPath(self.url.replace("\\", "/").rstrip("/")).name
+            return f"{LOCAL}:" + "/".join(p for p in (name, where) if p)
         github = re.match(r"^https://github\.com/([^/]+/[^/]+?)(?:\.git)?/?\Z", self.url)
         if github:
             tree = f"https://github.com/{github.group(1)}/tree/{self.ref or 'HEAD'}"
             return f"{tree}/{where}".rstrip("/")
         return self.url + (f"#{where}" if where else "") + (f"@{self.ref}" if self.ref else "")
+
+
+def is_local(kind: object, url: object) -> bool:
+    """Whether an upstream of ``kind`` at ``url`` is on this machine's file system: a folder,
+    an archive, or a git repository named by a path or a ``file://`` URL (as the fetcher
+    tells them apart)."""
+    from exobrain.fetch.remote import SourceRefused, check_repo
+
+    if kind in (FOLDER, ARCHIVE) or url == LOCAL:
+        return True
+    if kind != GIT or not isinstance(url, str):
+        return False
+    try:
+        return check_repo(url, allow_local=True, root=Path("/"))[1]
+    except SourceRefused:
+        return False  # not a source at all: opening it refuses it
 
 
 def classify(
@@ -126,7 +149,8 @@ def _local_folder(url: str, folder: Path, path: str) -> Opened:
     """A local folder as a source, recorded so that it travels: inside a git checkout whose
     ``origin`` is a shared repository and with nothing uncommitted below the folder, as that
     repository at the checkout's commit (a colleague's ``import --update`` fetches it from
-    there); else as the folder, with a note that the record names this machine's path."""
+    there); else as the folder, a local source (the lock names no place of this machine), with
+    a note saying so."""
     origin = checkout_origin(folder)
     if origin is not None:
         remote, inside, head = origin
@@ -134,8 +158,9 @@ def _local_folder(url: str, folder: Path, path: str) -> Opened:
     commit = folder_commit(folder)
     why = "has uncommitted changes or no shared git remote" if commit else "is not in git"
     note = (
-        f"{url} {why}: the lock records this machine's folder, which a colleague cannot "
-        f"import --update from; push it to a repository and import from there"
+        f"{url} {why}: a local source, which the lock does not name (only this machine "
+        f"remembers it, for import --update); to let a colleague update it, push it to a "
+        f"repository and import from there"
     )
     return Opened(FOLDER, url, folder, path, None, commit, note)
 

@@ -23,7 +23,7 @@ from exobrain.findings import ERROR
 from exobrain.interop.formats.bundle import FoundSkill
 from exobrain.interop.formats.fields import dump, read_lenient
 from exobrain.interop.formats.translation import translate
-from exobrain.interop.inputs import Opened
+from exobrain.interop.inputs import LOCAL, Opened
 from exobrain.registry.entries import Policy
 from exobrain.registry.rules import FLAG, REFUSE
 from exobrain.skillmd import SKILL_FILE, powers, skill_text, toolkit_field
@@ -173,10 +173,13 @@ def upstream_record(
     repairs: list[str],
 ) -> dict[str, Any]:
     """What the lock remembers about where an imported skill came from, and the repairs its
-    translation made (the same translation is applied again by ``import --update``)."""
+    translation made (the same translation is applied again by ``import --update``). A local
+    source is recorded without its place (``url`` is ``local``): the lock is committed, and
+    where it was on this machine is kept on this machine
+    (:mod:`exobrain.interop.localsources`)."""
     record: dict[str, Any] = {
         "kind": src.kind,
-        "url": src.url,
+        "url": LOCAL if src.local else src.url,
         "base": src.path,
         "path": src.where(found.rel),
         "ref": src.ref,

@@ -12,12 +12,19 @@ last import (``hash``) and the local content hash right after it (``imported``).
   it derives from, so the imported copy can keep following upstream. With ``fork_local`` that
   fork is made here first (a native draft ``NAME-local`` beside the original, keeping the
   edits), then the original takes upstream.
+
+Where the new release is read: a remote repository as the record names it; a local source (a
+folder, an archive, a repository on the disk) only where this machine remembers importing it
+from (:mod:`exobrain.interop.localsources`) -- a committed record naming a place on the disk is
+never followed -- or from a SOURCE given on the command line, which is then remembered. A
+record's paths must stay inside their source.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from exobrain.artifacts.evolution import fork
 from exobrain.artifacts.frontmatter import in_metadata
@@ -28,12 +35,14 @@ from exobrain.artifacts.lockfile import (
     update_lock,
 )
 from exobrain.artifacts.promote import real_scope
-from exobrain.errors import ExobrainError, OperationFailed, UsageError
+from exobrain.errors import ExobrainError, InputFileError, OperationFailed, UsageError
+from exobrain.fetch.remote import check_path
 from exobrain.interop.formats import importer_for_source_format
 from exobrain.interop.formats.bundle import FoundSkill, discover
 from exobrain.interop.formats.fields import dump
 from exobrain.interop.importer import scope_is_shared
-from exobrain.interop.inputs import Opened, open_source
+from exobrain.interop.inputs import Opened, classify, is_local, open_source
+from exobrain.interop.localsources import recall, remember
 from exobrain.interop.plan import (
     Item,
     Plan,
@@ -55,14 +64,17 @@ from exobrain.util.versions import bump, newer
 from exobrain.workspace import Workspace, find_declaration
 
 
-def _find_upstream(src: Opened, path: str) -> FoundSkill:
-    """The skill at ``path`` inside the re-opened source (with its plugin context)."""
+def _find_upstream(src: Opened, path: str, *, given: bool = False) -> FoundSkill:
+    """The skill at ``path`` inside the re-opened source (with its plugin context); a source
+    ``given`` on the command line may also be the skill's folder itself."""
     rel = path[len(src.path) :].strip("/") if src.path and path.startswith(src.path) else path
     rel = "" if rel == "." else rel
     for found in discover(src.root).skills:
         if found.rel == rel:
             return found
     folder = src.root / rel if rel else src.root
+    if given and not (folder / SKILL_FILE).is_file() and (src.root / SKILL_FILE).is_file():
+        return FoundSkill(src.root, "", None)
     if not (folder / SKILL_FILE).is_file():
         raise OperationFailed(
             f"the upstream {src.display(rel)} holds no SKILL.md any more",
@@ -104,16 +116,62 @@ def _next_version(current: str, upstream: str | None) -> str:
     return bumped
 
 
+def _inside_source(value: object) -> bool:
+    """Whether a record's ``base`` or ``path`` is a path inside its source ("" for its root)."""
+    if value in ("", ".", None):
+        return True
+    if not isinstance(value, str):
+        return False
+    try:
+        check_path(value)
+    except OperationFailed:
+        return False
+    return True
+
+
+def upstream_location(
+    ws: Workspace, record: dict[str, Any], folder: Path, source: str | None, where: str
+) -> tuple[str, str, str, str | None]:
+    """(kind, url, path inside, ref) of the upstream to read: ``source`` when given; for a
+    local source, the place this machine remembers (:mod:`exobrain.interop.localsources`),
+    never one a committed record names; else the lock's record (a remote repository).
+    ``where`` names the lock entry in messages."""
+    for field in ("base", "path"):
+        if not _inside_source(record.get(field)):
+            raise InputFileError(
+                f"{where}: upstream {field} {record.get(field)!r} is not a path inside its "
+                f"source: a committed record may not aim an update outside it",
+                hint="restore the lock entry from git, or import the skill again",
+            )
+    if source is not None:
+        kind, url, path, ref = classify(source)
+        return kind, url, path, ref
+    base, ref = str(record.get("base") or ""), record.get("ref")
+    if not is_local(record["kind"], record["url"]):
+        return str(record["kind"]), str(record["url"]), base, ref
+    remembered = recall(ws.root, folder)
+    if remembered is None:
+        raise OperationFailed(
+            f"{where}: imported from a local source (a folder, an archive or a repository on "
+            f"a machine's own disk), which a lock never names and this machine does not know",
+            hint=f"update it from that source yourself: exobrain import --update "
+            f"{folder.name} SOURCE",
+        )
+    return remembered[0], remembered[1], base, ref
+
+
 def update_skill(
     ws: Workspace,
     text: str,
     *,
     into: str | None = None,
+    source: str | None = None,
     allow_local: bool | None = None,
     dry_run: bool = False,
     fork_local: bool = False,
 ) -> Report:
-    """Re-import one skill from its recorded upstream (see the module docstring)."""
+    """Re-import one skill from its recorded upstream, or from ``source`` (see the module
+    docstring)."""
     ref = parse_ref(text)
     if into is not None:
         ref = SkillRef(ref.name, real_scope(ws, into, "--into"))
@@ -134,16 +192,12 @@ def update_skill(
         )
     adapter = importer_for_source_format(str(record.get("format", "agentskills")))
     local_dir = skill_dir(ws.root, scope, name)
-    report = Report(record["url"], adapter.NAME, "as recorded at import", scope, dry_run)
-    with open_source(
-        record["kind"],
-        record["url"],
-        record.get("base", ""),
-        record.get("ref"),
-        root=ws.root,
-        allow_local=allow_local,
-    ) as src:
-        found = _find_upstream(src, record["path"])
+    where = f"{shown(lock_path(ws.root, scope), ws.root)}: {canonical(entry)}"
+    kind, url, base, git_ref = upstream_location(ws, record, local_dir, source, where)
+    reason = "as given" if source is not None else "as recorded at import"
+    report = Report(url, adapter.NAME, reason, scope, dry_run)
+    with open_source(kind, url, base, git_ref, root=ws.root, allow_local=allow_local) as src:
+        found = _find_upstream(src, record["path"], given=source is not None)
         item = Item(name, record["path"], ref=canonical(entry), version=locked["version"])
         report.items.append(item)
         same_upstream = hash_digests(file_digests(found.folder)) == record["hash"]
@@ -208,3 +262,4 @@ def _swap(
     record = upstream_record(src, plan.found, adapter, upstream, local, plan.item.repairs)
     entry = lock_entry_for(str(toolkit_field(plan.meta, "version")), local, record, plan.powers)
     update_lock(ws.root, scope, {name: entry}, merge=renewed)
+    remember(ws.root, local_dir, src)

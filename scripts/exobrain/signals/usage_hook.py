@@ -296,8 +296,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def usage_hook_command(root: Path, agent: str = "claude") -> list[str]:
-    """The command the agent should run: this Python (``-P``: the repository the agent runs it
-    in never comes first on the import path), this module, this exobrain, the agent."""
+    """The command the agent should run: this Python isolated from the environment (``-I``:
+    neither the repository the agent runs it in nor ``PYTHONPATH`` reaches the import path),
+    this module, this exobrain, the agent."""
     from exobrain.paths import python_module
 
     command = python_module(HOOK_MODULE, "--repo", str(root))

@@ -9,8 +9,10 @@ repo="${1:-$(git rev-parse --show-toplevel 2>/dev/null || pwd)}"
 # the interpreter the toolkit runs under (it has pre-commit when the test extra is installed)
 python=$(head -n 1 "$(command -v exobrain)" 2>/dev/null | sed -n 's/^#!//p')
 [ -x "${python%% *}" ] || python=$(command -v python3 || command -v python)
-# -P: the current folder (a repository anyone may push to) never shadows what Python imports
-"$python" -P - "$repo" <<'PY'
+# -E -P: neither the current folder (a repository anyone may push to) nor an empty or relative
+# PYTHONPATH entry shadows what Python imports (-E -P rather than -I: pre-commit may live in
+# the user's site-packages)
+"$python" -E -P - "$repo" <<'PY'
 import json, subprocess, sys
 from pathlib import Path
 
@@ -26,6 +28,6 @@ if (repo / ".pre-commit-config.yaml").is_file():
                            capture_output=True, text=True).stdout.strip()
     hook = repo / hooks / "pre-commit"
     if not hook.is_file() or "pre-commit" not in hook.read_text(errors="replace"):
-        subprocess.run([sys.executable, "-P", "-m", "pre_commit", "install"], cwd=repo)
+        subprocess.run([sys.executable, "-E", "-P", "-m", "pre_commit", "install"], cwd=repo)
 PY
 exec exobrain selftest --no-suite --repo "$repo"

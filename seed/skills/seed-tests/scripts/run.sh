@@ -15,6 +15,12 @@ for arg in "$@"; do
     esac
 done
 seed=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
+# the instance's suite is this seed's code, rendered: it runs only when the seed's is trusted
+if ! exobrain trust --suite --check --repo "$seed" >/dev/null; then
+    echo "run.sh: the seed's test suite is not trusted on this machine; read it, then run" \
+        "exobrain trust --suite --repo $seed" >&2
+    exit 1
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/seed-tests.XXXXXX")
 instance="$work/instance"
 finish() {
@@ -22,6 +28,7 @@ finish() {
 }
 trap finish EXIT
 exobrain create-instance "$instance" --person seed-test --host ci --agent claude --repo "$seed"
+exobrain trust --suite --repo "$instance" >/dev/null
 if [ "$full" = 1 ]; then
     exobrain selftest --repo "$instance"
 else

@@ -41,6 +41,9 @@ def test_the_seed_only_skills_resolve_in_the_seed_for_everyone(tmp_path):
 
 @pytest.mark.slow
 def test_run_renders_an_instance_that_passes_the_selftest_and_has_no_seed(tmp_path):
+    refused = run([str(SKILL / "scripts" / "run.sh")], tmp_path)
+    assert refused.returncode == 1 and "the seed's test suite is not trusted" in refused.stderr
+    assert run(["exobrain", "trust", "--suite", "--repo", str(SEED)], tmp_path).returncode == 0
     done = run([str(SKILL / "scripts" / "run.sh"), "--keep"], tmp_path, timeout=600)
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
