@@ -10,6 +10,7 @@ import click
 from exobrain.cli.edge import (
     HELP,
     command_edge,
+    echo_line,
     emit_json,
     exit_codes,
     json_option,
@@ -62,7 +63,7 @@ def crons(crontab: bool, as_json: bool, repo: Path | None) -> None:
             entry = found.label(index)
             line = found.line_of(index)
             where = CRONS_FILE + (f":{line}" if line else "") + (f" {entry}" if entry else "")
-            click.echo(f"error: {where}: {message}", err=True)
+            echo_line(f"error: {where}: {message}", err=True)  # a bad job's name: raw text
     broken = bool(found and found.problems)
     if as_json:
         emit_json(
@@ -101,11 +102,13 @@ def _table(jobs) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    from exobrain.util.terminal import safe_line
+
     table = Table(header_style="bold")
     for column in HEADER:
         table.add_column(column, overflow="fold" if column == "COMMAND" else "ellipsis")
-    for row in cells:
-        table.add_row(*(Text(cell) for cell in row))
+    for row in cells:  # a command is the committer's text: rich passes ESC and bidi through
+        table.add_row(*(Text(safe_line(cell)) for cell in row))
     console = Console()
     console.print(table)
     console.print(footer, style="dim")

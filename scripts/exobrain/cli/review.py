@@ -59,7 +59,8 @@ def main(base: str | None, review_ok: bool, as_json: bool, repo: Path | None) ->
     draft→active→deprecated→archived (or straight to archived). What runs on members'
     machines and is new or changed -- executables of shared scopes, importable Python at the
     repository root (a package, module or .pth file the base did not have), crons.json
-    commands -- is listed for a person to read: "review needed", exit 3. Set
+    commands -- and every new voter (a person scope a change adds) is listed for a person to
+    read: "review needed", exit 3. Set
     EXOBRAIN_SKIP_AUTHORING_REVIEW=1 to skip the check (it says so).
     """
     from exobrain.gate.review import (
@@ -173,6 +174,19 @@ def _reading(reading) -> None:
                 f"::warning file=crons.json::{job.change} command of job {job.job}: read it "
                 "before merging"
             )
+    if reading.voters:
+        click.echo(
+            "New voters: a person scope makes its person a voter, whose votes move every "
+            "skill's score; check that each is a real member before merging:"
+        )
+    for voter in reading.voters:
+        brings = f", {voter.ledgers} ledger(s) added" if voter.ledgers else ""
+        echo_line(f"  new voter       {voter.person} ({voter.scope}{brings})")
+        if github:
+            echo_line(
+                f"::warning file={voter.scope}/AGENTS.md::new voter {voter.person}: check the "
+                "person before merging"
+            )
 
 
 def _render(result) -> None:
@@ -200,6 +214,7 @@ def _render(result) -> None:
                 (reading.executables, "executable(s)"),
                 (reading.python, "importable Python at the root"),
                 (reading.commands, "crons.json command(s)"),
+                (reading.voters, "new voter(s)"),
             )
             if items
         ]

@@ -42,6 +42,7 @@ from exobrain.paths import shown, skill_dir
 from exobrain.registry.entries import REGISTRY_FILE
 from exobrain.resolve import Resolved
 from exobrain.scopes import CONNECTION_FILE
+from exobrain.util.terminal import safe_line
 from exobrain.workspace import Workspace, open_workspace, workspace_for
 
 
@@ -63,6 +64,7 @@ def connect(request: Request) -> Report:
         nativetiers.check_agent(agent.name)
     ws = open_workspace(request.repo)
     folders = agent.folders(ws.root, request.user)
+    _check_utf8([ws.root, folders.skills, folders.files, folders.surface, folders.settings])
     report = _connect(ws, folders, request)
     if not request.dry_run and not report.never_connected:
         _relink_neighbours(folders, request, report)
@@ -72,6 +74,23 @@ def connect(request: Request) -> Report:
         if request.mcp and not report.never_connected:  # no connection to serve
             report.mcp = mcpconfig.register(agent.name, ws.root, user=request.user)
     return report
+
+
+def _check_utf8(paths: list[Path | None]) -> None:
+    """Refuse, before anything is written, a path that is not UTF-8 (a folder named in another
+    encoding): the indexes, the agents' settings and the ownership records are UTF-8 text,
+    and the first of them to name it would fail halfway through the connect."""
+    for path in paths:
+        if path is None:
+            continue
+        try:
+            str(path).encode("utf-8")
+        except UnicodeEncodeError:
+            raise UsageError(
+                f"{safe_line(str(path))}: the path is not valid UTF-8 (a folder's name holds "
+                f"bytes of another encoding); nothing was written",
+                hint="rename the folder to a UTF-8 name, or connect from a clone whose path is",
+            ) from None
 
 
 def _relink_neighbours(folders: Folders, request: Request, report: Report) -> None:

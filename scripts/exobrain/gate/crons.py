@@ -29,6 +29,7 @@ from exobrain.paths import CONSOLE_SCRIPTS, console_script, packaged
 from exobrain.refs import parse_ref
 from exobrain.util.fileio import parse_json, read_text
 from exobrain.util.jsonstyle import element_lines
+from exobrain.util.terminal import unsafe_in
 
 if TYPE_CHECKING:
     from exobrain.workspace import Workspace
@@ -321,8 +322,19 @@ def crontab_lines(root: Path, jobs: list[CronJob]) -> list[str]:
     scripts names it by its absolute path, and the folder of those scripts leads ``PATH`` for
     whatever the command runs next.
 
-    ``%`` is special in crontab (it ends the command), so it is escaped as ``\\%``.
+    ``%`` is special in crontab (it ends the command), so it is escaped as ``\\%``. A job
+    whose command holds a character a terminal acts on (ESC, another control, a bidi control;
+    its name and skill cannot, by the schema) is refused (:class:`UsageError`): escaped, it
+    would no longer be the command crontab runs; raw, it would reach the terminal.
     """
+    for job in jobs:
+        found = unsafe_in(job.command, lines=True)
+        if found is not None:
+            raise UsageError(
+                f"{CRONS_FILE} #{job.index} {job.name}: the command holds {found}, a character "
+                f"a terminal acts on; no crontab lines were printed",
+                hint=f"remove it from the command of job {job.name} in {CRONS_FILE}",
+            )
     scripts = Path(console_script("exobrain")).parent
     lines = [
         f"# exobrain jobs from {root / CRONS_FILE}",

@@ -16,7 +16,9 @@ the gate lists, against the base:
   What was already there at the base is not listed again (a repository's own
   ``tests/__init__.py``);
 * **crons.json commands** that are new or changed (by job name): each member who installs
-  the crontab runs them unattended.
+  the crontab runs them unattended;
+* **new voters** (:mod:`exobrain.gate.voters`): each person scope that makes someone a voter,
+  whose votes then move every skill's score.
 
 None of them fails the check as a finding -- nobody but a person can say a script was read --
 but the gate no longer says "ok": it says "review needed", with its own exit code, and on
@@ -28,11 +30,12 @@ states in, lists out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from exobrain.connect.scopehooks import HOOK_NAME
 from exobrain.gate.crons import CronJob
+from exobrain.gate.voters import NewVoter, new_voters
 from exobrain.model import GLOBAL
 from exobrain.scopes import is_shared
 
@@ -164,31 +167,37 @@ def changed_commands(base: tuple[CronJob, ...], now: tuple[CronJob, ...]) -> lis
 
 @dataclass
 class ReadingList:
-    """Everything of the three kinds above, for one review."""
+    """Everything of the three kinds above, and the new voters
+    (:mod:`exobrain.gate.voters`), for one review."""
 
     executables: list[ChangedExecutable]
     python: list[RootPython]
     commands: list[ChangedCommand]
+    voters: list[NewVoter] = field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.executables or self.python or self.commands)
+        return bool(self.executables or self.python or self.commands or self.voters)
 
     def as_json(self) -> dict[str, Any]:
         return {
             "executables_to_review": [e.as_json() for e in self.executables],
             "python_to_review": [p.as_json() for p in self.python],
             "cron_commands_to_review": [c.as_json() for c in self.commands],
+            "voters_to_review": [v.as_json() for v in self.voters],
         }
 
 
 def reading_list(
     base: dict[str, tuple[str, str]],
     now: dict[str, tuple[str, str]],
-    scopes: dict[str, str],
+    scopes: tuple[dict[str, str], dict[str, str]],
     jobs: tuple[tuple[CronJob, ...], tuple[CronJob, ...]],
 ) -> ReadingList:
-    """The reading list of ``now`` against ``base`` (the trees, the current scopes, and the
-    crons.json jobs of base and now)."""
+    """The reading list of ``now`` against ``base`` (the trees, the scopes and the crons.json
+    jobs of base and now)."""
     return ReadingList(
-        changed_executables(base, now, scopes), new_root_python(base, now), changed_commands(*jobs)
+        changed_executables(base, now, scopes[1]),
+        new_root_python(base, now),
+        changed_commands(*jobs),
+        new_voters(scopes[0], scopes[1], base, now),
     )

@@ -4,7 +4,7 @@ A file in the skill's own folder is proof when it is one of these and holds what
 
 * a test — named ``test_*``, ``*_test.*`` or ``*.test.*`` in any language (``test_tidy.py``,
   ``test_tidy.sh``, ``tidy_test.go``, ``tidy.test.ts``), or any file under a ``tests/`` folder
-  — that is not empty;
+  — that is not empty and not a document (``test_selection_guide.md`` is prose about tests);
 * an eval — a ``.json`` file under an ``evals/`` folder, or ``*.eval.json`` — that parses as
   JSON and is not empty;
 * an A/B result — ``ab-results.json`` in the shape the skill-authoring skill documents
@@ -31,7 +31,8 @@ WINNERS = ("with", "without", "tie")
 MAX_PROOF_BYTES = 1 << 20
 
 PROOF_RULES = (
-    "a test: test_*, *_test.*, *.test.* (any language) or a file under tests/, not empty",
+    "a test: test_*, *_test.*, *.test.* (any language) or a file under tests/, not empty and "
+    "not a document (.md, .txt, …)",
     "an eval: evals/*.json or <case>.eval.json that parses as JSON",
     f"an A/B result: {AB_FILE} with at least one run "
     '({"runs": [{"prompt": …, "winner": "with"|"without"|"tie"}], "summary": {…}})',
@@ -51,8 +52,28 @@ class Verdict:
         return f"{self.path}: {self.why}"
 
 
+#: Prose and page formats: a document named like a test (``test_selection_guide.md``, a
+#: ``tests/README.md``) describes tests, it runs none.
+DOCUMENT_SUFFIXES = frozenset(
+    {".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciidoc", ".org", ".html", ".htm"}
+    | {".pdf", ".doc", ".docx", ".odt", ".rtf", ".tex"}
+)
+
+
+def is_document(inside: str) -> bool:
+    """Whether the file is prose by its suffix (see :data:`DOCUMENT_SUFFIXES`)."""
+    return PurePosixPath(inside).suffix.lower() in DOCUMENT_SUFFIXES
+
+
 def kind_of(inside: str) -> str | None:
-    """What a path inside a skill folder claims to be by its name alone."""
+    """What a path inside a skill folder claims to be by its name alone (a document is never
+    a test, whatever its name)."""
+    kind = _named(inside)
+    return None if kind == TEST and is_document(inside) else kind
+
+
+def _named(inside: str) -> str | None:
+    """What the name says, documents included."""
     path = PurePosixPath(inside)
     name, folders = path.name, path.parts[:-1]
     if name == AB_FILE:
@@ -80,6 +101,14 @@ def looks_like_proof(inside: str) -> bool:
 def judge(inside: str, content: bytes | None) -> Verdict:
     """Whether the file at ``inside`` (its ``content``; None when it was not read) is proof."""
     kind = kind_of(inside)
+    if kind is None and _named(inside) == TEST:
+        return Verdict(
+            inside,
+            None,
+            False,
+            "a document, not a test: proof is a test that runs (test_*.py, *_test.sh, a "
+            "tests/ script), an eval or an A/B result",
+        )
     if kind is None:
         return Verdict(
             inside,

@@ -26,9 +26,9 @@ declarations and overrides are exempt. Lifecycle changes of any declaration must
 :class:`exobrain.model.Lifecycle`.
 
 What runs on members' machines and is new or changed (:mod:`exobrain.gate.executables`:
-executables of shared scopes, importable Python at the root, crons.json commands) is listed
-for the reviewer: not a finding, but "review needed", exit 3, so a CI gate cannot pass it
-silently.
+executables of shared scopes, importable Python at the root, crons.json commands), and every
+person the change makes a voter (:mod:`exobrain.gate.voters`), is listed for the reviewer: not
+a finding, but "review needed", exit 3, so a CI gate cannot pass it silently.
 
 Everything up to :func:`pick_base` is pure: two :class:`Snapshot` values plus git's renames
 in, new skills and lifecycle problems out; ``pick_base`` and ``review`` ask git for the data.
@@ -337,7 +337,8 @@ def review(git: Repository, base: Base, on_disk: Path | None = None) -> Review:
         result.new.append(NewSkill(scope, name, reason, proof, untracked, rejected))
     result.lifecycle = lifecycle_problems(base_snap, now_snap, renames)
     jobs = (base_snap.jobs, now_snap.jobs)
-    result.reading = reading_list(base_tree, now_tree, now_snap.scopes, jobs)
+    scopes = (base_snap.scopes, now_snap.scopes)
+    result.reading = reading_list(base_tree, now_tree, scopes, jobs)
     return result
 
 

@@ -29,7 +29,7 @@ from typing import Any
 from exobrain.site.catalog_page import catalog_html, scopes_html
 from exobrain.site.data import SiteData, normalise
 from exobrain.site.discovery import INDEX, Discovery, write_discovery
-from exobrain.site.layout import SiteModel, scope_path, skill_path
+from exobrain.site.layout import ASSET_FILES, SiteModel, scope_path, skill_path
 from exobrain.site.manifest import (
     Kept,
     SiteUpdate,
@@ -46,7 +46,6 @@ from exobrain.util.dirhash import file_digest
 from exobrain.util.progress import Progress
 
 ASSETS_DIR = Path(__file__).resolve().parent / "assets"
-ASSET_FILES = ("site.css", "search.js", "catalog.js", "page.js")
 PARALLEL_MIN_SKILLS = 300
 CHUNK = 100
 

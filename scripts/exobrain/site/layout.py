@@ -20,7 +20,10 @@ from dataclasses import dataclass, field
 from exobrain.site.data import INVERSE_LINK, Catalog, Declaration, Skill
 from exobrain.site.text import slug
 
-__all__ = ["SiteModel", "scope_path", "skill_path"]
+__all__ = ["ASSET_FILES", "SiteModel", "scope_path", "skill_path"]
+
+#: The files of ``assets/``, copied into every build.
+ASSET_FILES = ("site.css", "search.js", "catalog.js", "page.js")
 
 
 def skill_path(s: Skill) -> str:

@@ -14,14 +14,16 @@ said so), and leaves everything else as it is, naming what it kept.
 
 The manifest is read as untrusted input (:func:`previous_files`): a file that is not our
 manifest, or one claiming a path outside ``DIR`` (absolute, ``..``, through a link that
-leaves, or inside a ``.git`` folder), is refused before anything changes, so a committed or
-forged marker can never turn a build into a deletion. A non-empty folder without a manifest
+leaves, or inside a ``.git`` folder) or a path no build writes (a ``CNAME`` listed with its
+real digest: :data:`BUILT`), is refused before anything changes, so a committed or forged
+marker can never turn a build into a deletion. A non-empty folder without a manifest
 is refused too; ``--force`` writes the site there anyway, adding and overwriting files only.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -30,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from exobrain.errors import ExobrainError, UsageError
+from exobrain.site.layout import ASSET_FILES
 from exobrain.util.confine import UnsafePath, resolve_inside
 from exobrain.util.dirhash import file_digest
 from exobrain.util.fileio import atomic_write_text, dump_json, make_folders, parse_json, read_text
@@ -93,6 +96,18 @@ def _refused(marker: Path, why: str) -> UsageError:
     return UsageError(f"{marker}: {why}; nothing was changed", hint=FIX)
 
 
+#: The shape of every path a build writes (:mod:`exobrain.site.layout`): the pages, the
+#: search index, the assets, and what the discovery index serves. A manifest claiming
+#: anything else (a ``CNAME``, a host's ``.htaccess`` or its own ``assets/logo.png``) was not
+#: written by a build, so it is refused rather than trusted with a deletion.
+BUILT = re.compile(
+    r"(?:index\.html|scopes\.html|search-index\.js"
+    rf"|assets/(?:{'|'.join(re.escape(name) for name in ASSET_FILES)})"
+    r"|scopes/[^/]+\.html|skills/[^/]+/[^/]+\.html"
+    r"|\.well-known/agent-skills/(?:index\.json|[^/]+\.zip|[^/]+/SKILL\.md))"
+)
+
+
 def _claim_problem(rel: Any) -> str | None:
     """Why ``rel`` cannot be a file this builder wrote (None: it can)."""
     if not isinstance(rel, str) or not rel:
@@ -103,6 +118,8 @@ def _claim_problem(rel: Any) -> str | None:
     if any(p in ("", ".", "..") for p in parts):
         return "a path with an empty, '.' or '..' part"
     if ".git" in parts or rel == MARKER or parts[0].startswith(TMP_PREFIX):
+        return "a path the builder never writes"
+    if not BUILT.fullmatch(rel):
         return "a path the builder never writes"
     return None
 
