@@ -201,3 +201,27 @@ def test_a_new_file_over_one_the_build_did_not_write_needs_force(sandbox):
     assert (out / "scopes.html").read_text() == "the user's own scopes page\n"
     code, err, _ = _site(sandbox.root, out, "--force")
     assert code == 0 and (out / "scopes.html").read_text() != "the user's own scopes page\n"
+
+
+def test_a_manifest_claiming_a_cname_with_its_real_digest_is_refused(sandbox):
+    """Issue 40: whoever can commit to a gh-pages checkout can edit its manifest; listing the
+    host's own files (``CNAME``, ``.htaccess``, an ``assets/logo.png`` of the web root) with
+    their real digests made the next build delete them as files it no longer writes. Only
+    what a build writes can be claimed."""
+    for rel, text in (
+        ("CNAME", "skills.example.org\n"),
+        (".htaccess", "Options -Indexes\n"),
+        ("assets/logo.png", "png\n"),
+    ):
+        out = sandbox.scratch / f"pages-{rel.replace('/', '-')}"
+        code, err, _ = _site(sandbox.root, out)
+        assert code == 0, err
+        (out / rel).write_text(text)
+        manifest = json.loads((out / MARKER).read_text())
+        manifest["files"][rel] = _sha(out / rel)
+        (out / MARKER).write_text(json.dumps(manifest))
+        before = _tree(out)
+        result = invoke(sandbox.root, ["exobrain", "site", "-o", str(out)])
+        assert result.code == 2, (rel, result.text)
+        assert f"lists '{rel}' (a path the builder never writes)" in result.err
+        assert _tree(out) == before and (out / rel).read_text() == text

@@ -271,3 +271,20 @@ def test_a_scope_hooks_path_is_shown_escaped_by_trust_and_connect_agent(sandbox,
         assert leaked(result.text) == [], (argv, result.text)
         assert f"groups/{shown(ATTACKS[attack])}" in result.out, (argv, result.out)
     assert not (sandbox.victim / "pwned").exists()
+
+
+def test_crontab_lines_are_not_printed_for_a_command_a_terminal_would_act_on(sandbox):
+    """Issue 40: ``exobrain crons --crontab`` printed a committed command's escape sequences
+    raw (and escaped, it would no longer be the command cron runs): such a job is refused,
+    and the listing shows the command escaped."""
+    command = "exobrain lock; printf done\x1b]0;owned\x07\u202e"
+    jobs = [{"name": "nightly", "schedule": "0 3 * * *", "command": command}]
+    (sandbox.root / "crons.json").write_text(json.dumps({"jobs": jobs}))
+    result = invoke(sandbox.root, ["exobrain", "crons", "--crontab"])
+    assert result.code == 2 and result.out == "", result.text
+    assert "crons.json #0 nightly: the command holds \\x1b, a character a terminal acts on" in (
+        result.err
+    )
+    listed = invoke(sandbox.root, ["exobrain", "crons"])
+    assert listed.code == 0 and not leaked(listed.text)
+    assert "printf done\\x1b]0;owned\\x07\\u202e" in listed.out

@@ -95,3 +95,23 @@ def test_a_malformed_signal_cache_is_a_miss(sandbox, monkeypatch):
         cache.write_bytes(body)
         again = invoke(sandbox.root, ["exobrain", "quality", "--json"])
         assert again.code == 0 and again.out == first
+
+
+def test_connect_agent_in_a_folder_named_in_another_encoding_writes_nothing(tmp_path):
+    """Issue 40: a repository whose folder name is not UTF-8 made connect-agent fail with a
+    traceback after writing half its files (the index, the connection, the ownership
+    records). Now it stops before the first write and says why."""
+    from tests.support.helpers import build_tree, git
+
+    root = build_tree(
+        tmp_path / os.fsdecode(b"exo\xff"),
+        {"skills.json": {"skills": []}, "people/al/AGENTS.md": "# al\n"},
+    )
+    git(root, "init", "-q", "-b", "main")
+    before = sorted(p.relative_to(root) for p in root.rglob("*") if ".git" not in p.parts)
+    result = invoke(root, ["connect-agent", "claude", "--person", "al"])
+    assert result.code == 2, result.text
+    assert "the path is not valid UTF-8" in result.err and "nothing was written" in result.err
+    assert "exo\\udcff" in result.err
+    after = sorted(p.relative_to(root) for p in root.rglob("*") if ".git" not in p.parts)
+    assert after == before
