@@ -83,6 +83,10 @@ def command(
             click.echo(f"  warning: {line}", err=True)
         for line in connected["problems"]:
             click.echo(f"  problem: {line}", err=True)
+    click.echo(
+        "  note: its test suite is the seed's code: exobrain selftest runs it once you have "
+        "read it and trusted it there (exobrain trust --suite)"
+    )
     click.echo(f"next: cd {created.root} && pip install -e '.[test]' && exobrain selftest")
     sys.exit(0 if connected is None else connected["exit_code"])
 
