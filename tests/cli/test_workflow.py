@@ -26,8 +26,8 @@ def test_workflow_shape():
     assert checkout["with"]["fetch-depth"] == 0
     scripts = {line.split()[0] for s in steps if "run" in s for line in s["run"].splitlines()}
     declared = (ROOT / "pyproject.toml").read_text()
-    for command in scripts - {"python"}:
-        assert f'\n{command} = "exobrain.cli.' in declared, command
+    for command in scripts - {"python"}:  # a console script of the toolkit's
+        assert f'\n{command} = "exobrain_launcher:' in declared, command
 
 
 def pull_request_checkout(tmp_path, proof: bool) -> Path:

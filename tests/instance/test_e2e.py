@@ -110,6 +110,8 @@ def test_an_instance_validates_lists_connects_and_selftests(tmp_path):
 
     # one test file is enough to show the instance's suite runs its own package; the skills'
     # own tests run in this suite already (testpaths), and their whole run here took a minute
+    trusted = run("exobrain", "trust", "--suite", cwd=inst)  # read, then trusted by the user
+    assert trusted.returncode == 0, trusted.stdout + trusted.stderr
     selftest = run("exobrain", "selftest", "--suite", "tests/cli/test_docs.py", cwd=inst)
     assert selftest.returncode == 0, selftest.stdout + selftest.stderr
     for check in (

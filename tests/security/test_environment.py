@@ -30,8 +30,7 @@ from tests.support.hostile import invoke
 AIMED = [os.pathsep, f"{os.pathsep}/nonexistent", ".", f"scripts{os.sep}.."]
 
 
-@pytest.mark.parametrize("agent", ["claude", "codex"])
-@pytest.mark.parametrize("pythonpath", AIMED[:3])
+@pytest.mark.parametrize(("agent", "pythonpath"), [("claude", AIMED[0]), ("codex", AIMED[2])])
 def test_the_mcp_server_ignores_pythonpath(sandbox, monkeypatch, agent, pythonpath):
     marker = sandbox.victim / "pwned"
     plant(sandbox.root, marker)
