@@ -10,6 +10,7 @@ import click
 from exobrain.cli.edge import (
     HELP,
     command_edge,
+    echo_line,
     emit_json,
     exit_codes,
     json_option,
@@ -77,15 +78,18 @@ def command(
 
 
 def _line(check) -> None:
+    """One check: its verdict, then its problem lines and fix, each through the output filter
+    (they quote the repository's files: paths, pyproject.toml's test paths, pytest's output)."""
     from exobrain.cli.edge import stdout_is_terminal
+    from exobrain.util.terminal import safe_line
 
     label = LABELS[check.status]
     if stdout_is_terminal():
         label = click.style(label, fg=COLOURS[check.status], bold=True)
-    click.echo(f"{label}  {check.name:<16} {check.detail}")
+    click.echo(f"{label}  {check.name:<16} {safe_line(check.detail)}")
     for problem in check.problems[:20]:
-        click.echo(f"        {problem}")
+        echo_line(f"        {problem}")
     if len(check.problems) > 20:
         click.echo(f"        … and {len(check.problems) - 20} more (--json lists all)")
-    if check.fix and check.status == "fail":
-        click.echo(f"        fix: {check.fix}")
+    if check.fix and check.status in ("fail", "skip"):
+        echo_line(f"        fix: {check.fix}")
