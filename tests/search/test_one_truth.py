@@ -73,7 +73,7 @@ def persona(tmp_path_factory) -> set[str]:
 
 @pytest.fixture(scope="module")
 def mcp(repo):
-    from exobrain.mcp.tools import Exobrain
+    from exobrain.mcp.worker import Exobrain
 
     server = Exobrain(repo, agent="codex")
     return {
