@@ -19,6 +19,7 @@ from exobrain.connect import (
     linker,
     linkset,
     listing,
+    mcpcheck,
     mcpconfig,
     nativetiers,
     ownedlinks,
@@ -62,6 +63,8 @@ def connect(request: Request) -> Report:
     if request.native_tiers:
         nativetiers.check_agent(agent.name)
     ws = open_workspace(request.repo)
+    if request.mcp:  # never registered unless it starts, as the agent will start it
+        mcpcheck.check_server(mcpconfig.server_command(ws.root, agent.name), ws.root)
     folders = agent.folders(ws.root, request.user)
     report = _connect(ws, folders, request)
     if not request.dry_run and not report.never_connected:
