@@ -25,22 +25,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from benchmarks.timing import bench_env
+from exobrain.connect.mcpcheck import initialize
 
-INITIALIZE = (
-    json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "benchmark", "version": "1"},
-            },
-        }
-    )
-    + "\n"
-).encode()
+INITIALIZE = (json.dumps(initialize("benchmark")) + "\n").encode()
 
 
 def _cpu(pid: int) -> float | None:

@@ -245,17 +245,16 @@ def home_of(kind: str) -> str:
     return "groups/other" if kind == "out-of-chain" else "global"
 
 
+def asked_for_codex(root: Path, kind: str) -> list[Any]:
+    """The listing, skills/get and the read of SKILL.md for the skill of ``kind``."""
+    uri = f"skill://{home_of(kind)}/{SKILL_OF[kind]}/SKILL.md"
+    return in_process(root, "codex", ("list", None), ("get", uri), ("read", uri))
+
+
 @pytest.mark.parametrize("kind", ["agent", "skipAgents"])
 def test_a_skill_kept_from_codex_is_neither_listed_nor_gettable_nor_readable(root, kind):
     name = SKILL_OF[kind]
-    skill_root = f"skill://global/{name}"
-    listed, got, read = in_process(
-        root,
-        "codex",
-        ("list", None),
-        ("get", f"{skill_root}/SKILL.md"),
-        ("read", f"{skill_root}/SKILL.md"),
-    )
+    listed, got, read = asked_for_codex(root, kind)
     assert name not in {e["frontmatter"]["name"] for e in listed["skills"]}
     for answer in (got, read):
         assert refused(answer), answer
@@ -277,14 +276,7 @@ def test_a_skill_that_does_not_reach_codex_is_not_listed_but_answers_by_uri(root
     """Not listed (the listing is read unasked), but served by URI like the get tool and
     the exobrain:// URI serve it (one view: tests/mcp/test_one_view.py), its reach said."""
     name = SKILL_OF[kind]
-    skill_root = f"skill://{home_of(kind)}/{name}"
-    listed, got, read = in_process(
-        root,
-        "codex",
-        ("list", None),
-        ("get", f"{skill_root}/SKILL.md"),
-        ("read", f"{skill_root}/SKILL.md"),
-    )
+    listed, got, read = asked_for_codex(root, kind)
     assert name not in {e["frontmatter"]["name"] for e in listed["skills"]}
     assert got["skill"]["frontmatter"]["name"] == name
     assert got["skill"]["_meta"]["exobrain/reach"] == ON_REQUEST[kind]

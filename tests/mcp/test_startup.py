@@ -10,6 +10,8 @@ import json
 import subprocess
 import sys
 
+from exobrain.connect.mcpcheck import initialize
+
 #: The toolkit's modules a server loads to answer initialize: the protocol, the tool table.
 ALLOWED = {
     "exobrain",
@@ -47,16 +49,7 @@ MOST = 120
 
 
 def imported_before_initialize(tmp_path) -> list[str]:
-    request = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        },
-    }
+    request = initialize("test")
     server = subprocess.Popen(
         [sys.executable, "-X", "importtime", "-P", "-m", "exobrain.mcp", "--repo", str(tmp_path)],
         stdin=subprocess.PIPE,

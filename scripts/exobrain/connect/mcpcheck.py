@@ -42,16 +42,7 @@ def check_server(command: list[str], root: Path) -> None:
     """Refuse (OperationFailed) when ``command``, run in ``root`` as an agent would run it,
     does not answer ``initialize`` and the check of its imports."""
     requests = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "connect-agent", "version": "check"},
-            },
-        },
+        initialize("connect-agent"),
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": CHECK, "params": {}},
     ]
@@ -79,6 +70,21 @@ def check_server(command: list[str], root: Path) -> None:
     if "result" not in check:
         problem = check.get("error", {}).get("message", "no answer to the check of its imports")
         raise _refusal(command, str(problem), done.stderr)
+
+
+def initialize(client: str, ident: int = 1) -> dict[str, Any]:
+    """The ``initialize`` request a handshake-era client opens with (the benchmark and the
+    start-up test send it too)."""
+    return {
+        "jsonrpc": "2.0",
+        "id": ident,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": client, "version": "1"},
+        },
+    }
 
 
 def _answers(stdout: str) -> dict[Any, dict[str, Any]]:
