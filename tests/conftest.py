@@ -37,6 +37,15 @@ def _run_folder(tmp_path_factory) -> Path:
     return base.parent if base.name.startswith("popen-gw") else base
 
 
+@pytest.fixture(scope="session")
+def base_bin(tmp_path_factory) -> Path:
+    """The README's install (pip, base requirements, no extra) in a new virtual environment,
+    made once per worker (:mod:`tests.support.base_install`); its ``bin`` folder."""
+    from tests.support.base_install import base_install
+
+    return base_install(tmp_path_factory.mktemp("base-install"))
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path_factory, monkeypatch) -> Path:
     """Apply :func:`exobrain.testkit.isolated_env` for the test; the isolated HOME."""

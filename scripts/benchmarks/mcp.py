@@ -4,14 +4,17 @@ On a synthetic exobrain whose skills are all in the global scope (default 8,000,
 search ranks all of them), with its search index and vectors built first (``exobrain index``,
 the one-time embedding, not timed here: ``python scripts/benchmarks search`` times it):
 
-1. the imports, each in a fresh interpreter: nothing, ``mcp_types``, the ``mcp`` server
-   modules through the whole package and through its server half only (what
-   :mod:`exobrain.mcp.lean` does), and ``exobrain.mcp.server`` (all a server imports before
-   its first answer);
+0. the start alone (:mod:`benchmarks.mcpstart`): spawn to the ``initialize`` answer, wall and
+   CPU, and the modules imported by then, paired with another checkout's server
+   (``--against``), optionally under load (``--load 2``); targets ≤ 0.3 s quiet, ≤ 1 s
+   loaded; ``--start-only`` stops there;
+1. the imports, each in a fresh interpreter: nothing, and ``exobrain.mcp.server`` (all a
+   server imports before its first answer);
 2. start to first answer: spawn ``python -m exobrain.mcp`` over stdio with the ``mcp``
-   package's own client and time until ``initialize`` is answered (target ≤ 0.5 s), then
-   until the first ``search`` call is answered, asked right after ``tools/list`` as agents do
-   (the toolkit, the index and the encoders load; ``tools/list`` starts loading them);
+   package's own client (the reference client; the server itself needs no such package)
+   and time until ``initialize`` is answered, then until the first ``search`` call is
+   answered, asked right after ``tools/list`` as agents do (the toolkit, the index and the
+   encoders load; ``tools/list`` starts loading them);
 3. search calls in a started server (target ≤ 100 ms median): the workspace and the index
    stay open between calls (:mod:`exobrain.search.live`), so a call ranks, and asks each
    visible SKILL.md again only after a change (on Linux a folder watch tells; elsewhere
@@ -23,7 +26,8 @@ the one-time embedding, not timed here: ``python scripts/benchmarks search`` tim
    listed skill: its frontmatter read and every file of it hashed, at each call) and
    ``skills/get`` of one skill.
 
-Wall time throughout; the machines these run on are often shared, so quote the load average.
+Wall time (CPU beside it for the start); the machines these run on are often shared, so
+quote the load average.
 """
 
 from __future__ import annotations
@@ -38,21 +42,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.mcpstart import run_start
 from benchmarks.search import QUERIES
 from benchmarks.synthetic import Shape, generate
 from benchmarks.timing import bench_env, console_script
 
 IMPORTS = (
     ("interpreter start (pass)", "pass"),
-    ("import mcp_types", "import mcp_types"),
-    (
-        "import the mcp server modules (whole package)",
-        "import mcp.server.lowlevel",
-    ),
-    (
-        "import only the server half (exobrain.mcp.lean)",
-        "from exobrain.mcp.lean import import_server_modules; import_server_modules()",
-    ),
     ("import exobrain.mcp.server (all of start-up)", "import exobrain.mcp.server"),
 )
 
@@ -162,6 +158,9 @@ async def _session(root: Path, calls: int) -> tuple[Any, ...]:
 
 
 def run(args) -> None:
+    run_start(args.runs, args.against, args.load)
+    if args.start_only:
+        return
     import anyio
 
     exobrain = console_script("exobrain")
@@ -210,3 +209,19 @@ def add_arguments(parser) -> None:
     parser.add_argument("--skills", type=int, default=8000, help="Skills, all in global.")
     parser.add_argument("--runs", type=int, default=10, help="Server starts (and imports).")
     parser.add_argument("--calls", type=int, default=14, help="Search calls per server.")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="SCRIPTS",
+        help="Time the start of another checkout's server too (its scripts folder), paired.",
+    )
+    parser.add_argument(
+        "--load",
+        type=int,
+        default=0,
+        metavar="N",
+        help="Busy loops running while starts are timed.",
+    )
+    parser.add_argument(
+        "--start-only", action="store_true", help="Only the start (no index, no search calls)."
+    )

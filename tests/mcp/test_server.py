@@ -1,4 +1,5 @@
-"""The MCP server: the ``mcp`` package's own client over stdio, and in-process for the details."""
+"""The MCP server: the ``mcp`` package's own client over stdio, and in-process for the details
+(:mod:`tests.support.mcp_session`)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,10 @@ import sys
 
 import anyio
 import pytest
-from mcp import Client, ClientSession, StdioServerParameters, stdio_client
+from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from exobrain.mcp.server import build_server
-from exobrain.mcp.tools import Exobrain
 from tests.search.test_substrate import root  # noqa: F401  (the fixture: six skills, a guide)
+from tests.support.mcp_session import InProcess
 
 
 def ledger_lines(repo) -> list[dict]:
@@ -82,19 +82,14 @@ def test_stdio_client_initialises_lists_searches_discovers_gets_and_records(root
     assert line["kind"] == "usage" and line["auto"] is True and line["agent"] == "claude"
 
 
-def call(repo, name: str, arguments: dict, agent: str | None = "codex"):
-    """One tool call in-process (no subprocess: the same server object)."""
-
-    async def run():
-        async with Client(build_server(Exobrain(repo, agent))) as client:
-            return await client.call_tool(name, arguments)
-
-    return anyio.run(run)
+def call(repo, name: str, arguments: dict, agent: str | None = "codex") -> dict:
+    """One tool call in-process (no subprocess: the same session and worker)."""
+    return InProcess(repo, agent).call(name, arguments)
 
 
 def test_a_use_of_a_superseded_skill_counts_for_its_successor(root):  # noqa: F811
     result = call(root, "signal", {"kind": "usage", "ref": "skill:old-docking"})
-    assert not result.is_error, result.content
+    assert not result.get("isError"), result["content"]
     [line] = ledger_lines(root)
     assert line["skill"] == "skill:dock-ligands@global"
     assert line["via"] == "skill:old-docking@global"
@@ -118,14 +113,14 @@ def test_a_vote_stays_on_the_skill_named(root):  # noqa: F811
 )
 def test_a_bad_call_is_a_tool_error_that_says_why(root, name, arguments, says):  # noqa: F811
     result = call(root, name, arguments)
-    assert result.is_error
-    assert says in result.content[0].text
+    assert result["isError"]
+    assert says in result["content"][0]["text"]
 
 
 def test_list_links_and_signals_answer_with_rows(root):  # noqa: F811
     listed = call(root, "list", {"types": ["skill"], "sort": ["name"], "limit": 2})
-    assert [r["name"] for r in listed.structured_content["rows"]] == ["bio-only", "dock-ligands"]
-    links = call(root, "links", {"ref": "skill:dock-ligands"}).structured_content
+    assert [r["name"] for r in listed["structuredContent"]["rows"]] == ["bio-only", "dock-ligands"]
+    links = call(root, "links", {"ref": "skill:dock-ligands"})["structuredContent"]
     assert {
         "predicate": "supersedes",
         "target": "skill:old-docking",
@@ -134,7 +129,7 @@ def test_list_links_and_signals_answer_with_rows(root):  # noqa: F811
     call(
         root, "signal", {"kind": "calibration", "ref": "dock-ligands", "value": True, "note": "ok"}
     )
-    signals = call(root, "signals", {"ref": "skill:dock-ligands"}).structured_content
+    signals = call(root, "signals", {"ref": "skill:dock-ligands"})["structuredContent"]
     assert signals["aggregate"]["calibration"] == {"completed": 1, "outcomes": 1, "rate": 1.0}
 
 
@@ -143,13 +138,9 @@ def test_one_server_sees_an_edit_made_between_two_calls(root):  # noqa: F811
     a skill edited after the first search is found by the second."""
     path = root / "skills/prep-receptor/SKILL.md"
 
-    async def run():
-        async with Client(build_server(Exobrain(root))) as client:
-            before = await client.call_tool("search", {"query": "zebrafish"})
-            path.write_text(path.read_text().replace("a receptor", "a zebrafish receptor"))
-            after = await client.call_tool("search", {"query": "zebrafish"})
-            return before, after
-
-    before, after = anyio.run(run)
-    assert "skill:prep-receptor@global" not in [h["ref"] for h in before.structured_content["hits"]]
-    assert after.structured_content["hits"][0]["ref"] == "skill:prep-receptor@global"
+    server = InProcess(root, None)
+    before = server.data("search", {"query": "zebrafish"})
+    path.write_text(path.read_text().replace("a receptor", "a zebrafish receptor"))
+    after = server.data("search", {"query": "zebrafish"})
+    assert "skill:prep-receptor@global" not in [h["ref"] for h in before["hits"]]
+    assert after["hits"][0]["ref"] == "skill:prep-receptor@global"

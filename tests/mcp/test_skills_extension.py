@@ -22,14 +22,12 @@ import pytest
 import yaml
 from click.testing import CliRunner
 from mcp import Client, StdioServerParameters
-from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter
 
 from exobrain.cli.umbrella import main
-from exobrain.mcp.server import build_server
-from exobrain.mcp.tools import Exobrain
 from tests.security.test_mcp_protocol import Server as LineServer
 from tests.support.helpers import build_tree, git, skill_md
+from tests.support.mcp_session import InProcess
 from tests.support.truth_repo import SKILL_OF
 from tests.support.truth_repo import build as build_truth
 
@@ -164,7 +162,7 @@ def entries(session: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def test_the_extension_is_declared_with_resources(session):
     assert session["version"] == {"auto": "2026-07-28", "legacy": "2025-11-25"}[session["mode"]]
     capabilities = session["capabilities"]
-    assert capabilities.extensions == {EXTENSION: {}}
+    assert capabilities.extensions == {EXTENSION: {"filtering": True}}  # skills/list's query
     assert capabilities.resources is not None  # the extension's files ride on resources
 
 
@@ -173,7 +171,10 @@ def test_the_list_names_what_the_chain_shows_codex_under_skill_uris(session):
     assert set(listed) == LISTED
     assert listed["always-zebra"]["uri"] == "skill://global/always-zebra/SKILL.md"
     assert listed["alice-zebra"]["uri"] == "skill://people/alice/alice-zebra/SKILL.md"
-    assert listed["alice-zebra"]["_meta"] == {"exobrain/ref": "skill:alice-zebra@people/alice"}
+    assert listed["alice-zebra"]["_meta"] == {
+        "exobrain/ref": "skill:alice-zebra@people/alice",
+        "exobrain/reach": "listed",
+    }
     assert session["listed"]["ttlMs"] == 0 and session["listed"]["cacheScope"] == "private"
     assert "nextCursor" not in session["listed"]
     for name, entry in listed.items():  # skills/get answers with the same entry
@@ -221,46 +222,65 @@ def test_the_tools_and_the_exobrain_resources_still_answer(session):
 
 
 def in_process(root: Path, agent: str, *calls: tuple[str, Any]) -> list[Any]:
-    """Each call's answer, or the MCPError it raised, from one in-process server."""
+    """Each call's result, or the JSON-RPC error it was answered with, from one in-process
+    session."""
+    server = InProcess(root, agent)
+    out: list[Any] = []
+    for method, argument in calls:
+        if method == "list":
+            answer = server.request("skills/list")
+        elif method == "get":
+            answer = server.request("skills/get", {"uri": argument})
+        else:
+            answer = server.request("resources/read", {"uri": argument})
+        out.append(answer.get("result", answer.get("error")))
+    return out
 
-    async def run() -> list[Any]:
-        out: list[Any] = []
-        async with Client(build_server(Exobrain(root, agent))) as client:
-            for method, argument in calls:
-                try:
-                    if method == "list":
-                        out.append(await list_skills(client))
-                    elif method == "get":
-                        out.append(await get_skill(client, argument))
-                    else:
-                        out.append(await read_bytes(client, argument))
-                except MCPError as exc:
-                    out.append(exc)
-        return out
 
-    return anyio.run(run)
+def refused(answer: Any) -> bool:
+    return "code" in answer and "message" in answer
 
 
 def home_of(kind: str) -> str:
     return "groups/other" if kind == "out-of-chain" else "global"
 
 
-@pytest.mark.parametrize("kind", HIDDEN)
-def test_a_skill_the_chain_keeps_from_codex_is_neither_listed_nor_gettable(root, kind):
+def asked_for_codex(root: Path, kind: str) -> list[Any]:
+    """The listing, skills/get and the read of SKILL.md for the skill of ``kind``."""
+    uri = f"skill://{home_of(kind)}/{SKILL_OF[kind]}/SKILL.md"
+    return in_process(root, "codex", ("list", None), ("get", uri), ("read", uri))
+
+
+@pytest.mark.parametrize("kind", ["agent", "skipAgents"])
+def test_a_skill_kept_from_codex_is_neither_listed_nor_gettable_nor_readable(root, kind):
     name = SKILL_OF[kind]
-    skill_root = f"skill://{home_of(kind)}/{name}"
-    listed, got, read = in_process(
-        root,
-        "codex",
-        ("list", None),
-        ("get", f"{skill_root}/SKILL.md"),
-        ("read", f"{skill_root}/SKILL.md"),
-    )
+    listed, got, read = asked_for_codex(root, kind)
     assert name not in {e["frontmatter"]["name"] for e in listed["skills"]}
-    for refused in (got, read):
-        assert isinstance(refused, MCPError), refused
-        assert refused.error.code == types.INVALID_PARAMS
-        assert "no skill" in refused.error.message and "is served at" in refused.error.message
+    for answer in (got, read):
+        assert refused(answer), answer
+        assert answer["code"] == -32602
+        assert "no skill" in answer["message"] and "is served at" in answer["message"]
+
+
+#: how each kind the chain shows codex on request stands (the get tool reads them all)
+ON_REQUEST = {
+    "off": "barred",
+    "superseded": "barred",
+    "draft": "barred",
+    "out-of-chain": "outside",
+}
+
+
+@pytest.mark.parametrize("kind", list(ON_REQUEST))
+def test_a_skill_that_does_not_reach_codex_is_not_listed_but_answers_by_uri(root, kind):
+    """Not listed (the listing is read unasked), but served by URI like the get tool and
+    the exobrain:// URI serve it (one view: tests/mcp/test_one_view.py), its reach said."""
+    name = SKILL_OF[kind]
+    listed, got, read = asked_for_codex(root, kind)
+    assert name not in {e["frontmatter"]["name"] for e in listed["skills"]}
+    assert got["skill"]["frontmatter"]["name"] == name
+    assert got["skill"]["_meta"]["exobrain/reach"] == ON_REQUEST[kind]
+    assert read["contents"][0]["text"].startswith(f"---\nname: {name}\n")
 
 
 def test_the_skills_of_claude_are_claudes_not_codexs(root):
@@ -276,15 +296,11 @@ def test_the_skills_of_claude_are_claudes_not_codexs(root):
 def test_an_edit_shows_in_the_next_answer(tmp_path):
     repo = build_truth(tmp_path / "repo")
     path = repo / "skills/new-zebra/SKILL.md"
-
-    async def run() -> tuple[dict[str, Any], dict[str, Any]]:
-        async with Client(build_server(Exobrain(repo, "codex"))) as client:
-            uri = "skill://global/new-zebra/SKILL.md"
-            before = await get_skill(client, uri)
-            path.write_text(path.read_text().replace("Zebra care.", "Zebra care, gently."))
-            return before, await get_skill(client, uri)
-
-    before, after = anyio.run(run)
+    server = InProcess(repo, "codex")
+    uri = "skill://global/new-zebra/SKILL.md"
+    before = server.result("skills/get", {"uri": uri})
+    path.write_text(path.read_text().replace("Zebra care.", "Zebra care, gently."))
+    after = server.result("skills/get", {"uri": uri})
     [old], [new] = before["skill"]["resources"], after["skill"]["resources"]
     assert new["digest"] == f"sha256:{hashlib.sha256(path.read_bytes()).hexdigest()}"
     assert new["digest"] != old["digest"] and new["size"] == old["size"] + len(", gently")
@@ -292,30 +308,20 @@ def test_an_edit_shows_in_the_next_answer(tmp_path):
 
 def test_a_declaration_changed_between_two_calls_shows_in_the_next_listing(tmp_path):
     """The server keeps the connection's view between calls (exobrain.search.live): alice
-    setting always-zebra off for herself takes it off the next listing, and out of reach."""
+    setting always-zebra off for herself takes it off the next listing; asked for by URI it
+    answers as what it now is, barred."""
     repo = build_truth(tmp_path / "repo")
     registry = repo / "people/alice/skills.json"
-
-    async def run() -> tuple[dict[str, Any], dict[str, Any], Any]:
-        async with Client(build_server(Exobrain(repo, "codex"))) as client:
-            before = await list_skills(client)
-            data = json.loads(registry.read_text())
-            data["skills"].append({"name": "always-zebra", "from": "global", "tier": "off"})
-            registry.write_text(json.dumps(data))
-            after = await list_skills(client)
-            try:
-                return (
-                    before,
-                    after,
-                    await get_skill(client, "skill://global/always-zebra/SKILL.md"),
-                )
-            except MCPError as exc:
-                return before, after, exc
-
-    before, after, got = anyio.run(run)
+    server = InProcess(repo, "codex")
+    before = server.result("skills/list")
+    data = json.loads(registry.read_text())
+    data["skills"].append({"name": "always-zebra", "from": "global", "tier": "off"})
+    registry.write_text(json.dumps(data))
+    after = server.result("skills/list")
+    got = server.result("skills/get", {"uri": "skill://global/always-zebra/SKILL.md"})
     assert "always-zebra" in {e["frontmatter"]["name"] for e in before["skills"]}
     assert {e["frontmatter"]["name"] for e in after["skills"]} == {"new-zebra"}
-    assert isinstance(got, MCPError) and got.error.code == types.INVALID_PARAMS
+    assert got["skill"]["_meta"]["exobrain/reach"] == "barred"
 
 
 def test_a_skill_the_extension_cannot_carry_is_left_out_and_says_why(tmp_path, capsys):
@@ -327,10 +333,10 @@ def test_a_skill_the_extension_cannot_carry_is_left_out_and_says_why(tmp_path, c
     )
     assert "new-zebra" not in {e["uri"].split("/")[-2] for e in listed["skills"]}
     assert "always-zebra" in {e["frontmatter"]["name"] for e in listed["skills"]}
-    assert isinstance(got, MCPError) and got.error.code == types.INVALID_PARAMS
-    assert "skills/new-zebra/SKILL.md" in got.error.message
-    assert "'Renamed Zebra' is not the skill's name 'new-zebra'" in got.error.message
-    assert "fix: set name: new-zebra" in got.error.message
+    assert refused(got) and got["code"] == -32602
+    assert "skills/new-zebra/SKILL.md" in got["message"]
+    assert "'Renamed Zebra' is not the skill's name 'new-zebra'" in got["message"]
+    assert "fix: set name: new-zebra" in got["message"]
     log = capsys.readouterr().err  # the server's log says which skill was left out, and why
     assert "warning: skill left out: skills/new-zebra/SKILL.md: its frontmatter" in log
 
@@ -348,9 +354,9 @@ def test_a_skill_over_the_limits_or_without_a_description_is_left_out(tmp_path):
         ("get", "skill://global/always-zebra/SKILL.md"),
     )
     assert listed["skills"] == []
-    assert isinstance(big, MCPError) and big.error.code == types.INVALID_PARAMS
-    assert "513 files" in big.error.message and "limits of 512 files" in big.error.message
-    assert isinstance(bare, MCPError) and "no description" in bare.error.message
+    assert refused(big) and big["code"] == -32602
+    assert "513 files" in big["message"] and "limits of 512 files" in big["message"]
+    assert refused(bare) and "no description" in bare["message"]
 
 
 # --- bad arguments, on the wire -----------------------------------------------------------

@@ -46,7 +46,7 @@ def test_search_folds_skills_of_equal_content(tmp_path):
 
 
 def test_the_mcp_search_folds_them_too(tmp_path):
-    from exobrain.mcp.tools import Exobrain
+    from exobrain.mcp.worker import Exobrain
 
     answer = Exobrain(twins(tmp_path)).call("search", {"query": "merge PDF forms"})
     assert len(answer["hits"]) == 1 and answer["hits"][0]["same_content"]

@@ -4,7 +4,8 @@ exactly what the resolver decided for the agent in question (tests/support/truth
 holds one skill of each kind).
 
 Auto-loaded surfaces (what the agent reads by itself: the linked folder and the index,
-``--discover``'s and ``--persona``'s preloads, the MCP server's resources) list none of them;
+``--discover``'s and ``--persona``'s preloads, the MCP server's resources and its discover
+tool) list none of them;
 on-request surfaces (search, discover, get, list, the MCP tools) list what the person may read
 and say how each stands; an MCP server started for codex answers as codex."""
 
@@ -73,7 +74,7 @@ def persona(tmp_path_factory) -> set[str]:
 
 @pytest.fixture(scope="module")
 def mcp(repo):
-    from exobrain.mcp.tools import Exobrain
+    from exobrain.mcp.worker import Exobrain
 
     server = Exobrain(repo, agent="codex")
     return {
@@ -195,7 +196,7 @@ def test_the_mcp_tools_answer_as_codex(mcp, kind):
         assert name not in picks
     else:
         assert found[name]["reach"] == NEUTRAL[kind][0]
-        assert (name in picks) is (kind == "unlisted")
+        assert name not in picks  # discover's answer is read unasked: only what reaches codex
 
 
 def test_get_reads_every_ref_search_all_scopes_lists(repo):

@@ -23,7 +23,7 @@ import pytest
 from exobrain.connect.mcpconfig import config_file
 from exobrain.paths import CONSOLE_SCRIPTS
 from tests.security.test_launchers import WAIT, ask_server, hook_line, mcp_command, plant
-from tests.support.helpers import build_tree, git
+from tests.support.helpers import build_tree, git, init_repo
 from tests.support.hostile import invoke
 
 #: PYTHONPATH values that name the current folder: empty entries, ".", a relative path.
@@ -103,6 +103,26 @@ def test_a_console_script_ignores_what_pythonpath_aims_at_the_current_folder(san
     assert done.returncode == 0 and done.stdout.startswith("exobrain (exobrain-skills) "), (
         done.stdout + done.stderr
     )
+
+
+@pytest.mark.slow
+def test_a_wheel_installed_by_pip_gets_the_launcher_beside_its_scripts(base_bin, tmp_path):
+    """Not an editable install: pip installs the wheel into a new environment, the launcher
+    lands in its scripts folder (script-files), and a script there holds under the attack."""
+    folder = base_bin
+    assert (folder / "exobrain_launcher.py").is_file()
+    marker, repo = tmp_path / "pwned", init_repo(tmp_path / "repo")
+    plant(repo, marker)
+    done = subprocess.run(
+        [str(folder / "skills-validate"), "--version"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        env={**os.environ, "PYTHONPATH": os.pathsep},
+    )
+    assert not marker.exists(), marker.read_text()
+    assert done.returncode == 0 and "exobrain-skills" in done.stdout, done.stdout + done.stderr
 
 
 def test_every_console_script_enters_through_the_launcher_installed_beside_it():

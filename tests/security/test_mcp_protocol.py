@@ -225,17 +225,17 @@ def test_an_argument_over_its_cap_is_a_tool_error_at_once(shared, tool, argument
 
 FAULT = """
 import sys
-from exobrain.mcp import tools
+from exobrain.mcp import resources, tools
 from exobrain.mcp.__main__ import main
 
 def broken(live, args):
     return {}["a key nobody has"]
 
-def unreadable(self, uri):
+def unreadable(live, uri):
     raise RuntimeError("the disk said no")
 
 tools.TOOLS["get"] = tools.Tool("get", "broken", tools.TOOLS["get"].schema, broken)
-tools.Exobrain.read = unreadable
+resources.read_resource = unreadable
 main(sys.argv[1:])
 """
 

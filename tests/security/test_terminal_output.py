@@ -19,7 +19,7 @@ import pytest
 
 from exobrain.catalog import memo
 from exobrain.errors import UsageError
-from exobrain.mcp.tools import Exobrain
+from exobrain.mcp.worker import Exobrain
 from exobrain.paths import cache_folder
 from exobrain.testkit import isolated_env
 from exobrain.workspace import open_workspace

@@ -14,7 +14,6 @@ from exobrain.cli.edge import HELP, command_edge, exit_codes, repo_option, versi
     context_settings=HELP,
     epilog=exit_codes(
         ok="the client closed the connection",
-        failed="the mcp package is not installed",
         bad="not inside an exobrain, or an unknown agent",
     ),
 )
@@ -29,17 +28,9 @@ def command(agent: str | None, repo: Path | None) -> None:
     links, signals, and signal to record uses, outcomes and votes; skills and knowledge
     documents as resources. Agents start it themselves: connect-agent AGENT --mcp registers
     it (as python -I -m exobrain.mcp, which starts faster)."""
-    import importlib.util
-
     from exobrain.agents import get_agent
-    from exobrain.errors import OperationFailed
-
-    if importlib.util.find_spec("mcp") is None:
-        raise OperationFailed(
-            "the MCP server needs the mcp package", hint="pip install 'exobrain-skills[mcp]'"
-        )
     from exobrain.mcp.server import serve
-    from exobrain.mcp.tools import Exobrain
+    from exobrain.mcp.worker import Exobrain
     from exobrain.workspace import exobrain_root
 
     if agent:

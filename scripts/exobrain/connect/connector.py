@@ -19,6 +19,7 @@ from exobrain.connect import (
     linker,
     linkset,
     listing,
+    mcpcheck,
     mcpconfig,
     nativetiers,
     ownedlinks,
@@ -63,6 +64,8 @@ def connect(request: Request) -> Report:
     if request.native_tiers:
         nativetiers.check_agent(agent.name)
     ws = open_workspace(request.repo)
+    if request.mcp:  # never registered unless it starts, as the agent will start it
+        mcpcheck.check_server(mcpconfig.server_command(ws.root, agent.name), ws.root)
     folders = agent.folders(ws.root, request.user)
     _check_utf8([ws.root, folders.skills, folders.files, folders.surface, folders.settings])
     report = _connect(ws, folders, request)

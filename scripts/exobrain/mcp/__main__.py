@@ -7,7 +7,6 @@ its start-up is the time to its first answer.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 
@@ -16,13 +15,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repo", type=Path, help="The exobrain (default: the enclosing one).")
     parser.add_argument("--agent", help="The agent that runs the server (named in usage lines).")
     args = parser.parse_args(argv)
-    try:
-        from exobrain.mcp.server import serve
-    except ModuleNotFoundError as exc:
-        if exc.name is None or exc.name.split(".")[0] not in ("mcp", "mcp_types"):
-            raise
-        sys.exit("exobrain mcp: the mcp package is missing: pip install 'exobrain-skills[mcp]'")
-    from exobrain.mcp.tools import Exobrain
+    from exobrain.mcp.server import serve
+    from exobrain.mcp.worker import Exobrain
 
     serve(Exobrain(args.repo, args.agent))
 

@@ -4,8 +4,8 @@ as its markdown.
 
 They belong together because they are one mapping: :func:`uri_of` and :func:`ref_of` turn a
 reference into its URI and back, and the listing and the read go through the substrate, so a
-resource shows exactly what the tools show (the connection's chain).
-:class:`exobrain.mcp.tools.Exobrain` runs them on its worker, like every call.
+resource shows exactly what the tools show (:mod:`exobrain.mcp.view`).
+:class:`exobrain.mcp.worker.Exobrain` runs them on its worker, like every call.
 """
 
 from __future__ import annotations
@@ -19,15 +19,17 @@ URI_PREFIX = "exobrain://"
 
 
 def resource_rows(live: Live) -> list[dict[str, str]]:
-    from exobrain.reach import Reach
+    """The rows of ``resources/list``: read by the agent unasked, so only the skills that
+    reach it (always, optional) and the chain's documents (:mod:`exobrain.mcp.view`)."""
+    from exobrain.mcp.view import hidden, listed
     from exobrain.search.substrate import Substrate
 
-    substrate = Substrate(live.workspace(), agent=live.agent)
-    # a resource list is read by the agent unasked: only what reaches it (always, optional)
+    ws = live.workspace()
+    substrate = Substrate(ws, agent=live.agent)
     artifacts = [
         a
         for a in substrate.view.artifacts()
-        if a.path is not None and (a.type != "skill" or a.reach is Reach.LISTED)
+        if a.path is not None and listed(a) and not hidden(ws, a)
     ]
     return [
         {
@@ -41,12 +43,17 @@ def resource_rows(live: Live) -> list[dict[str, str]]:
 
 
 def read_resource(live: Live, uri: str) -> str:
+    """The markdown of the skill or document ``uri`` names, when the agent may read it: the
+    chain first, then the shared scopes (what ``get`` reads, and ``skill://`` serves)."""
     from exobrain.errors import UsageError
+    from exobrain.mcp.view import shown
     from exobrain.search.substrate import Substrate
     from exobrain.skillmd import SKILL_LIMIT
     from exobrain.util.fileio import read_text
 
-    artifact = Substrate(live.workspace(), agent=live.agent).find(ref_of(uri))
+    ws = live.workspace()
+    ref = ref_of(uri)
+    artifact = shown(ws, Substrate(ws, agent=live.agent).find(ref), ref)
     if artifact.path is None:
         raise UsageError(f"{artifact.ref} is an external skill that is not installed here")
     return read_text(artifact.path, limit=SKILL_LIMIT, what="a skill or knowledge document")

@@ -1,46 +1,46 @@
-"""The Model Context Protocol server over stdio (the ``mcp`` package, low-level API).
+"""The Model Context Protocol server over stdio: the methods it serves and the loop that reads
+the wire, with nothing but the standard library beneath the toolkit.
 
-It only translates: tool calls and resource reads go to :mod:`exobrain.mcp.tools`, whose
-answers become JSON text plus ``structured_content``; a domain error (an argument over its
-cap among them) becomes a tool error whose text is the message and its fix, so the agent can
-act on it. Anything else is an internal error: the agent reads "internal error" and what
-was being done, never a Python exception's name or traceback, which go to stderr, the
-server's log (with a note of each cache found damaged). MCP's Skills extension (SEP-2640:
-``skills/list``, ``skills/get`` and the ``skill://`` files, :mod:`exobrain.mcp.skills`) is
-advertised in the capabilities and served beside the tools. The wire itself — lines that are not
-messages, batches — is :mod:`exobrain.mcp.wire`'s. The work runs in a worker thread,
-one call at a time (the search cache and the encoders are shared), so the event loop keeps
-answering pings while a first search loads its encoders; the first ``tools/list`` (what a
-client asks right after ``initialize``) starts loading them in the background.
+It only translates: tool calls and resource reads go to :mod:`exobrain.mcp.tools` (run by
+:class:`~exobrain.mcp.worker.Exobrain`), whose answers become JSON text plus
+``structuredContent``; a domain error (an argument over its cap among them) becomes a tool
+error whose text is the message and its fix, so the agent can act on it. Anything else is an
+internal error: the agent reads "internal error" and what was being done, never a Python
+exception's name or traceback, which go to stderr, the server's log (with a note of each cache
+found damaged). MCP's Skills extension (SEP-2640: ``skills/list``, ``skills/get`` and the
+``skill://`` files, :mod:`exobrain.mcp.skills`) is declared in the capabilities and served
+beside the tools. The lifecycle and the two protocol eras are :mod:`exobrain.mcp.protocol`'s;
+the wire — lines that are not messages, batches — is :mod:`exobrain.mcp.wire`'s.
 
-Start-up is what an agent waits for on every session: importing the ``mcp`` package is most
-of it, so only its server half is imported (:mod:`exobrain.mcp.lean`) and nothing of the
-toolkit beyond the tool table before the first call asks for it.
+Start-up is what an agent waits for on every session, so nothing of the toolkit beyond the
+tool table is imported before a call needs it: the first ``tools/list`` (what a client asks
+right after ``initialize``) starts loading the toolkit, the index and the encoders on the
+worker, while the reader goes on answering.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import os
 import sys
-import traceback
 from collections.abc import Callable
 from typing import Any
 
-import anyio
-import anyio.to_thread
-import mcp_types as types
-
 from exobrain.mcp import skills
-from exobrain.mcp.lean import import_server_modules
+from exobrain.mcp.protocol import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    Handler,
+    Identity,
+    Pending,
+    RpcError,
+    Session,
+)
 from exobrain.mcp.resources import URI_PREFIX
-from exobrain.mcp.tools import TOOLS, Exobrain
-from exobrain.mcp.wire import stdio_transport
-
-import_server_modules()  # the server half only: the package's own import is most of start-up
-
-from mcp.server.lowlevel import Server  # noqa: E402
-from mcp.shared.exceptions import MCPError  # noqa: E402
+from exobrain.mcp.tools import TOOLS
+from exobrain.mcp.wire import Message, Writer, claim, classify, lines, release
+from exobrain.mcp.worker import Exobrain
 
 NAME = "exobrain"
 INSTRUCTIONS = (
@@ -49,174 +49,192 @@ INSTRUCTIONS = (
     "signal (kind usage, then calibration true or false with a note)."
 )
 MARKDOWN = "text/markdown"
-
-
-class SkillParams(types.RequestParams):
-    """What ``skills/list`` (``cursor``) and ``skills/get`` (``uri``) may carry, held by
-    :mod:`exobrain.mcp.skills` itself, whose refusals say what is wrong and how to fix it (the
-    package's own check of a typed model answers only "Invalid request parameters")."""
-
-    uri: Any = None
-    cursor: Any = None
-
-
-def build_server(exobrain: Exobrain) -> Server[Any]:
-    """The server for one exobrain (tests drive it in-process with ``mcp.Client``)."""
-
-    async def run(func: Callable[[], Any]) -> Any:
-        try:
-            return await anyio.to_thread.run_sync(func)
-        finally:
-            _log_damaged()
-
-    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        exobrain.warm_up()
-        return types.ListToolsResult(
-            tools=[
-                types.Tool(name=t.name, description=t.description, input_schema=t.schema)
-                for t in TOOLS.values()
-            ]
-        )
-
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        arguments = dict(params.arguments or {})
-        try:
-            data = await run(lambda: exobrain.call(params.name, arguments))
-        except Exception as exc:  # the agent gets the message; the server keeps serving
-            return _error(exc, f"running the {params.name[:64]} tool")
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
-            structured_content=data,
-        )
-
-    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
-        rows = await _resource(run(exobrain.resources), "listing the resources")
-        return types.ListResourcesResult(
-            resources=[types.Resource(mime_type=MARKDOWN, **row) for row in rows]
-        )
-
-    async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(
-            resource_templates=[
-                types.ResourceTemplate(
-                    uri_template=f"{URI_PREFIX}{kind}/{{ref}}",
-                    name=kind,
-                    description=f"A {kind} by reference: {example}",
-                    mime_type=MARKDOWN,
-                )
-                for kind, example in (
-                    ("skill", "NAME or NAME@HOME"),
-                    ("knowledge", "PATH or PATH@SCOPE (below knowledge/, without .md)"),
-                )
-            ]
-            + [
-                types.ResourceTemplate(
-                    uri_template=f"{skills.SCHEME}{{+path}}",
-                    name="skill-file",
-                    description="A file of a skill, as the skills extension (SEP-2640) serves "
-                    "it: skill://HOME/NAME/SKILL.md and the files its entry lists",
-                )
-            ]
-        )
-
-    async def read_resource(
-        ctx: Any, params: types.ReadResourceRequestParams
-    ) -> types.ReadResourceResult:
-        uri = str(params.uri)
-        if uri.startswith(skills.SCHEME):
-            data, mime = await _resource(
-                run(lambda: exobrain.on_worker(lambda live: skills.read(live, uri))),
-                "reading a skill file",
-            )
-            return types.ReadResourceResult(contents=[_contents(uri, data, mime)])
-        text = await _resource(run(lambda: exobrain.read(uri)), "reading a resource")
-        return types.ReadResourceResult(
-            contents=[types.TextResourceContents(uri=uri, mime_type=MARKDOWN, text=text)]
-        )
-
-    async def list_skills(ctx: Any, params: SkillParams) -> dict[str, Any]:
-        from exobrain.util.terminal import safe_text
-
-        result, skipped = await _resource(
-            run(lambda: exobrain.on_worker(lambda live: skills.listing(live, params.cursor))),
-            "listing the skills",
-        )
-        for note in skipped:  # the agent's listing goes on without them; the log says why
-            print(f"exobrain mcp: warning: skill left out: {safe_text(note)}", file=sys.stderr)
-        listed: dict[str, Any] = result
-        return listed
-
-    async def get_skill(ctx: Any, params: SkillParams) -> dict[str, Any]:
-        found: dict[str, Any] = await _resource(
-            run(lambda: exobrain.on_worker(lambda live: skills.get(live, params.uri))),
-            "getting a skill",
-        )
-        return found
-
-    server = Server(
-        NAME,
-        instructions=INSTRUCTIONS,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_list_resources=list_resources,
-        on_list_resource_templates=list_templates,
-        on_read_resource=read_resource,
+#: What connect-agent asks to check that the server it registers can run: every module the
+#: tools import is imported, on the worker (not an MCP method; no client sends it).
+CHECK = "exobrain/check"
+CAPABILITIES = {
+    "tools": {"listChanged": False},
+    "resources": {"subscribe": False, "listChanged": False},
+    "extensions": {skills.EXTENSION: skills.SETTINGS},
+}
+TEMPLATES = [
+    {
+        "uriTemplate": f"{URI_PREFIX}{kind}/{{ref}}",
+        "name": kind,
+        "description": f"A {kind} by reference: {example}",
+        "mimeType": MARKDOWN,
+    }
+    for kind, example in (
+        ("skill", "NAME or NAME@HOME"),
+        ("knowledge", "PATH or PATH@SCOPE (below knowledge/, without .md)"),
     )
-    server.add_request_handler("skills/list", SkillParams, list_skills)
-    server.add_request_handler("skills/get", SkillParams, get_skill)
-    server.extensions[skills.EXTENSION] = {}  # no directoryRead: each entry lists every file
-    server.middleware.append(_declared_on_handshake)
-    return server
+] + [
+    {
+        "uriTemplate": f"{skills.SCHEME}{{+path}}",
+        "name": "skill-file",
+        "description": "A file of a skill, as the skills extension (SEP-2640) serves it: "
+        "skill://HOME/NAME/SKILL.md and the files its entry lists",
+    }
+]
 
 
-async def _declared_on_handshake(ctx: Any, call_next: Any) -> Any:
-    """The skills extension declared in an ``initialize`` answer too. The package writes
-    ``capabilities.extensions`` (SEP-2133) only for 2026-07-28 connections, which start with
-    ``server/discover``; a client still on the ``initialize`` handshake would otherwise never
-    see the declaration it must observe before calling ``skills/list``."""
-    result = await call_next(ctx)
-    capabilities = result.get("capabilities") if isinstance(result, dict) else None
-    if ctx.method == "initialize" and isinstance(capabilities, dict):
-        declared = capabilities.setdefault("extensions", {})
-        if isinstance(declared, dict):
-            declared.setdefault(skills.EXTENSION, {})
+def identity() -> Identity:
+    from exobrain import __version__
+
+    return Identity(NAME, __version__, INSTRUCTIONS, CAPABILITIES)
+
+
+def methods(exobrain: Exobrain) -> dict[str, Handler]:
+    """The methods this server serves for ``exobrain``, by name (the lifecycle's are the
+    session's own)."""
+
+    def list_tools(params: dict[str, Any]) -> dict[str, Any]:
+        exobrain.warm_up()
+        tools = [
+            {"name": t.name, "description": t.description, "inputSchema": t.schema}
+            for t in TOOLS.values()
+        ]
+        return {"tools": tools}
+
+    def call_tool(params: dict[str, Any]) -> dict[str, Any] | Pending:
+        name, arguments = params.get("name"), params.get("arguments")
+        arguments = {} if arguments is None else arguments
+        if not isinstance(name, str):
+            raise RpcError(INVALID_PARAMS, "tools/call needs params.name, the tool's name")
+        doing = f"running the {name[:64]} tool"
+        try:
+            pending = exobrain.submit(name, arguments)
+        except Exception as exc:  # refused before it ran: an argument over its cap
+            return _tool_error(exc, doing)
+        return _then(pending, lambda data: _tool_result(data), lambda exc: _tool_error(exc, doing))
+
+    def list_resources(params: dict[str, Any]) -> Pending:
+        from exobrain.mcp.resources import resource_rows
+
+        rows = _request(exobrain.later(resource_rows), "listing the resources")
+        return _then(
+            rows, lambda found: {"resources": [{**row, "mimeType": MARKDOWN} for row in found]}
+        )
+
+    def read_resource(params: dict[str, Any]) -> Pending:
+        uri = params.get("uri")
+        if not isinstance(uri, str) or not uri:
+            raise RpcError(INVALID_PARAMS, "resources/read needs params.uri, a string")
+        if uri.startswith(skills.SCHEME):
+            done = exobrain.later(lambda live: skills.read(live, uri))
+            return _then(
+                _request(done, "reading a skill file"),
+                lambda read: {"contents": [_contents(uri, *read)]},
+            )
+        from exobrain.mcp.resources import read_resource as read_markdown
+
+        text = exobrain.later(lambda live: read_markdown(live, uri))
+        return _then(
+            _request(text, "reading a resource"),
+            lambda found: {"contents": [{"uri": uri, "mimeType": MARKDOWN, "text": found}]},
+        )
+
+    def list_skills(params: dict[str, Any]) -> Pending:
+        from exobrain.mcp.listing import listing
+
+        cursor, query = params.get("cursor"), params.get("query")
+        done = exobrain.later(lambda live: listing(live, cursor, query))
+        return _then(_request(done, "listing the skills"), _logged)
+
+    def get_skill(params: dict[str, Any]) -> Pending:
+        uri = params.get("uri")
+        return _request(exobrain.later(lambda live: skills.get(live, uri)), "getting a skill")
+
+    def check(params: dict[str, Any]) -> Pending:
+        imported = _request(exobrain.check(), "importing the toolkit")
+        return _then(imported, lambda names: {"imported": names, "python": sys.executable})
+
+    return {
+        "tools/list": list_tools,
+        "tools/call": call_tool,
+        "resources/list": list_resources,
+        "resources/templates/list": lambda params: {"resourceTemplates": TEMPLATES},
+        "resources/read": read_resource,
+        "skills/list": list_skills,
+        "skills/get": get_skill,
+        CHECK: check,
+    }
+
+
+def _then(
+    pending: Pending,
+    convert: Callable[[Any], Any],
+    recover: Callable[[BaseException], Any] | None = None,
+) -> Pending:
+    """A pending value of ``convert`` of what ``pending`` gives (``recover`` of what it
+    raised, when given; else the failure is passed on)."""
+    out = Pending()
+
+    def done(value: Any, failure: BaseException | None) -> None:
+        _log_damaged()
+        try:
+            if failure is None:
+                out.finish(convert(value))
+            elif recover is not None and isinstance(failure, Exception):
+                out.finish(recover(failure))
+            else:
+                out.finish(failure=failure)
+        except BaseException as exc:
+            out.finish(failure=exc)
+
+    pending.then(done)
+    return out
+
+
+def _request(pending: Pending, doing: str) -> Pending:
+    """``pending``, with a failure turned into the JSON-RPC error a client reads: a domain
+    error is ``-32602`` with its message and fix; anything else ``-32603`` that says what
+    was being done (the exception itself goes to the log)."""
+
+    def error(exc: BaseException) -> Any:
+        from exobrain.errors import ExobrainError
+
+        known = isinstance(exc, (ExobrainError, PermissionError))
+        raise RpcError(INVALID_PARAMS if known else INTERNAL_ERROR, _message(exc, doing))
+
+    return _then(pending, lambda value: value, error)
+
+
+def _logged(answer: tuple[dict[str, Any], list[str]]) -> dict[str, Any]:
+    """The ``skills/list`` result; why each skill left out was left out, on the log."""
+    from exobrain.util.terminal import safe_text
+
+    result, skipped = answer
+    for note in skipped:  # the agent's listing goes on without them; the log says why
+        print(f"exobrain mcp: warning: skill left out: {safe_text(note)}", file=sys.stderr)
     return result
 
 
-def _contents(
-    uri: str, data: bytes, mime: str
-) -> types.TextResourceContents | types.BlobResourceContents:
+def _tool_result(data: dict[str, Any]) -> dict[str, Any]:
+    text = json.dumps(data, ensure_ascii=False)
+    return {"content": [{"type": "text", "text": text}], "structuredContent": data}
+
+
+def _tool_error(exc: BaseException, doing: str) -> dict[str, Any]:
+    """The tool error the agent reads for ``exc``."""
+    return {"content": [{"type": "text", "text": _message(exc, doing)}], "isError": True}
+
+
+def _contents(uri: str, data: bytes, mime: str) -> dict[str, str]:
     """A skill file as the extension serves it: text when it is UTF-8 (the same bytes again,
     so they match the manifest's digest), base64 otherwise."""
     try:
-        return types.TextResourceContents(uri=uri, mime_type=mime, text=data.decode("utf-8"))
+        return {"uri": uri, "mimeType": mime, "text": data.decode("utf-8")}
     except UnicodeDecodeError:
         blob = base64.b64encode(data).decode("ascii")
-        return types.BlobResourceContents(uri=uri, mime_type=mime, blob=blob)
+        return {"uri": uri, "mimeType": mime, "blob": blob}
 
 
-def _error(exc: Exception, doing: str) -> types.CallToolResult:
-    """The tool error the agent reads for ``exc``."""
-    text = _message(exc, doing)
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
-
-
-async def _resource(call: Any, doing: str) -> Any:
-    """The answer of a resource handler; a failure is a JSON-RPC error with the same text
-    a tool error would have (a domain error: invalid params; anything else: internal)."""
-    from exobrain.errors import ExobrainError
-
-    try:
-        return await call
-    except Exception as exc:
-        known = isinstance(exc, (ExobrainError, PermissionError))
-        code = types.INVALID_PARAMS if known else types.INTERNAL_ERROR
-        raise MCPError(code=code, message=_message(exc, doing)) from None
-
-
-def _message(exc: Exception, doing: str) -> str:
+def _message(exc: BaseException, doing: str) -> str:
     """A domain error's message and fix (a PermissionError is one: it names its path), or
     "internal error" and what was being done, the exception itself logged on stderr."""
+    import traceback
+
     from exobrain.errors import ExobrainError, denied
 
     if isinstance(exc, PermissionError):
@@ -235,12 +253,25 @@ def _log_damaged() -> None:
         print(f"exobrain mcp: warning: {note}", file=sys.stderr)
 
 
+def session(exobrain: Exobrain, send: Callable[[Message], None]) -> Session:
+    """A session of the server for ``exobrain`` whose answers go to ``send`` (tests drive
+    one in-process)."""
+    return Session(identity(), methods(exobrain), send)
+
+
 def serve(exobrain: Exobrain) -> None:
-    """Serve over stdin and stdout until the client closes them."""
-    server = build_server(exobrain)
-
-    async def main() -> None:
-        async with stdio_transport() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
-
-    anyio.run(main)
+    """Serve over stdin and stdout until the client closes stdin; every request received is
+    answered before the server returns."""
+    wire_in, wire_out = claim()
+    try:
+        send = Writer(wire_out)
+        connection = session(exobrain, send)
+        for line in lines(lambda size: os.read(wire_in, size)):
+            message, refusal = classify(line)
+            if refusal is not None:
+                send(refusal)
+            elif message is not None:
+                connection.receive(message)
+        connection.drain()
+    finally:
+        release(wire_in, wire_out)

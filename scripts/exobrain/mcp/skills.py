@@ -3,13 +3,14 @@ entries ``skills/list`` and ``skills/get`` answer with and the bytes ``resources
 for a ``skill://`` URI. No MCP in it, like :mod:`exobrain.mcp.tools`; the protocol layer
 (:mod:`exobrain.mcp.server`) registers the two methods and advertises the extension.
 
-Which skills: exactly what the connection shows the agent the server answers for, decided
-once by :mod:`exobrain.reach` as every other surface asks it. A skill that reaches the agent
-(``always``, ``optional``) is listed; an ``unlisted`` one — invocable by its name, on no
-auto-loaded surface — is not listed but answers ``skills/get`` and its files are readable,
-which is what the extension's "a skill absent from a partial listing is still retrievable by
-URI" is for. Everything else (off, barred for this agent, superseded, someone's draft, outside
-the chain, an external skill not installed here) is neither, and reads as unknown.
+Which skills: the one view of :mod:`exobrain.mcp.view`, as every other method of the server
+answers. ``skills/list`` is read unasked, so it names only the skills that reach the agent
+(``always``, ``optional``; :mod:`exobrain.mcp.listing` answers it, filtered by a query when
+one is given); ``skills/get`` and the ``skill://`` files answer for every skill the server
+shows on request — an ``unlisted`` one, invocable by its name, first among them, which is
+what the extension's "a skill absent from a partial listing is still retrievable by URI" is
+for — exactly the skills ``get`` reads by reference and ``exobrain://`` by URI, the chain's
+first, then the shared scopes'. Each entry's ``_meta`` says the skill's reach.
 
 Each entry carries the SKILL.md frontmatter as it is written (parsed, then made JSON-safe the
 one way every reader does: a date becomes its ISO text) and the manifest of every file of the
@@ -26,9 +27,9 @@ already keeps the Agent Skills naming rules: the registry schema holds it to the
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from exobrain.mcp.arguments import URI_MAX
 
@@ -43,11 +44,13 @@ MAX_FILES, MAX_BYTES = 512, 16 << 20
 #: The listing's freshness hint: none (an edit shows in the next answer, so a host asks again)
 #: and private (the answer is this connection's chain, for this agent).
 CACHE = {"ttlMs": 0, "cacheScope": "private"}
+#: The extension's settings in the capabilities: no ``directoryRead`` (every entry lists every
+#: file), and ``filtering``: ``skills/list`` takes a ``query`` (:mod:`exobrain.mcp.listing`).
+SETTINGS = {"filtering": True}
 MARKDOWN = "text/markdown"
 
 
-@dataclass(frozen=True)
-class Served:
+class Served(NamedTuple):
     """One skill the server answers for: its artifact, its ``skill://`` root (no trailing
     slash), whether ``skills/list`` names it, and its SKILL.md as messages name it."""
 
@@ -73,37 +76,41 @@ def root_of(home: str, name: str) -> str:
     return SCHEME + "/".join(quote(part, safe="") for part in [*home.split("/"), name])
 
 
-def served(live: Live) -> list[Served]:
-    """The installed skills of the chain that reach the agent or answer by name, by URI: from
-    the connection's view the search tool uses, kept between calls and resolved again when
-    something it was resolved from changed (:mod:`exobrain.search.live`)."""
+def served(live: Live, *, everywhere: bool = False) -> list[Served]:
+    """The installed skills the server answers for, by URI (:mod:`exobrain.mcp.view`): those
+    of the connection's chain, or with ``everywhere`` those of every shared scope too. From
+    the view the search tool uses, kept between calls and resolved again when something it
+    was resolved from changed (:mod:`exobrain.search.live`)."""
+    from exobrain.mcp.view import hidden, listed
     from exobrain.paths import shown
-    from exobrain.reach import Reach
 
     searcher = live.searcher()
-    view, root = live.view(searcher, False, set()), searcher.ws.root
+    ws = searcher.ws
+    view = live.view(searcher, everywhere, set())
     found = [
-        Served(a, root_of(a.home, a.name), a.reach is Reach.LISTED, shown(a.path, root))
+        Served(a, root_of(a.home, a.name), listed(a), shown(a.path, ws.root))
         for a in view.artifacts(("skill",))
-        if a.path is not None and a.reach in (Reach.LISTED, Reach.BY_NAME)
+        if a.path is not None and not hidden(ws, a)
     ]
     return sorted(found, key=lambda s: s.uri)
 
 
-def entry(skill: Served) -> dict[str, Any]:
-    """The extension's entry for ``skill``: its URI, its frontmatter as written and the
-    complete manifest of its files. A skill the extension cannot carry (no frontmatter name
-    equal to its name, no description, over the limits) is a domain error saying why."""
+def entry(skill: Served, root: Path) -> dict[str, Any]:
+    """The extension's entry for ``skill`` (of the exobrain at ``root``): its URI, its
+    frontmatter as written and the complete manifest of its files. A skill the extension
+    cannot carry (no frontmatter name equal to its name, no description, over the limits, a
+    folder that leads outside the repository) is a domain error saying why; the limits are
+    held before any file is hashed."""
     from urllib.parse import quote
 
     from exobrain.errors import InputFileError
     from exobrain.skillmd import read_skill
     from exobrain.util.dirhash import file_manifest
-    from exobrain.util.fileio import size_text
     from exobrain.util.jsonsafe import json_safe
 
     artifact, where = skill.artifact, skill.where
     assert artifact.path is not None
+    confined(skill, root)
     frontmatter = json_safe(read_skill(artifact.path).raw)
     if frontmatter.get("name") != artifact.name:
         raise InputFileError(
@@ -117,14 +124,7 @@ def entry(skill: Served) -> dict[str, Any]:
             f"{where}: no description in the frontmatter, so the skills extension cannot serve it",
             hint="add description: with when to use the skill",
         )
-    files = file_manifest(skill.folder)
-    total = sum(size for _, size in files.values())
-    if len(files) > MAX_FILES or total > MAX_BYTES:
-        raise InputFileError(
-            f"{where}: {len(files)} files, {size_text(total)}: over the skills extension's "
-            f"limits of {MAX_FILES} files and {size_text(MAX_BYTES)} per skill",
-            hint="move large or generated files out of the skill folder",
-        )
+    files = file_manifest(skill.folder, within=lambda count, total: _limits(where, count, total))
     resources = [
         {"uri": f"{skill.root}/{quote(rel, safe='/')}", "digest": f"sha256:{digest}", "size": size}
         for rel, (digest, size) in sorted(files.items())
@@ -133,29 +133,47 @@ def entry(skill: Served) -> dict[str, Any]:
         "uri": skill.uri,
         "frontmatter": frontmatter,
         "resources": resources,
-        "_meta": {"exobrain/ref": artifact.ref},
+        "_meta": {"exobrain/ref": artifact.ref, "exobrain/reach": artifact.reach.value},
     }
 
 
-def listing(live: Live, cursor: Any = None) -> tuple[dict[str, Any], list[str]]:
-    """The ``skills/list`` result (one page: no cursor is ever handed out) and, for the
-    server's log, why each listed skill that could not be carried was left out."""
-    from exobrain.errors import ExobrainError, UsageError
+def _limits(where: str, count: int, total: int) -> None:
+    """Refuse a skill over the extension's per-skill limits."""
+    from exobrain.errors import InputFileError
+    from exobrain.util.fileio import size_text
 
-    if cursor is not None:
-        raise UsageError(
-            "skills/list: unknown cursor; this server answers in one page and never gives a "
-            "nextCursor",
-            hint="call skills/list without params.cursor",
+    if count > MAX_FILES or total > MAX_BYTES:
+        raise InputFileError(
+            f"{where}: {count} files, {size_text(total)}: over the skills extension's "
+            f"limits of {MAX_FILES} files and {size_text(MAX_BYTES)} per skill",
+            hint="move large or generated files out of the skill folder",
         )
-    entries, skipped = [], []
-    for skill in served(live):
-        if skill.listed:
-            try:
-                entries.append(entry(skill))
-            except ExobrainError as exc:
-                skipped.append(str(exc))
-    return {"skills": entries, **CACHE}, skipped
+
+
+def confined(skill: Served, root: Path) -> None:
+    """Refuse a skill of the repository whose folder leads outside it through a link (what
+    skills-validate reports as an error): nothing outside the repository is served."""
+    from exobrain.errors import InputFileError
+    from exobrain.util.confine import leaves
+
+    folder = skill.folder
+    if folder.is_relative_to(root) and leaves(root, folder):
+        target = f" to {os.readlink(folder)!r}" if folder.is_symlink() else ""
+        raise InputFileError(
+            f"{skill.where}: the skill folder is a link{target}, outside the repository, so "
+            "the skills extension does not serve it",
+            hint="replace the link with the folder itself (skills-validate reports it)",
+        )
+
+
+def find(live: Live, match: Callable[[Served], bool]) -> Served | None:
+    """The served skill ``match`` picks: the chain's first, then the shared scopes' (a
+    nested skill before the one holding it)."""
+    for everywhere in (False, True):
+        found = [s for s in served(live, everywhere=everywhere) if match(s)]
+        if found:
+            return max(found, key=lambda s: len(s.root))
+    return None
 
 
 def get(live: Live, uri: Any) -> dict[str, Any]:
@@ -163,13 +181,13 @@ def get(live: Live, uri: Any) -> dict[str, Any]:
     from exobrain.errors import UsageError
 
     text = checked_uri(uri, "skills/get")
-    for skill in served(live):
-        if skill.uri == text:
-            return {"skill": entry(skill), **CACHE}
-    raise UsageError(
-        f"no skill is served at {text[:URI_MAX]!r}",
-        hint="skills/list names the skills this server serves (skill://HOME/NAME/SKILL.md)",
-    )
+    skill = find(live, lambda s: s.uri == text)
+    if skill is None:
+        raise UsageError(
+            f"no skill is served at {text[:URI_MAX]!r}",
+            hint="skills/list names the skills this server serves (skill://HOME/NAME/SKILL.md)",
+        )
+    return {"skill": entry(skill, live.workspace().root), **CACHE}
 
 
 def read(live: Live, uri: str) -> tuple[bytes, str]:
@@ -178,14 +196,15 @@ def read(live: Live, uri: str) -> tuple[bytes, str]:
     from urllib.parse import unquote
 
     from exobrain.errors import UsageError
-    from exobrain.util.dirhash import file_manifest
+    from exobrain.util.dirhash import file_entries
     from exobrain.util.fileio import read_bytes
 
     text = checked_uri(uri, "resources/read")
-    owners = [s for s in served(live) if text.startswith(s.root + "/")]
-    for skill in sorted(owners, key=lambda s: len(s.root), reverse=True):  # a nested one first
+    skill = find(live, lambda s: text.startswith(s.root + "/"))
+    if skill is not None:
+        confined(skill, live.workspace().root)
         rel = unquote(text[len(skill.root) + 1 :])
-        if rel in file_manifest(skill.folder):
+        if rel in file_entries(skill.folder):
             path = skill.folder / rel
             if path.is_symlink():
                 return os.fsencode(os.readlink(path)), "text/plain"

@@ -1,24 +1,18 @@
 """What the MCP server offers, with no MCP in it: the tools as plain data and functions over the
-substrate verbs, and the :class:`Exobrain` that runs them and the resource reads
-(:mod:`exobrain.mcp.resources`), so the protocol layer (:mod:`exobrain.mcp.server`) only
-translates and the CLI and the server can never disagree.
+substrate verbs, so the protocol layer (:mod:`exobrain.mcp.server`) only translates and the
+CLI and the server can never disagree. :class:`exobrain.mcp.worker.Exobrain` runs them.
 
-Every call sees exactly what the connection sees: the chain, never another person's scope or
-private ``local/`` folder. The workspace, the views, the search index and the encoders stay
-loaded between calls (:mod:`exobrain.search.live`), checked at each call against the files
-they were read from, so an edit made while the agent works shows in its next call.
+Each handler imports the toolkit it needs when it runs: the server loads this table at start-up
+and must answer ``initialize`` and ``tools/list`` without loading search, the encoders or the
+signals. :data:`MODULES` names every module the handlers import (a test keeps it complete), so
+the warm-up and connect-agent's check of the server import exactly those.
 """
 
 from __future__ import annotations
 
 import json
-import queue
-import threading
 from collections.abc import Callable
-from concurrent.futures import Future
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from exobrain.mcp.arguments import (
     COUNT_MAX,
@@ -30,15 +24,12 @@ from exobrain.mcp.arguments import (
     SORT_MAX,
     TEXT_MAX,
     WORD_MAX,
-    check_arguments,
 )
-from exobrain.mcp.resources import read_resource, resource_rows
 
 if TYPE_CHECKING:  # the toolkit is imported on the first call, not at start-up
     from exobrain.search.live import Live
 
 Handler = Callable[["Live", dict[str, Any]], dict[str, Any]]
-T = TypeVar("T")
 SIGNAL_KINDS = ("usage", "calibration", "vote", "rank")
 REF = {
     "type": "string",
@@ -47,112 +38,49 @@ REF = {
 }
 SKILL_REF = {"type": "string", "maxLength": REF_MAX, "description": "skill:NAME or skill:NAME@HOME"}
 TEXT = {"type": "string", "maxLength": TEXT_MAX}
+#: Every module a handler, a resource read or the skills extension imports when it runs.
+MODULES = (
+    "exobrain.errors",
+    "exobrain.mcp.listing",
+    "exobrain.mcp.resources",
+    "exobrain.mcp.skills",
+    "exobrain.mcp.view",
+    "exobrain.search.discover",
+    "exobrain.search.engine",
+    "exobrain.search.hits",
+    "exobrain.search.live",
+    "exobrain.search.substrate",
+    "exobrain.signals.record",
+    "exobrain.signals.view",
+    "exobrain.util.jsonlogic",
+)
 
 
-@dataclass(frozen=True)
-class Tool:
+class Tool(NamedTuple):
     name: str
     description: str
     schema: dict[str, Any]
     handler: Handler
 
 
-class Exobrain:
-    """One exobrain as an agent reaches it: its root (None: the enclosing repository of the
-    working folder) and the agent that is calling, which usage lines name.
-
-    Every call runs on one worker thread, one at a time: they share the open workspace and
-    search index (a SQLite connection belongs to the thread that opened it) and the encoders."""
-
-    def __init__(self, repo: Path | None = None, agent: str | None = None) -> None:
-        self.repo = repo
-        self.agent = agent
-        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]]] = queue.SimpleQueue()
-        self._worker: threading.Thread | None = None
-        self._live: Live | None = None
-        self._warming = False
-
-    def _run(self, func: Callable[[], Any]) -> Future[Any]:
-        if self._worker is None:  # a daemon: a warm-up never holds up the exit
-            self._worker = threading.Thread(target=self._work, name="exobrain", daemon=True)
-            self._worker.start()
-        done: Future[Any] = Future()
-        self._jobs.put((func, done))
-        return done
-
-    def _work(self) -> None:
-        while True:
-            func, done = self._jobs.get()
-            try:
-                done.set_result(func())
-            except BaseException as exc:
-                done.set_exception(exc)
-
-    def warm_up(self) -> None:
-        """Load the toolkit, the workspace, the search index and the encoders on the worker
-        (once), so the agent's first search does not wait for them. Started after the session
-        is set up, never before the first answer; a failure is left for the real call."""
-        if not self._warming:
-            self._warming = True
-            self._run(self._warm)
-
-    def _warm(self) -> None:
-        try:
-            _search(self.live(), {"query": "warm up the index and encoders", "k": 1})
-        except Exception:
-            pass
-
-    def live(self) -> Live:
-        """The workspace and search index kept between calls (fresh at each: see
-        :mod:`exobrain.search.live`)."""
-        if self._live is None:
-            from exobrain.search.live import Live
-
-            self._live = Live(self.repo, agent=self.agent)
-        return self._live
-
-    def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """Run one tool; domain errors propagate (the server turns them into tool errors).
-        The arguments are held to the tool's schema first, on the caller's thread, so one
-        over its cap is refused at once and never queues behind the worker."""
-        from exobrain.errors import UsageError
-
-        tool = TOOLS.get(name)
-        if tool is None:
-            raise UsageError(
-                f"unknown tool {name[:WORD_MAX]!r}", hint=f"use one of {', '.join(TOOLS)}"
-            )
-        check_arguments(name, tool.schema, arguments)
-        arguments = {**arguments, "_agent": self.agent}
-        result: dict[str, Any] = self._run(lambda: tool.handler(self.live(), arguments)).result()
-        return result
-
-    def on_worker(self, func: Callable[[Live], T]) -> T:
-        """``func`` of the live workspace, run on the worker like every call (the resources
-        and the skills extension go through here); its exceptions propagate."""
-        result: T = self._run(lambda: func(self.live())).result()
-        return result
-
-    def resources(self) -> list[dict[str, str]]:
-        """The skills that reach the agent (always, optional) and the visible knowledge
-        documents with a file here, as resource rows; any visible one is read by its URI."""
-        return self.on_worker(resource_rows)
-
-    def read(self, uri: str) -> str:
-        """The markdown of the visible artifact ``uri`` names (SKILL.md for a skill)."""
-        return self.on_worker(lambda live: read_resource(live, uri))
-
-
 # --- the tools --------------------------------------------------------------------------
 
 
-def _search(live: Live, args: dict[str, Any]) -> dict[str, Any]:
+def search(live: Live, args: dict[str, Any]) -> dict[str, Any]:
+    from exobrain.mcp.view import hidden
     from exobrain.search.engine import Filters
     from exobrain.search.hits import hit_json
 
     types = tuple(args.get("types") or ("skill",))
     filters = Filters(types=types, everywhere=bool(args.get("all_scopes")))
-    result = live.search(args["query"], filters, k=args.get("k", 10), quality=live.quality())
+    ws = live.workspace()
+    result = live.search(
+        args["query"],
+        filters,
+        k=args.get("k", 10),
+        quality=live.quality(),
+        keep=lambda artifact: not hidden(ws, artifact),
+    )
     notes = list(result.notes)
     if not result.hits:  # "nothing fits" is an answer an agent can act on
         notes.append(
@@ -185,6 +113,7 @@ def _discover(live: Live, args: dict[str, Any]) -> dict[str, Any]:
         k=args.get("k", 5),
         quality=signal_quality(ws),
         agent=live.agent,
+        preload=True,  # its answer goes into the agent's context: only what reaches it
     )
     return {
         "task": result.task,
@@ -198,10 +127,12 @@ def _discover(live: Live, args: dict[str, Any]) -> dict[str, Any]:
 
 def _get(live: Live, args: dict[str, Any]) -> dict[str, Any]:
     ws = live.workspace()
+    from exobrain.mcp.view import shown
     from exobrain.search.engine import signal_quality
     from exobrain.search.substrate import Substrate
 
-    return Substrate(ws, signal_quality(ws), agent=live.agent).get(args["ref"])
+    substrate = Substrate(ws, signal_quality(ws), agent=live.agent)
+    return substrate.get(shown(ws, substrate.find(args["ref"]), args["ref"]).ref)
 
 
 def _list(live: Live, args: dict[str, Any]) -> dict[str, Any]:
@@ -222,9 +153,12 @@ def _list(live: Live, args: dict[str, Any]) -> dict[str, Any]:
 
 def _links(live: Live, args: dict[str, Any]) -> dict[str, Any]:
     ws = live.workspace()
+    from exobrain.mcp.view import shown
     from exobrain.search.substrate import Substrate
 
-    return Substrate(ws, agent=live.agent).links(args["ref"], args.get("predicate"))
+    substrate = Substrate(ws, agent=live.agent)
+    found = shown(ws, substrate.find(args["ref"]), args["ref"])
+    return substrate.links(found.ref, args.get("predicate"))
 
 
 def _signals(live: Live, args: dict[str, Any]) -> dict[str, Any]:
@@ -290,7 +224,7 @@ TOOLS: dict[str, Tool] = {
                 },
                 ["query"],
             ),
-            _search,
+            search,
         ),
         Tool(
             "discover",

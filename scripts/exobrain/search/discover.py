@@ -84,18 +84,19 @@ def discover(
 ) -> Discovery:
     """The top ``k`` skills for ``task`` among what the connection shows ``agent`` (None:
     agent-neutral), above the relevance floor: never a barred one (filtered for the agent,
-    set off, someone else's draft, superseded), and with ``preload`` (an auto-loaded file) no
-    unlisted one either. When the best match is in a scope the connection does not reach, a
-    note says which and how to opt in."""
+    set off, someone else's draft, superseded). With ``preload`` — an answer the agent reads
+    unasked: connect-agent's ``--discover`` file, the MCP ``discover`` tool — only a skill
+    that reaches the agent (always, optional), never an unlisted or an off one. Otherwise,
+    when the best match is in a scope the connection does not reach, a note says which and
+    how to opt in."""
     fts_query(task)  # an empty task is a usage error, before any work
     searcher = Searcher(ws, semantic=semantic, progress=progress, agent=agent)
     view = searcher.view()
-    shut = {Reach.BARRED, Reach.BY_NAME} if preload else {Reach.BARRED}
     pool = [
         a
         for a in view.skills()
         if a.lifecycle != "archived"
-        and a.reach not in shut
+        and (a.reach is Reach.LISTED if preload else a.reach is not Reach.BARRED)
         and not (a.resolved is None and a.lifecycle == "draft")
     ]
     searcher.refresh(pool)

@@ -34,6 +34,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from exobrain.registry.entries import registry_path
@@ -203,31 +204,47 @@ class Live:
         searcher.next_query()
         return searcher
 
-    def search(self, query: str, filters: Filters, *, k: int, quality: QualityFn | None) -> Result:
-        """:func:`exobrain.search.engine.search`, on the kept workspace and index."""
+    def search(
+        self,
+        query: str,
+        filters: Filters,
+        *,
+        k: int,
+        quality: QualityFn | None,
+        keep: Callable[[Artifact], bool] | None = None,
+    ) -> Result:
+        """:func:`exobrain.search.engine.search`, on the kept workspace and index, among the
+        candidates ``keep`` keeps (all when None: a server narrows what it may show)."""
         fts_query(query)  # refuse an empty query before any work
         try:
             try:
-                return self._search(query, filters, k, quality)
+                return self._search(query, filters, k, quality, keep)
             except sqlite3.DatabaseError as exc:
                 if not is_corrupt(exc):
                     raise
                 ws = self.workspace()
                 self._searcher = None
                 discard(index_path(ws.root))  # corrupted while in use: start again, once
-                result = self._search(query, filters, k, quality)
+                result = self._search(query, filters, k, quality, keep)
                 result.notes.insert(0, f"search index: unreadable index ({exc}) rebuilt")
                 return result
         except sqlite3.DatabaseError as exc:
             self._searcher = None
             raise index_failure(self.workspace(), exc) from exc
 
-    def _search(self, query: str, filters: Filters, k: int, quality: QualityFn | None) -> Result:
+    def _search(
+        self,
+        query: str,
+        filters: Filters,
+        k: int,
+        quality: QualityFn | None,
+        keep: Callable[[Artifact], bool] | None,
+    ) -> Result:
         searcher = self.searcher()
         searcher.encoders.expect(query)
         checked: set[str] = set()
         view = self.view(searcher, filters.everywhere, checked)
-        pool = candidates(view, filters)
+        pool = [a for a in candidates(view, filters) if keep is None or keep(a)]
         self._sync(searcher, pool, checked)
         result = answer(searcher, view, pool, query, filters, k, quality)
         if view.installs_read:

@@ -20,7 +20,7 @@ from typing import Any
 from exobrain.errors import UsageError
 from exobrain.paths import shown
 from exobrain.search.artifact import Artifact
-from exobrain.search.corpus import TYPES, View
+from exobrain.search.corpus import TYPES, View, not_for_agent
 from exobrain.search.docs import read_doc
 from exobrain.search.engine import Searcher, guarded
 from exobrain.skillmd import links_of, toolkit_field
@@ -158,7 +158,8 @@ class Substrate:
             ("--sort", key) for key, _ in sort or []
         ]:
             check_field(where, path)
-        rows = self.rows(self.view.artifacts(types))
+        # what the view's agent may not use is not there for it (as in search and find)
+        rows = self.rows([a for a in self.view.artifacts(types) if not not_for_agent(a)])
         if rule is not None:
             rows = [r for r in rows if truthy(evaluate(rule, r))]
         rows = sort_rows(rows, sort or [])
@@ -171,7 +172,7 @@ class Substrate:
         if predicate is not None and predicate not in PREDICATES:
             raise UsageError(f"--predicate {predicate!r}: use one of {', '.join(PREDICATES)}")
         artifact = self.find(text_ref)
-        everything = self.view.artifacts(TYPES)
+        everything = [a for a in self.view.artifacts(TYPES) if not not_for_agent(a)]
         rows = {r["ref"]: r for r in self.rows(everything)}
         mine = rows.get(artifact.ref, {}).get("content", {})
         outgoing = []

@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from exobrain.errors import InputFileError, OperationFailed
@@ -97,12 +98,31 @@ def file_digests(folder: Path, *, blob: str | None = None) -> dict[str, str]:
     return {rel: digest for rel, (digest, _) in file_manifest(folder, blob=blob).items()}
 
 
-def file_manifest(folder: Path, *, blob: str | None = None) -> dict[str, tuple[str, int]]:
+def file_manifest(
+    folder: Path, *, blob: str | None = None, within: Callable[[int, int], None] | None = None
+) -> dict[str, tuple[str, int]]:
     """``{relative POSIX path: (sha256 hex, size)}``: :func:`file_digests` with the number of
     bytes each digest covers, taken in the same read (a link: its target text). A manifest
-    that publishes both (the MCP Skills extension's) then says exactly what the lock pins."""
-    digests: dict[str, tuple[str, int]] = {}
+    that publishes both (the MCP Skills extension's) then says exactly what the lock pins.
+
+    ``within`` is called with the number of files and their total size (from the walk's
+    ``stat``, before a byte is read) and may raise: a folder over a reader's limits is refused
+    without hashing a 300 MB file first."""
+    found = file_entries(folder)
+    if within is not None:
+        within(len(found), sum(size for _, size in found.values()))
     base = os.fspath(folder)
+    return {
+        rel: _digest_bytes(link, blob) if link is not None else sized_digest(f"{base}/{rel}", blob)
+        for rel, (link, _) in found.items()
+    }
+
+
+def file_entries(folder: Path) -> dict[str, tuple[bytes | None, int]]:
+    """``{relative POSIX path: (link target text or None, size)}`` of every file that counts,
+    links not followed, nothing read: the walk :func:`file_manifest` hashes (a link's size is
+    its target text's; a file's, what ``stat`` says)."""
+    found: dict[str, tuple[bytes | None, int]] = {}
 
     def walk(directory: str, prefix: str) -> None:
         try:
@@ -116,12 +136,9 @@ def file_manifest(folder: Path, *, blob: str | None = None) -> dict[str, tuple[s
             for entry in entries:
                 rel = prefix + entry.name
                 if entry.is_symlink():
-                    if "\n" in rel:
-                        raise OperationFailed(
-                            f"{entry.path}: file names with a newline cannot be hashed",
-                            hint="rename the file",
-                        )
-                    digests[rel] = _digest_bytes(os.fsencode(os.readlink(entry.path)), blob)
+                    _named(entry.path, rel)
+                    target = os.fsencode(os.readlink(entry.path))
+                    found[rel] = (target, len(target))
                 elif entry.is_dir(follow_symlinks=False):
                     if entry.name not in SKIPPED_DIRS:
                         walk(entry.path, rel + "/")
@@ -132,15 +149,18 @@ def file_manifest(folder: Path, *, blob: str | None = None) -> dict[str, tuple[s
                         hint="remove it from the skill folder",
                     )
                 elif not is_skipped_file(entry.name):
-                    if "\n" in rel:
-                        raise OperationFailed(
-                            f"{entry.path}: file names with a newline cannot be hashed",
-                            hint="rename the file",
-                        )
-                    digests[rel] = sized_digest(entry.path, blob)
+                    _named(entry.path, rel)
+                    found[rel] = (None, entry.stat(follow_symlinks=False).st_size)
 
-    walk(base, "")
-    return digests
+    walk(os.fspath(folder), "")
+    return found
+
+
+def _named(path: str, rel: str) -> None:
+    if "\n" in rel:
+        raise OperationFailed(
+            f"{path}: file names with a newline cannot be hashed", hint="rename the file"
+        )
 
 
 def hash_digests(digests: dict[str, str]) -> str:
